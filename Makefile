@@ -1,0 +1,21 @@
+# The two commands of this project. Each first installs whatever is missing (.ci/tools.sh).
+#   make serve   the app at http://127.0.0.1:8080 (release build, rebuilt on change)
+#   make test    every check and test; what CI runs
+SHELL := /bin/bash
+export PATH := $(CURDIR)/.tools/node_modules/.bin:$(HOME)/.cargo/bin:$(PATH)
+export TRUNK_SKIP_VERSION_CHECK := true
+export CHROMEDRIVER ?= /usr/bin/chromedriver
+export WASM_BINDGEN_TEST_WEBDRIVER_JSON ?= $(CURDIR)/.ci/webdriver.json
+export WASM_BINDGEN_TEST_TIMEOUT ?= 300
+PORT ?= 8080
+
+.PHONY: serve test tools
+
+tools:
+	@bash .ci/tools.sh
+
+serve: tools
+	trunk serve --release --address 127.0.0.1 --port $(PORT)
+
+test: tools
+	@bash .ci/test.sh

@@ -1,0 +1,8 @@
+//! The JSON shape of a request and of a trace, shared by the `attention-trace` CLI, the page's
+//! `window.attentionLab` API and the tests. Depends on the core; the core does not know it.
+
+mod request;
+mod response;
+
+pub use request::{BackendChoice, MaskRequest, Request, RequestError, parse_request};
+pub use response::{outputs_json, trace_json};

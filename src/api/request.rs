@@ -1,0 +1,283 @@
+//! Parsing a JSON request into checked core parameters.
+
+use ndarray::Array2;
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use crate::core::config::{DEFAULT_BLOCK, DEFAULT_N_HEADS, matrix_from_rows};
+use crate::core::weights::Weights;
+use crate::core::{ConfigError, Input, LayerNormMode, MaskSpec, Params};
+
+/// Which engine should compute. `Auto` picks the faster one that is available.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BackendChoice {
+    #[default]
+    Auto,
+    Cpu,
+    Gpu,
+}
+
+/// A mask as JSON spells it: `{"kind": "padding", "valid_len": 2}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
+pub enum MaskRequest {
+    None,
+    Causal,
+    Padding { valid_len: usize },
+    Window { radius: usize },
+    Custom { allowed: Vec<Vec<bool>> },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WeightsRequest {
+    pub w_q: Vec<Vec<f64>>,
+    pub w_k: Vec<Vec<f64>>,
+    pub w_v: Vec<Vec<f64>>,
+    pub w_o: Vec<Vec<f64>>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BlockRequest {
+    pub rows: Option<usize>,
+    pub cols: Option<usize>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LayerNormRequest {
+    #[default]
+    None,
+    Pre,
+    Post,
+}
+
+/// Every parameter, each optional (defaults in [`Request::to_params`]). Unknown fields are refused,
+/// so a typo is an error rather than silently ignored.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Request {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sentence: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub x: Option<Vec<Vec<f64>>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source_sentence: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source_tokens: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source_x: Option<Vec<Vec<f64>>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub d_model: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub n_heads: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub d_k: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub d_v: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub n_kv_heads: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mask: Option<MaskRequest>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub weights: Option<WeightsRequest>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub block: Option<BlockRequest>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub layer_norm: Option<LayerNormRequest>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub backend: Option<BackendChoice>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trace: Option<bool>,
+}
+
+/// Why a request was refused. The message starts with the field's name.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum RequestError {
+    #[error("{path}: {message}")]
+    Json { path: String, message: String },
+    #[error("{field}: {message}")]
+    Input {
+        field: &'static str,
+        message: &'static str,
+    },
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+}
+
+impl RequestError {
+    /// The field the error is about ("." when the JSON itself is broken).
+    pub fn field(&self) -> String {
+        match self {
+            Self::Json { path, .. } => path.clone(),
+            Self::Input { field, .. } => (*field).to_string(),
+            Self::Config(error) => error.field().to_string(),
+        }
+    }
+}
+
+/// Reads one JSON request, naming the offending field on error.
+pub fn parse_request(json: &str) -> Result<Request, RequestError> {
+    let deserializer = &mut serde_json::Deserializer::from_str(json);
+    serde_path_to_error::deserialize(deserializer).map_err(|error| {
+        let path = error.path().to_string();
+        let message = error.inner().to_string();
+        // serde_json appends " at line 1 column 5": useful for files, noise for one object.
+        let message = match message.rfind(" at line ") {
+            Some(cut) => message[..cut].to_string(),
+            None => message,
+        };
+        RequestError::Json { path, message }
+    })
+}
+
+impl Request {
+    /// The core parameters this request asks for, with the defaults filled in.
+    pub fn to_params(&self) -> Result<Params, RequestError> {
+        let input = sequence_input(
+            ("sentence", self.sentence.as_ref()),
+            ("tokens", self.tokens.as_ref()),
+            ("x", self.x.as_ref()),
+        )?
+        .ok_or(RequestError::Input {
+            field: "sentence",
+            message: "give the input as one of sentence, tokens or x",
+        })?;
+        let source = sequence_input(
+            ("source_sentence", self.source_sentence.as_ref()),
+            ("source_tokens", self.source_tokens.as_ref()),
+            ("source_x", self.source_x.as_ref()),
+        )?;
+        let block = self.block.unwrap_or_default();
+        Ok(Params {
+            input,
+            source,
+            d_model: self.d_model,
+            n_heads: self.n_heads.unwrap_or(DEFAULT_N_HEADS),
+            d_k: self.d_k,
+            d_v: self.d_v,
+            n_kv_heads: self.n_kv_heads,
+            temperature: self.temperature.unwrap_or(1.0),
+            seed: self.seed.unwrap_or(0),
+            mask: self
+                .mask
+                .as_ref()
+                .map(mask_spec)
+                .transpose()?
+                .unwrap_or_default(),
+            weights: self.weights.as_ref().map(weights).transpose()?,
+            block_rows: block.rows.unwrap_or(DEFAULT_BLOCK),
+            block_cols: block.cols.unwrap_or(DEFAULT_BLOCK),
+            layer_norm: match self.layer_norm.unwrap_or_default() {
+                LayerNormRequest::None => LayerNormMode::None,
+                LayerNormRequest::Pre => LayerNormMode::Pre,
+                LayerNormRequest::Post => LayerNormMode::Post,
+            },
+            trace: self.trace.unwrap_or(true),
+        })
+    }
+}
+
+type Field<'a, T> = (&'static str, Option<&'a T>);
+
+/// At most one of the three ways to give a sequence.
+fn sequence_input(
+    sentence: Field<String>,
+    tokens: Field<Vec<String>>,
+    x: Field<Vec<Vec<f64>>>,
+) -> Result<Option<Input>, RequestError> {
+    let given = [sentence.1.is_some(), tokens.1.is_some(), x.1.is_some()];
+    if given.iter().filter(|&&g| g).count() > 1 {
+        return Err(RequestError::Input {
+            field: sentence.0,
+            message: "give only one of the sentence, its tokens, or its x",
+        });
+    }
+    if let Some(text) = sentence.1 {
+        return Ok(Some(Input::Sentence(text.clone())));
+    }
+    if let Some(tokens) = tokens.1 {
+        return Ok(Some(Input::Tokens(tokens.clone())));
+    }
+    x.1.map(|rows| Ok(Input::X(float_matrix(x.0, rows)?)))
+        .transpose()
+}
+
+fn float_matrix(field: &'static str, rows: &[Vec<f64>]) -> Result<Array2<f32>, RequestError> {
+    Ok(matrix_from_rows(field, rows)?.mapv(|v| v as f32))
+}
+
+fn weights(request: &WeightsRequest) -> Result<Weights, RequestError> {
+    Ok(Weights {
+        w_q: float_matrix("weights.w_q", &request.w_q)?,
+        w_k: float_matrix("weights.w_k", &request.w_k)?,
+        w_v: float_matrix("weights.w_v", &request.w_v)?,
+        w_o: float_matrix("weights.w_o", &request.w_o)?,
+    })
+}
+
+fn mask_spec(request: &MaskRequest) -> Result<MaskSpec, RequestError> {
+    Ok(match request {
+        MaskRequest::None => MaskSpec::None,
+        MaskRequest::Causal => MaskSpec::Causal,
+        MaskRequest::Padding { valid_len } => MaskSpec::Padding {
+            valid_len: *valid_len,
+        },
+        MaskRequest::Window { radius } => MaskSpec::Window { radius: *radius },
+        MaskRequest::Custom { allowed } => MaskSpec::Custom {
+            allowed: matrix_from_rows("mask.allowed", allowed)?,
+        },
+    })
+}
+
+impl Request {
+    /// This request with every field `update` gives replaced. Giving one form of a sequence
+    /// (sentence, tokens or x) drops the other forms, so the update wins.
+    pub fn merged(&self, update: &Request) -> Request {
+        let mut merged = self.clone();
+        if update.sentence.is_some() || update.tokens.is_some() || update.x.is_some() {
+            merged.sentence = update.sentence.clone();
+            merged.tokens = update.tokens.clone();
+            merged.x = update.x.clone();
+        }
+        if update.source_sentence.is_some()
+            || update.source_tokens.is_some()
+            || update.source_x.is_some()
+        {
+            merged.source_sentence = update.source_sentence.clone();
+            merged.source_tokens = update.source_tokens.clone();
+            merged.source_x = update.source_x.clone();
+        }
+        macro_rules! take {
+            ($($field:ident),*) => {
+                $(if update.$field.is_some() {
+                    merged.$field = update.$field.clone();
+                })*
+            };
+        }
+        take!(
+            d_model,
+            n_heads,
+            d_k,
+            d_v,
+            n_kv_heads,
+            temperature,
+            seed,
+            mask,
+            weights,
+            block,
+            layer_norm,
+            backend,
+            trace
+        );
+        merged
+    }
+}

@@ -1,0 +1,244 @@
+//! Writing a trace as JSON. Non-finite numbers (a running max of −∞) and masked scores become null.
+
+use ndarray::{Array2, ArrayView2};
+use serde::Serialize;
+use serde::ser::{SerializeSeq, Serializer};
+
+use crate::core::flash::FlashStep;
+use crate::core::trace::Backend;
+use crate::core::{Outputs, Trace};
+
+/// A matrix as rows of numbers. Cells the mask forbids (the mask read from `origin`, for a tile)
+/// and non-finite values are written as null.
+struct Matrix<'a> {
+    values: ArrayView2<'a, f32>,
+    mask: Option<(&'a Array2<bool>, [usize; 2])>,
+}
+
+fn matrix(values: &Array2<f32>) -> Matrix<'_> {
+    Matrix {
+        values: values.view(),
+        mask: None,
+    }
+}
+
+fn masked<'a>(values: &'a Array2<f32>, mask: &'a Array2<bool>, origin: [usize; 2]) -> Matrix<'a> {
+    Matrix {
+        values: values.view(),
+        mask: Some((mask, origin)),
+    }
+}
+
+struct Row<'a, 'b> {
+    matrix: &'a Matrix<'b>,
+    row: usize,
+}
+
+impl Serialize for Matrix<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(Some(self.values.nrows()))?;
+        for row in 0..self.values.nrows() {
+            seq.serialize_element(&Row { matrix: self, row })?;
+        }
+        seq.end()
+    }
+}
+
+impl Serialize for Row<'_, '_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let values = self.matrix.values.row(self.row);
+        let mut seq = serializer.serialize_seq(Some(values.len()))?;
+        for (col, &value) in values.iter().enumerate() {
+            let hidden = self
+                .matrix
+                .mask
+                .is_some_and(|(mask, [r0, c0])| !mask[[r0 + self.row, c0 + col]]);
+            seq.serialize_element(&number(value, hidden))?;
+        }
+        seq.end()
+    }
+}
+
+fn number(value: f32, hidden: bool) -> Option<f32> {
+    (!hidden && value.is_finite()).then_some(value)
+}
+
+fn numbers(values: &[f32]) -> Vec<Option<f32>> {
+    values.iter().map(|&v| number(v, false)).collect()
+}
+
+#[derive(Serialize)]
+struct HeadJson<'a> {
+    kv_group: usize,
+    q: Matrix<'a>,
+    k: Matrix<'a>,
+    v: Matrix<'a>,
+    scores: Matrix<'a>,
+    weights: Matrix<'a>,
+    output: Matrix<'a>,
+    fully_masked_rows: &'a [usize],
+}
+
+#[derive(Serialize)]
+struct StepJson<'a> {
+    row_block: usize,
+    col_block: usize,
+    rows: [usize; 2],
+    cols: [usize; 2],
+    skipped: bool,
+    scores: Matrix<'a>,
+    probs: Matrix<'a>,
+    m_prev: Vec<Option<f32>>,
+    m: Vec<Option<f32>>,
+    l_prev: Vec<Option<f32>>,
+    l: Vec<Option<f32>>,
+    rescale: Vec<Option<f32>>,
+    acc: Matrix<'a>,
+}
+
+#[derive(Serialize)]
+struct FlashHeadJson<'a> {
+    output: Matrix<'a>,
+    steps: Vec<StepJson<'a>>,
+}
+
+#[derive(Serialize)]
+struct FlashJson<'a> {
+    output: Matrix<'a>,
+    max_abs_diff: f32,
+    block: [usize; 2],
+    heads: Vec<FlashHeadJson<'a>>,
+}
+
+#[derive(Serialize)]
+struct TraceJson<'a> {
+    tokens: &'a [String],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    source_tokens: Option<&'a [String]>,
+    x: Matrix<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    source_x: Option<Matrix<'a>>,
+    d_model: usize,
+    n_heads: usize,
+    n_kv_heads: usize,
+    d_k: usize,
+    d_v: usize,
+    temperature: f32,
+    scale: f32,
+    mask: &'a str,
+    layer_norm: &'a str,
+    heads: Vec<HeadJson<'a>>,
+    concat: Matrix<'a>,
+    output: Matrix<'a>,
+    flash: FlashJson<'a>,
+    backend: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    adapter: Option<&'a str>,
+}
+
+fn step_json<'a>(step: &'a FlashStep, mask: &'a Array2<bool>) -> StepJson<'a> {
+    StepJson {
+        row_block: step.row_block,
+        col_block: step.col_block,
+        rows: [step.rows.start, step.rows.end],
+        cols: [step.cols.start, step.cols.end],
+        skipped: step.skipped,
+        scores: masked(&step.scores, mask, [step.rows.start, step.cols.start]),
+        probs: matrix(&step.probs),
+        m_prev: numbers(&step.m_prev),
+        m: numbers(&step.m),
+        l_prev: numbers(&step.l_prev),
+        l: numbers(&step.l),
+        rescale: numbers(&step.rescale),
+        acc: matrix(&step.acc),
+    }
+}
+
+/// The trace in the CLI's JSON shape.
+pub fn trace_json(trace: &Trace) -> serde_json::Result<String> {
+    let config = &trace.config;
+    let dims = config.dims();
+    let json = TraceJson {
+        tokens: config.tokens(),
+        source_tokens: config.source().map(|s| s.tokens.as_slice()),
+        x: matrix(&config.target().x),
+        source_x: config.source().map(|s| matrix(&s.x)),
+        d_model: dims.d_model,
+        n_heads: dims.n_heads,
+        n_kv_heads: dims.n_kv_heads,
+        d_k: dims.d_k,
+        d_v: dims.d_v,
+        temperature: config.temperature(),
+        scale: config.scale(),
+        mask: config.mask().spec().kind(),
+        layer_norm: config.layer_norm().name(),
+        heads: trace
+            .heads
+            .iter()
+            .map(|head| HeadJson {
+                kv_group: head.kv_group,
+                q: matrix(&head.q),
+                k: matrix(&head.k),
+                v: matrix(&head.v),
+                scores: masked(&head.scores, &trace.mask, [0, 0]),
+                weights: matrix(&head.weights),
+                output: matrix(&head.output),
+                fully_masked_rows: &head.fully_masked_rows,
+            })
+            .collect(),
+        concat: matrix(&trace.concat),
+        output: matrix(&trace.output),
+        flash: FlashJson {
+            output: matrix(&trace.flash.output),
+            max_abs_diff: trace.flash.max_abs_diff,
+            block: [config.block().0, config.block().1],
+            heads: trace
+                .flash
+                .heads
+                .iter()
+                .map(|head| FlashHeadJson {
+                    output: matrix(&head.output),
+                    steps: head
+                        .steps
+                        .iter()
+                        .map(|step| step_json(step, &trace.mask))
+                        .collect(),
+                })
+                .collect(),
+        },
+        backend: trace.backend.name(),
+        adapter: match &trace.backend {
+            Backend::Gpu { adapter } => Some(adapter),
+            Backend::Cpu => None,
+        },
+    };
+    serde_json::to_string(&json)
+}
+
+#[derive(Serialize)]
+struct OutputsJson<'a> {
+    tokens: &'a [String],
+    output: Matrix<'a>,
+    flash: FlashOutputJson<'a>,
+    backend: &'a str,
+}
+
+#[derive(Serialize)]
+struct FlashOutputJson<'a> {
+    output: Matrix<'a>,
+    max_abs_diff: f32,
+}
+
+/// The outputs of an untraced run, in the CLI's JSON shape.
+pub fn outputs_json(outputs: &Outputs) -> serde_json::Result<String> {
+    let json = OutputsJson {
+        tokens: &outputs.tokens,
+        output: matrix(&outputs.output),
+        flash: FlashOutputJson {
+            output: matrix(&outputs.flash_output),
+            max_abs_diff: outputs.max_abs_diff,
+        },
+        backend: outputs.backend.name(),
+    };
+    serde_json::to_string(&json)
+}

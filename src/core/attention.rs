@@ -1,0 +1,131 @@
+//! Standard scaled dot-product attention, head by head, as in "Attention Is All You Need":
+//! Attention(Q, K, V) = softmax(QKᵀ / (√d_k · T) + M) V.
+
+use ndarray::{Array2, ArrayView2, Axis, s};
+
+use super::mask::Mask;
+use super::softmax::masked_softmax;
+use super::weights::{Dims, Weights};
+
+/// Q, K and V of every head: the inputs multiplied by W_Q, W_K and W_V once.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Projections {
+    /// [seq_len, n_heads·d_k] = X_q · W_Q
+    pub q: Array2<f32>,
+    /// [key_len, n_kv_heads·d_k] = X_kv · W_K
+    pub k: Array2<f32>,
+    /// [key_len, n_kv_heads·d_v] = X_kv · W_V
+    pub v: Array2<f32>,
+}
+
+impl Projections {
+    /// `x_q` gives the queries; `x_kv` the keys and values (the same matrix in self-attention).
+    pub fn new(x_q: ArrayView2<f32>, x_kv: ArrayView2<f32>, weights: &Weights) -> Self {
+        Self {
+            q: x_q.dot(&weights.w_q),
+            k: x_kv.dot(&weights.w_k),
+            v: x_kv.dot(&weights.w_v),
+        }
+    }
+
+    /// [seq_len, d_k]: columns h·d_k..(h+1)·d_k of Q, like PyTorch's `view(n, h, d_k)`.
+    pub fn head_q(&self, dims: &Dims, head: usize) -> ArrayView2<'_, f32> {
+        self.q.slice(s![.., head * dims.d_k..(head + 1) * dims.d_k])
+    }
+
+    /// [key_len, d_k]: the keys of K/V head `group`.
+    pub fn group_k(&self, dims: &Dims, group: usize) -> ArrayView2<'_, f32> {
+        self.k
+            .slice(s![.., group * dims.d_k..(group + 1) * dims.d_k])
+    }
+
+    /// [key_len, d_v]: the values of K/V head `group`.
+    pub fn group_v(&self, dims: &Dims, group: usize) -> ArrayView2<'_, f32> {
+        self.v
+            .slice(s![.., group * dims.d_v..(group + 1) * dims.d_v])
+    }
+}
+
+/// Every intermediate of one head.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HeadAttention {
+    /// [seq_len, key_len] = QKᵀ · scale, before the mask (masked cells keep their value here).
+    pub scores: Array2<f32>,
+    /// [seq_len, key_len] = softmax over the allowed keys; exactly 0 where masked.
+    pub weights: Array2<f32>,
+    /// [seq_len, d_v] = weights · V
+    pub output: Array2<f32>,
+    /// Queries whose every key is masked: their weights and output are all zero.
+    pub fully_masked_rows: Vec<usize>,
+}
+
+/// One head with every intermediate kept. `scale` = 1 / (√d_k · T).
+/// q: [seq_len, d_k], k: [key_len, d_k], v: [key_len, d_v].
+pub fn attend(
+    q: ArrayView2<f32>,
+    k: ArrayView2<f32>,
+    v: ArrayView2<f32>,
+    scale: f32,
+    mask: &Mask,
+) -> HeadAttention {
+    let mut scores = q.dot(&k.t());
+    scores.mapv_inplace(|s| s * scale);
+    let mut weights = Array2::zeros(scores.raw_dim());
+    let fully_masked_rows = softmax_rows(scores.view(), 0, mask, &mut weights);
+    let output = weights.dot(&v);
+    HeadAttention {
+        scores,
+        weights,
+        output,
+        fully_masked_rows,
+    }
+}
+
+/// How many query rows the memory-lean path handles at once: [ROW_CHUNK, key_len] of scratch.
+const ROW_CHUNK: usize = 64;
+
+/// One head's output only, computed in chunks of rows so that no [seq_len, key_len] matrix is
+/// ever held: O(key_len) extra memory per row. Same numbers as [`attend`].
+pub fn attend_output(
+    q: ArrayView2<f32>,
+    k: ArrayView2<f32>,
+    v: ArrayView2<f32>,
+    scale: f32,
+    mask: &Mask,
+) -> (Array2<f32>, Vec<usize>) {
+    let mut output = Array2::zeros((q.nrows(), v.ncols()));
+    let mut fully_masked_rows = Vec::new();
+    for (chunk, q_chunk) in q.axis_chunks_iter(Axis(0), ROW_CHUNK).enumerate() {
+        let first_row = chunk * ROW_CHUNK;
+        let mut scores = q_chunk.dot(&k.t());
+        scores.mapv_inplace(|s| s * scale);
+        let mut weights = Array2::zeros(scores.raw_dim());
+        fully_masked_rows.extend(softmax_rows(scores.view(), first_row, mask, &mut weights));
+        output
+            .slice_mut(s![first_row..first_row + q_chunk.nrows(), ..])
+            .assign(&weights.dot(&v));
+    }
+    (output, fully_masked_rows)
+}
+
+/// Softmax of each row of `scores` (rows first_row.. of the full matrix) into `weights`;
+/// returns the rows whose every key is masked.
+fn softmax_rows(
+    scores: ArrayView2<f32>,
+    first_row: usize,
+    mask: &Mask,
+    weights: &mut Array2<f32>,
+) -> Vec<usize> {
+    let mut fully_masked_rows = Vec::new();
+    for (r, (score_row, weight_row)) in scores
+        .outer_iter()
+        .zip(weights.outer_iter_mut())
+        .enumerate()
+    {
+        let i = first_row + r;
+        if !masked_softmax(score_row, |j| mask.allows(i, j), weight_row) {
+            fully_masked_rows.push(i);
+        }
+    }
+    fully_masked_rows
+}

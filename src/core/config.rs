@@ -1,0 +1,502 @@
+//! The boundary of the core: raw [`Params`] (as a user, the CLI or the page gives them) are
+//! checked once into a [`Config`]. A `Config` can only be built by [`Params::validate`], so every
+//! function that takes one may assume its shapes agree and its numbers are sane.
+
+use ndarray::{Array2, ArrayView2};
+
+use super::embed::{positional_encoding, token_embeddings};
+use super::error::ConfigError;
+use super::mask::{Mask, MaskSpec};
+use super::tokenize::{Tokens, tokenize};
+use super::weights::{Dims, Weights};
+
+/// The longest sequence (queries or keys) the core accepts.
+pub const MAX_TOKENS: usize = 4096;
+/// The widest d_model, d_k or d_v.
+pub const MAX_WIDTH: usize = 4096;
+/// The most attention heads.
+pub const MAX_HEADS: usize = 64;
+/// The largest explicit input magnitude; keeps every score finite in f32 (no overflow to ±∞).
+pub const MAX_ABS_VALUE: f32 = 1e4;
+/// Temperatures outside this range would overflow f32 scores or make every weight equal.
+pub const TEMPERATURE_RANGE: (f64, f64) = (1e-4, 1e4);
+/// The most cells (n_heads · seq_len · key_len) a step-by-step trace may record.
+pub const MAX_TRACED_CELLS: usize = 1 << 24;
+
+pub const DEFAULT_D_MODEL: usize = 16;
+pub const DEFAULT_N_HEADS: usize = 2;
+pub const DEFAULT_BLOCK: usize = 16;
+
+/// Where a sequence comes from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Input {
+    /// Text, split by [`tokenize`], embedded and given positions.
+    Sentence(String),
+    /// Ready-made tokens, embedded and given positions.
+    Tokens(Vec<String>),
+    /// Explicit vectors [seq_len, d_model], used as they are (no positions added).
+    X(Array2<f32>),
+}
+
+/// Optional residual connection and LayerNorm around the attention layer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LayerNormMode {
+    /// The attention output, as is.
+    #[default]
+    None,
+    /// x + MHA(LN(x)), as in GPT-2 and most modern models.
+    Pre,
+    /// LN(x + MHA(x)), as in the original Transformer.
+    Post,
+}
+
+impl LayerNormMode {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::None => "none",
+            Self::Pre => "pre",
+            Self::Post => "post",
+        }
+    }
+}
+
+/// Everything a computation needs, before checking. `None` means "use the default".
+#[derive(Debug, Clone, PartialEq)]
+pub struct Params {
+    pub input: Input,
+    /// Present: cross-attention, with K and V from this sequence and Q from `input`.
+    pub source: Option<Input>,
+    /// Default 16, or the width of an explicit `x`.
+    pub d_model: Option<usize>,
+    pub n_heads: usize,
+    /// Default d_model / n_heads (at least 1).
+    pub d_k: Option<usize>,
+    /// Default d_k.
+    pub d_v: Option<usize>,
+    /// Default n_heads (standard multi-head attention).
+    pub n_kv_heads: Option<usize>,
+    pub temperature: f64,
+    pub seed: u64,
+    pub mask: MaskSpec,
+    /// Explicit projection matrices; default: Xavier-initialised from `seed`.
+    pub weights: Option<Weights>,
+    pub block_rows: usize,
+    pub block_cols: usize,
+    pub layer_norm: LayerNormMode,
+    /// Whether the caller will record every intermediate (limits the size).
+    pub trace: bool,
+}
+
+impl Params {
+    /// The lab's defaults around a sentence.
+    pub fn sentence(text: impl Into<String>) -> Self {
+        Self {
+            input: Input::Sentence(text.into()),
+            source: None,
+            d_model: None,
+            n_heads: DEFAULT_N_HEADS,
+            d_k: None,
+            d_v: None,
+            n_kv_heads: None,
+            temperature: 1.0,
+            seed: 0,
+            mask: MaskSpec::None,
+            weights: None,
+            block_rows: DEFAULT_BLOCK,
+            block_cols: DEFAULT_BLOCK,
+            layer_norm: LayerNormMode::None,
+            trace: true,
+        }
+    }
+}
+
+/// A sequence after tokenizing and embedding.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sequence {
+    pub tokens: Vec<String>,
+    /// [len, d_model]: what attention reads.
+    pub x: Array2<f32>,
+    /// E and P with x = E + P; `None` when x was given explicitly.
+    pub parts: Option<(Array2<f32>, Array2<f32>)>,
+}
+
+/// Checked parameters: shapes agree, numbers are finite and in range. Built only by
+/// [`Params::validate`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Config {
+    target: Sequence,
+    source: Option<Sequence>,
+    dims: Dims,
+    temperature: f32,
+    seed: u64,
+    mask: Mask,
+    weights: Weights,
+    block_rows: usize,
+    block_cols: usize,
+    layer_norm: LayerNormMode,
+}
+
+impl Config {
+    /// The query sequence (and the key/value sequence in self-attention).
+    pub fn target(&self) -> &Sequence {
+        &self.target
+    }
+
+    /// The key/value sequence of cross-attention.
+    pub fn source(&self) -> Option<&Sequence> {
+        self.source.as_ref()
+    }
+
+    /// The sequence keys and values come from.
+    pub fn key_sequence(&self) -> &Sequence {
+        self.source.as_ref().unwrap_or(&self.target)
+    }
+
+    pub fn tokens(&self) -> &[String] {
+        &self.target.tokens
+    }
+
+    /// [seq_len, d_model]
+    pub fn x(&self) -> ArrayView2<'_, f32> {
+        self.target.x.view()
+    }
+
+    pub fn seq_len(&self) -> usize {
+        self.target.tokens.len()
+    }
+
+    pub fn key_len(&self) -> usize {
+        self.key_sequence().tokens.len()
+    }
+
+    pub fn dims(&self) -> &Dims {
+        &self.dims
+    }
+
+    pub fn temperature(&self) -> f32 {
+        self.temperature
+    }
+
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// 1 / (√d_k · T): what QKᵀ is multiplied by.
+    pub fn scale(&self) -> f32 {
+        1.0 / ((self.dims.d_k as f32).sqrt() * self.temperature)
+    }
+
+    pub fn mask(&self) -> &Mask {
+        &self.mask
+    }
+
+    pub fn weights(&self) -> &Weights {
+        &self.weights
+    }
+
+    /// FlashAttention tile size: (queries per tile, keys per tile).
+    pub fn block(&self) -> (usize, usize) {
+        (self.block_rows, self.block_cols)
+    }
+
+    pub fn layer_norm(&self) -> LayerNormMode {
+        self.layer_norm
+    }
+}
+
+impl Params {
+    /// Checks every parameter, tokenizes and embeds, and draws the weights.
+    pub fn validate(&self) -> Result<Config, ConfigError> {
+        let d_model = resolve_d_model(&self.input, self.d_model)?;
+        let target = sequence(&self.input, d_model, InputFields::TARGET)?;
+        let source = self
+            .source
+            .as_ref()
+            .map(|input| sequence(input, d_model, InputFields::SOURCE))
+            .transpose()?;
+
+        let n_heads = in_range("n_heads", self.n_heads, 1, MAX_HEADS)?;
+        let n_kv_heads = in_range("n_kv_heads", self.n_kv_heads.unwrap_or(n_heads), 1, n_heads)?;
+        if n_heads % n_kv_heads != 0 {
+            return Err(ConfigError::KvHeadsDoNotDivide {
+                n_heads,
+                n_kv_heads,
+            });
+        }
+        let d_k = in_range(
+            "d_k",
+            self.d_k.unwrap_or((d_model / n_heads).max(1)),
+            1,
+            MAX_WIDTH,
+        )?;
+        let d_v = in_range("d_v", self.d_v.unwrap_or(d_k), 1, MAX_WIDTH)?;
+        let dims = Dims {
+            d_model,
+            n_heads,
+            n_kv_heads,
+            d_k,
+            d_v,
+        };
+
+        let (low, high) = TEMPERATURE_RANGE;
+        if !(self.temperature.is_finite() && self.temperature >= low && self.temperature <= high) {
+            return Err(ConfigError::BadTemperature {
+                value: self.temperature,
+            });
+        }
+
+        let seq_len = target.tokens.len();
+        let key_len = source.as_ref().map_or(seq_len, |s| s.tokens.len());
+        let mask = check_mask(&self.mask, seq_len, key_len)?;
+
+        let weights = match &self.weights {
+            Some(weights) => check_weights(weights, &dims)?,
+            None => Weights::xavier(self.seed, &dims),
+        };
+
+        let block_rows = in_range("block.rows", self.block_rows, 1, MAX_TOKENS)?;
+        let block_cols = in_range("block.cols", self.block_cols, 1, MAX_TOKENS)?;
+
+        if self.trace {
+            let cells = n_heads * seq_len * key_len;
+            if cells > MAX_TRACED_CELLS {
+                return Err(ConfigError::TraceTooLarge {
+                    cells,
+                    max: MAX_TRACED_CELLS,
+                });
+            }
+        }
+
+        Ok(Config {
+            target,
+            source,
+            dims,
+            temperature: self.temperature as f32,
+            seed: self.seed,
+            mask,
+            weights,
+            block_rows,
+            block_cols,
+            layer_norm: self.layer_norm,
+        })
+    }
+}
+
+/// How the fields of a sequence are named in messages.
+struct InputFields {
+    sentence: &'static str,
+    tokens: &'static str,
+    x: &'static str,
+    generated_prefix: &'static str,
+}
+
+impl InputFields {
+    const TARGET: Self = Self {
+        sentence: "sentence",
+        tokens: "tokens",
+        x: "x",
+        generated_prefix: "x",
+    };
+    const SOURCE: Self = Self {
+        sentence: "source_sentence",
+        tokens: "source_tokens",
+        x: "source_x",
+        generated_prefix: "s",
+    };
+}
+
+fn resolve_d_model(input: &Input, d_model: Option<usize>) -> Result<usize, ConfigError> {
+    match (input, d_model) {
+        (Input::X(x), Some(d_model)) if x.ncols() != d_model => Err(ConfigError::ShapeMismatch {
+            field: "x",
+            expected_rows: x.nrows(),
+            expected_cols: d_model,
+            rows: x.nrows(),
+            cols: x.ncols(),
+        }),
+        (Input::X(x), _) => in_range("d_model", x.ncols(), 1, MAX_WIDTH),
+        (_, d_model) => in_range("d_model", d_model.unwrap_or(DEFAULT_D_MODEL), 1, MAX_WIDTH),
+    }
+}
+
+fn sequence(input: &Input, d_model: usize, fields: InputFields) -> Result<Sequence, ConfigError> {
+    let embedded = |tokens: Vec<String>| {
+        let embeddings = token_embeddings(&tokens, d_model);
+        let positions = positional_encoding(tokens.len(), d_model);
+        Sequence {
+            x: &embeddings + &positions,
+            tokens,
+            parts: Some((embeddings, positions)),
+        }
+    };
+    match input {
+        Input::Sentence(text) => match tokenize(text, MAX_TOKENS) {
+            Tokens::TooMany { at_least } => Err(ConfigError::TooManyTokens {
+                field: fields.sentence,
+                count: at_least,
+                max: MAX_TOKENS,
+            }),
+            Tokens::Fit(tokens) if tokens.is_empty() => Err(ConfigError::EmptyInput {
+                field: fields.sentence,
+            }),
+            Tokens::Fit(tokens) => Ok(embedded(tokens)),
+        },
+        Input::Tokens(tokens) => {
+            check_len(fields.tokens, tokens.len())?;
+            if let Some(index) = tokens.iter().position(|t| t.trim().is_empty()) {
+                return Err(ConfigError::EmptyToken {
+                    field: fields.tokens,
+                    index,
+                });
+            }
+            Ok(embedded(tokens.clone()))
+        }
+        Input::X(x) => {
+            check_len(fields.x, x.nrows())?;
+            if x.ncols() != d_model {
+                return Err(ConfigError::ShapeMismatch {
+                    field: fields.x,
+                    expected_rows: x.nrows(),
+                    expected_cols: d_model,
+                    rows: x.nrows(),
+                    cols: x.ncols(),
+                });
+            }
+            check_values(fields.x, x.view())?;
+            let tokens = (0..x.nrows())
+                .map(|i| format!("{}{i}", fields.generated_prefix))
+                .collect();
+            Ok(Sequence {
+                tokens,
+                x: x.clone(),
+                parts: None,
+            })
+        }
+    }
+}
+
+fn check_len(field: &'static str, len: usize) -> Result<(), ConfigError> {
+    if len == 0 {
+        return Err(ConfigError::EmptyInput { field });
+    }
+    if len > MAX_TOKENS {
+        return Err(ConfigError::TooManyTokens {
+            field,
+            count: len,
+            max: MAX_TOKENS,
+        });
+    }
+    Ok(())
+}
+
+fn in_range(
+    field: &'static str,
+    value: usize,
+    min: usize,
+    max: usize,
+) -> Result<usize, ConfigError> {
+    if value < min {
+        Err(ConfigError::TooSmall { field, value, min })
+    } else if value > max {
+        Err(ConfigError::TooLarge { field, value, max })
+    } else {
+        Ok(value)
+    }
+}
+
+fn check_values(field: &'static str, matrix: ArrayView2<f32>) -> Result<(), ConfigError> {
+    match matrix
+        .indexed_iter()
+        .find(|(_, v)| !(v.is_finite() && v.abs() <= MAX_ABS_VALUE))
+    {
+        Some(((row, col), &value)) => Err(ConfigError::ValueOutOfRange {
+            field,
+            row,
+            col,
+            value: f64::from(value),
+            limit: f64::from(MAX_ABS_VALUE),
+        }),
+        None => Ok(()),
+    }
+}
+
+fn check_shape(
+    field: &'static str,
+    matrix: ArrayView2<f32>,
+    rows: usize,
+    cols: usize,
+) -> Result<(), ConfigError> {
+    if matrix.dim() != (rows, cols) {
+        return Err(ConfigError::ShapeMismatch {
+            field,
+            expected_rows: rows,
+            expected_cols: cols,
+            rows: matrix.nrows(),
+            cols: matrix.ncols(),
+        });
+    }
+    check_values(field, matrix)
+}
+
+fn check_weights(weights: &Weights, dims: &Dims) -> Result<Weights, ConfigError> {
+    let Dims {
+        d_model,
+        n_heads,
+        n_kv_heads,
+        d_k,
+        d_v,
+    } = *dims;
+    check_shape("weights.w_q", weights.w_q.view(), d_model, n_heads * d_k)?;
+    check_shape("weights.w_k", weights.w_k.view(), d_model, n_kv_heads * d_k)?;
+    check_shape("weights.w_v", weights.w_v.view(), d_model, n_kv_heads * d_v)?;
+    check_shape("weights.w_o", weights.w_o.view(), n_heads * d_v, d_model)?;
+    Ok(weights.clone())
+}
+
+fn check_mask(spec: &MaskSpec, queries: usize, keys: usize) -> Result<Mask, ConfigError> {
+    match spec {
+        MaskSpec::Causal if queries != keys => {
+            return Err(ConfigError::CausalNeedsSquare { queries, keys });
+        }
+        MaskSpec::Padding { valid_len } if *valid_len > keys => {
+            return Err(ConfigError::ValidLenTooLong {
+                valid_len: *valid_len,
+                keys,
+            });
+        }
+        MaskSpec::Custom { allowed } if allowed.dim() != (queries, keys) => {
+            return Err(ConfigError::ShapeMismatch {
+                field: "mask.allowed",
+                expected_rows: queries,
+                expected_cols: keys,
+                rows: allowed.nrows(),
+                cols: allowed.ncols(),
+            });
+        }
+        _ => {}
+    }
+    Ok(Mask::new_unchecked(spec.clone(), queries, keys))
+}
+
+/// Builds a matrix from rows (as JSON gives them), refusing ragged input.
+pub fn matrix_from_rows<T: Clone>(
+    field: &'static str,
+    rows: &[Vec<T>],
+) -> Result<Array2<T>, ConfigError> {
+    let width = rows.first().map_or(0, Vec::len);
+    if let Some((row, r)) = rows.iter().enumerate().find(|(_, r)| r.len() != width) {
+        return Err(ConfigError::RaggedMatrix {
+            field,
+            first: width,
+            row,
+            len: r.len(),
+        });
+    }
+    let flat: Vec<T> = rows.iter().flatten().cloned().collect();
+    Array2::from_shape_vec((rows.len(), width), flat).map_err(|_| ConfigError::RaggedMatrix {
+        field,
+        first: width,
+        row: 0,
+        len: 0,
+    })
+}

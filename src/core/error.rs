@@ -1,0 +1,95 @@
+//! The one error type of the core: every way a request can be impossible, in words a student
+//! understands. Raised only while building a [`crate::core::Config`].
+
+use thiserror::Error;
+
+/// Why a set of parameters cannot be computed. `field` names the parameter as the trace CLI
+/// and the JavaScript API spell it.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum ConfigError {
+    #[error("{field}: there is nothing to attend to; give at least one token")]
+    EmptyInput { field: &'static str },
+    #[error("{field}: token {index} is empty")]
+    EmptyToken { field: &'static str, index: usize },
+    #[error("{field}: {count} tokens is more than this lab handles (at most {max})")]
+    TooManyTokens {
+        field: &'static str,
+        count: usize,
+        max: usize,
+    },
+    #[error("{field} must be at least {min} (got {value})")]
+    TooSmall {
+        field: &'static str,
+        value: usize,
+        min: usize,
+    },
+    #[error("{field} must be at most {max} (got {value})")]
+    TooLarge {
+        field: &'static str,
+        value: usize,
+        max: usize,
+    },
+    #[error(
+        "n_kv_heads must divide n_heads: {n_heads} query heads cannot be shared evenly among {n_kv_heads} key/value heads"
+    )]
+    KvHeadsDoNotDivide { n_heads: usize, n_kv_heads: usize },
+    #[error(
+        "temperature must be between 0.0001 and 10000 (got {value}); T = 0 would divide by zero"
+    )]
+    BadTemperature { value: f64 },
+    #[error("{field}: expected a {expected_rows} × {expected_cols} matrix, got {rows} × {cols}")]
+    ShapeMismatch {
+        field: &'static str,
+        expected_rows: usize,
+        expected_cols: usize,
+        rows: usize,
+        cols: usize,
+    },
+    #[error("{field}: rows have different lengths (row 0 has {first}, row {row} has {len})")]
+    RaggedMatrix {
+        field: &'static str,
+        first: usize,
+        row: usize,
+        len: usize,
+    },
+    #[error(
+        "{field}: every number must be finite and within ±{limit} (row {row}, column {col} is {value})"
+    )]
+    ValueOutOfRange {
+        field: &'static str,
+        row: usize,
+        col: usize,
+        value: f64,
+        limit: f64,
+    },
+    #[error(
+        "mask: a causal mask needs as many keys as queries, but there are {queries} query and {keys} key tokens"
+    )]
+    CausalNeedsSquare { queries: usize, keys: usize },
+    #[error("mask.valid_len: {valid_len} is more than the {keys} key tokens")]
+    ValidLenTooLong { valid_len: usize, keys: usize },
+    #[error(
+        "trace: {cells} attention cells are too many to record step by step (at most {max}); ask for trace = false"
+    )]
+    TraceTooLarge { cells: usize, max: usize },
+}
+
+impl ConfigError {
+    /// The parameter this error is about, as the CLI and the JavaScript API name it.
+    pub fn field(&self) -> &'static str {
+        match self {
+            Self::EmptyInput { field }
+            | Self::TooManyTokens { field, .. }
+            | Self::TooSmall { field, .. }
+            | Self::TooLarge { field, .. }
+            | Self::ShapeMismatch { field, .. }
+            | Self::RaggedMatrix { field, .. }
+            | Self::EmptyToken { field, .. }
+            | Self::ValueOutOfRange { field, .. } => field,
+            Self::KvHeadsDoNotDivide { .. } => "n_kv_heads",
+            Self::BadTemperature { .. } => "temperature",
+            Self::CausalNeedsSquare { .. } | Self::ValidLenTooLong { .. } => "mask",
+            Self::TraceTooLarge { .. } => "trace",
+        }
+    }
+}

@@ -1,0 +1,174 @@
+//! FlashAttention (Dao et al. 2022): the same result as [`super::attention::attend`] without ever
+//! holding the [seq_len, key_len] score matrix.
+//!
+//! Queries are cut into blocks of `block_rows`, keys and values into blocks of `block_cols`. For
+//! each query block we walk the key blocks once, keeping per row a running maximum m, a running
+//! sum l of exp(s − m), and an unnormalised output accumulator. When a new tile raises the maximum
+//! from m_old to m_new, everything summed so far is rescaled by exp(m_old − m_new), so after the
+//! last tile acc / l equals softmax(S)·V exactly (the online softmax). Tiles that the mask hides
+//! entirely are skipped. The loop order (query blocks outside) is that of FlashAttention-2; the
+//! arithmetic is Algorithm 1 of the first paper with the division by l deferred to the end.
+
+use std::ops::Range;
+
+use ndarray::{Array2, ArrayView2, s};
+
+use super::mask::Mask;
+
+/// One tile visit: query block `row_block` against key/value block `col_block`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FlashStep {
+    pub row_block: usize,
+    pub col_block: usize,
+    /// The query rows of this tile.
+    pub rows: Range<usize>,
+    /// The key columns of this tile.
+    pub cols: Range<usize>,
+    /// The mask hides the whole tile: nothing was read or computed.
+    pub skipped: bool,
+    /// [rows, cols] S = Q_i K_jᵀ · scale, before the mask (empty when skipped).
+    pub scores: Array2<f32>,
+    /// [rows, cols] P = exp(S − m_new), 0 where masked (empty when skipped).
+    pub probs: Array2<f32>,
+    /// Running maximum per row before this tile (−∞ before any allowed key).
+    pub m_prev: Vec<f32>,
+    /// Running maximum per row after this tile.
+    pub m: Vec<f32>,
+    /// Running sum per row before this tile.
+    pub l_prev: Vec<f32>,
+    /// Running sum per row after: l = exp(m_prev − m) · l_prev + Σ_j P.
+    pub l: Vec<f32>,
+    /// exp(m_prev − m) per row: how much the old sum and accumulator shrink.
+    pub rescale: Vec<f32>,
+    /// [rows, d_v] the unnormalised output after this tile: acc = rescale · acc_prev + P · V_j.
+    pub acc: Array2<f32>,
+}
+
+/// One head's FlashAttention result.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FlashHead {
+    /// [seq_len, d_v] = acc / l per row (zero for fully masked rows).
+    pub output: Array2<f32>,
+    /// Every tile visit in order; empty unless recording was asked for.
+    pub steps: Vec<FlashStep>,
+    pub fully_masked_rows: Vec<usize>,
+}
+
+/// Tiled attention of one head. q: [seq_len, d_k], k: [key_len, d_k], v: [key_len, d_v];
+/// `scale` = 1 / (√d_k · T); `block` = (block_rows, block_cols), both ≥ 1.
+/// With `record` false, extra memory is O(block_rows · (block_cols + d_v)).
+pub fn flash_attention(
+    q: ArrayView2<f32>,
+    k: ArrayView2<f32>,
+    v: ArrayView2<f32>,
+    scale: f32,
+    mask: &Mask,
+    block: (usize, usize),
+    record: bool,
+) -> FlashHead {
+    let (block_rows, block_cols) = block;
+    let (seq_len, key_len, d_v) = (q.nrows(), k.nrows(), v.ncols());
+    let mut output = Array2::zeros((seq_len, d_v));
+    let mut steps = Vec::new();
+    let mut fully_masked_rows = Vec::new();
+
+    for (row_block, r0) in (0..seq_len).step_by(block_rows).enumerate() {
+        let rows = r0..(r0 + block_rows).min(seq_len);
+        let n_rows = rows.len();
+        let q_block = q.slice(s![rows.clone(), ..]);
+        let mut m = vec![f32::NEG_INFINITY; n_rows];
+        let mut l = vec![0.0f32; n_rows];
+        let mut acc = Array2::<f32>::zeros((n_rows, d_v));
+
+        for (col_block, c0) in (0..key_len).step_by(block_cols).enumerate() {
+            let cols = c0..(c0 + block_cols).min(key_len);
+            if mask.hides_tile(rows.clone(), cols.clone()) {
+                if record {
+                    steps.push(FlashStep {
+                        row_block,
+                        col_block,
+                        rows: rows.clone(),
+                        cols,
+                        skipped: true,
+                        scores: Array2::zeros((0, 0)),
+                        probs: Array2::zeros((0, 0)),
+                        m_prev: m.clone(),
+                        m: m.clone(),
+                        l_prev: l.clone(),
+                        l: l.clone(),
+                        rescale: vec![1.0; n_rows],
+                        acc: acc.clone(),
+                    });
+                }
+                continue;
+            }
+            let (m_prev, l_prev) = (m.clone(), l.clone());
+            let mut scores = q_block.dot(&k.slice(s![cols.clone(), ..]).t());
+            scores.mapv_inplace(|s| s * scale);
+            let mut probs = Array2::<f32>::zeros(scores.raw_dim());
+            let mut rescale = vec![1.0f32; n_rows];
+            for r in 0..n_rows {
+                let i = r0 + r;
+                let allowed = |c: usize| mask.allows(i, c0 + c);
+                let tile_max = scores
+                    .row(r)
+                    .iter()
+                    .enumerate()
+                    .filter(|&(c, _)| allowed(c))
+                    .fold(f32::NEG_INFINITY, |max, (_, &s)| max.max(s));
+                let m_new = m[r].max(tile_max);
+                if m_new == f32::NEG_INFINITY {
+                    // No allowed key in this row yet: l and acc stay zero.
+                    continue;
+                }
+                // exp(−∞) = 0 when this is the row's first allowed key: nothing to rescale.
+                rescale[r] = (m[r] - m_new).exp();
+                let mut row_sum = 0.0f32;
+                for (c, (p, &s)) in probs.row_mut(r).iter_mut().zip(scores.row(r)).enumerate() {
+                    if allowed(c) {
+                        *p = (s - m_new).exp();
+                        row_sum += *p;
+                    }
+                }
+                l[r] = rescale[r] * l[r] + row_sum;
+                m[r] = m_new;
+                acc.row_mut(r).mapv_inplace(|a| a * rescale[r]);
+            }
+            acc += &probs.dot(&v.slice(s![cols.clone(), ..]));
+            if record {
+                steps.push(FlashStep {
+                    row_block,
+                    col_block,
+                    rows: rows.clone(),
+                    cols,
+                    skipped: false,
+                    scores,
+                    probs,
+                    m_prev,
+                    m: m.clone(),
+                    l_prev,
+                    l: l.clone(),
+                    rescale,
+                    acc: acc.clone(),
+                });
+            }
+        }
+
+        // The deferred normalisation: O_i = acc / l, once per query block.
+        for (r, &row_sum) in l.iter().enumerate() {
+            if row_sum > 0.0 {
+                let inverse = 1.0 / row_sum;
+                output
+                    .row_mut(r0 + r)
+                    .zip_mut_with(&acc.row(r), |o, &a| *o = a * inverse);
+            } else {
+                fully_masked_rows.push(r0 + r);
+            }
+        }
+    }
+    FlashHead {
+        output,
+        steps,
+        fully_masked_rows,
+    }
+}

@@ -1,0 +1,23 @@
+//! The attention math: tokens → embeddings → multi-head attention → output, and FlashAttention.
+//!
+//! Plain Rust over `ndarray`. This module knows nothing about the browser, the GPU or the UI;
+//! those layers depend on it, never the reverse. Inputs are checked once, in [`config`], into a
+//! [`Config`]; after that every function here is infallible.
+
+pub mod attention;
+pub mod config;
+pub mod embed;
+pub mod error;
+pub mod flash;
+pub mod layer_norm;
+pub mod mask;
+pub mod rng;
+pub mod softmax;
+pub mod tokenize;
+pub mod trace;
+pub mod weights;
+
+pub use config::{Config, Input, LayerNormMode, Params};
+pub use error::ConfigError;
+pub use mask::{Mask, MaskSpec};
+pub use trace::{Outputs, Trace, compute_outputs, compute_trace};

@@ -1,0 +1,215 @@
+//! The whole computation, from a [`Config`] to every intermediate (a [`Trace`]) or to the outputs
+//! only ([`Outputs`]). Views read a trace; they never recompute.
+
+use ndarray::{Array2, ArrayView2, Axis, Zip, concatenate};
+
+use super::attention::{Projections, attend, attend_output};
+use super::config::{Config, LayerNormMode};
+use super::flash::{FlashHead, flash_attention};
+use super::layer_norm::layer_norm;
+
+/// Which engine produced the numbers.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Backend {
+    #[default]
+    Cpu,
+    /// A wgpu device; `adapter` is its name as the driver reports it.
+    Gpu { adapter: String },
+}
+
+impl Backend {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::Cpu => "cpu",
+            Self::Gpu { .. } => "gpu",
+        }
+    }
+}
+
+/// Every intermediate of one head.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HeadTrace {
+    /// The K/V head this query head reads (grouped-query attention).
+    pub kv_group: usize,
+    /// [seq_len, d_k]
+    pub q: Array2<f32>,
+    /// [key_len, d_k]
+    pub k: Array2<f32>,
+    /// [key_len, d_v]
+    pub v: Array2<f32>,
+    /// [seq_len, key_len] = QKᵀ / (√d_k · T), before the mask.
+    pub scores: Array2<f32>,
+    /// [seq_len, key_len] softmax over allowed keys; exactly 0 where masked.
+    pub weights: Array2<f32>,
+    /// [seq_len, d_v] = weights · V
+    pub output: Array2<f32>,
+    pub fully_masked_rows: Vec<usize>,
+}
+
+/// FlashAttention run through the same pipeline, for comparison.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FlashTrace {
+    /// [seq_len, d_model]: the final output with flash attention in place of the standard one.
+    pub output: Array2<f32>,
+    /// max |output − flash output| over every element.
+    pub max_abs_diff: f32,
+    /// Per head: the tile steps and the head output.
+    pub heads: Vec<FlashHead>,
+}
+
+/// Every number of one forward pass of multi-head attention.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Trace {
+    /// The checked inputs: tokens, X (with E and P), dims, mask, weights.
+    pub config: Config,
+    /// [seq_len, d_model]: what the queries are projected from — LN(X) under Pre-LN, else X.
+    pub attention_input: Array2<f32>,
+    /// [seq_len, key_len]: `true` where attention is allowed.
+    pub mask: Array2<bool>,
+    pub heads: Vec<HeadTrace>,
+    /// [seq_len, n_heads·d_v]: the head outputs side by side.
+    pub concat: Array2<f32>,
+    /// [seq_len, d_model] = concat · W_O
+    pub projected: Array2<f32>,
+    /// [seq_len, d_model]: `projected`, or with the residual and LayerNorm when asked.
+    pub output: Array2<f32>,
+    pub flash: FlashTrace,
+    pub backend: Backend,
+}
+
+/// The outputs only, computed in O(seq_len · d) extra memory (no [seq_len, key_len] matrix).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outputs {
+    pub tokens: Vec<String>,
+    /// [seq_len, d_model]
+    pub output: Array2<f32>,
+    /// [seq_len, d_model] the same pipeline with FlashAttention.
+    pub flash_output: Array2<f32>,
+    pub max_abs_diff: f32,
+    pub backend: Backend,
+}
+
+/// Runs standard and flash attention with every intermediate recorded.
+pub fn compute_trace(config: &Config) -> Trace {
+    let dims = *config.dims();
+    let (scale, mask) = (config.scale(), config.mask());
+    let attention_input = attention_input(config);
+    let projections = project(config, attention_input.view());
+
+    let mut heads = Vec::with_capacity(dims.n_heads);
+    let mut flash_heads = Vec::with_capacity(dims.n_heads);
+    for head in 0..dims.n_heads {
+        let kv_group = dims.kv_group(head);
+        let q = projections.head_q(&dims, head);
+        let k = projections.group_k(&dims, kv_group);
+        let v = projections.group_v(&dims, kv_group);
+        let standard = attend(q, k, v, scale, mask);
+        flash_heads.push(flash_attention(q, k, v, scale, mask, config.block(), true));
+        heads.push(HeadTrace {
+            kv_group,
+            q: q.to_owned(),
+            k: k.to_owned(),
+            v: v.to_owned(),
+            scores: standard.scores,
+            weights: standard.weights,
+            output: standard.output,
+            fully_masked_rows: standard.fully_masked_rows,
+        });
+    }
+
+    let concat = concat_heads(heads.iter().map(|h| h.output.view()));
+    let projected = concat.dot(&config.weights().w_o);
+    let output = residual_and_norm(config, projected.clone());
+    let flash_output = finish(
+        config,
+        concat_heads(flash_heads.iter().map(|h| h.output.view())),
+    );
+    let max_abs_diff = max_abs_diff(output.view(), flash_output.view());
+
+    Trace {
+        config: config.clone(),
+        attention_input,
+        mask: mask.to_matrix(),
+        heads,
+        concat,
+        projected,
+        output,
+        flash: FlashTrace {
+            output: flash_output,
+            max_abs_diff,
+            heads: flash_heads,
+        },
+        backend: Backend::Cpu,
+    }
+}
+
+/// Runs standard and flash attention keeping only the outputs.
+pub fn compute_outputs(config: &Config) -> Outputs {
+    let dims = *config.dims();
+    let (scale, mask) = (config.scale(), config.mask());
+    let attention_input = attention_input(config);
+    let projections = project(config, attention_input.view());
+
+    let mut standard = Vec::with_capacity(dims.n_heads);
+    let mut flash = Vec::with_capacity(dims.n_heads);
+    for head in 0..dims.n_heads {
+        let kv_group = dims.kv_group(head);
+        let q = projections.head_q(&dims, head);
+        let k = projections.group_k(&dims, kv_group);
+        let v = projections.group_v(&dims, kv_group);
+        standard.push(attend_output(q, k, v, scale, mask).0);
+        flash.push(flash_attention(q, k, v, scale, mask, config.block(), false).output);
+    }
+    let output = finish(config, concat_heads(standard.iter().map(|a| a.view())));
+    let flash_output = finish(config, concat_heads(flash.iter().map(|a| a.view())));
+    let max_abs_diff = max_abs_diff(output.view(), flash_output.view());
+    Outputs {
+        tokens: config.tokens().to_vec(),
+        output,
+        flash_output,
+        max_abs_diff,
+        backend: Backend::Cpu,
+    }
+}
+
+/// What the queries (and, in self-attention, keys and values) are computed from.
+fn attention_input(config: &Config) -> Array2<f32> {
+    match config.layer_norm() {
+        LayerNormMode::Pre => layer_norm(config.x()),
+        LayerNormMode::None | LayerNormMode::Post => config.x().to_owned(),
+    }
+}
+
+/// Q from the (normalised) target; K and V from the source in cross-attention. The source is
+/// used as given: like an encoder's output, it is not normalised again.
+fn project(config: &Config, attention_input: ArrayView2<f32>) -> Projections {
+    let kv_input = config
+        .source()
+        .map_or(attention_input, |source| source.x.view());
+    Projections::new(attention_input, kv_input, config.weights())
+}
+
+/// [seq_len, n_heads·d_v]
+fn concat_heads<'a>(outputs: impl Iterator<Item = ArrayView2<'a, f32>>) -> Array2<f32> {
+    let views: Vec<_> = outputs.collect();
+    concatenate(Axis(1), &views).unwrap_or_else(|_| Array2::zeros((0, 0)))
+}
+
+/// concat · W_O, then the residual and LayerNorm when asked.
+fn finish(config: &Config, concat: Array2<f32>) -> Array2<f32> {
+    residual_and_norm(config, concat.dot(&config.weights().w_o))
+}
+
+fn residual_and_norm(config: &Config, projected: Array2<f32>) -> Array2<f32> {
+    match config.layer_norm() {
+        LayerNormMode::None => projected,
+        LayerNormMode::Pre => projected + config.x(),
+        LayerNormMode::Post => layer_norm((projected + config.x()).view()),
+    }
+}
+
+pub fn max_abs_diff(a: ArrayView2<f32>, b: ArrayView2<f32>) -> f32 {
+    Zip::from(a)
+        .and(b)
+        .fold(0.0f32, |max, &x, &y| max.max((x - y).abs()))
+}

@@ -1,0 +1,12 @@
+//! Attention Lab: an interactive visualiser of Transformer attention.
+//!
+//! Layers, each depending only on those above it in this list:
+//! - [`core`]: the attention math over ndarray (no browser, GPU or UI types);
+//! - [`api`]: the JSON shape of requests and traces (CLI, page API, tests);
+//! - [`ui`]: the Leptos app that shows a trace.
+//!
+//! See ARCHITECTURE.md for the map and the invariants.
+
+pub mod api;
+pub mod core;
+pub mod ui;

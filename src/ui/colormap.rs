@@ -1,0 +1,66 @@
+//! Colour scales for heatmaps: perceptually ordered and readable with colour-blindness.
+
+use super::colormap_data::{COOLWARM, VIRIDIS};
+
+/// How values map to colours.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Scale {
+    /// Viridis from `min` (dark purple) to `max` (yellow): weights and other magnitudes.
+    Sequential { min: f32, max: f32 },
+    /// Coolwarm centred on zero: blue for negative, light grey for 0, red for positive, with
+    /// ±`limit` at the ends. For signed values (Q, K, V, scores).
+    Diverging { limit: f32 },
+}
+
+impl Scale {
+    /// A scale that fits `values`: diverging when any is negative, else sequential from 0.
+    /// Non-finite values are ignored.
+    pub fn fit(values: impl IntoIterator<Item = f32>) -> Self {
+        let (min, max) = values
+            .into_iter()
+            .filter(|v| v.is_finite())
+            .fold((0.0f32, 0.0f32), |(lo, hi), v| (lo.min(v), hi.max(v)));
+        if min < 0.0 {
+            Self::Diverging {
+                limit: max.max(-min),
+            }
+        } else {
+            Self::Sequential { min: 0.0, max }
+        }
+    }
+
+    /// The RGB colour of `value`.
+    pub fn color(&self, value: f32) -> [u8; 3] {
+        match *self {
+            Self::Sequential { min, max } => lookup(&VIRIDIS, normalise(value, min, max)),
+            Self::Diverging { limit } => lookup(&COOLWARM, normalise(value, -limit, limit)),
+        }
+    }
+
+    /// The values at the two ends of the legend.
+    pub fn range(&self) -> (f32, f32) {
+        match *self {
+            Self::Sequential { min, max } => (min, max),
+            Self::Diverging { limit } => (-limit, limit),
+        }
+    }
+}
+
+fn normalise(value: f32, low: f32, high: f32) -> f32 {
+    if high > low {
+        (value - low) / (high - low)
+    } else {
+        0.5
+    }
+}
+
+/// The colour at `t` ∈ [0, 1] (clamped; NaN reads as 0).
+fn lookup(table: &[[u8; 3]; 256], t: f32) -> [u8; 3] {
+    let t = if t.is_nan() { 0.0 } else { t.clamp(0.0, 1.0) };
+    table[(t * 255.0).round() as usize]
+}
+
+/// Viridis at `t` ∈ [0, 1].
+pub fn viridis(t: f32) -> [u8; 3] {
+    lookup(&VIRIDIS, t)
+}

@@ -1,0 +1,105 @@
+//! `window.attentionLab`: a small JavaScript API for embedding hosts and tests.
+//!
+//! - `set(params)`: applies any subset of the parameters (named as in the trace CLI's input).
+//!   Invalid values are refused with a visible message and leave the state as it was.
+//!   Returns `{ok: true}` or `{ok: false, error}`.
+//! - `state()`: the current parameters plus `tokens`, `backend`, `compute_ms`, `max_flash_diff`.
+//! - `trace()`: the last valid trace in the CLI's JSON shape, or null.
+
+use leptos::prelude::*;
+use serde_json::json;
+use wasm_bindgen::JsValue;
+use wasm_bindgen::prelude::Closure;
+
+use super::app::Lab;
+use super::i18n::request_error_message;
+use crate::api::{RequestError, parse_request, trace_json};
+
+/// Applies `update` if the result is computable; otherwise returns the message and changes nothing.
+pub fn apply(lab: Lab, update: &str) -> Result<(), String> {
+    let lang = lab.lang.get_untracked();
+    let refuse = |error: RequestError| request_error_message(&error, lang);
+    let update = parse_request(update).map_err(refuse)?;
+    let merged = lab.request.get_untracked().merged(&update);
+    merged
+        .to_params()
+        .and_then(|params| Ok(params.validate()?))
+        .map_err(refuse)?;
+    lab.notice.set(None);
+    lab.request.set(merged);
+    Ok(())
+}
+
+/// The state as `attentionLab.state()` returns it, as JSON text.
+pub fn state_json(lab: Lab) -> String {
+    let request = lab.request.get_untracked();
+    let outcome = lab.outcome.get_untracked();
+    let trace = lab.shown.get_untracked();
+    let mut state = serde_json::to_value(&request).unwrap_or_else(|_| json!({}));
+    if let Some(object) = state.as_object_mut() {
+        object.insert(
+            "tokens".into(),
+            json!(trace.as_ref().map(|t| t.0.config.tokens().to_vec())),
+        );
+        object.insert(
+            "backend".into(),
+            json!(trace.as_ref().map_or("cpu", |t| t.0.backend.name())),
+        );
+        object.insert("fallback_reason".into(), serde_json::Value::Null);
+        object.insert("compute_ms".into(), json!(outcome.compute_ms));
+        object.insert(
+            "max_flash_diff".into(),
+            json!(trace.as_ref().map(|t| t.0.flash.max_abs_diff)),
+        );
+        object.insert(
+            "error".into(),
+            json!(outcome.result.as_ref().err().map(|e| e.to_string())),
+        );
+    }
+    state.to_string()
+}
+
+/// Installs `window.attentionLab` for this lab (the last mounted lab wins).
+pub fn install(lab: Lab) {
+    #[cfg(target_arch = "wasm32")]
+    if let Err(error) = install_on_window(lab) {
+        web_sys::console::error_2(&"attentionLab: could not install the API".into(), &error);
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    let _ = lab;
+}
+
+fn parse(json: &str) -> JsValue {
+    js_sys::JSON::parse(json).unwrap_or(JsValue::NULL)
+}
+
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+fn install_on_window(lab: Lab) -> Result<(), JsValue> {
+    let window = web_sys::window().ok_or("no window")?;
+    let api = js_sys::Object::new();
+    let set = Closure::<dyn Fn(JsValue) -> JsValue>::new(move |params: JsValue| {
+        let text = js_sys::JSON::stringify(&params)
+            .map(String::from)
+            .unwrap_or_default();
+        let result = match apply(lab, &text) {
+            Ok(()) => json!({ "ok": true }),
+            Err(message) => {
+                lab.notice.set(Some(message.clone()));
+                json!({ "ok": false, "error": message })
+            }
+        };
+        parse(&result.to_string())
+    });
+    let state = Closure::<dyn Fn() -> JsValue>::new(move || parse(&state_json(lab)));
+    let trace = Closure::<dyn Fn() -> JsValue>::new(move || {
+        match lab.shown.get_untracked().map(|t| trace_json(&t.0)) {
+            Some(Ok(json)) => parse(&json),
+            _ => JsValue::NULL,
+        }
+    });
+    js_sys::Reflect::set(&api, &"set".into(), &set.into_js_value())?;
+    js_sys::Reflect::set(&api, &"state".into(), &state.into_js_value())?;
+    js_sys::Reflect::set(&api, &"trace".into(), &trace.into_js_value())?;
+    js_sys::Reflect::set(&window, &"attentionLab".into(), &api)?;
+    Ok(())
+}

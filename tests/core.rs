@@ -1,0 +1,353 @@
+//! The attention core: hand-worked cases, properties on random shapes, and determinism.
+//! Runs natively (`cargo test`) and in headless Chromium (`cargo test --target wasm32-unknown-unknown`).
+
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+#[cfg(target_arch = "wasm32")]
+wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
+
+mod support;
+
+use attention_lab::core::tokenize::{Tokens, tokenize};
+use attention_lab::core::weights::{Dims, Weights};
+use attention_lab::core::{ConfigError, MaskSpec, Params, compute_outputs, compute_trace};
+use support::{assert_close, matrix, params_for_x, random_config};
+
+fn tokens(text: &str) -> Vec<String> {
+    match tokenize(text, 4096) {
+        Tokens::Fit(tokens) => tokens,
+        Tokens::TooMany { at_least } => panic!("{at_least} tokens"),
+    }
+}
+
+#[test]
+fn tokenizer_splits_words_numbers_punctuation_cjk_and_emoji() {
+    let cases: &[(&str, &[&str])] = &[
+        ("The cat sat.", &["The", "cat", "sat", "."]),
+        (
+            "don't stop state-of-the-art",
+            &["don't", "stop", "state-of-the-art"],
+        ),
+        (
+            "pi is 3.14, or 1,000/318",
+            &["pi", "is", "3.14", ",", "or", "1,000", "/", "318"],
+        ),
+        (
+            "猫坐在垫子上。",
+            &["猫", "坐", "在", "垫", "子", "上", "。"],
+        ),
+        ("I ❤️ 注意力!", &["I", "❤️", "注", "意", "力", "!"]),
+        ("👨‍👩‍👧 family 👍🏽", &["👨‍👩‍👧", "family", "👍🏽"]),
+        ("café naïve", &["café", "naïve"]),
+        ("a\u{200B}b \u{FEFF}c", &["a", "b", "c"]),
+        ("  \t\n ", &[]),
+        ("GPT-4 的 attention", &["GPT-4", "的", "attention"]),
+        (
+            "end. -dash 'quote'",
+            &["end", ".", "-", "dash", "'", "quote", "'"],
+        ),
+    ];
+    for (text, expected) in cases {
+        assert_eq!(tokens(text), *expected, "tokenize({text:?})");
+    }
+}
+
+#[test]
+fn tokenizer_stops_early_on_enormous_input() {
+    let text = "word ".repeat(100_000);
+    assert_eq!(tokenize(&text, 4096), Tokens::TooMany { at_least: 4097 });
+    let error = Params::sentence(text).validate().unwrap_err();
+    assert!(
+        matches!(error, ConfigError::TooManyTokens { max: 4096, .. }),
+        "{error}"
+    );
+}
+
+/// Two tokens, identity projections: QKᵀ = XXᵀ = I, so the numbers can be checked on paper.
+/// With T = 1: scores = I/√2; softmax row 0 = [e^0.7071, 1] / (e^0.7071 + 1) = [0.66976, 0.33024].
+/// With T = 2: scores = I/(2√2); row 0 = [e^0.35355, 1] / (e^0.35355 + 1) = [0.58748, 0.41252].
+#[test]
+fn hand_worked_two_tokens() {
+    let identity = matrix(&[&[1.0, 0.0], &[0.0, 1.0]]);
+    for (temperature, w) in [(1.0, 0.669_762_f32), (2.0, 0.587_479)] {
+        let params = Params {
+            n_heads: 1,
+            temperature,
+            weights: Some(Weights {
+                w_q: identity.clone(),
+                w_k: identity.clone(),
+                w_v: identity.clone(),
+                w_o: identity.clone(),
+            }),
+            ..params_for_x(identity.clone())
+        };
+        let trace = compute_trace(&params.validate().unwrap());
+        let s = 1.0 / (2.0f32.sqrt() * temperature as f32);
+        let head = &trace.heads[0];
+        assert_close(
+            "scores",
+            head.scores.view(),
+            matrix(&[&[s, 0.0], &[0.0, s]]).view(),
+            1e-6,
+            0.0,
+        );
+        let expected = matrix(&[&[w, 1.0 - w], &[1.0 - w, w]]);
+        assert_close("weights", head.weights.view(), expected.view(), 1e-6, 0.0);
+        // V = X = I, W_O = I: the output is the weights themselves.
+        assert_close("output", trace.output.view(), expected.view(), 1e-6, 0.0);
+        assert_close(
+            "flash",
+            trace.flash.output.view(),
+            expected.view(),
+            1e-6,
+            0.0,
+        );
+    }
+}
+
+/// Three tokens under a causal mask: token 0 sees only itself, so its weight on itself is 1.
+#[test]
+fn hand_worked_causal_three_tokens() {
+    let x = matrix(&[&[1.0, 0.0], &[0.0, 1.0], &[1.0, 1.0]]);
+    let identity = matrix(&[&[1.0, 0.0], &[0.0, 1.0]]);
+    let params = Params {
+        n_heads: 1,
+        mask: MaskSpec::Causal,
+        weights: Some(Weights {
+            w_q: identity.clone(),
+            w_k: identity.clone(),
+            w_v: identity.clone(),
+            w_o: identity,
+        }),
+        ..params_for_x(x)
+    };
+    let trace = compute_trace(&params.validate().unwrap());
+    let w = &trace.heads[0].weights;
+    // Row 1: scores [0, 1/√2] → [1, e^0.7071] / (1 + e^0.7071) = [0.33024, 0.66976].
+    // Row 2: scores [1, 1, 2]/√2 → e^[0.7071, 0.7071, 1.4142] / 8.1695 = [0.24826, 0.24826, 0.50349].
+    let expected = matrix(&[
+        &[1.0, 0.0, 0.0],
+        &[0.330_238, 0.669_762, 0.0],
+        &[0.248_255, 0.248_255, 0.503_490],
+    ]);
+    assert_close("causal weights", w.view(), expected.view(), 1e-5, 0.0);
+    assert_eq!(w[[0, 1]], 0.0, "masked weights are exactly zero");
+}
+
+#[test]
+fn every_key_masked_gives_zero_rows_and_no_nan() {
+    let params = Params {
+        mask: MaskSpec::Padding { valid_len: 0 },
+        ..Params::sentence("nobody can see anything")
+    };
+    let trace = compute_trace(&params.validate().unwrap());
+    for head in &trace.heads {
+        assert_eq!(head.fully_masked_rows, vec![0, 1, 2, 3]);
+        assert!(head.weights.iter().all(|&w| w == 0.0));
+        assert!(head.output.iter().all(|&o| o == 0.0));
+    }
+    for flash in &trace.flash.heads {
+        assert_eq!(flash.fully_masked_rows, vec![0, 1, 2, 3]);
+        assert!(flash.steps.iter().all(|step| step.skipped));
+    }
+    assert!(
+        trace
+            .output
+            .iter()
+            .chain(&trace.flash.output)
+            .all(|v| v.is_finite())
+    );
+}
+
+#[test]
+fn properties_hold_on_random_configurations() {
+    for seed in 0..60 {
+        let config = random_config(seed);
+        let trace = compute_trace(&config);
+        for head in &trace.heads {
+            for (i, row) in head.weights.outer_iter().enumerate() {
+                let sum: f32 = row.sum();
+                if head.fully_masked_rows.contains(&i) {
+                    assert_eq!(
+                        sum, 0.0,
+                        "seed {seed}: fully masked row {i} must be all zero"
+                    );
+                } else {
+                    assert!(
+                        (sum - 1.0).abs() < 1e-5,
+                        "seed {seed}: row {i} sums to {sum}"
+                    );
+                }
+                for (j, &w) in row.iter().enumerate() {
+                    if !trace.mask[[i, j]] {
+                        assert_eq!(w, 0.0, "seed {seed}: masked weight [{i}][{j}] is {w}");
+                    }
+                }
+            }
+        }
+        assert!(
+            trace.flash.max_abs_diff <= 1e-5,
+            "seed {seed}: flash differs from standard by {}",
+            trace.flash.max_abs_diff
+        );
+        assert!(
+            trace.output.iter().all(|v| v.is_finite()),
+            "seed {seed}: non-finite output"
+        );
+        // The memory-lean path gives the same numbers as the traced one.
+        let outputs = compute_outputs(&config);
+        assert_close(
+            "untraced output",
+            outputs.output.view(),
+            trace.output.view(),
+            1e-5,
+            1e-5,
+        );
+        assert_close(
+            "untraced flash",
+            outputs.flash_output.view(),
+            trace.flash.output.view(),
+            1e-5,
+            1e-5,
+        );
+    }
+}
+
+/// The same seed must give the same bits natively and in the browser: this checksum was computed
+/// natively, and this test also runs under wasm-bindgen-test.
+#[test]
+fn seeded_weights_are_bit_identical_everywhere() {
+    let dims = Dims {
+        d_model: 8,
+        n_heads: 2,
+        n_kv_heads: 1,
+        d_k: 4,
+        d_v: 3,
+    };
+    let weights = Weights::xavier(42, &dims);
+    let checksum = [&weights.w_q, &weights.w_k, &weights.w_v, &weights.w_o]
+        .iter()
+        .flat_map(|m| m.iter())
+        .fold(0u64, |hash, v| {
+            (hash ^ u64::from(v.to_bits())).wrapping_mul(0x100_0000_01B3)
+        });
+    assert_eq!(checksum, WEIGHTS_CHECKSUM, "weights for seed 42 changed");
+    assert_eq!(
+        weights,
+        Weights::xavier(42, &dims),
+        "same seed, same weights"
+    );
+    assert_ne!(
+        weights,
+        Weights::xavier(43, &dims),
+        "another seed, other weights"
+    );
+}
+
+const WEIGHTS_CHECKSUM: u64 = 12_427_391_076_719_514_113;
+
+#[test]
+fn same_word_same_vector() {
+    let config = Params::sentence("The cat saw the cat").validate().unwrap();
+    let (embeddings, _) = config.target().parts.as_ref().unwrap();
+    assert_eq!(embeddings.row(0), embeddings.row(3), "'The' and 'the'");
+    assert_eq!(embeddings.row(1), embeddings.row(4), "'cat' twice");
+    assert_ne!(embeddings.row(0), embeddings.row(1));
+    // Positions differ, so X rows of the same word differ.
+    assert_ne!(config.x().row(1), config.x().row(4));
+}
+
+#[test]
+fn impossible_parameters_are_typed_errors() {
+    let base = || Params::sentence("a b c");
+    let cases: Vec<(Params, &str)> = vec![
+        (Params::sentence("   "), "sentence"),
+        (
+            Params {
+                n_heads: 0,
+                ..base()
+            },
+            "n_heads",
+        ),
+        (
+            Params {
+                n_heads: 4,
+                n_kv_heads: Some(3),
+                ..base()
+            },
+            "n_kv_heads",
+        ),
+        (
+            Params {
+                d_k: Some(0),
+                ..base()
+            },
+            "d_k",
+        ),
+        (
+            Params {
+                d_model: Some(0),
+                ..base()
+            },
+            "d_model",
+        ),
+        (
+            Params {
+                temperature: 0.0,
+                ..base()
+            },
+            "temperature",
+        ),
+        (
+            Params {
+                temperature: f64::NAN,
+                ..base()
+            },
+            "temperature",
+        ),
+        (
+            Params {
+                temperature: -1.0,
+                ..base()
+            },
+            "temperature",
+        ),
+        (
+            Params {
+                block_rows: 0,
+                ..base()
+            },
+            "block.rows",
+        ),
+        (
+            Params {
+                mask: MaskSpec::Padding { valid_len: 4 },
+                ..base()
+            },
+            "mask",
+        ),
+        (
+            Params {
+                source: Some(attention_lab::core::Input::Sentence("one two".into())),
+                mask: MaskSpec::Causal,
+                ..base()
+            },
+            "mask",
+        ),
+        (
+            Params {
+                mask: MaskSpec::Custom {
+                    allowed: ndarray::Array2::from_elem((2, 3), true),
+                },
+                ..base()
+            },
+            "mask.allowed",
+        ),
+        (params_for_x(matrix(&[&[1.0, f32::INFINITY]])), "x"),
+    ];
+    for (params, field) in cases {
+        let error = params.validate().expect_err(field);
+        assert_eq!(error.field(), field, "{error}");
+        assert!(!error.to_string().is_empty());
+    }
+}

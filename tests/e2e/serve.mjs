@@ -1,0 +1,44 @@
+// A static file server for dist/ on 127.0.0.1, for the end-to-end tests and the benchmark.
+import { createServer } from 'node:http';
+import { readFile } from 'node:fs/promises';
+import { extname, join, normalize } from 'node:path';
+
+const TYPES = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.json': 'application/json',
+};
+
+/** Serves `root` on 127.0.0.1 at a free port; resolves to { url, close }. */
+export function serve(root, extraFiles = {}) {
+  const server = createServer(async (req, res) => {
+    const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    if (extraFiles[path]) {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end(extraFiles[path]);
+      return;
+    }
+    const file = normalize(join(root, path.endsWith('/') ? path + 'index.html' : path));
+    if (!file.startsWith(normalize(root))) {
+      res.writeHead(403).end();
+      return;
+    }
+    try {
+      const body = await readFile(file);
+      res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' });
+      res.end(body);
+    } catch {
+      res.writeHead(404).end('not found');
+    }
+  });
+  return new Promise((resolve) => {
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      resolve({ url: `http://127.0.0.1:${port}/`, close: () => server.close() });
+    });
+  });
+}
