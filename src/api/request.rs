@@ -128,7 +128,11 @@ impl RequestError {
 pub fn parse_request(json: &str) -> Result<Request, RequestError> {
     let deserializer = &mut serde_json::Deserializer::from_str(json);
     serde_path_to_error::deserialize(deserializer).map_err(|error| {
-        let path = error.path().to_string();
+        // An empty path means the text is not a JSON object at all.
+        let path = match error.path().to_string().as_str() {
+            "." => "request".to_string(),
+            path => path.to_string(),
+        };
         let message = error.inner().to_string();
         // serde_json appends " at line 1 column 5": useful for files, noise for one object.
         let message = match message.rfind(" at line ") {

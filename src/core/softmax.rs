@@ -20,13 +20,13 @@ pub fn masked_softmax(
         weights.fill(0.0);
         return false;
     }
-    let mut sum = 0.0f32;
+    let mut sum = 0.0f64;
     for (j, (w, &s)) in weights.iter_mut().zip(scores).enumerate() {
         *w = if allowed(j) { (s - max).exp() } else { 0.0 };
-        sum += *w;
+        sum += f64::from(*w);
     }
     // sum ≥ 1: the maximum itself contributes exp(0) = 1.
-    let inverse = 1.0 / sum;
+    let inverse = (1.0 / sum) as f32;
     weights.mapv_inplace(|w| w * inverse);
     true
 }

@@ -1,0 +1,150 @@
+//! Criterion benchmarks of the attention core, natively:
+//! - the full traced computation (standard + flash with every tile step) at
+//!   (seq_len, d_model, n_heads) = (64, 64, 4), (128, 128, 8), (512, 512, 8);
+//! - the untraced outputs (standard in row chunks + flash) at (4096, 64, 4), with the peak heap
+//!   memory it allocates, measured by a counting allocator.
+//!
+//! `cargo bench --bench attention`
+
+#[cfg(not(target_arch = "wasm32"))]
+mod native {
+    use std::alloc::{GlobalAlloc, Layout, System};
+    use std::hint::black_box;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use attention_lab::core::flash::flash_attention;
+    use attention_lab::core::{Config, Input, Params, compute_outputs, compute_trace};
+    use criterion::{BenchmarkId, Criterion};
+
+    /// The system allocator, counting the bytes live now and the most live since the last reset.
+    struct PeakAlloc;
+
+    static LIVE: AtomicUsize = AtomicUsize::new(0);
+    static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+    // SAFETY: every call is forwarded unchanged to `System`; the counters only observe sizes.
+    unsafe impl GlobalAlloc for PeakAlloc {
+        unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+            let live = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
+            PEAK.fetch_max(live, Ordering::Relaxed);
+            // SAFETY: forwarded with the caller's layout.
+            unsafe { System.alloc(layout) }
+        }
+
+        unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+            LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+            // SAFETY: `ptr` came from `alloc` above with this layout.
+            unsafe { System.dealloc(ptr, layout) }
+        }
+    }
+
+    #[global_allocator]
+    static ALLOCATOR: PeakAlloc = PeakAlloc;
+
+    /// Peak bytes allocated by `f` beyond what was live before it.
+    fn peak_bytes<T>(f: impl FnOnce() -> T) -> (T, usize) {
+        let before = LIVE.load(Ordering::Relaxed);
+        PEAK.store(before, Ordering::Relaxed);
+        let result = f();
+        (result, PEAK.load(Ordering::Relaxed) - before)
+    }
+
+    fn config(seq_len: usize, d_model: usize, n_heads: usize, trace: bool) -> Config {
+        const WORDS: [&str; 8] = ["the", "cat", "sat", "on", "a", "warm", "mat", "today"];
+        let tokens = (0..seq_len)
+            .map(|i| WORDS[i % WORDS.len()].to_string())
+            .collect();
+        Params {
+            input: Input::Tokens(tokens),
+            d_model: Some(d_model),
+            n_heads,
+            trace,
+            ..Params::sentence("")
+        }
+        .validate()
+        .expect("benchmark shapes are valid")
+    }
+
+    pub fn traced(c: &mut Criterion) {
+        let mut group = c.benchmark_group("trace");
+        for (seq_len, d_model, n_heads) in [(64, 64, 4), (128, 128, 8), (512, 512, 8)] {
+            if seq_len >= 512 {
+                group.sample_size(10);
+            }
+            let config = config(seq_len, d_model, n_heads, true);
+            group.bench_with_input(
+                BenchmarkId::from_parameter(format!("{seq_len}x{d_model}x{n_heads}")),
+                &config,
+                |b, config| b.iter(|| compute_trace(black_box(config))),
+            );
+        }
+        group.finish();
+    }
+
+    pub fn untraced(c: &mut Criterion) {
+        let (seq_len, d_model, n_heads) = (4096, 64, 4);
+        let config = config(seq_len, d_model, n_heads, false);
+        let (outputs, peak) = peak_bytes(|| compute_outputs(&config));
+        let dense = seq_len * seq_len * std::mem::size_of::<f32>();
+        println!(
+            "peak heap of compute_outputs at {seq_len}x{d_model}x{n_heads}: {:.2} MiB \
+             (one {seq_len}² score matrix alone would be {:.0} MiB); flash vs standard max |Δ| = {:e}",
+            peak as f64 / (1 << 20) as f64,
+            dense as f64 / (1 << 20) as f64,
+            outputs.max_abs_diff
+        );
+        let x = config.x();
+        let w = config.weights();
+        let d_k = config.dims().d_k;
+        let (q, k, v) = (x.dot(&w.w_q), x.dot(&w.w_k), x.dot(&w.w_v));
+        let (q, k, v) = (
+            q.slice(ndarray::s![.., ..d_k]),
+            k.slice(ndarray::s![.., ..d_k]),
+            v.slice(ndarray::s![.., ..d_k]),
+        );
+        let (_, flash_peak) = peak_bytes(|| {
+            flash_attention(
+                q,
+                k,
+                v,
+                config.scale(),
+                config.mask(),
+                config.block(),
+                false,
+            )
+        });
+        println!(
+            "peak heap of one untraced flash head at {seq_len}x{d_k}: {:.3} MiB (output {:.3} MiB)",
+            flash_peak as f64 / (1 << 20) as f64,
+            (seq_len * d_k * 4) as f64 / (1 << 20) as f64
+        );
+
+        let mut group = c.benchmark_group("untraced");
+        group.sample_size(10);
+        group.bench_function(format!("outputs {seq_len}x{d_model}x{n_heads}"), |b| {
+            b.iter(|| compute_outputs(black_box(&config)))
+        });
+        group.bench_function(format!("flash head {seq_len}x{d_k}"), |b| {
+            b.iter(|| {
+                flash_attention(
+                    q,
+                    k,
+                    v,
+                    config.scale(),
+                    config.mask(),
+                    config.block(),
+                    false,
+                )
+            })
+        });
+        group.finish();
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+criterion::criterion_group!(benches, native::traced, native::untraced);
+#[cfg(not(target_arch = "wasm32"))]
+criterion::criterion_main!(benches);
+
+#[cfg(target_arch = "wasm32")]
+fn main() {}

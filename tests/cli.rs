@@ -1,0 +1,147 @@
+//! The `attention-trace` binary, driven as a course author would: JSON in, JSON out.
+
+#![cfg(not(target_arch = "wasm32"))]
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use serde_json::Value;
+
+/// Runs the CLI on `input`; returns (exit code, stdout, stderr).
+fn run(input: &str) -> (i32, String, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_attention-trace"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+fn trace(input: &str) -> Value {
+    let (code, stdout, stderr) = run(input);
+    assert_eq!(code, 0, "{stderr}");
+    serde_json::from_str(&stdout).unwrap()
+}
+
+#[test]
+fn a_sentence_gives_the_documented_shape() {
+    let t = trace(
+        r#"{"sentence": "the cat sat", "d_model": 8, "n_heads": 2, "mask": {"kind": "causal"}, "block": {"rows": 2, "cols": 2}}"#,
+    );
+    assert_eq!(t["tokens"], serde_json::json!(["the", "cat", "sat"]));
+    assert_eq!(t["x"].as_array().unwrap().len(), 3);
+    assert_eq!(t["x"][0].as_array().unwrap().len(), 8);
+    let heads = t["heads"].as_array().unwrap();
+    assert_eq!(heads.len(), 2);
+    for head in heads {
+        for key in ["q", "k", "v", "scores", "weights", "output"] {
+            assert_eq!(head[key].as_array().unwrap().len(), 3, "{key}");
+        }
+        assert!(head["scores"][0][1].is_null(), "masked scores are null");
+        assert_eq!(head["weights"][0][0], 1.0, "token 0 sees only itself");
+        assert_eq!(head["fully_masked_rows"], serde_json::json!([]));
+    }
+    assert_eq!(t["concat"][0].as_array().unwrap().len(), 8);
+    assert_eq!(t["output"][0].as_array().unwrap().len(), 8);
+    assert!(t["flash"]["max_abs_diff"].as_f64().unwrap() <= 1e-5);
+    let steps = t["flash"]["heads"][0]["steps"].as_array().unwrap();
+    // 2 row blocks × 2 column blocks; the tile above the diagonal is skipped.
+    assert_eq!(steps.len(), 4);
+    assert_eq!(steps[1]["skipped"], true);
+    assert_eq!(
+        (
+            steps[1]["row_block"].as_u64(),
+            steps[1]["col_block"].as_u64()
+        ),
+        (Some(0), Some(1))
+    );
+    for key in ["m", "l", "acc"] {
+        assert!(steps[0][key].is_array(), "{key}");
+    }
+    assert_eq!(t["backend"], "cpu");
+}
+
+#[test]
+fn cross_attention_takes_keys_from_the_source() {
+    let t = trace(
+        r#"{"sentence": "我 爱 猫", "source_sentence": "I love cats very much", "d_model": 6, "n_heads": 1}"#,
+    );
+    assert_eq!(t["source_tokens"].as_array().unwrap().len(), 5);
+    assert_eq!(t["heads"][0]["weights"].as_array().unwrap().len(), 3);
+    assert_eq!(t["heads"][0]["weights"][0].as_array().unwrap().len(), 5);
+}
+
+#[test]
+fn untraced_runs_4096_tokens() {
+    let sentence = "word ".repeat(4096);
+    let input = serde_json::json!({
+        "sentence": sentence, "d_model": 8, "n_heads": 1, "trace": false,
+        "mask": {"kind": "causal"}, "block": {"rows": 64, "cols": 64},
+    });
+    let t = trace(&input.to_string());
+    assert_eq!(t["tokens"].as_array().unwrap().len(), 4096);
+    assert_eq!(t["output"].as_array().unwrap().len(), 4096);
+    assert_eq!(t["flash"]["output"].as_array().unwrap().len(), 4096);
+    assert!(t["flash"]["max_abs_diff"].as_f64().unwrap() <= 1e-5);
+    assert!(t.get("heads").is_none(), "no trace was asked for");
+}
+
+#[test]
+fn bad_input_exits_2_naming_the_field() {
+    let cases = [
+        (r#"{"sentence": ""}"#, "sentence"),
+        (r#"{"sentence": "a b", "n_heads": "two"}"#, "n_heads"),
+        (r#"{"sentence": "a b", "temprature": 2}"#, "temprature"),
+        (
+            r#"{"sentence": "a b", "n_heads": 4, "n_kv_heads": 3}"#,
+            "n_kv_heads",
+        ),
+        (r#"{"sentence": "a b", "temperature": 0}"#, "temperature"),
+        (
+            r#"{"sentence": "a b", "mask": {"kind": "diagonal"}}"#,
+            "mask",
+        ),
+        (
+            r#"{"sentence": "a b", "mask": {"kind": "padding", "valid_len": 5}}"#,
+            "mask",
+        ),
+        (
+            r#"{"sentence": "a b", "source_sentence": "c", "mask": {"kind": "causal"}}"#,
+            "mask",
+        ),
+        (r#"{"x": [[1, 2], [3]]}"#, "x"),
+        (r#"{"tokens": ["a"], "sentence": "a"}"#, "sentence"),
+        (r#"{"d_model": 4}"#, "sentence"),
+        (r#"{"sentence": "a", "block": {"rows": 0}}"#, "block.rows"),
+        ("not json", "request"),
+    ];
+    for (input, field) in cases {
+        let (code, stdout, stderr) = run(input);
+        assert_eq!(code, 2, "{input}: {stderr}");
+        assert!(stdout.is_empty(), "{input}: nothing on stdout");
+        assert_eq!(
+            stderr.trim_end().lines().count(),
+            1,
+            "{input}: one line: {stderr}"
+        );
+        assert!(
+            stderr.contains(field),
+            "{input}: message names `{field}`: {stderr}"
+        );
+    }
+    let (code, _, stderr) = run(&format!(r#"{{"sentence": "{}"}}"#, "a ".repeat(5000)));
+    assert_eq!(code, 2);
+    assert!(stderr.contains("4096"), "{stderr}");
+}
