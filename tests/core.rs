@@ -351,3 +351,22 @@ fn impossible_parameters_are_typed_errors() {
         assert!(!error.to_string().is_empty());
     }
 }
+
+#[test]
+fn fast_exp_matches_libm() {
+    use attention_lab::core::fastmath::exp;
+    let mut worst = 0.0f64;
+    let mut x = -87.0f32;
+    while x <= 88.0 {
+        let reference = f64::from(x).exp();
+        let relative = ((f64::from(exp(x)) - reference) / reference).abs();
+        worst = worst.max(relative);
+        x += 0.001_7;
+    }
+    assert!(worst < 3e-7, "worst relative error {worst:e}");
+    println!("fast exp: worst relative error {worst:e}");
+    assert_eq!(exp(0.0), 1.0);
+    assert_eq!(exp(f32::NEG_INFINITY), 0.0);
+    assert_eq!(exp(-100.0), 0.0);
+    assert!(exp(1e6).is_finite());
+}

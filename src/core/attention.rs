@@ -4,7 +4,7 @@
 use ndarray::{Array2, ArrayView2, Axis, s};
 
 use super::mask::Mask;
-use super::softmax::masked_softmax;
+use super::softmax::masked_softmax_row;
 use super::weights::{Dims, Weights};
 
 /// Q, K and V of every head: the inputs multiplied by W_Q, W_K and W_V once.
@@ -123,7 +123,8 @@ fn softmax_rows(
         .enumerate()
     {
         let i = first_row + r;
-        if !masked_softmax(score_row, |j| mask.allows(i, j), weight_row) {
+        let keys = mask.row_keys(i, 0..score_row.len());
+        if !masked_softmax_row(score_row, &keys, weight_row) {
             fully_masked_rows.push(i);
         }
     }

@@ -11,9 +11,12 @@
 
 use std::ops::Range;
 
+use ndarray::linalg::general_mat_mul;
 use ndarray::{Array2, ArrayView2, s};
 
+use super::fastmath::exp;
 use super::mask::Mask;
+use super::softmax::{masked_exp, masked_max, with_row_slices};
 
 /// One tile visit: query block `row_block` against key/value block `col_block`.
 #[derive(Debug, Clone, PartialEq)]
@@ -71,6 +74,10 @@ pub fn flash_attention(
     let mut output = Array2::zeros((seq_len, d_v));
     let mut steps = Vec::new();
     let mut fully_masked_rows = Vec::new();
+    // Scratch for one tile (the "fast memory" of the paper), reused by every tile.
+    let tile_shape = (block_rows.min(seq_len), block_cols.min(key_len));
+    let mut scores_tile = Array2::<f32>::zeros(tile_shape);
+    let mut probs_tile = Array2::<f32>::zeros(tile_shape);
 
     for (row_block, r0) in (0..seq_len).step_by(block_rows).enumerate() {
         let rows = r0..(r0 + block_rows).min(seq_len);
@@ -102,48 +109,53 @@ pub fn flash_attention(
                 }
                 continue;
             }
-            let (m_prev, l_prev) = (m.clone(), l.clone());
-            let mut scores = q_block.dot(&k.slice(s![cols.clone(), ..]).t());
-            scores.mapv_inplace(|s| s * scale);
-            let mut probs = Array2::<f32>::zeros(scores.raw_dim());
+            let previous = record.then(|| (m.clone(), l.clone()));
+            let mut scores = scores_tile.slice_mut(s![..n_rows, ..cols.len()]);
+            let mut probs = probs_tile.slice_mut(s![..n_rows, ..cols.len()]);
+            // S = Q_i K_jᵀ · scale
+            general_mat_mul(
+                scale,
+                &q_block,
+                &k.slice(s![cols.clone(), ..]).t(),
+                0.0,
+                &mut scores,
+            );
             let mut rescale = vec![1.0f32; n_rows];
-            for r in 0..n_rows {
-                let i = r0 + r;
-                let allowed = |c: usize| mask.allows(i, c0 + c);
-                let tile_max = scores
-                    .row(r)
-                    .iter()
-                    .enumerate()
-                    .filter(|&(c, _)| allowed(c))
-                    .fold(f32::NEG_INFINITY, |max, (_, &s)| max.max(s));
-                let m_new = m[r].max(tile_max);
-                if m_new == f32::NEG_INFINITY {
-                    // No allowed key in this row yet: l and acc stay zero.
-                    continue;
-                }
-                // exp(−∞) = 0 when this is the row's first allowed key: nothing to rescale.
-                rescale[r] = (m[r] - m_new).exp();
-                let mut row_sum = 0.0f32;
-                for (c, (p, &s)) in probs.row_mut(r).iter_mut().zip(scores.row(r)).enumerate() {
-                    if allowed(c) {
-                        *p = (s - m_new).exp();
-                        row_sum += *p;
+            for (r, (score_row, prob_row)) in
+                scores.rows().into_iter().zip(probs.rows_mut()).enumerate()
+            {
+                let keys = mask.row_keys(r0 + r, cols.clone());
+                let m_old = m[r];
+                // P = exp(S − m_new) over the allowed keys, with m_new = max(m_old, max_j S).
+                let update = with_row_slices(score_row, prob_row, |scores, probs| {
+                    let m_new = m_old.max(masked_max(scores, &keys));
+                    if m_new == f32::NEG_INFINITY {
+                        // No allowed key in this row yet: P, l and acc stay zero.
+                        probs.fill(0.0);
+                        return None;
                     }
-                }
+                    Some((m_new, masked_exp(scores, &keys, m_new, probs) as f32))
+                });
+                let Some((m_new, row_sum)) = update else {
+                    continue;
+                };
+                // exp(−∞) = 0 when this is the row's first allowed key: nothing to rescale.
+                rescale[r] = exp(m_old - m_new);
                 l[r] = rescale[r] * l[r] + row_sum;
                 m[r] = m_new;
                 acc.row_mut(r).mapv_inplace(|a| a * rescale[r]);
             }
-            acc += &probs.dot(&v.slice(s![cols.clone(), ..]));
-            if record {
+            // acc = diag(rescale) · acc + P · V_j
+            general_mat_mul(1.0, &probs, &v.slice(s![cols.clone(), ..]), 1.0, &mut acc);
+            if let Some((m_prev, l_prev)) = previous {
                 steps.push(FlashStep {
                     row_block,
                     col_block,
                     rows: rows.clone(),
                     cols,
                     skipped: false,
-                    scores,
-                    probs,
+                    scores: scores.to_owned(),
+                    probs: probs.to_owned(),
                     m_prev,
                     m: m.clone(),
                     l_prev,

@@ -2,7 +2,16 @@
 
 use std::ops::Range;
 
-use ndarray::Array2;
+use ndarray::{Array2, ArrayView1, s};
+
+/// The keys one query may attend to, relative to some first column.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RowKeys<'a> {
+    /// Exactly the keys in this range: every built-in mask allows a contiguous run of keys.
+    Range(Range<usize>),
+    /// A row of a custom mask: `true` where allowed.
+    Explicit(ArrayView1<'a, bool>),
+}
 
 /// A mask as a user asks for it. Checked against the sequence lengths into a [`Mask`].
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -65,6 +74,22 @@ impl Mask {
             MaskSpec::Window { radius } => i.abs_diff(j) <= *radius,
             MaskSpec::Custom { allowed } => allowed[[i, j]],
         }
+    }
+
+    /// The keys that query `i` may attend to among `cols`, numbered from `cols.start`.
+    pub fn row_keys(&self, i: usize, cols: Range<usize>) -> RowKeys<'_> {
+        let allowed = match &self.spec {
+            MaskSpec::None => 0..self.keys,
+            MaskSpec::Causal => 0..i + 1,
+            MaskSpec::Padding { valid_len } => 0..*valid_len,
+            MaskSpec::Window { radius } => i.saturating_sub(*radius)..i + radius + 1,
+            MaskSpec::Custom { allowed } => {
+                return RowKeys::Explicit(allowed.slice(s![i, cols]));
+            }
+        };
+        let start = allowed.start.clamp(cols.start, cols.end);
+        let end = allowed.end.clamp(start, cols.end);
+        RowKeys::Range(start - cols.start..end - cols.start)
     }
 
     /// [queries, keys]: `true` where attention is allowed.

@@ -8,6 +8,7 @@ pub mod attention;
 pub mod config;
 pub mod embed;
 pub mod error;
+pub mod fastmath;
 pub mod flash;
 pub mod layer_norm;
 pub mod mask;
