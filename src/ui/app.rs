@@ -140,10 +140,10 @@ pub fn App() -> impl IntoView {
             let tokens = t.0.config.tokens().to_vec();
             let keys = t.0.config.key_sequence().tokens.clone();
             HeatmapData {
+                scale: Scale::fit(t.0.heads[0].weights.iter().copied()),
                 values: t.0.heads[0].weights.clone(),
                 row_labels: tokens,
                 col_labels: keys,
-                scale: Scale::Sequential { min: 0.0, max: 1.0 },
             }
         })
     });

@@ -32,7 +32,14 @@ pub fn Heatmap(
     #[prop(into)] label: Signal<String>,
 ) -> impl IntoView {
     let canvas = NodeRef::<leptos::html::Canvas>::new();
+    // The layout depends on the available width: redraw when the window is resized.
+    let resized = RwSignal::new(0u32);
+    let listener = window_event_listener(leptos::ev::resize, move |_| {
+        resized.update(|n| *n = n.wrapping_add(1))
+    });
+    on_cleanup(move || listener.remove());
     Effect::new(move |_| {
+        resized.track();
         let (Some(canvas), Some(data)) = (canvas.get(), data.get()) else {
             return;
         };
@@ -96,7 +103,7 @@ fn draw(canvas: &HtmlCanvasElement, data: &HeatmapData) -> Result<(), JsValue> {
         })
     };
     let left = widest(&data.row_labels)?.ceil() + 10.0;
-    let top = widest(&data.col_labels)?.ceil() + 10.0;
+    let widest_column = widest(&data.col_labels)?.ceil();
     let available = canvas
         .parent_element()
         .map_or(560.0, |parent| f64::from(parent.client_width()))
@@ -104,6 +111,9 @@ fn draw(canvas: &HtmlCanvasElement, data: &HeatmapData) -> Result<(), JsValue> {
     let cell = ((available - left - 12.0) / cols as f64)
         .floor()
         .clamp(4.0, 40.0);
+    // Short labels (a Chinese character, a short word) stand upright; longer ones are turned.
+    let upright = widest_column <= cell - 2.0;
+    let top = if upright { 22.0 } else { widest_column + 10.0 };
     let (grid_w, grid_h) = (cell * cols as f64, cell * rows as f64);
     let (width, height) = (left + grid_w + 12.0, top + grid_h + LEGEND_HEIGHT);
 
@@ -129,11 +139,14 @@ fn draw(canvas: &HtmlCanvasElement, data: &HeatmapData) -> Result<(), JsValue> {
     for (i, label) in data.row_labels.iter().enumerate().step_by(label_every) {
         ctx.fill_text(&short(label), left - 6.0, top + (i as f64 + 0.5) * cell)?;
     }
-    ctx.set_text_align("left");
+    ctx.set_text_align(if upright { "center" } else { "left" });
     for (j, label) in data.col_labels.iter().enumerate().step_by(label_every) {
         ctx.save();
-        ctx.translate(left + (j as f64 + 0.5) * cell, top - 6.0)?;
-        ctx.rotate(-std::f64::consts::FRAC_PI_2)?;
+        ctx.translate(left + (j as f64 + 0.5) * cell, top - 10.0)?;
+        if !upright {
+            ctx.translate(0.0, 4.0)?;
+            ctx.rotate(-std::f64::consts::FRAC_PI_2)?;
+        }
         ctx.fill_text(&short(label), 0.0, 0.0)?;
         ctx.restore();
     }
