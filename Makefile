@@ -1,6 +1,7 @@
 # The two commands of this project. Each first installs whatever is missing (.ci/tools.sh).
 #   make serve   the app at http://127.0.0.1:8080 (release build, rebuilt on change)
 #   make test    every check and test; what CI runs
+#   make bench   the benchmarks: the core natively (criterion), the page in headless Chromium
 SHELL := /bin/bash
 export PATH := $(CURDIR)/.tools/node_modules/.bin:$(HOME)/.cargo/bin:$(PATH)
 export TRUNK_SKIP_VERSION_CHECK := true
@@ -9,7 +10,7 @@ export WASM_BINDGEN_TEST_WEBDRIVER_JSON ?= $(CURDIR)/.ci/webdriver.json
 export WASM_BINDGEN_TEST_TIMEOUT ?= 300
 PORT ?= 8080
 
-.PHONY: serve test tools
+.PHONY: serve test bench tools
 
 tools:
 	@bash .ci/tools.sh
@@ -19,3 +20,8 @@ serve: tools
 
 test: tools
 	@bash .ci/test.sh
+
+bench: tools
+	cargo bench --bench attention
+	trunk build --release
+	node tests/e2e/bench.mjs

@@ -370,3 +370,44 @@ fn fast_exp_matches_libm() {
     assert_eq!(exp(-100.0), 0.0);
     assert!(exp(1e6).is_finite());
 }
+
+/// Reusing a previous configuration must give exactly what validating from scratch gives.
+#[test]
+fn validate_reusing_equals_validate() {
+    let base = Params {
+        d_model: Some(12),
+        seed: 3,
+        ..Params::sentence("the cat sat on the mat")
+    };
+    let previous = base.validate().unwrap();
+    let variants = [
+        Params {
+            temperature: 0.5,
+            ..base.clone()
+        },
+        Params {
+            seed: 4,
+            ..base.clone()
+        },
+        Params {
+            d_model: Some(8),
+            ..base.clone()
+        },
+        Params {
+            n_heads: 3,
+            ..base.clone()
+        },
+        Params::sentence("a different sentence"),
+        Params {
+            source: Some(attention_lab::core::Input::Sentence("源 句子".into())),
+            ..base.clone()
+        },
+    ];
+    for params in variants {
+        assert_eq!(
+            params.validate_reusing(Some(&previous)),
+            params.validate(),
+            "{params:?}"
+        );
+    }
+}

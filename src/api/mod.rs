@@ -4,5 +4,8 @@
 mod request;
 mod response;
 
-pub use request::{BackendChoice, MaskRequest, Request, RequestError, parse_request};
+pub use request::{
+    BackendChoice, BlockRequest, LayerNormRequest, MaskRequest, Request, RequestError,
+    WeightsRequest, parse_request,
+};
 pub use response::{outputs_json, trace_json};

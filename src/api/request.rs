@@ -285,3 +285,34 @@ impl Request {
         merged
     }
 }
+
+impl Request {
+    /// The number of query and key tokens this request describes, where they can be told
+    /// without computing (`None` for a sequence that would not validate).
+    pub fn lengths(&self) -> (Option<usize>, Option<usize>) {
+        use crate::core::config::MAX_TOKENS;
+        use crate::core::tokenize::{Tokens, tokenize};
+        let length =
+            |sentence: &Option<String>, tokens: &Option<Vec<String>>, x: &Option<Vec<Vec<f64>>>| {
+                match (sentence, tokens, x) {
+                    (Some(text), _, _) => match tokenize(text, MAX_TOKENS) {
+                        Tokens::Fit(tokens) if !tokens.is_empty() => Some(tokens.len()),
+                        _ => None,
+                    },
+                    (None, Some(tokens), _) => Some(tokens.len()),
+                    (None, None, Some(x)) => Some(x.len()),
+                    (None, None, None) => None,
+                }
+            };
+        let queries = length(&self.sentence, &self.tokens, &self.x);
+        let has_source = self.source_sentence.is_some()
+            || self.source_tokens.is_some()
+            || self.source_x.is_some();
+        let keys = if has_source {
+            length(&self.source_sentence, &self.source_tokens, &self.source_x)
+        } else {
+            queries
+        };
+        (queries, keys)
+    }
+}

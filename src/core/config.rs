@@ -113,6 +113,8 @@ impl Params {
 /// A sequence after tokenizing and embedding.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Sequence {
+    /// What it was made from (to reuse it when the same input comes again).
+    pub origin: Input,
     pub tokens: Vec<String>,
     /// [len, d_model]: what attention reads.
     pub x: Array2<f32>,
@@ -131,6 +133,8 @@ pub struct Config {
     seed: u64,
     mask: Mask,
     weights: Weights,
+    /// Whether `weights` were drawn from `seed` (rather than given).
+    seeded_weights: bool,
     block_rows: usize,
     block_cols: usize,
     layer_norm: LayerNormMode,
@@ -207,12 +211,34 @@ impl Config {
 impl Params {
     /// Checks every parameter, tokenizes and embeds, and draws the weights.
     pub fn validate(&self) -> Result<Config, ConfigError> {
+        self.validate_reusing(None)
+    }
+
+    /// [`Params::validate`], reusing from `previous` what these parameters would compute again
+    /// identically: an embedded sequence whose input and d_model are unchanged, and weights drawn
+    /// from the same seed for the same shapes. A slider that moves the temperature then costs
+    /// no tokenizing, embedding or drawing of weights. The result is the same, bit for bit.
+    pub fn validate_reusing(&self, previous: Option<&Config>) -> Result<Config, ConfigError> {
         let d_model = resolve_d_model(&self.input, self.d_model)?;
-        let target = sequence(&self.input, d_model, InputFields::TARGET)?;
+        let reuse = |input: &Input, fields: InputFields, old: Option<&Sequence>| match old {
+            Some(old) if &old.origin == input && old.x.ncols() == d_model => Ok(old.clone()),
+            _ => sequence(input, d_model, fields),
+        };
+        let target = reuse(
+            &self.input,
+            InputFields::TARGET,
+            previous.map(|p| &p.target),
+        )?;
         let source = self
             .source
             .as_ref()
-            .map(|input| sequence(input, d_model, InputFields::SOURCE))
+            .map(|input| {
+                reuse(
+                    input,
+                    InputFields::SOURCE,
+                    previous.and_then(|p| p.source.as_ref()),
+                )
+            })
             .transpose()?;
 
         let n_heads = in_range("n_heads", self.n_heads, 1, MAX_HEADS)?;
@@ -249,9 +275,16 @@ impl Params {
         let key_len = source.as_ref().map_or(seq_len, |s| s.tokens.len());
         let mask = check_mask(&self.mask, seq_len, key_len)?;
 
-        let weights = match &self.weights {
-            Some(weights) => check_weights(weights, &dims)?,
-            None => Weights::xavier(self.seed, &dims),
+        let weights = match (&self.weights, previous) {
+            (Some(weights), _) => check_weights(weights, &dims)?,
+            (None, Some(previous))
+                if previous.seeded_weights
+                    && previous.seed == self.seed
+                    && previous.dims == dims =>
+            {
+                previous.weights.clone()
+            }
+            (None, _) => Weights::xavier(self.seed, &dims),
         };
 
         let block_rows = in_range("block.rows", self.block_rows, 1, MAX_TOKENS)?;
@@ -274,6 +307,7 @@ impl Params {
             temperature: self.temperature as f32,
             seed: self.seed,
             mask,
+            seeded_weights: self.weights.is_none(),
             weights,
             block_rows,
             block_cols,
@@ -324,6 +358,7 @@ fn sequence(input: &Input, d_model: usize, fields: InputFields) -> Result<Sequen
         let embeddings = token_embeddings(&tokens, d_model);
         let positions = positional_encoding(tokens.len(), d_model);
         Sequence {
+            origin: input.clone(),
             x: &embeddings + &positions,
             tokens,
             parts: Some((embeddings, positions)),
@@ -367,6 +402,7 @@ fn sequence(input: &Input, d_model: usize, fields: InputFields) -> Result<Sequen
                 .map(|i| format!("{}{i}", fields.generated_prefix))
                 .collect();
             Ok(Sequence {
+                origin: input.clone(),
                 tokens,
                 x: x.clone(),
                 parts: None,

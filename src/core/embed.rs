@@ -23,9 +23,16 @@ pub fn token_embeddings(tokens: &[String], d_model: usize) -> Array2<f32> {
 /// P: [seq_len, d_model], the encoding of "Attention Is All You Need":
 /// P[pos, 2i] = sin(pos / 10000^(2i/d_model)), P[pos, 2i+1] = cos(pos / 10000^(2i/d_model)).
 pub fn positional_encoding(seq_len: usize, d_model: usize) -> Array2<f32> {
+    // 1 / 10000^(2i/d_model), once per sin/cos pair rather than once per element.
+    let frequencies: Vec<f64> = (0..d_model)
+        .map(|dim| {
+            10_000_f64
+                .powf((dim / 2 * 2) as f64 / d_model as f64)
+                .recip()
+        })
+        .collect();
     Array2::from_shape_fn((seq_len, d_model), |(pos, dim)| {
-        let pair = (dim / 2 * 2) as f64;
-        let angle = pos as f64 / 10_000_f64.powf(pair / d_model as f64);
+        let angle = pos as f64 * frequencies[dim];
         if dim % 2 == 0 {
             angle.sin() as f32
         } else {

@@ -11,8 +11,8 @@ use serde_json::json;
 use wasm_bindgen::JsValue;
 use wasm_bindgen::prelude::Closure;
 
-use super::app::Lab;
 use super::i18n::request_error_message;
+use super::state::Lab;
 use crate::api::{RequestError, parse_request, trace_json};
 
 /// Applies `update` if the result is computable; otherwise returns the message and changes nothing.
@@ -21,12 +21,12 @@ pub fn apply(lab: Lab, update: &str) -> Result<(), String> {
     let refuse = |error: RequestError| request_error_message(&error, lang);
     let update = parse_request(update).map_err(refuse)?;
     let merged = lab.request.get_untracked().merged(&update);
+    let previous = lab.shown.get_untracked();
     merged
         .to_params()
-        .and_then(|params| Ok(params.validate()?))
+        .and_then(|params| Ok(params.validate_reusing(previous.as_ref().map(|t| &t.0.config))?))
         .map_err(refuse)?;
-    lab.notice.set(None);
-    lab.request.set(merged);
+    lab.change(update);
     Ok(())
 }
 
@@ -51,6 +51,7 @@ pub fn state_json(lab: Lab) -> String {
             "max_flash_diff".into(),
             json!(trace.as_ref().map(|t| t.0.flash.max_abs_diff)),
         );
+        object.insert("update_ms".into(), json!(lab.timing.get_value().update_ms));
         object.insert(
             "error".into(),
             json!(outcome.result.as_ref().err().map(|e| e.to_string())),

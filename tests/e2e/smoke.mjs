@@ -35,14 +35,49 @@ try {
   const sums = first.heads[0].weights.map((row) => row.reduce((a, b) => a + b, 0));
   check('weights rows sum to 1', sums.every((s) => Math.abs(s - 1) < 1e-4), JSON.stringify(sums));
 
+  // Views draw when on screen: bring the weights into view and let a frame pass.
+  await page.locator('[data-testid=heatmap-weights]').scrollIntoViewIfNeeded();
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
   const pixels = await page.evaluate(() => {
-    const canvas = document.querySelector('[data-testid=weights-heatmap]');
+    const canvas = document.querySelector('[data-testid=heatmap-weights]');
     const data = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
     const colours = new Set();
     for (let i = 0; i < data.length; i += 4 * 97) colours.add(`${data[i]},${data[i + 1]},${data[i + 2]},${data[i + 3]}`);
     return { width: canvas.width, height: canvas.height, colours: colours.size };
   });
   check('heatmap is drawn and not blank', pixels.width > 50 && pixels.colours > 8, JSON.stringify(pixels));
+
+  // Every kind of view draws something: embeddings, projections, scores, weights, the head view.
+  const canvasColours = (selector) => page.evaluate((selector) => {
+    const canvas = document.querySelector(selector);
+    const data = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+    const colours = new Set();
+    let hash = 0;
+    for (let i = 0; i < data.length; i += 4) {
+      colours.add((data[i] << 16) | (data[i + 1] << 8) | data[i + 2]);
+      hash = (hash * 31 + data[i] + 7 * data[i + 1] + 13 * data[i + 2]) >>> 0;
+    }
+    return { colours: colours.size, hash };
+  }, selector);
+  const shown = async (selector) => {
+    await page.locator(selector).scrollIntoViewIfNeeded();
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    return canvasColours(selector);
+  };
+  for (const id of ['heatmap-x', 'heatmap-q', 'heatmap-scaled', 'heatmap-weights', 'head-view', 'heatmap-output', 'heatmap-projected']) {
+    if (id === 'heatmap-output') continue; // only with LayerNorm on
+    const { colours } = await shown(`[data-testid=${id}]`);
+    check(`${id} is not blank`, colours > 8, `${colours} colours`);
+  }
+
+  // Typing a new temperature redraws the weights: the picture changes.
+  const before = await shown('[data-testid=heatmap-weights]');
+  await page.fill('[data-testid=temperature]', '0.1');
+  await page.press('[data-testid=temperature]', 'Enter');
+  await page.waitForFunction(() => window.attentionLab.state().temperature === 0.1);
+  const after = await shown('[data-testid=heatmap-weights]');
+  check('the weights heatmap changes with the temperature', after.hash !== before.hash && after.colours > 8,
+    JSON.stringify({ before, after }));
 
   await page.fill('[data-testid=sentence]', '注意力机制让每个词都能看到整句话。');
   await page.waitForFunction((n) => window.attentionLab.trace().tokens.length !== n, first.tokens.length);
@@ -53,8 +88,18 @@ try {
 
   if (process.env.SCREENSHOT) {
     await page.fill('[data-testid=sentence]', 'The cat sat on the mat because it was tired.');
+    await page.fill('[data-testid=temperature]', '1');
+    await page.press('[data-testid=temperature]', 'Enter');
+    await page.click('[data-testid=mask-kind] button[data-value="1"]');
+    // Views draw only on screen: a tall window shows the first four steps at once.
+    await page.setViewportSize({ width: 1400, height: 2000 });
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
     await page.waitForTimeout(300);
-    await page.screenshot({ path: process.env.SCREENSHOT, fullPage: true });
+    const cell = await page.locator('[data-testid=heatmap-weights]').boundingBox();
+    await page.mouse.move(cell.x + cell.width * 0.62, cell.y + cell.height * 0.62);
+    await page.waitForTimeout(200);
+    await page.screenshot({ path: process.env.SCREENSHOT });
   }
   check('no errors in the console', errors.length === 0, errors.join(' | '));
 } catch (error) {

@@ -1,0 +1,230 @@
+//! The lab's reactive state: the parameters (a [`Request`], named as in the trace CLI), what the
+//! user looks at, and the trace computed from them. Shared by every view and by
+//! `window.attentionLab` through the Leptos context.
+
+use std::sync::Arc;
+
+use leptos::prelude::*;
+
+use super::i18n::{EXAMPLES, Lang, request_error_message};
+use super::stages::Stage;
+use crate::api::{MaskRequest, Request, RequestError};
+use crate::core::{Config, Trace, compute_trace};
+
+/// A computed trace, compared by identity: the UI never diffs matrices to see a change.
+#[derive(Debug, Clone)]
+pub struct TraceRef(pub Arc<Trace>);
+
+impl PartialEq for TraceRef {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+/// The result of computing the current request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    pub result: Result<TraceRef, RequestError>,
+    /// Wall time of validation plus computation.
+    pub compute_ms: f64,
+    /// When the computation started (see [`now_ms`]).
+    pub started_ms: f64,
+}
+
+/// Checks a request and computes its trace, reusing from `previous` what did not change.
+pub fn compute(request: &Request, previous: Option<&Config>) -> Outcome {
+    let started_ms = now_ms();
+    let result = request
+        .to_params()
+        .and_then(|params| Ok(params.validate_reusing(previous)?))
+        .map(|config| TraceRef(Arc::new(compute_trace(&config))));
+    Outcome {
+        result,
+        compute_ms: now_ms() - started_ms,
+        started_ms,
+    }
+}
+
+/// Milliseconds from an arbitrary origin, for durations.
+pub fn now_ms() -> f64 {
+    #[cfg(target_arch = "wasm32")]
+    {
+        web_sys::window()
+            .and_then(|w| w.performance())
+            .map_or(0.0, |p| p.now())
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        use std::sync::OnceLock;
+        use std::time::Instant;
+        static ORIGIN: OnceLock<Instant> = OnceLock::new();
+        ORIGIN.get_or_init(Instant::now).elapsed().as_secs_f64() * 1000.0
+    }
+}
+
+/// Light, dark, or whatever the system prefers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Theme {
+    #[default]
+    Auto,
+    Light,
+    Dark,
+}
+
+impl Theme {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Auto => "auto",
+            Self::Light => "light",
+            Self::Dark => "dark",
+        }
+    }
+
+    pub fn next(self) -> Self {
+        match self {
+            Self::Auto => Self::Light,
+            Self::Light => Self::Dark,
+            Self::Dark => Self::Auto,
+        }
+    }
+}
+
+/// The cell a tooltip explains.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ActiveCell {
+    pub stage: Stage,
+    pub head: usize,
+    pub row: usize,
+    pub col: usize,
+    /// Where to point the tooltip, in viewport coordinates.
+    pub x: f64,
+    pub y: f64,
+}
+
+/// How long the last update took, from the parameter change to the last redraw.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Timing {
+    pub started_ms: f64,
+    pub update_ms: f64,
+}
+
+/// The lab's reactive state, shared by the views and `window.attentionLab`.
+#[derive(Clone, Copy)]
+pub struct Lab {
+    /// Every parameter, as the trace CLI names them.
+    pub request: RwSignal<Request>,
+    pub lang: RwSignal<Lang>,
+    pub theme: RwSignal<Theme>,
+    /// The head the per-head views show (clamped to the number of heads when read).
+    pub head: RwSignal<usize>,
+    /// The latest computation, valid or not.
+    pub outcome: Memo<Outcome>,
+    /// The latest valid trace: what the views show while the input is invalid.
+    pub shown: Memo<Option<TraceRef>>,
+    /// A refusal from `attentionLab.set`, or a note about an adjusted control; shown until the
+    /// next change.
+    pub notice: RwSignal<Option<String>>,
+    /// The cell under the pointer or the keyboard cursor.
+    pub active: RwSignal<Option<ActiveCell>>,
+    pub timing: StoredValue<Timing>,
+}
+
+impl Lab {
+    pub fn new(request: Request, lang: Lang) -> Self {
+        let request = RwSignal::new(request);
+        let timing = StoredValue::new(Timing::default());
+        let outcome = Memo::new(move |previous: Option<&Outcome>| {
+            let previous = previous.and_then(|o| o.result.as_ref().ok());
+            let outcome = compute(&request.get(), previous.map(|t| &t.0.config));
+            // Time from the change (or, for the first computation, from now) to the result.
+            timing.update_value(|timing| {
+                if timing.started_ms == 0.0 {
+                    timing.started_ms = outcome.started_ms;
+                }
+                timing.update_ms = now_ms() - timing.started_ms;
+            });
+            outcome
+        });
+        let shown =
+            Memo::new(
+                move |previous: Option<&Option<TraceRef>>| match outcome.get().result {
+                    Ok(trace) => Some(trace),
+                    Err(_) => previous.cloned().flatten(),
+                },
+            );
+        Self {
+            request,
+            lang: RwSignal::new(lang),
+            theme: RwSignal::new(Theme::Auto),
+            head: RwSignal::new(0),
+            outcome,
+            shown,
+            notice: RwSignal::new(None),
+            active: RwSignal::new(None),
+            timing,
+        }
+    }
+
+    /// The lab's opening state: the first example sentence and the CLI's defaults.
+    pub fn default_request() -> Request {
+        Request {
+            sentence: Some(EXAMPLES[0].to_string()),
+            ..Request::default()
+        }
+    }
+
+    /// Applies a change of parameters from a control. A custom mask follows the sentence:
+    /// when the number of tokens changes, cells are kept where they still exist and new ones allowed.
+    pub fn change(&self, update: Request) {
+        self.timing.set_value(Timing {
+            started_ms: now_ms(),
+            update_ms: 0.0,
+        });
+        self.notice.set(None);
+        self.request.update(|request| {
+            let mask_given = update.mask.is_some();
+            *request = request.merged(&update);
+            if !mask_given {
+                fit_custom_mask(request);
+            }
+        });
+    }
+
+    /// The message for the current input, if it cannot be computed.
+    pub fn error(&self) -> Option<String> {
+        let lang = self.lang.get();
+        self.outcome
+            .get()
+            .result
+            .err()
+            .map(|error| request_error_message(&error, lang))
+    }
+
+    /// The selected head, within the shown trace's heads.
+    pub fn selected_head(&self) -> usize {
+        let heads = self
+            .shown
+            .with(|t| t.as_ref().map_or(1, |t| t.0.heads.len()));
+        self.head.get().min(heads.saturating_sub(1))
+    }
+
+    /// Records that a view finished redrawing now.
+    pub fn drawn(&self) {
+        self.timing.update_value(|timing| {
+            timing.update_ms = timing.update_ms.max(now_ms() - timing.started_ms);
+        });
+    }
+}
+
+/// Resizes a custom mask to the request's token counts.
+fn fit_custom_mask(request: &mut Request) {
+    let (Some(queries), Some(keys)) = request.lengths() else {
+        return;
+    };
+    if let Some(MaskRequest::Custom { allowed }) = &mut request.mask {
+        allowed.resize(queries, vec![true; keys]);
+        for row in allowed.iter_mut() {
+            row.resize(keys, true);
+        }
+    }
+}

@@ -1,0 +1,90 @@
+// Browser timing harness for the performance goal of the lab (issue 5): from a parameter change
+// until every view has been recomputed and redrawn, not counting the wait for the next frame.
+//
+//   trunk build --release && node tests/e2e/bench.mjs [iterations]
+//
+// Views draw only on screen, so it measures at two places: the top of the page, and scrolled to
+// the softmax step (the weights and the head view, the busiest views a temperature change
+// redraws). For each it changes the temperature `iterations` times through window.attentionLab.set()
+// and measures, in the page, from just before set() to the end of the task in which the
+// reactive effects (computation and every canvas redraw) ran: a MessageChannel message is
+// delivered only after those microtasks, and before the browser paints. The app's own figure
+// (state().update_ms: from the change to its last redraw) is reported beside it.
+import { join } from 'node:path';
+import { serve } from './serve.mjs';
+import { launch, ROOT } from './browser.mjs';
+
+const iterations = Number(process.argv[2] ?? 200);
+const sizes = [
+  { seq_len: 64, d_model: 64, n_heads: 4, goal_ms: 8 },
+  { seq_len: 128, d_model: 128, n_heads: 8, goal_ms: 16 },
+];
+
+const server = await serve(join(ROOT, 'dist'));
+const browser = await launch();
+const page = await browser.newPage();
+await page.goto(server.url);
+await page.waitForSelector('[data-testid=token-chip]', { timeout: 30000 });
+
+const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+let failed = false;
+const places = [
+  { name: 'top of page', selector: null },
+  { name: 'softmax step', selector: '[data-testid=heatmap-weights]' },
+];
+for (const size of sizes) for (const place of places) {
+  const result = await page.evaluate(async ({ size, iterations, selector }) => {
+    const words = ['the', 'cat', 'sat', 'on', 'a', 'warm', 'mat', 'today', '猫', '坐'];
+    const sentence = Array.from({ length: size.seq_len }, (_, i) => words[i % words.length]).join(' ');
+    const api = window.attentionLab;
+    const ok = api.set({ sentence, d_model: size.d_model, n_heads: size.n_heads, n_kv_heads: size.n_heads, temperature: 1 });
+    if (!ok.ok) return { error: ok.error };
+    if (selector) document.querySelector(selector).scrollIntoView({ block: 'start' });
+    else window.scrollTo(0, 0);
+    const nextTask = () => new Promise((resolve) => {
+      const channel = new MessageChannel();
+      channel.port1.onmessage = resolve;
+      channel.port2.postMessage(0);
+    });
+    // Let the first layout settle (labels measured, canvases sized).
+    for (let i = 0; i < 5; i++) { await nextTask(); await new Promise((r) => requestAnimationFrame(r)); }
+    const outer = [];
+    const inner = [];
+    const frames = [];
+    for (let i = 0; i < iterations; i++) {
+      // Like a slider move: a new task, just after a frame was painted.
+      await new Promise((r) => requestAnimationFrame(r));
+      await nextTask();
+      const temperature = 0.3 + (i % 20) / 10;
+      const start = performance.now();
+      api.set({ temperature });
+      await nextTask();
+      outer.push(performance.now() - start);
+      inner.push(api.state().update_ms);
+      // Until the next frame starts: includes the wait for it, so an upper bound.
+      await new Promise((r) => requestAnimationFrame(r));
+      frames.push(performance.now() - start);
+    }
+    return { outer, inner, frames, tokens: api.state().tokens.length };
+  }, { size, iterations, selector: place.selector });
+  if (result.error) {
+    console.log(`bench ${size.seq_len}/${size.d_model}/${size.n_heads}: could not set: ${result.error}`);
+    failed = true;
+    continue;
+  }
+  const outer = [...result.outer].sort((a, b) => a - b);
+  const inner = [...result.inner].sort((a, b) => a - b);
+  const frames = [...result.frames].sort((a, b) => a - b);
+  const p95 = quantile(outer, 0.95);
+  console.log(
+    `update seq_len ${size.seq_len} / d_model ${size.d_model} / heads ${size.n_heads}, ${place.name} ` +
+    `(${result.tokens} tokens, ${iterations} changes): ` +
+    `median ${quantile(outer, 0.5).toFixed(1)} ms, p95 ${p95.toFixed(1)} ms, max ${outer[outer.length - 1].toFixed(1)} ms ` +
+    `[app's own: median ${quantile(inner, 0.5).toFixed(1)}, p95 ${quantile(inner, 0.95).toFixed(1)}; ` +
+    `to the next frame, wait included: median ${quantile(frames, 0.5).toFixed(1)}] ` +
+    `goal p95 < ${size.goal_ms} ms: ${p95 < size.goal_ms ? 'met' : 'NOT met'}`,
+  );
+}
+await browser.close();
+server.close();
+process.exit(failed ? 1 : 0);
