@@ -2,7 +2,9 @@
 //! - the full traced computation (standard + flash with every tile step) at
 //!   (seq_len, d_model, n_heads) = (64, 64, 4), (128, 128, 8), (512, 512, 8);
 //! - the untraced outputs (standard in row chunks + flash) at (4096, 64, 4), with the peak heap
-//!   memory it allocates, measured by a counting allocator.
+//!   memory it allocates, measured by a counting allocator;
+//! - the same trace and outputs on the machine's GPU through wgpu (lavapipe, a software Vulkan,
+//!   on the CI machine: its numbers show the GPU path's overhead; on a real GPU, its speed).
 //!
 //! `cargo bench --bench attention`
 
@@ -81,6 +83,27 @@ mod native {
         group.finish();
     }
 
+    pub fn gpu(c: &mut Criterion) {
+        let Ok(mut backend) = pollster::block_on(attention_lab::gpu::GpuBackend::new()) else {
+            println!("gpu: no adapter on this machine; skipping the GPU benchmarks");
+            return;
+        };
+        println!("gpu: {:?}", backend.info());
+        let mut group = c.benchmark_group("gpu");
+        group.sample_size(10);
+        for (seq_len, d_model, n_heads) in [(64, 64, 4), (128, 128, 8), (512, 512, 8)] {
+            let config = config(seq_len, d_model, n_heads, true);
+            group.bench_function(format!("trace {seq_len}x{d_model}x{n_heads}"), |b| {
+                b.iter(|| pollster::block_on(backend.trace(black_box(&config))))
+            });
+        }
+        let config = config(4096, 64, 4, false);
+        group.bench_function("outputs 4096x64x4", |b| {
+            b.iter(|| pollster::block_on(backend.outputs(black_box(&config))))
+        });
+        group.finish();
+    }
+
     pub fn untraced(c: &mut Criterion) {
         let (seq_len, d_model, n_heads) = (4096, 64, 4);
         let config = config(seq_len, d_model, n_heads, false);
@@ -142,7 +165,7 @@ mod native {
 }
 
 #[cfg(not(target_arch = "wasm32"))]
-criterion::criterion_group!(benches, native::traced, native::untraced);
+criterion::criterion_group!(benches, native::traced, native::untraced, native::gpu);
 #[cfg(not(target_arch = "wasm32"))]
 criterion::criterion_main!(benches);
 

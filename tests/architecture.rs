@@ -59,6 +59,11 @@ fn core_knows_nothing_of_browser_gpu_ui_or_json() {
 }
 
 #[test]
+fn the_gpu_backend_knows_nothing_of_the_ui() {
+    assert_no_mentions("src/gpu", &["leptos", "crate::ui", "crate::api"]);
+}
+
+#[test]
 fn api_does_not_depend_on_the_ui() {
     assert_no_mentions("src/api", &["web_sys", "js_sys", "leptos", "crate::ui"]);
 }

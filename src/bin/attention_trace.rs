@@ -8,6 +8,7 @@ fn main() -> std::process::ExitCode {
 
     use attention_lab::api::{BackendChoice, outputs_json, parse_request, trace_json};
     use attention_lab::core::{compute_outputs, compute_trace};
+    use attention_lab::gpu::GpuBackend;
 
     let fail = |message: String| {
         eprintln!("attention-trace: {message}");
@@ -21,14 +22,27 @@ fn main() -> std::process::ExitCode {
         Ok(request) => request,
         Err(error) => return fail(error.to_string()),
     };
-    if request.backend == Some(BackendChoice::Gpu) {
-        return fail("backend: the GPU backend is not built yet; use \"cpu\"".into());
-    }
     let config = match request.to_params().and_then(|p| Ok(p.validate()?)) {
         Ok(config) => config,
         Err(error) => return fail(error.to_string()),
     };
-    let json = if request.trace.unwrap_or(true) {
+    let traced = request.trace.unwrap_or(true);
+    // The CLI computes where it is told: "cpu" (and "auto") on the CPU, "gpu" on the machine's
+    // GPU through wgpu, failing with the reason when there is none.
+    let json = if request.backend == Some(BackendChoice::Gpu) {
+        let computed = pollster::block_on(async {
+            let mut gpu = GpuBackend::new().await?;
+            if traced {
+                gpu.trace(&config).await.map(|t| trace_json(&t))
+            } else {
+                gpu.outputs(&config).await.map(|o| outputs_json(&o))
+            }
+        });
+        match computed {
+            Ok(json) => json,
+            Err(error) => return fail(format!("backend: {error}")),
+        }
+    } else if traced {
         trace_json(&compute_trace(&config))
     } else {
         outputs_json(&compute_outputs(&config))

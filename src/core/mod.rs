@@ -21,4 +21,6 @@ pub mod weights;
 pub use config::{Config, Input, LayerNormMode, Params};
 pub use error::ConfigError;
 pub use mask::{Mask, MaskSpec};
-pub use trace::{Outputs, Trace, compute_outputs, compute_trace};
+pub use trace::{
+    Backend, Computed, Outputs, Trace, compute_outputs, compute_trace, outputs_from, trace_from,
+};

@@ -172,8 +172,126 @@ pub fn compute_outputs(config: &Config) -> Outputs {
     }
 }
 
-/// What the queries (and, in self-attention, keys and values) are computed from.
-fn attention_input(config: &Config) -> Array2<f32> {
+/// What another backend (the GPU) computed for one forward pass: everything with a seq_len² or
+/// a matrix-product cost. [`trace_from`] derives the rest exactly as [`compute_trace`] does.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Computed {
+    /// [seq_len, n_heads·d_k]
+    pub q: Array2<f32>,
+    /// [key_len, n_kv_heads·d_k]
+    pub k: Array2<f32>,
+    /// [key_len, n_kv_heads·d_v]
+    pub v: Array2<f32>,
+    /// Per head, [seq_len, key_len]: QKᵀ · scale, before the mask.
+    pub scores: Vec<Array2<f32>>,
+    /// Per head, [seq_len, key_len].
+    pub weights: Vec<Array2<f32>>,
+    /// [seq_len, n_heads·d_v]: the standard head outputs side by side.
+    pub concat: Array2<f32>,
+    /// [seq_len, d_model] = concat · W_O
+    pub projected: Array2<f32>,
+    /// [seq_len, n_heads·d_v]: the flash head outputs side by side.
+    pub flash_concat: Array2<f32>,
+    /// [seq_len, d_model] = flash_concat · W_O
+    pub flash_projected: Array2<f32>,
+}
+
+/// A full trace from another backend's results. FlashAttention's tile steps are replayed on the
+/// CPU from the same Q, K and V (a view of the algorithm, not a second result): the flash outputs
+/// stay the backend's own.
+pub fn trace_from(config: &Config, computed: Computed, backend: Backend) -> Trace {
+    let dims = *config.dims();
+    let (scale, mask) = (config.scale(), config.mask());
+    let mask_matrix = mask.to_matrix();
+    let fully_masked_rows: Vec<usize> = mask_matrix
+        .outer_iter()
+        .enumerate()
+        .filter(|(_, row)| !row.iter().any(|&a| a))
+        .map(|(i, _)| i)
+        .collect();
+    let projections = Projections {
+        q: computed.q,
+        k: computed.k,
+        v: computed.v,
+    };
+    let mut heads = Vec::with_capacity(dims.n_heads);
+    let mut flash_heads = Vec::with_capacity(dims.n_heads);
+    let head_columns = |h: usize| h * dims.d_v..(h + 1) * dims.d_v;
+    for (head, (scores, weights)) in computed
+        .scores
+        .into_iter()
+        .zip(computed.weights)
+        .enumerate()
+    {
+        let kv_group = dims.kv_group(head);
+        let q = projections.head_q(&dims, head);
+        let k = projections.group_k(&dims, kv_group);
+        let v = projections.group_v(&dims, kv_group);
+        let replay = flash_attention(q, k, v, scale, mask, config.block(), true);
+        flash_heads.push(FlashHead {
+            output: computed
+                .flash_concat
+                .slice(ndarray::s![.., head_columns(head)])
+                .to_owned(),
+            steps: replay.steps,
+            fully_masked_rows: replay.fully_masked_rows,
+        });
+        heads.push(HeadTrace {
+            kv_group,
+            q: q.to_owned(),
+            k: k.to_owned(),
+            v: v.to_owned(),
+            scores,
+            weights,
+            output: computed
+                .concat
+                .slice(ndarray::s![.., head_columns(head)])
+                .to_owned(),
+            fully_masked_rows: fully_masked_rows.clone(),
+        });
+    }
+    let output = residual_and_norm(config, computed.projected.clone());
+    let flash_output = residual_and_norm(config, computed.flash_projected);
+    let max_abs_diff = max_abs_diff(output.view(), flash_output.view());
+    Trace {
+        config: config.clone(),
+        attention_input: attention_input(config),
+        mask: mask_matrix,
+        heads,
+        concat: computed.concat,
+        projected: computed.projected,
+        output,
+        flash: FlashTrace {
+            output: flash_output,
+            max_abs_diff,
+            heads: flash_heads,
+        },
+        backend,
+    }
+}
+
+/// The outputs of another backend: `projected` and `flash_projected` are [seq_len, d_model].
+pub fn outputs_from(
+    config: &Config,
+    projected: Array2<f32>,
+    flash_projected: Array2<f32>,
+    backend: Backend,
+) -> Outputs {
+    let output = residual_and_norm(config, projected);
+    let flash_output = residual_and_norm(config, flash_projected);
+    let max_abs_diff = max_abs_diff(output.view(), flash_output.view());
+    Outputs {
+        tokens: config.tokens().to_vec(),
+        output,
+        flash_output,
+        max_abs_diff,
+        backend,
+    }
+}
+
+/// What the queries (and, in self-attention, keys and values) are computed from: LN(X) under
+/// Pre-LN, else X.
+pub fn attention_input(config: &Config) -> Array2<f32> {
     match config.layer_norm() {
         LayerNormMode::Pre => layer_norm(config.x()),
         LayerNormMode::None | LayerNormMode::Post => config.x().to_owned(),
@@ -183,10 +301,21 @@ fn attention_input(config: &Config) -> Array2<f32> {
 /// Q from the (normalised) target; K and V from the source in cross-attention. The source is
 /// used as given: like an encoder's output, it is not normalised again.
 fn project(config: &Config, attention_input: ArrayView2<f32>) -> Projections {
-    let kv_input = config
+    Projections::new(
+        attention_input,
+        key_value_input(config, attention_input),
+        config.weights(),
+    )
+}
+
+/// What keys and values are projected from: the source in cross-attention, else the queries' input.
+pub fn key_value_input<'a>(
+    config: &'a Config,
+    attention_input: ArrayView2<'a, f32>,
+) -> ArrayView2<'a, f32> {
+    config
         .source()
-        .map_or(attention_input, |source| source.x.view());
-    Projections::new(attention_input, kv_input, config.weights())
+        .map_or(attention_input, |source| source.x.view())
 }
 
 /// [seq_len, n_heads·d_v]

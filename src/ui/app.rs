@@ -4,11 +4,12 @@
 use leptos::prelude::*;
 
 use super::controls::{Controls, InputPanel};
-use super::i18n::Lang;
+use super::i18n::{Lang, fallback_message};
 use super::js_api;
 use super::pipeline::Pipeline;
 use super::state::Lab;
 use super::tooltip::Tooltip;
+use crate::core::Backend;
 
 /// The whole lab.
 #[component]
@@ -16,6 +17,8 @@ pub fn App() -> impl IntoView {
     let lab = Lab::new(Lab::default_request(), Lang::from_browser());
     provide_context(lab);
     js_api::install(lab);
+    #[cfg(target_arch = "wasm32")]
+    super::engine::probe(lab);
     let text = move || lab.lang.get().text();
 
     // The theme lives on <html>, so the page background follows it too.
@@ -98,17 +101,35 @@ pub fn format_ms(ms: f64) -> String {
     }
 }
 
-/// Which engine computed the numbers, and how long the last computation took.
+/// Which engine computed the numbers (and on which adapter), and how long the last computation
+/// took; while the GPU works, that it is computing. The title says why the CPU computed, if so.
 #[component]
 fn BackendBadge() -> impl IntoView {
     let lab = expect_context::<Lab>();
     let text = move || lab.lang.get().text();
+    let label = move || {
+        let outcome = lab.outcome.get();
+        let engine = match outcome.result.as_ref().ok().map(|t| t.0.backend.clone()) {
+            Some(Backend::Gpu { adapter }) => format!("{} · {adapter}", text().computed_on_gpu),
+            _ => text().computed_on_cpu.to_string(),
+        };
+        if outcome.pending {
+            format!("{} · {}", text().computed_on_gpu, text().computing)
+        } else {
+            format!("{engine} · {}", format_ms(outcome.compute_ms))
+        }
+    };
+    let title = move || {
+        let outcome = lab.outcome.get();
+        match outcome.fallback {
+            Some(fallback) => fallback_message(fallback.code, &fallback.detail, lab.lang.get()),
+            None => text().last_update.to_string(),
+        }
+    };
     view! {
-        <span class="badge" data-testid="backend-badge" title=move || text().last_update>
-            <span class="badge-dot" aria-hidden="true"></span>
-            {move || text().computed_on_cpu}
-            " · "
-            {move || format_ms(lab.outcome.get().compute_ms)}
+        <span class="badge" data-testid="backend-badge" title=title>
+            <span class="badge-dot" class:busy=move || lab.outcome.with(|o| o.pending) aria-hidden="true"></span>
+            {label}
         </span>
     }
 }

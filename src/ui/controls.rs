@@ -4,10 +4,12 @@
 
 use leptos::prelude::*;
 
+use super::engine::{GpuStatus, probe};
 use super::i18n::Text;
+use super::i18n::fallback_message;
 use super::mask_editor::MaskEditor;
 use super::state::Lab;
-use crate::api::{BlockRequest, LayerNormRequest, MaskRequest, Request};
+use crate::api::{BackendChoice, BlockRequest, LayerNormRequest, MaskRequest, Request};
 use crate::core::weights::Dims;
 
 /// Log-scale temperature slider: position 0…1000 maps to T = 0.05 … 10.
@@ -590,6 +592,8 @@ pub fn Controls() -> impl IntoView {
             />
             <p class="help block">{move || text().layer_norm_help}</p>
 
+            <BackendControl />
+
             <h2>{move || text().flash_section}</h2>
             <div class="pair">
                 <IntControl
@@ -617,6 +621,76 @@ pub fn Controls() -> impl IntoView {
             </div>
             <p class="help block">{move || text().block_help}</p>
         </section>
+    }
+}
+
+/// Auto, GPU or CPU, with the GPU's state and, after a loss or failure, a way to try again.
+#[component]
+fn BackendControl() -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let text = move || -> &'static Text { lab.lang.get().text() };
+    let selected =
+        Signal::derive(
+            move || match lab.request.with(|r| r.backend).unwrap_or_default() {
+                BackendChoice::Auto => 0,
+                BackendChoice::Gpu => 1,
+                BackendChoice::Cpu => 2,
+            },
+        );
+    let status = move || match lab.gpu.get() {
+        GpuStatus::Probing => text().gpu_probing.to_string(),
+        GpuStatus::Ready(info) => format!(
+            "{} {}{}",
+            text().gpu_ready,
+            info.name,
+            if info.software {
+                format!(" {}", text().gpu_software)
+            } else {
+                String::new()
+            }
+        ),
+        GpuStatus::Unavailable { code, message } => {
+            format!(
+                "{} {}",
+                text().gpu_none,
+                fallback_message(code, &message, lab.lang.get())
+            )
+        }
+        GpuStatus::Lost(_) => text().gpu_lost.to_string(),
+    };
+    let fallback = move || {
+        lab.outcome.with(|o| {
+            o.fallback
+                .as_ref()
+                .filter(|_| lab.request.with(|r| r.backend) == Some(BackendChoice::Gpu))
+                .map(|f| fallback_message(f.code, &f.detail, lab.lang.get()))
+        })
+    };
+    let can_retry = move || {
+        matches!(
+            lab.gpu.get(),
+            GpuStatus::Lost(_) | GpuStatus::Unavailable { .. }
+        )
+    };
+    view! {
+        <h2>{move || text().backend_section}</h2>
+        <Segmented
+            names=Signal::derive(move || text().backend_names.to_vec())
+            selected=selected
+            test_id="backend"
+            on_select=Callback::new(move |index: usize| {
+                let backend = [BackendChoice::Auto, BackendChoice::Gpu, BackendChoice::Cpu][index.min(2)];
+                lab.change(Request { backend: Some(backend), ..Request::default() });
+            })
+        />
+        <p class="help block" data-testid="gpu-status">{status}</p>
+        <p class="note" data-testid="fallback-reason">{fallback}</p>
+        <Show when=can_retry>
+            <button type="button" class="button" data-testid="gpu-retry" on:click=move |_| probe(lab)>
+                {move || text().gpu_retry}
+            </button>
+        </Show>
+        <p class="help block">{move || text().backend_help}</p>
     }
 }
 

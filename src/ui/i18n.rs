@@ -72,7 +72,18 @@ pub struct Text {
     pub step: &'static str,
     pub masked_legend: &'static str,
     pub computed_on_cpu: &'static str,
+    pub computed_on_gpu: &'static str,
+    pub computing: &'static str,
     pub last_update: &'static str,
+    pub backend_section: &'static str,
+    pub backend_names: [&'static str; 3],
+    pub backend_help: &'static str,
+    pub gpu_probing: &'static str,
+    pub gpu_ready: &'static str,
+    pub gpu_software: &'static str,
+    pub gpu_none: &'static str,
+    pub gpu_lost: &'static str,
+    pub gpu_retry: &'static str,
     pub flash_equal: &'static str,
     pub fully_masked_note: &'static str,
     pub cell_hint: &'static str,
@@ -145,7 +156,18 @@ static EN: Text = Text {
     step: "Step",
     masked_legend: "grey checks: masked (−∞)",
     computed_on_cpu: "CPU",
+    computed_on_gpu: "GPU",
+    computing: "computing…",
     last_update: "last update",
+    backend_section: "Compute on",
+    backend_names: ["auto", "GPU", "CPU"],
+    backend_help: "Auto uses a hardware GPU from 512 tokens up; below that, the CPU is faster than a round trip to the GPU.",
+    gpu_probing: "Looking for a GPU…",
+    gpu_ready: "WebGPU:",
+    gpu_software: "(software, slower than the CPU)",
+    gpu_none: "No GPU:",
+    gpu_lost: "The GPU device was lost. The CPU took over and your settings are kept.",
+    gpu_retry: "Retry the GPU",
     flash_equal: "FlashAttention, computed tile by tile, gives the same output: max |Δ| =",
     fully_masked_note: "Every key is masked for queries {rows}: their weights and outputs are all zero.",
     cell_hint: "Hover a cell, or focus a heatmap and use the arrow keys, to see how its value was computed.",
@@ -218,7 +240,18 @@ static ZH: Text = Text {
     step: "第",
     masked_legend: "灰色方格：被遮挡（−∞）",
     computed_on_cpu: "CPU",
+    computed_on_gpu: "GPU",
+    computing: "计算中……",
     last_update: "最近一次更新",
+    backend_section: "计算设备",
+    backend_names: ["自动", "GPU", "CPU"],
+    backend_help: "自动模式在 512 个词元及以上、且有硬件 GPU 时使用 GPU；更短的输入用 CPU 更快，省去与 GPU 往返的开销。",
+    gpu_probing: "正在寻找 GPU……",
+    gpu_ready: "WebGPU：",
+    gpu_software: "（软件实现，比 CPU 慢）",
+    gpu_none: "没有可用的 GPU：",
+    gpu_lost: "GPU 设备已丢失，已改由 CPU 计算，你的设置都保留着。",
+    gpu_retry: "重试 GPU",
     flash_equal: "FlashAttention 逐块计算，得到相同的输出：最大 |Δ| =",
     fully_masked_note: "查询 {rows} 的所有键都被遮挡：它们的权重和输出全为 0。",
     cell_hint: "把指针停在格子上，或选中热图后用方向键移动，即可看到该数值是怎样算出来的。",
@@ -404,6 +437,51 @@ impl Lang {
             formula,
             caption,
         }
+    }
+}
+
+/// Why the CPU computed, in words, from a fallback's code and detail.
+pub fn fallback_message(code: &str, detail: &str, lang: Lang) -> String {
+    let with = |text: &str| {
+        if detail.is_empty() {
+            text.to_string()
+        } else {
+            format!("{text} ({detail})")
+        }
+    };
+    match (code, lang) {
+        ("no-webgpu", Lang::En) => "This browser offers no WebGPU, so the CPU computes.".into(),
+        ("no-webgpu", Lang::Zh) => "这个浏览器不支持 WebGPU，因此由 CPU 计算。".into(),
+        ("no-adapter", Lang::En) => with("No GPU adapter was found, so the CPU computes"),
+        ("no-adapter", Lang::Zh) => with("找不到 GPU 适配器，因此由 CPU 计算"),
+        ("device-request-failed", Lang::En) => {
+            with("The GPU would not open a device, so the CPU computes")
+        }
+        ("device-request-failed", Lang::Zh) => with("GPU 无法打开设备，因此由 CPU 计算"),
+        ("device-lost", Lang::En) => with("The GPU device was lost; the CPU took over"),
+        ("device-lost", Lang::Zh) => with("GPU 设备已丢失，已改由 CPU 计算"),
+        ("shader-error", Lang::En) => with("A GPU shader failed, so the CPU computes"),
+        ("shader-error", Lang::Zh) => with("GPU 着色器出错，因此由 CPU 计算"),
+        ("too-large", Lang::En) => with("Too large for this GPU's buffers, so the CPU computes"),
+        ("too-large", Lang::Zh) => with("超出了这块 GPU 的缓冲区上限，因此由 CPU 计算"),
+        ("readback-failed", Lang::En) => {
+            with("Reading results back from the GPU failed, so the CPU computes")
+        }
+        ("readback-failed", Lang::Zh) => with("从 GPU 读回结果失败，因此由 CPU 计算"),
+        ("software-adapter", Lang::En) => {
+            format!("The only GPU here is a software one ({detail}); the CPU is faster.")
+        }
+        ("software-adapter", Lang::Zh) => {
+            format!("这里唯一的 GPU 是软件实现（{detail}），CPU 更快。")
+        }
+        ("small-input", Lang::En) => {
+            format!("Below {detail} tokens the CPU is faster than a round trip to the GPU.")
+        }
+        ("small-input", Lang::Zh) => format!("少于 {detail} 个词元时，CPU 比与 GPU 往返更快。"),
+        ("probing", Lang::En) => "Still looking for a GPU; the CPU computes meanwhile.".into(),
+        ("probing", Lang::Zh) => "仍在寻找 GPU，期间由 CPU 计算。".into(),
+        (_, Lang::En) => with("The GPU is not ready, so the CPU computes"),
+        (_, Lang::Zh) => with("GPU 尚未就绪，因此由 CPU 计算"),
     }
 }
 

@@ -11,6 +11,8 @@ use serde_json::json;
 use wasm_bindgen::JsValue;
 use wasm_bindgen::prelude::Closure;
 
+use super::engine::{GpuStatus, probe, simulate_loss};
+use super::i18n::fallback_message;
 use super::i18n::request_error_message;
 use super::state::Lab;
 use crate::api::{RequestError, parse_request, trace_json};
@@ -41,11 +43,40 @@ pub fn state_json(lab: Lab) -> String {
             "tokens".into(),
             json!(trace.as_ref().map(|t| t.0.config.tokens().to_vec())),
         );
+        let backend = outcome.result.as_ref().ok().map(|t| t.0.backend.clone());
         object.insert(
             "backend".into(),
-            json!(trace.as_ref().map_or("cpu", |t| t.0.backend.name())),
+            json!(backend.as_ref().map_or("cpu", |b| b.name())),
         );
-        object.insert("fallback_reason".into(), serde_json::Value::Null);
+        object.insert(
+            "adapter".into(),
+            json!(match &backend {
+                Some(crate::core::Backend::Gpu { adapter }) => Some(adapter.clone()),
+                _ => None,
+            }),
+        );
+        object.insert(
+            "fallback_reason".into(),
+            json!(outcome.fallback.as_ref().map(|f| f.code)),
+        );
+        object.insert(
+            "fallback_message".into(),
+            json!(outcome.fallback.as_ref().map(|f| fallback_message(
+                f.code,
+                &f.detail,
+                lab.lang.get_untracked()
+            ))),
+        );
+        object.insert("pending".into(), json!(outcome.pending));
+        object.insert(
+            "gpu".into(),
+            json!(match lab.gpu.get_untracked() {
+                GpuStatus::Probing => "probing",
+                GpuStatus::Ready(_) => "ready",
+                GpuStatus::Unavailable { .. } => "unavailable",
+                GpuStatus::Lost(_) => "lost",
+            }),
+        );
         object.insert("compute_ms".into(), json!(outcome.compute_ms));
         object.insert(
             "max_flash_diff".into(),
@@ -101,6 +132,11 @@ fn install_on_window(lab: Lab) -> Result<(), JsValue> {
     js_sys::Reflect::set(&api, &"set".into(), &set.into_js_value())?;
     js_sys::Reflect::set(&api, &"state".into(), &state.into_js_value())?;
     js_sys::Reflect::set(&api, &"trace".into(), &trace.into_js_value())?;
+    // For tests of the recovery path: lose the GPU device as a driver reset would, and retry.
+    let lose = Closure::<dyn Fn()>::new(move || simulate_loss(lab));
+    let retry = Closure::<dyn Fn()>::new(move || probe(lab));
+    js_sys::Reflect::set(&api, &"simulateGpuLoss".into(), &lose.into_js_value())?;
+    js_sys::Reflect::set(&api, &"retryGpu".into(), &retry.into_js_value())?;
     js_sys::Reflect::set(&window, &"attentionLab".into(), &api)?;
     Ok(())
 }

@@ -4,6 +4,7 @@ mod app;
 mod colormap;
 mod colormap_data;
 mod controls;
+pub mod engine;
 mod head_view;
 mod heatmap;
 mod i18n;

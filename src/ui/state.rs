@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
+use super::engine::{Engine, Fallback, GpuJobs, GpuStatus, choice, choose, schedule};
 use super::i18n::{EXAMPLES, Lang, request_error_message};
 use super::stages::Stage;
 use crate::api::{MaskRequest, Request, RequestError};
@@ -29,6 +30,26 @@ pub struct Outcome {
     pub compute_ms: f64,
     /// When the computation started (see [`now_ms`]).
     pub started_ms: f64,
+    /// Why the CPU computed when the GPU was asked for, or "auto" chose the CPU.
+    pub fallback: Option<Fallback>,
+    /// The GPU is still computing this request; `result` is the previous one.
+    pub pending: bool,
+}
+
+impl Outcome {
+    pub fn computed(
+        result: Result<TraceRef, RequestError>,
+        compute_ms: f64,
+        started_ms: f64,
+    ) -> Self {
+        Self {
+            result,
+            compute_ms,
+            started_ms,
+            fallback: None,
+            pending: false,
+        }
+    }
 }
 
 /// Checks a request and computes its trace, reusing from `previous` what did not change.
@@ -38,11 +59,7 @@ pub fn compute(request: &Request, previous: Option<&Config>) -> Outcome {
         .to_params()
         .and_then(|params| Ok(params.validate_reusing(previous)?))
         .map(|config| TraceRef(Arc::new(compute_trace(&config))));
-    Outcome {
-        result,
-        compute_ms: now_ms() - started_ms,
-        started_ms,
-    }
+    Outcome::computed(result, now_ms() - started_ms, started_ms)
 }
 
 /// Milliseconds from an arbitrary origin, for durations.
@@ -127,15 +144,43 @@ pub struct Lab {
     /// The cell under the pointer or the keyboard cursor.
     pub active: RwSignal<Option<ActiveCell>>,
     pub timing: StoredValue<Timing>,
+    /// The GPU of the session.
+    pub gpu: RwSignal<GpuStatus>,
+    pub jobs: GpuJobs,
 }
 
 impl Lab {
     pub fn new(request: Request, lang: Lang) -> Self {
         let request = RwSignal::new(request);
         let timing = StoredValue::new(Timing::default());
+        let gpu = RwSignal::new(GpuStatus::Probing);
+        let jobs = GpuJobs::new();
         let outcome = Memo::new(move |previous: Option<&Outcome>| {
-            let previous = previous.and_then(|o| o.result.as_ref().ok());
-            let outcome = compute(&request.get(), previous.map(|t| &t.0.config));
+            let current = request.get();
+            let tokens = current.lengths().0.unwrap_or(0);
+            let engine = gpu.with(|status| choose(choice(&current), status, tokens));
+            let previous_trace = previous.and_then(|o| o.result.as_ref().ok());
+            let outcome = match engine {
+                Engine::Cpu(fallback) => Outcome {
+                    fallback,
+                    ..compute(&current, previous_trace.map(|t| &t.0.config))
+                },
+                Engine::Gpu => match jobs.done.get() {
+                    Some((answered, outcome)) if answered == current => outcome,
+                    // Until the GPU answers: the last result, marked pending (or the CPU's,
+                    // when there is none yet to show).
+                    _ => match previous {
+                        Some(previous) if previous.result.is_ok() => Outcome {
+                            pending: true,
+                            ..previous.clone()
+                        },
+                        _ => Outcome {
+                            pending: true,
+                            ..compute(&current, None)
+                        },
+                    },
+                },
+            };
             // Time from the change (or, for the first computation, from now) to the result.
             timing.update_value(|timing| {
                 if timing.started_ms == 0.0 {
@@ -152,7 +197,7 @@ impl Lab {
                     Err(_) => previous.cloned().flatten(),
                 },
             );
-        Self {
+        let lab = Self {
             request,
             lang: RwSignal::new(lang),
             theme: RwSignal::new(Theme::Auto),
@@ -162,7 +207,18 @@ impl Lab {
             notice: RwSignal::new(None),
             active: RwSignal::new(None),
             timing,
-        }
+            gpu,
+            jobs,
+        };
+        // Pending work goes to the GPU. The request is tracked too: a change made while the GPU
+        // is busy leaves the outcome as it was (the last result, pending) but must be queued.
+        Effect::new(move |_| {
+            let current = request.get();
+            if outcome.with(|o| o.pending) {
+                schedule(lab, current);
+            }
+        });
+        lab
     }
 
     /// The lab's opening state: the first example sentence and the CLI's defaults.

@@ -86,6 +86,23 @@ try {
     && JSON.stringify(second.heads[0].weights) !== JSON.stringify(first.heads[0].weights),
     second.tokens.join(' '));
 
+  // This Chromium runs without --enable-unsafe-webgpu: no adapter. Asking for the GPU must still
+  // compute, on the CPU, and say why.
+  await page.waitForFunction(() => window.attentionLab.state().gpu !== 'probing');
+  const noGpu = await page.evaluate(() => {
+    const before = window.attentionLab.state();
+    const answer = window.attentionLab.set({ backend: 'gpu', temperature: 0.9 });
+    return { before, answer };
+  });
+  await page.waitForFunction(() => window.attentionLab.state().temperature === 0.9);
+  const fallback = await page.evaluate(() => ({ state: window.attentionLab.state(), trace: window.attentionLab.trace() }));
+  check('without WebGPU the GPU choice falls back to the CPU and says why',
+    noGpu.before.gpu === 'unavailable' && noGpu.answer.ok && fallback.state.backend === 'cpu'
+      && fallback.state.fallback_reason === 'no-webgpu' && fallback.trace.temperature === 0.9
+      && fallback.trace.heads[0].weights.every((row) => Math.abs(row.reduce((a, b) => a + b, 0) - 1) < 1e-4),
+    JSON.stringify({ before: noGpu.before.gpu, answer: noGpu.answer, state: fallback.state.fallback_reason, backend: fallback.state.backend }));
+  await page.evaluate(() => window.attentionLab.set({ backend: 'auto' }));
+
   if (process.env.SCREENSHOT) {
     await page.fill('[data-testid=sentence]', 'The cat sat on the mat because it was tired.');
     await page.fill('[data-testid=temperature]', '1');

@@ -1,0 +1,465 @@
+//! One computation on the GPU: write the inputs, record every dispatch in one compute pass, copy
+//! the results into one staging buffer, submit once, read back once.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use ndarray::{Array2, ArrayView2};
+
+use super::buffers::{Buffers, Part, Shape};
+use super::context::{Context, GpuInfo};
+use super::error::GpuError;
+use super::kernel::Kernel;
+use super::matmul::{self, Product, View};
+use super::uniforms::{FlashParams, Slots, SoftmaxParams, mask_code};
+use super::{flash, softmax};
+use crate::core::trace::{attention_input, key_value_input};
+use crate::core::{Backend, Computed, Config, MaskSpec, Outputs, Trace, outputs_from, trace_from};
+
+/// The GPU, its three pipelines, and the buffers of the last shape computed.
+pub struct GpuBackend {
+    context: Context,
+    matmul: Kernel,
+    softmax: Kernel,
+    flash: Kernel,
+    buffers: Option<Buffers>,
+}
+
+impl GpuBackend {
+    /// Finds a GPU, opens a device and compiles the shaders.
+    pub async fn new() -> Result<Self, GpuError> {
+        let context = Context::new().await?;
+        let scope = context
+            .device
+            .push_error_scope(wgpu::ErrorFilter::Validation);
+        let matmul = matmul::kernel(&context.device);
+        let softmax = softmax::kernel(&context.device);
+        let flash = flash::kernel(&context.device);
+        if let Some(error) = scope.pop().await {
+            return Err(GpuError::Shader(error.to_string()));
+        }
+        context.check()?;
+        Ok(Self {
+            context,
+            matmul,
+            softmax,
+            flash,
+            buffers: None,
+        })
+    }
+
+    pub fn info(&self) -> &GpuInfo {
+        &self.context.info
+    }
+
+    /// Destroys the device, as a driver reset would: the next computation reports it lost.
+    pub fn simulate_loss(&self) {
+        self.context.simulate_loss();
+    }
+
+    fn backend(&self) -> Backend {
+        Backend::Gpu {
+            adapter: self.context.info.name.clone(),
+        }
+    }
+
+    /// Every intermediate, as [`crate::core::compute_trace`] gives them.
+    pub async fn trace(&mut self, config: &Config) -> Result<Trace, GpuError> {
+        let mut parts = self.run(config, true).await?;
+        let dims = *config.dims();
+        let (n, m) = (config.seq_len(), config.key_len());
+        let mut take = |part: Part, rows: usize, cols: usize| {
+            let values = parts.remove(&part).unwrap_or_default();
+            Array2::from_shape_vec((rows, cols), values)
+                .map_err(|error| GpuError::Readback(error.to_string()))
+        };
+        let q = take(Part::Q, n, dims.n_heads * dims.d_k)?;
+        let k = take(Part::K, m, dims.n_kv_heads * dims.d_k)?;
+        let v = take(Part::V, m, dims.n_kv_heads * dims.d_v)?;
+        let scores = take(Part::Scores, dims.n_heads * n, m)?;
+        let weights = take(Part::Weights, dims.n_heads * n, m)?;
+        let per_head = |all: &Array2<f32>| -> Vec<Array2<f32>> {
+            (0..dims.n_heads)
+                .map(|h| all.slice(ndarray::s![h * n..(h + 1) * n, ..]).to_owned())
+                .collect()
+        };
+        let computed = Computed {
+            q,
+            k,
+            v,
+            scores: per_head(&scores),
+            weights: per_head(&weights),
+            concat: take(Part::Concat, n, dims.n_heads * dims.d_v)?,
+            projected: take(Part::Projected, n, dims.d_model)?,
+            flash_concat: take(Part::FlashConcat, n, dims.n_heads * dims.d_v)?,
+            flash_projected: take(Part::FlashProjected, n, dims.d_model)?,
+        };
+        Ok(trace_from(config, computed, self.backend()))
+    }
+
+    /// The outputs only, in chunks of query rows: no seq_len² buffer.
+    pub async fn outputs(&mut self, config: &Config) -> Result<Outputs, GpuError> {
+        let mut parts = self.run(config, false).await?;
+        let (n, d_model) = (config.seq_len(), config.dims().d_model);
+        let mut take = |part: Part| {
+            Array2::from_shape_vec((n, d_model), parts.remove(&part).unwrap_or_default())
+                .map_err(|error| GpuError::Readback(error.to_string()))
+        };
+        let projected = take(Part::Projected)?;
+        let flash_projected = take(Part::FlashProjected)?;
+        Ok(outputs_from(
+            config,
+            projected,
+            flash_projected,
+            self.backend(),
+        ))
+    }
+
+    async fn run(
+        &mut self,
+        config: &Config,
+        traced: bool,
+    ) -> Result<HashMap<Part, Vec<f32>>, GpuError> {
+        self.context.check()?;
+        let dims = *config.dims();
+        let (n, m) = (config.seq_len(), config.key_len());
+        let custom = matches!(config.mask().spec(), MaskSpec::Custom { .. });
+        let shape = Shape::new(&dims, n, m, custom, traced);
+        Buffers::check(&shape, &self.context.limits)?;
+        if self.buffers.as_ref().is_none_or(|b| b.shape != shape) {
+            self.buffers = Some(Buffers::new(&self.context.device, shape));
+        }
+        let Some(buffers) = self.buffers.as_ref() else {
+            return Err(GpuError::Readback("no buffers".into()));
+        };
+        let (device, queue) = (&self.context.device, &self.context.queue);
+
+        // Inputs.
+        let x_q = attention_input(config);
+        let x_kv = key_value_input(config, x_q.view());
+        let weights = config.weights();
+        queue.write_buffer(&buffers.x_q, 0, bytemuck::cast_slice(&floats(x_q.view())));
+        queue.write_buffer(&buffers.x_kv, 0, bytemuck::cast_slice(&floats(x_kv)));
+        queue.write_buffer(
+            &buffers.w_q,
+            0,
+            bytemuck::cast_slice(&floats(weights.w_q.view())),
+        );
+        queue.write_buffer(
+            &buffers.w_k,
+            0,
+            bytemuck::cast_slice(&floats(weights.w_k.view())),
+        );
+        queue.write_buffer(
+            &buffers.w_v,
+            0,
+            bytemuck::cast_slice(&floats(weights.w_v.view())),
+        );
+        queue.write_buffer(
+            &buffers.w_o,
+            0,
+            bytemuck::cast_slice(&floats(weights.w_o.view())),
+        );
+        if custom {
+            let cells: Vec<u32> = config
+                .mask()
+                .to_matrix()
+                .iter()
+                .map(|&a| u32::from(a))
+                .collect();
+            queue.write_buffer(&buffers.custom, 0, bytemuck::cast_slice(&cells));
+        }
+
+        // Every dispatch, with its parameter block.
+        let (h, h_kv, d_k, d_v, d_model) = (
+            dims.n_heads,
+            dims.n_kv_heads,
+            dims.d_k,
+            dims.d_v,
+            dims.d_model,
+        );
+        let group = dims.group_size() as u32;
+        let (mask_kind, valid_len, radius) = mask_code(config.mask().spec());
+        let mut slots = Slots::default();
+        let mut steps = vec![
+            plain_product(
+                n,
+                h * d_k,
+                d_model,
+                [&buffers.x_q, &buffers.w_q, &buffers.q],
+            ),
+            plain_product(
+                m,
+                h_kv * d_k,
+                d_model,
+                [&buffers.x_kv, &buffers.w_k, &buffers.k],
+            ),
+            plain_product(
+                m,
+                h_kv * d_v,
+                d_model,
+                [&buffers.x_kv, &buffers.w_v, &buffers.v],
+            ),
+        ];
+        let chunk = shape.chunk_rows;
+        for r0 in (0..n).step_by(chunk) {
+            let rows = chunk.min(n - r0);
+            // scores[h] = Q_h K_gᵀ · scale for query rows r0.., every head at once.
+            steps.push(Step::Matmul(
+                Product {
+                    m: rows,
+                    n: m,
+                    k: d_k,
+                    a: View {
+                        offset: (r0 * h * d_k) as u32,
+                        stride: (h * d_k) as u32,
+                        batch: d_k as u32,
+                        group: 1,
+                    },
+                    b: View {
+                        offset: 0,
+                        stride: (h_kv * d_k) as u32,
+                        batch: d_k as u32,
+                        group,
+                    },
+                    b_transposed: true,
+                    c: View {
+                        offset: 0,
+                        stride: m as u32,
+                        batch: (rows * m) as u32,
+                        group: 1,
+                    },
+                    alpha: config.scale(),
+                    batches: h,
+                },
+                [&buffers.q, &buffers.k, &buffers.scores],
+            ));
+            steps.push(Step::Softmax(
+                SoftmaxParams {
+                    rows: rows as u32,
+                    cols: m as u32,
+                    row_offset: r0 as u32,
+                    mask_kind,
+                    valid_len,
+                    radius,
+                    _pad: [0; 2],
+                },
+                rows,
+            ));
+            // Head outputs = weights · V_g, written into the concat layout [seq_len, h·d_v].
+            steps.push(Step::Matmul(
+                Product {
+                    m: rows,
+                    n: d_v,
+                    k: m,
+                    a: View {
+                        offset: 0,
+                        stride: m as u32,
+                        batch: (rows * m) as u32,
+                        group: 1,
+                    },
+                    b: View {
+                        offset: 0,
+                        stride: (h_kv * d_v) as u32,
+                        batch: d_v as u32,
+                        group,
+                    },
+                    b_transposed: false,
+                    c: View {
+                        offset: (r0 * h * d_v) as u32,
+                        stride: (h * d_v) as u32,
+                        batch: d_v as u32,
+                        group: 1,
+                    },
+                    alpha: 1.0,
+                    batches: h,
+                },
+                [&buffers.weights, &buffers.v, &buffers.concat],
+            ));
+        }
+        steps.push(plain_product(
+            n,
+            d_model,
+            h * d_v,
+            [&buffers.concat, &buffers.w_o, &buffers.projected],
+        ));
+        let (block_rows, block_cols) = config.block();
+        steps.push(Step::Flash(FlashParams {
+            seq_len: n as u32,
+            key_len: m as u32,
+            d_k: d_k as u32,
+            d_v: d_v as u32,
+            q_stride: (h * d_k) as u32,
+            k_stride: (h_kv * d_k) as u32,
+            v_stride: (h_kv * d_v) as u32,
+            o_stride: (h * d_v) as u32,
+            group,
+            block_rows: block_rows as u32,
+            block_cols: block_cols as u32,
+            mask_kind,
+            valid_len,
+            radius,
+            scale: config.scale(),
+            _pad: 0,
+        }));
+        steps.push(plain_product(
+            n,
+            d_model,
+            h * d_v,
+            [
+                &buffers.flash_concat,
+                &buffers.w_o,
+                &buffers.flash_projected,
+            ],
+        ));
+
+        let offsets: Vec<u32> = steps
+            .iter()
+            .map(|step| match step {
+                Step::Matmul(product, _) => slots.push(&product.params()),
+                Step::Softmax(params, _) => slots.push(params),
+                Step::Flash(params) => slots.push(params),
+            })
+            .collect();
+        queue.write_buffer(&buffers.uniforms, 0, slots.bytes());
+
+        let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("attention"),
+        });
+        {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("attention"),
+                timestamp_writes: None,
+            });
+            for (step, offset) in steps.iter().zip(&offsets) {
+                match step {
+                    Step::Matmul(product, [a, b, c]) => {
+                        let group = self.matmul.bind(device, &buffers.uniforms, &[a, b, c]);
+                        self.matmul
+                            .dispatch(&mut pass, &group, *offset, product.workgroups());
+                    }
+                    Step::Softmax(_, rows) => {
+                        let group = self.softmax.bind(
+                            device,
+                            &buffers.uniforms,
+                            &[&buffers.scores, &buffers.weights, &buffers.custom],
+                        );
+                        self.softmax.dispatch(
+                            &mut pass,
+                            &group,
+                            *offset,
+                            softmax::workgroups(*rows, h),
+                        );
+                    }
+                    Step::Flash(_) => {
+                        let group = self.flash.bind(
+                            device,
+                            &buffers.uniforms,
+                            &[
+                                &buffers.q,
+                                &buffers.k,
+                                &buffers.v,
+                                &buffers.flash_concat,
+                                &buffers.custom,
+                            ],
+                        );
+                        self.flash
+                            .dispatch(&mut pass, &group, *offset, flash::workgroups(n, h));
+                    }
+                }
+            }
+        }
+        for &(part, offset, len) in &buffers.readback {
+            encoder.copy_buffer_to_buffer(
+                buffers.buffer(part),
+                0,
+                &buffers.staging,
+                offset,
+                len as u64 * 4,
+            );
+        }
+        queue.submit([encoder.finish()]);
+        let read = read_back(device, &buffers.staging, &buffers.readback).await;
+        let scope_error = scope.pop().await;
+        // A lost device explains any other failure: report the loss first.
+        self.context.check()?;
+        if let Some(error) = scope_error {
+            return Err(GpuError::Shader(error.to_string()));
+        }
+        read
+    }
+}
+
+/// One dispatch of a submission.
+enum Step<'a> {
+    /// A product with its buffers A, B and C.
+    Matmul(Product, [&'a wgpu::Buffer; 3]),
+    /// The softmax of a chunk of rows.
+    Softmax(SoftmaxParams, usize),
+    Flash(FlashParams),
+}
+
+/// C [rows, cols] = A [rows, inner] · B [inner, cols], all whole row-major matrices.
+fn plain_product(rows: usize, cols: usize, inner: usize, buffers: [&wgpu::Buffer; 3]) -> Step<'_> {
+    Step::Matmul(
+        Product {
+            m: rows,
+            n: cols,
+            k: inner,
+            a: View::plain(inner),
+            b: View::plain(cols),
+            b_transposed: false,
+            c: View::plain(cols),
+            alpha: 1.0,
+            batches: 1,
+        },
+        buffers,
+    )
+}
+
+/// A matrix as contiguous row-major floats (borrowed when it already is).
+fn floats(matrix: ArrayView2<'_, f32>) -> Cow<'_, [f32]> {
+    match matrix.to_slice() {
+        Some(slice) => Cow::Borrowed(slice),
+        None => Cow::Owned(matrix.iter().copied().collect()),
+    }
+}
+
+/// Maps the staging buffer and copies each part out.
+async fn read_back(
+    device: &wgpu::Device,
+    staging: &wgpu::Buffer,
+    layout: &[(Part, u64, usize)],
+) -> Result<HashMap<Part, Vec<f32>>, GpuError> {
+    let (sender, receiver) = futures_channel::oneshot::channel();
+    staging.map_async(wgpu::MapMode::Read, .., move |result| {
+        let _ = sender.send(result);
+    });
+    // Natively the device must be polled; in the browser it completes on its own.
+    #[cfg(not(target_arch = "wasm32"))]
+    device
+        .poll(wgpu::PollType::wait_indefinitely())
+        .map_err(|error| GpuError::Readback(error.to_string()))?;
+    #[cfg(target_arch = "wasm32")]
+    let _ = device;
+    receiver
+        .await
+        .map_err(|_| GpuError::Readback("the mapping was cancelled".into()))?
+        .map_err(|error| GpuError::Readback(error.to_string()))?;
+    let parts = {
+        let view = staging
+            .get_mapped_range(..)
+            .map_err(|error| GpuError::Readback(error.to_string()))?;
+        let all: &[f32] = bytemuck::cast_slice(&view);
+        layout
+            .iter()
+            .map(|&(part, offset, len)| {
+                let start = offset as usize / 4;
+                (part, all[start..start + len].to_vec())
+            })
+            .collect()
+    };
+    staging.unmap();
+    Ok(parts)
+}

@@ -1,0 +1,36 @@
+//! Every way the GPU path can fail. Each one makes the caller fall back to the CPU, saying why.
+
+use thiserror::Error;
+
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum GpuError {
+    #[error("this browser offers no WebGPU (navigator.gpu is missing or has no adapter)")]
+    NoWebGpu,
+    #[error("no GPU adapter was found: {0}")]
+    NoAdapter(String),
+    #[error("the GPU would not open a device: {0}")]
+    RequestDevice(String),
+    #[error("the GPU device was lost: {0}")]
+    DeviceLost(String),
+    #[error("a GPU shader or pipeline failed: {0}")]
+    Shader(String),
+    #[error("this computation needs {needed} bytes in one GPU buffer; this device allows {limit}")]
+    TooLarge { needed: u64, limit: u64 },
+    #[error("reading the results back from the GPU failed: {0}")]
+    Readback(String),
+}
+
+impl GpuError {
+    /// A stable short name, for the page's `fallback_reason` and for translations.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::NoWebGpu => "no-webgpu",
+            Self::NoAdapter(_) => "no-adapter",
+            Self::RequestDevice(_) => "device-request-failed",
+            Self::DeviceLost(_) => "device-lost",
+            Self::Shader(_) => "shader-error",
+            Self::TooLarge { .. } => "too-large",
+            Self::Readback(_) => "readback-failed",
+        }
+    }
+}

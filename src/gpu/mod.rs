@@ -1,0 +1,32 @@
+//! The GPU backend: the same attention as [`crate::core`], on wgpu compute shaders (WebGPU in the
+//! browser; Vulkan, Metal or DX12 natively).
+//!
+//! Depends on the core's types and returns the core's [`crate::core::Trace`], so every view works
+//! unchanged. Everything that costs a matrix product or seq_len² runs here; residual, LayerNorm and
+//! the replay of FlashAttention's tile steps are the core's (see [`crate::core::trace_from`]).
+//!
+//! Layout: `context` (adapter, device, error capture), `kernel` (pipelines and bind groups),
+//! one module per shader (`matmul`, `softmax`, `flash`, each beside its `.wgsl`), `uniforms`
+//! (the `#[repr(C)]` parameter blocks), `buffers` (reused while shapes stay the same) and
+//! `backend` (one submission and one readback per computation).
+
+mod backend;
+mod buffers;
+mod context;
+mod error;
+mod flash;
+mod kernel;
+mod matmul;
+mod softmax;
+mod uniforms;
+
+pub use backend::GpuBackend;
+pub use context::GpuInfo;
+pub use error::GpuError;
+
+/// The WGSL sources, by file name, for validation.
+pub const SHADERS: [(&str, &str); 3] = [
+    ("matmul.wgsl", matmul::SOURCE),
+    ("softmax.wgsl", softmax::SOURCE),
+    ("flash.wgsl", flash::SOURCE),
+];

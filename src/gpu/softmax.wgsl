@@ -1,0 +1,94 @@
+// Masked, numerically stable softmax of each row of scores, one workgroup of 64 threads per row
+// (and head). Run by gpu/softmax.rs.
+//
+// w_j = exp(s_j − max) / Σ exp(s_j − max) over the allowed keys; exactly 0 where masked; a row
+// with every key masked is all zeros. Masks: 0 none, 1 causal, 2 padding, 3 window, 4 custom
+// (cells in `custom`, one u32 per [query, key], with absolute query indices).
+
+struct SoftmaxParams {
+    rows: u32,
+    cols: u32,
+    row_offset: u32,
+    mask_kind: u32,
+    valid_len: u32,
+    radius: u32,
+    _pad0: u32,
+    _pad1: u32,
+}
+
+const WORKGROUP: u32 = 64u;
+// Below any real score (inputs are bounded so that |scores| < 1e30): "no allowed key yet".
+const NONE: f32 = -3.0e38;
+
+@group(0) @binding(0) var<uniform> p: SoftmaxParams;
+@group(0) @binding(1) var<storage, read> scores: array<f32>;
+@group(0) @binding(2) var<storage, read_write> weights: array<f32>;
+@group(0) @binding(3) var<storage, read> custom: array<u32>;
+
+var<workgroup> partial: array<f32, 64>;
+
+fn allowed(i: u32, j: u32) -> bool {
+    switch p.mask_kind {
+        case 0u: { return true; }
+        case 1u: { return j <= i; }
+        case 2u: { return j < p.valid_len; }
+        case 3u: { return max(i, j) - min(i, j) <= p.radius; }
+        default: { return custom[i * p.cols + j] != 0u; }
+    }
+}
+
+@compute @workgroup_size(64, 1, 1)
+fn main(
+    @builtin(workgroup_id) group: vec3<u32>,
+    @builtin(local_invocation_index) lane: u32,
+) {
+    let local_row = group.x;
+    let head = group.y;
+    let i = p.row_offset + local_row;
+    let base = (head * p.rows + local_row) * p.cols;
+
+    // The row maximum over allowed keys.
+    var m = NONE;
+    for (var j = lane; j < p.cols; j += WORKGROUP) {
+        if (allowed(i, j)) {
+            m = max(m, scores[base + j]);
+        }
+    }
+    partial[lane] = m;
+    workgroupBarrier();
+    for (var step = WORKGROUP / 2u; step > 0u; step /= 2u) {
+        if (lane < step) {
+            partial[lane] = max(partial[lane], partial[lane + step]);
+        }
+        workgroupBarrier();
+    }
+    let row_max = partial[0];
+    workgroupBarrier();
+
+    // The sum of exp(s − max).
+    var sum = 0.0;
+    if (row_max > NONE) {
+        for (var j = lane; j < p.cols; j += WORKGROUP) {
+            if (allowed(i, j)) {
+                sum += exp(scores[base + j] - row_max);
+            }
+        }
+    }
+    partial[lane] = sum;
+    workgroupBarrier();
+    for (var step = WORKGROUP / 2u; step > 0u; step /= 2u) {
+        if (lane < step) {
+            partial[lane] = partial[lane] + partial[lane + step];
+        }
+        workgroupBarrier();
+    }
+    let total = partial[0];
+
+    for (var j = lane; j < p.cols; j += WORKGROUP) {
+        var w = 0.0;
+        if (row_max > NONE && allowed(i, j)) {
+            w = exp(scores[base + j] - row_max) / total;
+        }
+        weights[base + j] = w;
+    }
+}
