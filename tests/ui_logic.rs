@@ -128,3 +128,118 @@ fn kv_heads_are_offered_only_as_divisors() {
     assert_eq!(kv_heads_for(6, 4), 3, "largest divisor below");
     assert_eq!(kv_heads_for(5, 2), 1);
 }
+
+mod flash_frames {
+    use attention_lab::core::{MaskSpec, Params, compute_trace};
+    use attention_lab::ui::flash_frames::{
+        Phase, Sizes, counters, frames, keep_position, scores_held, standard_accesses,
+    };
+
+    fn sizes(n: usize, d: usize, block: usize) -> Sizes {
+        Sizes {
+            seq_len: n,
+            key_len: n,
+            d_k: d,
+            d_v: d,
+            block_rows: block,
+            block_cols: block,
+        }
+    }
+
+    #[test]
+    fn frames_follow_the_algorithm() {
+        let t = compute_trace(
+            &Params {
+                n_heads: 1,
+                d_model: Some(4),
+                mask: MaskSpec::Causal,
+                block_rows: 2,
+                block_cols: 2,
+                ..Params::sentence("a b c d e")
+            }
+            .validate()
+            .unwrap(),
+        );
+        let head = &t.flash.heads[0];
+        let f = frames(head);
+        // 3 query blocks; each: start, its tiles, normalise.
+        assert_eq!(f.iter().filter(|f| f.phase == Phase::Start).count(), 3);
+        assert_eq!(f.iter().filter(|f| f.phase == Phase::Normalize).count(), 3);
+        // Causal, 2×2 tiles over 5 tokens: tiles strictly above the diagonal are skipped:
+        // (0,1) (0,2) (1,2) = 3 of 9.
+        assert_eq!(f.iter().filter(|f| f.phase == Phase::Skip).count(), 3);
+        // Every computed tile has its five phases in order.
+        let computed = head.steps.iter().filter(|s| !s.skipped).count();
+        assert_eq!(
+            f.iter().filter(|f| f.phase == Phase::Accumulate).count(),
+            computed
+        );
+        assert_eq!(f.len(), 3 + 3 + 3 + 5 * computed);
+        assert_eq!(f[0].phase.line(), 3);
+        assert_eq!(f[1].phase, Phase::Scores);
+        let c = counters(head, &f, f.len() - 1, &sizes(5, 2, 2));
+        assert_eq!((c.tiles_done, c.tiles_skipped, c.tiles_total), (9, 3, 9));
+    }
+
+    #[test]
+    fn counters_grow_with_the_frames_and_flash_moves_less_than_standard() {
+        let n = 64;
+        let sentence = vec!["w"; n].join(" ");
+        let t = compute_trace(
+            &Params {
+                n_heads: 1,
+                d_model: Some(16),
+                block_rows: 16,
+                block_cols: 16,
+                ..Params::sentence(sentence)
+            }
+            .validate()
+            .unwrap(),
+        );
+        let head = &t.flash.heads[0];
+        let f = frames(head);
+        let s = sizes(n, 16, 16);
+        let mut last = counters(head, &f, 0, &s);
+        for i in 1..f.len() {
+            let now = counters(head, &f, i, &s);
+            assert!(now.reads >= last.reads && now.writes >= last.writes);
+            last = now;
+        }
+        // 4 query blocks × 4 tiles: Q once (64·16), K and V four times (4·64·32), O, l, m once.
+        assert_eq!(last.reads, 64 * 16 + 4 * 64 * 32);
+        assert_eq!(last.writes, 64 * 18);
+        let (reads, writes) = standard_accesses(&s);
+        assert!(
+            last.reads + last.writes < reads + writes,
+            "flash moves fewer floats at n = 64"
+        );
+        assert_eq!(scores_held(&s), (256, 4096));
+    }
+
+    #[test]
+    fn the_position_is_kept_when_the_trace_changes() {
+        let trace = |text: &str| {
+            compute_trace(
+                &Params {
+                    n_heads: 1,
+                    block_rows: 2,
+                    block_cols: 2,
+                    ..Params::sentence(text)
+                }
+                .validate()
+                .unwrap(),
+            )
+        };
+        let small = trace("a b c d");
+        let big = trace("a b c d e f");
+        let (fs, fb) = (frames(&small.flash.heads[0]), frames(&big.flash.heads[0]));
+        let at = 7;
+        let kept = keep_position(&fb, Some(fs[at].key()), at);
+        assert_eq!(fb[kept].key(), fs[at].key(), "the same block and phase");
+        assert_eq!(
+            keep_position(&fs, Some(fb[fb.len() - 1].key()), fb.len() - 1),
+            fs.len() - 1,
+            "clamped"
+        );
+    }
+}

@@ -10,6 +10,8 @@ pub enum Scale {
     /// Coolwarm centred on zero: blue for negative, light grey for 0, red for positive, with
     /// ±`limit` at the ends. For signed values (Q, K, V, scores).
     Diverging { limit: f32 },
+    /// Categories: value k is drawn in colour k (for states, not quantities).
+    Palette(&'static [[u8; 3]]),
 }
 
 impl Scale {
@@ -34,6 +36,7 @@ impl Scale {
         match *self {
             Self::Sequential { min, max } => lookup(&VIRIDIS, normalise(value, min, max)),
             Self::Diverging { limit } => lookup(&COOLWARM, normalise(value, -limit, limit)),
+            Self::Palette(colors) => colors[(value.max(0.0) as usize).min(colors.len() - 1)],
         }
     }
 
@@ -42,6 +45,7 @@ impl Scale {
         match *self {
             Self::Sequential { min, max } => (min, max),
             Self::Diverging { limit } => (-limit, limit),
+            Self::Palette(colors) => (0.0, (colors.len() - 1) as f32),
         }
     }
 }

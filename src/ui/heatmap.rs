@@ -31,6 +31,13 @@ pub struct HeatmapData {
     pub scale: Scale,
 }
 
+/// A block of cells to outline: rows × columns, half-open.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Span {
+    pub rows: std::ops::Range<usize>,
+    pub cols: std::ops::Range<usize>,
+}
+
 /// A cell the user points at or moved the keyboard cursor to, with where it is on screen.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CellPick {
@@ -107,6 +114,12 @@ pub fn Heatmap(
     /// No colour legend (for matrices whose colours are categories).
     #[prop(optional)]
     no_legend: bool,
+    /// A block of cells to outline (FlashAttention's current tile and blocks).
+    #[prop(optional, into)]
+    highlight: Option<Signal<Option<Span>>>,
+    /// No "show as table" (for colours that are states, not numbers).
+    #[prop(optional)]
+    no_table: bool,
 ) -> impl IntoView {
     let canvas = NodeRef::<leptos::html::Canvas>::new();
     let layout = RwSignal::new(None::<Layout>);
@@ -138,7 +151,18 @@ pub fn Heatmap(
             lab.theme.track();
         }
         let available = width.get();
-        let (Some(canvas), Some(data)) = (canvas.get(), data.get()) else {
+        let Some(canvas) = canvas.get() else {
+            return;
+        };
+        let Some(data) = data.get() else {
+            // Nothing to show (a step without a tile): an empty canvas, not a stale picture.
+            canvas.set_width(0);
+            canvas.set_height(0);
+            let style = web_sys::HtmlElement::style(&canvas);
+            let _ = style.set_property("width", "0px");
+            let _ = style.set_property("height", "0px");
+            layout.set(None);
+            cursor.set(None);
             return;
         };
         let start = super::state::now_ms();
@@ -274,7 +298,75 @@ pub fn Heatmap(
         )
     };
 
+    let span_outline = move || {
+        let (Some(span), Some(layout)) = (highlight.and_then(|h| h.get()), layout.get()) else {
+            return "display: none".to_string();
+        };
+        // Clamped to the matrix: a span may say "every column" with an open end.
+        let cols = span.cols.start.min(layout.key.cols)..span.cols.end.min(layout.key.cols);
+        let rows = span.rows.start.min(layout.key.rows)..span.rows.end.min(layout.key.rows);
+        format!(
+            "left: {}px; top: {}px; width: {}px; height: {}px",
+            layout.left + cols.start as f64 * layout.cell - 2.0,
+            layout.top + rows.start as f64 * layout.cell - 2.0,
+            cols.len() as f64 * layout.cell + 4.0,
+            rows.len() as f64 * layout.cell + 4.0
+        )
+    };
+    // The same numbers as an HTML table, for screen readers and anyone who wants the digits.
+    let as_table = RwSignal::new(false);
+    let lang = move || lab.map_or(super::i18n::Lang::En, |lab| lab.lang.get());
+    let table_id = format!("{test_id}-table");
+    let toggle_id = format!("{test_id}-table-toggle");
+    let table = move || {
+        if !as_table.get() {
+            return None;
+        }
+        let data = data.get()?;
+        let text = lang().text();
+        Some(view! {
+            <div class="matrix-table-frame">
+                <table class="matrix-table" data-testid=table_id.clone()>
+                    <caption class="visually-hidden">{label.get()}</caption>
+                    <thead>
+                        <tr>
+                            <th scope="col">
+                                <span class="visually-hidden">{text.rows_and_columns}</span>
+                            </th>
+                            {data.col_labels.iter().map(|c| view! { <th scope="col">{c.clone()}</th> }).collect_view()}
+                        </tr>
+                    </thead>
+                    <tbody>
+                        {data
+                            .values
+                            .outer_iter()
+                            .zip(&data.row_labels)
+                            .map(|(row, label)| {
+                                view! {
+                                    <tr>
+                                        <th scope="row">{label.clone()}</th>
+                                        {row.iter().map(|&v| view! { <td>{format_value(v)}</td> }).collect_view()}
+                                    </tr>
+                                }
+                            })
+                            .collect_view()}
+                    </tbody>
+                </table>
+            </div>
+        })
+    };
+    let offers_table = !compact && !no_table;
     view! {
+        <button
+            type="button"
+            class="table-toggle"
+            hidden=!offers_table
+            data-testid=toggle_id
+            aria-pressed=move || as_table.get().to_string()
+            on:click=move |_| as_table.update(|t| *t = !*t)
+        >
+            {move || if as_table.get() { lang().text().hide_table } else { lang().text().show_table }}
+        </button>
         <div class="heatmap-wrap">
             <canvas
                 class="heatmap"
@@ -298,7 +390,9 @@ pub fn Heatmap(
                 }
             ></canvas>
             <div class="cell-outline" style=outline aria-hidden="true"></div>
+            <div class="span-outline" style=span_outline aria-hidden="true" data-testid="span-outline"></div>
         </div>
+        {table}
     }
 }
 

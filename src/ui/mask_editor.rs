@@ -109,6 +109,7 @@ pub fn MaskEditor() -> impl IntoView {
                     label=Signal::derive(move || text().mask_editor_help.to_string())
                     on_paint=on_paint
                     no_legend=true
+                    no_table=true
                 />
             </div>
         </div>

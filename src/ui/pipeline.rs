@@ -3,6 +3,7 @@
 
 use leptos::prelude::*;
 
+use super::flash_view::FlashView;
 use super::head_view::HeadView;
 use super::heatmap::{Heatmap, HeatmapData};
 use super::stages::Stage;
@@ -288,6 +289,7 @@ pub fn Pipeline() -> impl IntoView {
                 " "
                 {move || flash().map(|d| format!("{d:.1e}")).unwrap_or_default()}
             </p>
+            <FlashView />
         </div>
     }
 }
