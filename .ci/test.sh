@@ -33,6 +33,8 @@ step test-wasm32 cargo test --locked --target wasm32-unknown-unknown
 step trunk-build trunk build --release
 if [ -f dist/index.html ]; then
   step smoke node tests/e2e/smoke.mjs
+  step e2e-embed node tests/e2e/embed.mjs
+  step e2e-keyboard node tests/e2e/keyboard.mjs
 fi
 
 printf '\n==> summary\n'

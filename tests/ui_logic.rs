@@ -134,6 +134,8 @@ mod flash_frames {
     use attention_lab::ui::flash_frames::{
         Phase, Sizes, counters, frames, keep_position, scores_held, standard_accesses,
     };
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     fn sizes(n: usize, d: usize, block: usize) -> Sizes {
         Sizes {
@@ -240,6 +242,184 @@ mod flash_frames {
             keep_position(&fs, Some(fb[fb.len() - 1].key()), fb.len() - 1),
             fs.len() - 1,
             "clamped"
+        );
+    }
+}
+
+mod links {
+    use attention_lab::api::{BackendChoice, BlockRequest, LayerNormRequest, MaskRequest, Request};
+    use attention_lab::core::rng::SplitMix64;
+    use attention_lab::ui::Lang;
+    use attention_lab::ui::link::{
+        Embed, LinkNotice, LinkState, ViewSettings, decode, encode, parse_query, to_query,
+    };
+    use attention_lab::ui::state::Theme;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    /// A random state: any subset of the parameters, odd text included.
+    fn random_state(seed: u64) -> LinkState {
+        let mut rng = SplitMix64::new(seed);
+        let mut pick = |n: u64| rng.next_u64() % n;
+        let texts = [
+            "The cat sat.",
+            "猫坐在垫子上，因为它累了。",
+            "a+b=c & d?e#f",
+            "  spaced  out ",
+            "👨‍👩‍👧 emoji",
+            "<script>alert(1)</script>",
+            "100% 50/50",
+        ];
+        let some = |p: &mut dyn FnMut(u64) -> u64| p(3) != 0;
+        let mut request = Request::default();
+        if some(&mut pick) {
+            request.sentence = Some(texts[pick(texts.len() as u64) as usize].into());
+        }
+        if pick(4) == 0 {
+            request.source_sentence = Some(texts[pick(texts.len() as u64) as usize].into());
+        }
+        if some(&mut pick) {
+            request.d_model = Some(1 + pick(256) as usize);
+        }
+        if some(&mut pick) {
+            request.n_heads = Some(1 + pick(16) as usize);
+        }
+        if some(&mut pick) {
+            request.n_kv_heads = Some(1 + pick(16) as usize);
+        }
+        if some(&mut pick) {
+            request.d_k = Some(1 + pick(64) as usize);
+        }
+        if some(&mut pick) {
+            request.d_v = Some(1 + pick(64) as usize);
+        }
+        if some(&mut pick) {
+            request.temperature = Some([0.05, 0.1, 1.0, 2.5, 9.99, 1e-4, 1234.5][pick(7) as usize]);
+        }
+        if some(&mut pick) {
+            request.seed = Some(pick(u64::MAX));
+        }
+        request.mask = match pick(6) {
+            0 => None,
+            1 => Some(MaskRequest::None),
+            2 => Some(MaskRequest::Causal),
+            3 => Some(MaskRequest::Padding {
+                valid_len: pick(20) as usize,
+            }),
+            4 => Some(MaskRequest::Window {
+                radius: pick(5) as usize,
+            }),
+            _ => {
+                let (rows, cols) = (1 + pick(6) as usize, 1 + pick(6) as usize);
+                Some(MaskRequest::Custom {
+                    allowed: (0..rows)
+                        .map(|_| (0..cols).map(|_| pick(2) == 0).collect())
+                        .collect(),
+                })
+            }
+        };
+        if some(&mut pick) {
+            request.block = Some(BlockRequest {
+                rows: Some(1 + pick(64) as usize),
+                cols: (pick(2) == 0).then(|| 1 + pick(64) as usize),
+            });
+        }
+        if some(&mut pick) {
+            request.backend = Some(
+                [BackendChoice::Auto, BackendChoice::Gpu, BackendChoice::Cpu][pick(3) as usize],
+            );
+        }
+        if some(&mut pick) {
+            request.layer_norm = Some(
+                [
+                    LayerNormRequest::None,
+                    LayerNormRequest::Pre,
+                    LayerNormRequest::Post,
+                ][pick(3) as usize],
+            );
+        }
+        let view = ViewSettings {
+            head: pick(8) as usize,
+            lang: [None, Some(Lang::En), Some(Lang::Zh)][pick(3) as usize],
+            theme: [Theme::Auto, Theme::Light, Theme::Dark][pick(3) as usize],
+            step: pick(300) as usize,
+            view: (pick(2) == 0)
+                .then(|| ["weights", "flash", "scores"][pick(3) as usize].to_string()),
+        };
+        let embed = (pick(3) == 0).then(|| Embed {
+            panels: ["weights", "head-view", "flash"][..pick(4) as usize]
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+            origin: (pick(2) == 0).then(|| "https://course.example:8443".to_string()),
+        });
+        LinkState {
+            request,
+            view,
+            embed,
+        }
+    }
+
+    #[test]
+    fn random_states_round_trip_through_a_link() {
+        for seed in 0..300 {
+            let state = random_state(seed);
+            let query = to_query(&state);
+            let (back, notices) = parse_query(&query);
+            assert!(notices.is_empty(), "seed {seed}: {notices:?} from {query}");
+            assert_eq!(back, state, "seed {seed}: {query}");
+            assert!(
+                !query.contains(' ') && !query.contains('<'),
+                "seed {seed}: encoded: {query}"
+            );
+        }
+    }
+
+    #[test]
+    fn percent_encoding_round_trips_any_text() {
+        for text in ["", "a b", "猫 + 狗 = 🙂", "%25%", "&=?#", "line\nbreak"] {
+            assert_eq!(decode(&encode(text)).as_deref(), Some(text));
+        }
+        assert_eq!(decode("a+b%20c").as_deref(), Some("a b c"));
+        assert_eq!(decode("%zz"), None);
+        assert_eq!(decode("%ff%fe"), None, "not UTF-8");
+    }
+
+    #[test]
+    fn bad_links_give_notices_and_keep_the_rest() {
+        let (state, notices) = parse_query(
+            "sentence=hi&d_model=wide&colour=red&temperature=NaN&mask=diagonal&n_heads=4&origin=javascript%3Aalert(1)",
+        );
+        assert_eq!(state.request.sentence.as_deref(), Some("hi"));
+        assert_eq!(state.request.n_heads, Some(4), "valid values are kept");
+        assert_eq!(state.request.d_model, None);
+        assert!(notices.contains(&LinkNotice::Unknown("colour".into())));
+        for name in ["d_model", "temperature", "mask", "origin"] {
+            assert!(
+                notices.iter().any(
+                    |n| matches!(n, LinkNotice::Malformed { name: found, .. } if found == name)
+                ),
+                "{name}: {notices:?}"
+            );
+        }
+        // Hostile text: markup is kept as text (the page shows it as text); a huge value is refused.
+        let (state, notices) = parse_query("sentence=%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E");
+        assert!(notices.is_empty());
+        assert_eq!(
+            state.request.sentence.as_deref(),
+            Some("<img src=x onerror=alert(1)>")
+        );
+        let huge = format!("sentence={}", "a".repeat(30_000));
+        let (state, notices) = parse_query(&huge);
+        assert_eq!(state.request.sentence, None);
+        assert!(
+            matches!(notices[..], [LinkNotice::TooLong { length: 30_000, .. }]),
+            "{notices:?}"
+        );
+        let (_, notices) = parse_query(&format!("{}=1", "x".repeat(500)));
+        assert!(
+            matches!(&notices[..], [LinkNotice::Unknown(name)] if name.chars().count() <= 41),
+            "names are shortened"
         );
     }
 }

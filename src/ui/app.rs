@@ -1,25 +1,51 @@
-//! The app shell: masthead (language, theme, backend badge), the input and control panels, the
-//! pipeline, and the tooltip.
+//! The app shell: masthead (language, theme, backend badge, sharing), the input and control
+//! panels, the pipeline, the tooltip and the live region; or, embedded, only the chosen panels.
 
 use leptos::prelude::*;
+use wasm_bindgen::JsCast;
 
 use super::controls::{Controls, InputPanel};
+use super::embed::{EmbedLayout, connect};
 use super::i18n::{Lang, fallback_message};
 use super::js_api;
+use super::location;
 use super::pipeline::Pipeline;
+use super::share::ShareBar;
+use super::stages::explain;
 use super::state::Lab;
 use super::tooltip::Tooltip;
 use crate::core::Backend;
 
-/// The whole lab.
+/// A duration for people: "0.8 ms", "12 ms".
+pub fn format_ms(ms: f64) -> String {
+    if ms < 10.0 {
+        format!("{ms:.1} ms")
+    } else {
+        format!("{ms:.0} ms")
+    }
+}
+
+/// The whole lab. `page`: this is the page's own lab, which reads its state from the address,
+/// keeps the address up to date and answers a host page when embedded (a lab mounted by a test
+/// leaves the address alone).
 #[component]
-pub fn App() -> impl IntoView {
-    let lab = Lab::new(Lab::default_request(), Lang::from_browser());
+pub fn App(#[prop(optional)] page: bool) -> impl IntoView {
+    let (link, mut notices) = if page {
+        location::read()
+    } else {
+        Default::default()
+    };
+    let lang = link.view.lang.unwrap_or_else(Lang::from_browser);
+    let (request, impossible) = location::request_from(&link.request, lang);
+    notices.extend(impossible);
+    let lab = Lab::new(request, lang);
+    lab.embed.set(link.embed.clone());
+    location::apply_view(lab, &link.view);
+    lab.link_notices.set(notices);
     provide_context(lab);
     js_api::install(lab);
     #[cfg(target_arch = "wasm32")]
     super::engine::probe(lab);
-    let text = move || lab.lang.get().text();
 
     // The theme lives on <html>, so the page background follows it too.
     Effect::new(move |_| {
@@ -32,7 +58,61 @@ pub fn App() -> impl IntoView {
             web_sys::console::error_2(&"theme: could not be set".into(), &error);
         }
     });
+    if page {
+        location::keep_in_sync(lab);
+        connect(lab);
+        follow_view(lab);
+    }
 
+    let embedded = link.embed.is_some();
+    view! {
+        {if embedded { view! { <EmbedLayout /> }.into_any() } else { view! { <FullLab /> }.into_any() }}
+    }
+}
+
+/// Scrolls to the view a link names, then keeps `lab.view` on the step at the top of the screen.
+fn follow_view(lab: Lab) {
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    let target = lab.view.get_untracked();
+    // After the first render: go to the view the link names.
+    let scroll_to = move || {
+        if let Some(view) = &target {
+            let selector = format!("[data-view=\"{view}\"]");
+            if let Some(element) = web_sys::window()
+                .and_then(|w| w.document())
+                .and_then(|d| d.query_selector(&selector).ok().flatten())
+            {
+                element.scroll_into_view();
+            }
+        }
+    };
+    let _ = set_timeout_with_handle(scroll_to, std::time::Duration::from_millis(50));
+    let on_scroll = wasm_bindgen::prelude::Closure::<dyn Fn()>::new(move || {
+        let Some(document) = web_sys::window().and_then(|w| w.document()) else {
+            return;
+        };
+        let Ok(sections) = document.query_selector_all("[data-view]") else {
+            return;
+        };
+        let at_top = (0..sections.length())
+            .filter_map(|i| sections.item(i)?.dyn_into::<web_sys::Element>().ok())
+            .find(|s| s.get_bounding_client_rect().bottom() > 120.0)
+            .and_then(|s| s.get_attribute("data-view"));
+        if at_top.is_some() && at_top != lab.view.get_untracked() {
+            lab.view.set(at_top);
+        }
+    });
+    let _ = window.add_event_listener_with_callback("scroll", on_scroll.as_ref().unchecked_ref());
+    on_scroll.forget(); // Lives as long as the page.
+}
+
+/// The full page.
+#[component]
+fn FullLab() -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let text = move || lab.lang.get().text();
     let message = move || lab.error().or_else(|| lab.notice.get());
     view! {
         <div class="lab" lang=move || lab.lang.get().code()>
@@ -51,10 +131,7 @@ pub fn App() -> impl IntoView {
                     >
                         {move || text().theme}
                         ": "
-                        {move || {
-                            let names = text().theme_names;
-                            names[lab.theme.get() as usize]
-                        }}
+                        {move || text().theme_names[lab.theme.get() as usize]}
                     </button>
                     <button
                         type="button"
@@ -65,7 +142,9 @@ pub fn App() -> impl IntoView {
                         {move || text().switch_language}
                     </button>
                 </div>
+                <ShareBar />
             </header>
+            <LinkNotices />
             <div class="layout">
                 <aside class="sidebar">
                     <InputPanel />
@@ -88,16 +167,65 @@ pub fn App() -> impl IntoView {
                 </main>
             </div>
             <Tooltip />
+            <LiveRegion />
         </div>
     }
 }
 
-/// A duration for people: "0.8 ms", "12 ms".
-pub fn format_ms(ms: f64) -> String {
-    if ms < 10.0 {
-        format!("{ms:.1} ms")
-    } else {
-        format!("{ms:.0} ms")
+/// What a link could not use, in the reader's language, until dismissed.
+#[component]
+fn LinkNotices() -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    view! {
+        <Show when=move || lab.link_notices.with(|n| !n.is_empty())>
+            <div class="link-notices" role="status" data-testid="link-notices">
+                <ul>
+                    {move || {
+                        let lang = lab.lang.get();
+                        lab.link_notices
+                            .get()
+                            .iter()
+                            .map(|notice| view! { <li>{location::describe(notice, lang)}</li> })
+                            .collect_view()
+                    }}
+                </ul>
+                <button type="button" class="button" data-testid="link-notices-dismiss"
+                    on:click=move |_| lab.link_notices.set(Vec::new())>
+                    {move || lab.lang.get().text().dismiss}
+                </button>
+            </div>
+        </Show>
+    }
+}
+
+/// Announces the cell under the keyboard cursor (or pointer) to screen readers: its tokens and
+/// its value.
+#[component]
+pub fn LiveRegion() -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let announcement = move || {
+        let active = lab.active.get()?;
+        let trace = lab.shown.get()?;
+        let (rows, cols) = active.stage.matrix(&trace.0, active.head).dim();
+        if !active.stage.is_shown(&trace.0) || active.row >= rows || active.col >= cols {
+            return None;
+        }
+        let lang = lab.lang.get();
+        let info = explain(
+            &trace.0,
+            active.stage,
+            active.head,
+            active.row,
+            active.col,
+            lang,
+        );
+        let title = lang.stage(active.stage).title;
+        Some(format!("{title}: {}: {}", info.position, info.value))
+    };
+    view! {
+        <div class="visually-hidden" aria-live="polite" aria-atomic="true" data-testid="live-region">
+            {announcement}
+        </div>
     }
 }
 

@@ -300,9 +300,12 @@ pub fn FlashView() -> impl IntoView {
             sizes,
         })
     });
-    let position = RwSignal::new(0usize);
+    let position = lab.flash_step;
     let playing = RwSignal::new(false);
-    let speed = RwSignal::new(2usize);
+    // With reduced motion asked for, the player starts at its slowest and never goes faster
+    // than one step a second.
+    let calm = prefers_reduced_motion();
+    let speed = RwSignal::new(if calm { 0 } else { 2usize });
     // The position survives a change of parameters where it can (same block and phase).
     let last_key = StoredValue::new(None);
     Effect::new(move |_| {
@@ -338,7 +341,12 @@ pub fn FlashView() -> impl IntoView {
     let timer = StoredValue::new_local(None::<IntervalHandle>);
     Effect::new(move |_| {
         let on = playing.get();
-        let interval = Duration::from_secs_f64(1.0 / SPEEDS[speed.get().min(SPEEDS.len() - 1)]);
+        let steps_per_second = if calm {
+            SPEEDS[0]
+        } else {
+            SPEEDS[speed.get().min(SPEEDS.len() - 1)]
+        };
+        let interval = Duration::from_secs_f64(1.0 / steps_per_second);
         if let Some(handle) = timer.try_update_value(Option::take).flatten() {
             handle.clear();
         }
@@ -488,6 +496,7 @@ pub fn FlashView() -> impl IntoView {
         <section
             class="step flash"
             data-testid="flash-view"
+            data-view="flash"
             tabindex="0"
             aria-label=move || text().title
             on:keydown=on_key
@@ -511,7 +520,7 @@ pub fn FlashView() -> impl IntoView {
                 <button type="button" class="button" data-testid="flash-end" title=move || text().to_end
                     on:click=move |_| { playing.set(false); position.set(total().saturating_sub(1)); }>"⏭"</button>
                 <label class="speed">
-                    <select data-testid="flash-speed" on:change=move |ev| {
+                    <select data-testid="flash-speed" disabled=calm on:change=move |ev| {
                         if let Ok(index) = event_target_value(&ev).parse::<usize>() { speed.set(index); }
                     }>
                         {SPEEDS.iter().enumerate().map(|(index, s)| view! {
@@ -700,15 +709,65 @@ fn FlashResult() -> impl IntoView {
         lab.shown
             .with(|t| t.as_ref().map(|t| t.0.flash.max_abs_diff))
     };
+    let export_png = move |_| {
+        if let Some(canvas) = canvas.get_untracked() {
+            super::share::report(super::share::download_png("flash-memory.png", &canvas));
+        }
+    };
+    let export_svg = move |_| {
+        let Some(mut chart) = chart.get_untracked() else {
+            return;
+        };
+        if let Some(canvas) = canvas.get_untracked() {
+            chart.ink = ink_of(&canvas);
+        }
+        let mut svg = String::new();
+        {
+            use plotters::prelude::IntoDrawingArea;
+            let root = plotters::prelude::SVGBackend::with_string(&mut svg, (520, 300))
+                .into_drawing_area();
+            if let Err(error) = draw(&root, &chart) {
+                web_sys::console::error_1(&format!("memory chart: {error}").into());
+                return;
+            }
+        }
+        super::share::report(super::share::download_text(
+            "flash-memory.svg",
+            "image/svg+xml",
+            &svg,
+        ));
+    };
+    let lab_text = move || lab.lang.get().text();
     view! {
         <div class="flash-result">
             <p class="flash-check" data-testid="flash-equal">
                 {move || text().equal} " " {move || diff().map(|d| format!("{d:.1e}")).unwrap_or_default()}
             </p>
-            <canvas class="memory-chart" node_ref=canvas data-testid="memory-chart" role="img"
-                aria-label=move || text().chart_title></canvas>
+            <div>
+                <div class="heatmap-tools">
+                    <button type="button" class="table-toggle" data-testid="memory-chart-png" on:click=export_png>
+                        {move || lab_text().export_png}
+                    </button>
+                    <button type="button" class="table-toggle" data-testid="memory-chart-svg" on:click=export_svg>
+                        {move || lab_text().export_svg}
+                    </button>
+                </div>
+                <canvas class="memory-chart" node_ref=canvas data-testid="memory-chart" role="img"
+                    aria-label=move || text().chart_title></canvas>
+            </div>
         </div>
     }
+}
+
+/// Whether the user asked the system for less motion.
+fn prefers_reduced_motion() -> bool {
+    web_sys::window()
+        .and_then(|w| {
+            w.match_media("(prefers-reduced-motion: reduce)")
+                .ok()
+                .flatten()
+        })
+        .is_some_and(|query| query.matches())
 }
 
 /// The canvas's text colour (the theme's ink) as RGB.

@@ -356,17 +356,43 @@ pub fn Heatmap(
         })
     };
     let offers_table = !compact && !no_table;
+    let name = test_id.trim_start_matches("heatmap-").to_string();
+    let png_name = format!("{name}.png");
+    let csv_name = format!("{name}.csv");
+    let export_png = move |_| {
+        if let Some(canvas) = canvas.get_untracked() {
+            super::share::report(super::share::download_png(&png_name, &canvas));
+        }
+    };
+    let export_csv = move |_| {
+        if let Some(data) = data.get_untracked() {
+            super::share::report(super::share::download_text(
+                &csv_name,
+                "text/csv",
+                &super::share::csv(&data),
+            ));
+        }
+    };
     view! {
+        <div class="heatmap-tools" hidden=!offers_table>
+            <button type="button" class="table-toggle" data-testid=format!("{test_id}-png") on:click=export_png
+                title=move || format!("{} — {}", lang().text().export_png, label.get())>
+                {move || lang().text().export_png}
+            </button>
+            <button type="button" class="table-toggle" data-testid=format!("{test_id}-csv") on:click=export_csv
+                title=move || format!("{} — {}", lang().text().export_csv, label.get())>
+                {move || lang().text().export_csv}
+            </button>
         <button
             type="button"
             class="table-toggle"
-            hidden=!offers_table
             data-testid=toggle_id
             aria-pressed=move || as_table.get().to_string()
             on:click=move |_| as_table.update(|t| *t = !*t)
         >
             {move || if as_table.get() { lang().text().hide_table } else { lang().text().show_table }}
         </button>
+        </div>
         <div class="heatmap-wrap">
             <canvas
                 class="heatmap"

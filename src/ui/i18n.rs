@@ -90,6 +90,16 @@ pub struct Text {
     pub show_table: &'static str,
     pub hide_table: &'static str,
     pub rows_and_columns: &'static str,
+    pub copy_link: &'static str,
+    pub copy_embed: &'static str,
+    pub download_trace: &'static str,
+    pub copied: &'static str,
+    pub copy_by_hand: &'static str,
+    pub open_full: &'static str,
+    pub export_png: &'static str,
+    pub export_csv: &'static str,
+    pub export_svg: &'static str,
+    pub dismiss: &'static str,
 }
 
 static EN: Text = Text {
@@ -177,6 +187,16 @@ static EN: Text = Text {
     show_table: "Show as table",
     hide_table: "Hide the table",
     rows_and_columns: "rows and columns",
+    copy_link: "Copy link",
+    copy_embed: "Copy embed code",
+    download_trace: "Download the trace (JSON)",
+    copied: "Copied.",
+    copy_by_hand: "The clipboard is not available here: select the text and copy it.",
+    open_full: "Open the full lab ↗",
+    export_png: "PNG",
+    export_csv: "CSV",
+    export_svg: "SVG",
+    dismiss: "Dismiss",
 };
 
 static ZH: Text = Text {
@@ -264,6 +284,16 @@ static ZH: Text = Text {
     show_table: "以表格显示",
     hide_table: "收起表格",
     rows_and_columns: "行与列",
+    copy_link: "复制链接",
+    copy_embed: "复制嵌入代码",
+    download_trace: "下载计算轨迹（JSON）",
+    copied: "已复制。",
+    copy_by_hand: "这里无法使用剪贴板：请选中文字后手动复制。",
+    open_full: "打开完整的实验室 ↗",
+    export_png: "PNG",
+    export_csv: "CSV",
+    export_svg: "SVG",
+    dismiss: "关闭",
 };
 
 /// A stage's title, formula and explanation.

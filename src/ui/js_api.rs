@@ -7,15 +7,109 @@
 //! - `trace()`: the last valid trace in the CLI's JSON shape, or null.
 
 use leptos::prelude::*;
-use serde_json::json;
+use serde_json::{Map, Value, json};
 use wasm_bindgen::JsValue;
 use wasm_bindgen::prelude::Closure;
 
 use super::engine::{GpuStatus, probe, simulate_loss};
 use super::i18n::fallback_message;
 use super::i18n::request_error_message;
-use super::state::Lab;
+use super::state::{Lab, Theme};
 use crate::api::{RequestError, parse_request, trace_json};
+
+/// The view settings a host may send beside the parameters.
+const VIEW_KEYS: [&str; 6] = ["head", "lang", "theme", "step", "view", "panels"];
+
+/// Applies a JSON object of parameters and view settings (as `set()` and the embedding protocol
+/// receive them). Everything is checked first; on a refusal nothing changes.
+pub fn apply_message(lab: Lab, params: &Value) -> Result<(), String> {
+    let Value::Object(fields) = params else {
+        return Err("params: expected an object".into());
+    };
+    let lang = lab.lang.get_untracked();
+    let (view, request): (Map<String, Value>, Map<String, Value>) = fields
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .partition(|(k, _)| VIEW_KEYS.contains(&k.as_str()));
+    let bad = |name: &str| match lang {
+        super::i18n::Lang::En => format!("{name}: not a valid value"),
+        super::i18n::Lang::Zh => format!("{name}：不是有效的值"),
+    };
+    let number = |name: &str| {
+        view.get(name)
+            .map(|v| v.as_u64().map(|n| n as usize).ok_or_else(|| bad(name)))
+            .transpose()
+    };
+    let head = number("head")?;
+    let step = number("step")?;
+    let new_lang = view
+        .get("lang")
+        .map(|v| match v.as_str() {
+            Some("en") => Ok(super::i18n::Lang::En),
+            Some("zh") => Ok(super::i18n::Lang::Zh),
+            _ => Err(bad("lang")),
+        })
+        .transpose()?;
+    let theme = view
+        .get("theme")
+        .map(|v| match v.as_str() {
+            Some("auto") => Ok(Theme::Auto),
+            Some("light") => Ok(Theme::Light),
+            Some("dark") => Ok(Theme::Dark),
+            _ => Err(bad("theme")),
+        })
+        .transpose()?;
+    let name_ok =
+        |s: &str| s.len() <= 40 && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '-');
+    let view_name = view
+        .get("view")
+        .map(|v| {
+            v.as_str()
+                .filter(|s| name_ok(s))
+                .map(String::from)
+                .ok_or_else(|| bad("view"))
+        })
+        .transpose()?;
+    let panels = view
+        .get("panels")
+        .map(|v| {
+            let list: Option<Vec<String>> = v.as_array().map(|items| {
+                items
+                    .iter()
+                    .filter_map(|i| i.as_str().filter(|s| name_ok(s)).map(String::from))
+                    .collect()
+            });
+            list.filter(|l| l.len() == v.as_array().map_or(0, Vec::len))
+                .ok_or_else(|| bad("panels"))
+        })
+        .transpose()?;
+    if !request.is_empty() {
+        apply(lab, &Value::Object(request).to_string())?;
+    }
+    if let Some(head) = head {
+        lab.head.set(head);
+    }
+    if let Some(step) = step {
+        lab.flash_step.set(step);
+    }
+    if let Some(lang) = new_lang {
+        lab.lang.set(lang);
+    }
+    if let Some(theme) = theme {
+        lab.theme.set(theme);
+    }
+    if let Some(view_name) = view_name {
+        lab.view.set(Some(view_name));
+    }
+    if let Some(panels) = panels {
+        lab.embed.update(|embed| {
+            if let Some(embed) = embed {
+                embed.panels = panels;
+            }
+        });
+    }
+    Ok(())
+}
 
 /// Applies `update` if the result is computable; otherwise returns the message and changes nothing.
 pub fn apply(lab: Lab, update: &str) -> Result<(), String> {
@@ -32,13 +126,29 @@ pub fn apply(lab: Lab, update: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// The state as `attentionLab.state()` returns it, as JSON text.
+/// The state as `attentionLab.state()` returns it (and the embedding protocol posts), as JSON text:
+/// the parameters, the view settings, and what was computed.
 pub fn state_json(lab: Lab) -> String {
     let request = lab.request.get_untracked();
     let outcome = lab.outcome.get_untracked();
     let trace = lab.shown.get_untracked();
     let mut state = serde_json::to_value(&request).unwrap_or_else(|_| json!({}));
     if let Some(object) = state.as_object_mut() {
+        object.insert("head".into(), json!(lab.selected_head_untracked()));
+        object.insert(
+            "lang".into(),
+            json!(if lab.lang.get_untracked() == super::i18n::Lang::Zh {
+                "zh"
+            } else {
+                "en"
+            }),
+        );
+        object.insert("theme".into(), json!(lab.theme.get_untracked().name()));
+        object.insert("step".into(), json!(lab.flash_step.get_untracked()));
+        object.insert("view".into(), json!(lab.view.get_untracked()));
+        if let Some(embed) = lab.embed.get_untracked() {
+            object.insert("panels".into(), json!(embed.panels));
+        }
         object.insert(
             "tokens".into(),
             json!(trace.as_ref().map(|t| t.0.config.tokens().to_vec())),
@@ -113,7 +223,8 @@ fn install_on_window(lab: Lab) -> Result<(), JsValue> {
         let text = js_sys::JSON::stringify(&params)
             .map(String::from)
             .unwrap_or_default();
-        let result = match apply(lab, &text) {
+        let parsed = serde_json::from_str::<Value>(&text).unwrap_or(Value::Null);
+        let result = match apply_message(lab, &parsed) {
             Ok(()) => json!({ "ok": true }),
             Err(message) => {
                 lab.notice.set(Some(message.clone()));

@@ -35,7 +35,7 @@ fn stage_data(lab: Lab, stage: Stage) -> Signal<Option<HeatmapData>> {
 
 /// One stage: title, formula, caption and heatmap; hidden when the trace has no such matrix.
 #[component]
-fn StageCard(stage: Stage) -> impl IntoView {
+pub fn StageCard(stage: Stage) -> impl IntoView {
     let lab = expect_context::<Lab>();
     let text = move || lab.lang.get().stage(stage);
     let shown = move || {
@@ -85,9 +85,15 @@ fn StageCard(stage: Stage) -> impl IntoView {
 
 /// A row of stages under a step heading.
 #[component]
-fn Step(number: usize, #[prop(into)] title: Signal<String>, stages: Vec<Stage>) -> impl IntoView {
+fn Step(
+    number: usize,
+    /// The step's name in links (`view=…`).
+    id: &'static str,
+    #[prop(into)] title: Signal<String>,
+    stages: Vec<Stage>,
+) -> impl IntoView {
     view! {
-        <section class="step">
+        <section class="step" data-view=id>
             <h2 class="step-title">
                 <span class="step-number">{number}</span>
                 {title}
@@ -143,7 +149,7 @@ fn HeadSelector() -> impl IntoView {
 
 /// Small multiples: every head's weights side by side; a click selects the head.
 #[component]
-fn AllHeads() -> impl IntoView {
+pub fn AllHeads() -> impl IntoView {
     let lab = expect_context::<Lab>();
     let text = move || lab.lang.get().text();
     // Only a new number of heads rebuilds the grid; new weights just redraw it.
@@ -152,7 +158,7 @@ fn AllHeads() -> impl IntoView {
             .with(|t| t.as_ref().map_or(0, |t| t.0.heads.len()))
     });
     view! {
-        <section class="step" data-testid="all-heads">
+        <section class="step" data-testid="all-heads" data-view="all-heads">
             <h2 class="step-title">{move || text().all_heads}</h2>
             <p class="caption">{move || text().all_heads_help}</p>
             <div class="small-multiples">
@@ -240,6 +246,7 @@ pub fn Pipeline() -> impl IntoView {
             <p class="help block">{move || text().cell_hint}</p>
             <Step
                 number=1
+                id="tokens"
                 title=t("Tokens become vectors", "词元变成向量")
                 stages=vec![Stage::Embeddings, Stage::Positions, Stage::X, Stage::NormedX]
             />
@@ -248,15 +255,17 @@ pub fn Pipeline() -> impl IntoView {
             </div>
             <Step
                 number=2
+                id="qkv"
                 title=t("Project into queries, keys and values", "投影成查询、键和值")
                 stages=vec![Stage::Q, Stage::K, Stage::V]
             />
             <Step
                 number=3
+                id="scores"
                 title=t("Score every query against every key", "给每个查询与每个键打分")
                 stages=vec![Stage::Dot, Stage::Scaled, Stage::Masked]
             />
-            <section class="step">
+            <section class="step" data-view="softmax">
                 <h2 class="step-title">
                     <span class="step-number">4</span>
                     {t("Softmax turns scores into weights", "softmax 把分数变成权重")}
@@ -275,12 +284,14 @@ pub fn Pipeline() -> impl IntoView {
             </section>
             <Step
                 number=5
+                id="values"
                 title=t("Mix the values by the weights", "按权重混合值向量")
                 stages=vec![Stage::HeadOutput]
             />
             <AllHeads />
             <Step
                 number=6
+                id="combine"
                 title=t("Combine the heads", "合并各个头")
                 stages=vec![Stage::Concat, Stage::Projected, Stage::Output]
             />

@@ -8,6 +8,7 @@ use leptos::prelude::*;
 
 use super::engine::{Engine, Fallback, GpuJobs, GpuStatus, choice, choose, schedule};
 use super::i18n::{EXAMPLES, Lang, request_error_message};
+use super::link::{Embed, LinkNotice};
 use super::stages::Stage;
 use crate::api::{MaskRequest, Request, RequestError};
 use crate::core::{Config, Trace, compute_trace};
@@ -147,6 +148,14 @@ pub struct Lab {
     /// The GPU of the session.
     pub gpu: RwSignal<GpuStatus>,
     pub jobs: GpuJobs,
+    /// The FlashAttention player's position (a frame index).
+    pub flash_step: RwSignal<usize>,
+    /// The part of the page in view (a step's id), for links.
+    pub view: RwSignal<Option<String>>,
+    /// What a link could not use: shown until dismissed.
+    pub link_notices: RwSignal<Vec<LinkNotice>>,
+    /// Set when the lab is embedded in another page (`?embed=1`).
+    pub embed: RwSignal<Option<Embed>>,
 }
 
 impl Lab {
@@ -209,6 +218,10 @@ impl Lab {
             timing,
             gpu,
             jobs,
+            flash_step: RwSignal::new(0),
+            view: RwSignal::new(None),
+            link_notices: RwSignal::new(Vec::new()),
+            embed: RwSignal::new(None),
         };
         // Pending work goes to the GPU. The request is tracked too: a change made while the GPU
         // is busy leaves the outcome as it was (the last result, pending) but must be queued.
@@ -254,6 +267,11 @@ impl Lab {
             .result
             .err()
             .map(|error| request_error_message(&error, lang))
+    }
+
+    /// [`Lab::selected_head`] without subscribing to it.
+    pub fn selected_head_untracked(&self) -> usize {
+        untrack(|| self.selected_head())
     }
 
     /// The selected head, within the shown trace's heads.

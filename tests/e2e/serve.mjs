@@ -13,7 +13,8 @@ const TYPES = {
   '.json': 'application/json',
 };
 
-/** Serves `root` on 127.0.0.1 at a free port; resolves to { url, close }. */
+/** Serves `root` (and `extraFiles`, path → HTML) on 127.0.0.1 at a free port; resolves to
+ * { url, close }. */
 export function serve(root, extraFiles = {}) {
   const server = createServer(async (req, res) => {
     const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);

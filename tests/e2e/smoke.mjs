@@ -5,18 +5,7 @@
 import { join } from 'node:path';
 import { serve } from './serve.mjs';
 import { launch, ROOT } from './browser.mjs';
-
-let passed = 0;
-let failed = 0;
-function check(name, ok, detail = '') {
-  if (ok) {
-    passed++;
-    console.log(`test ${name} ... ok`);
-  } else {
-    failed++;
-    console.log(`test ${name} ... FAILED ${detail}`);
-  }
-}
+import { check, finish } from './check.mjs';
 
 const server = await serve(join(ROOT, 'dist'));
 const browser = await launch();
@@ -25,6 +14,9 @@ try {
   const page = await browser.newPage();
   page.on('pageerror', (e) => errors.push(String(e)));
   page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+  // Offline use in a classroom: every request must stay on this server (no CDN, no remote font).
+  const requests = [];
+  page.on('request', (r) => requests.push(r.url()));
   await page.goto(server.url);
   await page.waitForSelector('[data-testid=token-chip]', { timeout: 30000 });
 
@@ -86,6 +78,40 @@ try {
     && JSON.stringify(second.heads[0].weights) !== JSON.stringify(first.heads[0].weights),
     second.tokens.join(' '));
 
+  // Exports: what a student saves for notes.
+  const saved = async (testid) => {
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click(`[data-testid=${testid}]`)]);
+    const path = await download.path();
+    const { readFile } = await import('node:fs/promises');
+    return { name: download.suggestedFilename(), bytes: await readFile(path) };
+  };
+  await page.locator('[data-testid=heatmap-weights-csv]').scrollIntoViewIfNeeded();
+  const csvFile = await saved('heatmap-weights-csv');
+  const csvLines = csvFile.bytes.toString('utf8').trim().split('\n');
+  const shownTrace = await page.evaluate(() => window.attentionLab.trace());
+  check('a heatmap exports as CSV with its labels and numbers', csvFile.name === 'weights.csv'
+    && csvLines.length === shownTrace.tokens.length + 1 && csvLines[1].startsWith(shownTrace.tokens[0] + ',')
+    && Math.abs(Number(csvLines[1].split(',')[1]) - shownTrace.heads[0].weights[0][0]) < 1e-6, csvLines.slice(0, 2).join(' | '));
+  const pngFile = await saved('heatmap-weights-png');
+  check('a heatmap exports as PNG', pngFile.name === 'weights.png' && pngFile.bytes.subarray(1, 4).toString() === 'PNG', pngFile.name);
+  await page.locator('[data-testid=memory-chart-svg]').scrollIntoViewIfNeeded();
+  const svgFile = await saved('memory-chart-svg');
+  check('the chart exports as SVG', svgFile.bytes.toString('utf8').includes('<svg') && svgFile.bytes.toString('utf8').includes('flash'), svgFile.name);
+  const chartPng = await saved('memory-chart-png');
+  check('the chart exports as PNG', chartPng.bytes.subarray(1, 4).toString() === 'PNG', chartPng.name);
+  await page.locator('[data-testid=share-download-trace]').scrollIntoViewIfNeeded();
+  const traceFile = await saved('share-download-trace');
+  const exported = JSON.parse(traceFile.bytes.toString('utf8'));
+  check('the whole trace exports as JSON in the CLI\'s shape', exported.tokens.join(' ') === shownTrace.tokens.join(' ')
+    && exported.heads.length === shownTrace.heads.length && 'flash' in exported && exported.backend === 'cpu', traceFile.name);
+  await page.click('[data-testid=share-copy-link]');
+  const link = await page.inputValue('[data-testid=share-text]');
+  await page.click('[data-testid=share-copy-embed]');
+  const embedCode = await page.inputValue('[data-testid=share-text]');
+  check('copy link and copy embed code give the state as a link and an iframe',
+    link.startsWith(server.url) && link.includes('sentence=') && embedCode.startsWith('<iframe src="')
+      && embedCode.includes('embed=1') && embedCode.includes('panels=weights%2Chead-view'), `${link} | ${embedCode}`);
+
   // This Chromium runs without --enable-unsafe-webgpu: no adapter. Asking for the GPU must still
   // compute, on the CPU, and say why.
   await page.waitForFunction(() => window.attentionLab.state().gpu !== 'probing');
@@ -119,11 +145,12 @@ try {
     await page.screenshot({ path: process.env.SCREENSHOT });
   }
   check('no errors in the console', errors.length === 0, errors.join(' | '));
+  const remote = requests.filter((url) => !url.startsWith(server.url) && !url.startsWith('data:') && !url.startsWith('blob:'));
+  check('everything the page loads comes from dist/', requests.length > 2 && remote.length === 0, remote.join(' '));
 } catch (error) {
   check('smoke test ran to the end', false, String(error));
 } finally {
   await browser.close();
   server.close();
 }
-console.log(`\ntest result: ${failed ? 'FAILED' : 'ok'}. ${passed} passed; ${failed} failed (browser smoke test of dist/)`);
-process.exit(failed ? 1 : 0);
+finish('browser smoke test of dist/');
