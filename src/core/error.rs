@@ -11,7 +11,8 @@ pub enum ConfigError {
     EmptyInput { field: &'static str },
     #[error("{field}: token {index} is empty")]
     EmptyToken { field: &'static str, index: usize },
-    #[error("{field}: {count} tokens is more than this lab handles (at most {max})")]
+    /// `count` is where counting stopped: the input has at least that many tokens.
+    #[error("{field}: more than {max} tokens (at least {count}); this lab handles at most {max}")]
     TooManyTokens {
         field: &'static str,
         count: usize,

@@ -2,7 +2,8 @@
 
 use super::kernel::{Binding, Kernel};
 
-pub const SOURCE: &str = include_str!("flash.wgsl");
+/// mask.wgsl, then flash.wgsl (WGSL has no includes).
+pub const SOURCE: &str = concat!(include_str!("mask.wgsl"), include_str!("flash.wgsl"));
 const QUERIES_PER_WORKGROUP: u32 = 64;
 
 pub fn kernel(device: &wgpu::Device) -> Kernel {

@@ -5,7 +5,7 @@
 // row as accumulator, rescaled by exp(m_old − m_new) whenever the maximum grows. A tile the mask
 // hides entirely for the thread's query block (block_rows queries) is skipped without reading K
 // or V, as the CPU version does. At the end the row is divided by l (or left at 0 when every key
-// is masked).
+// is masked). The mask test is mask.wgsl's, put in front of this file.
 
 struct FlashParams {
     seq_len: u32,
@@ -36,13 +36,7 @@ const NONE: f32 = -3.0e38;
 @group(0) @binding(5) var<storage, read> custom: array<u32>;
 
 fn allowed(i: u32, j: u32) -> bool {
-    switch p.mask_kind {
-        case 0u: { return true; }
-        case 1u: { return j <= i; }
-        case 2u: { return j < p.valid_len; }
-        case 3u: { return max(i, j) - min(i, j) <= p.radius; }
-        default: { return custom[i * p.key_len + j] != 0u; }
-    }
+    return mask_allows(p.mask_kind, p.valid_len, p.radius, p.key_len, i, j);
 }
 
 // Does the mask hide every cell of queries [r0, r1) × keys [c0, c1)?

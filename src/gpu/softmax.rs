@@ -2,7 +2,8 @@
 
 use super::kernel::{Binding, Kernel};
 
-pub const SOURCE: &str = include_str!("softmax.wgsl");
+/// mask.wgsl, then softmax.wgsl (WGSL has no includes).
+pub const SOURCE: &str = concat!(include_str!("mask.wgsl"), include_str!("softmax.wgsl"));
 
 pub fn kernel(device: &wgpu::Device) -> Kernel {
     Kernel::new(

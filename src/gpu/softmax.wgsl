@@ -2,8 +2,7 @@
 // (and head). Run by gpu/softmax.rs.
 //
 // w_j = exp(s_j − max) / Σ exp(s_j − max) over the allowed keys; exactly 0 where masked; a row
-// with every key masked is all zeros. Masks: 0 none, 1 causal, 2 padding, 3 window, 4 custom
-// (cells in `custom`, one u32 per [query, key], with absolute query indices).
+// with every key masked is all zeros. The mask test is mask.wgsl's, put in front of this file.
 
 struct SoftmaxParams {
     rows: u32,
@@ -28,13 +27,7 @@ const NONE: f32 = -3.0e38;
 var<workgroup> partial: array<f32, 64>;
 
 fn allowed(i: u32, j: u32) -> bool {
-    switch p.mask_kind {
-        case 0u: { return true; }
-        case 1u: { return j <= i; }
-        case 2u: { return j < p.valid_len; }
-        case 3u: { return max(i, j) - min(i, j) <= p.radius; }
-        default: { return custom[i * p.cols + j] != 0u; }
-    }
+    return mask_allows(p.mask_kind, p.valid_len, p.radius, p.cols, i, j);
 }
 
 @compute @workgroup_size(64, 1, 1)

@@ -11,14 +11,16 @@ use super::js_api;
 use super::location;
 use super::pipeline::Pipeline;
 use super::share::ShareBar;
-use super::stages::explain;
 use super::state::Lab;
-use super::tooltip::Tooltip;
+use super::tooltip::{Tooltip, active_cell};
 use crate::core::Backend;
 
 /// A duration for people: "0.8 ms", "12 ms".
 pub fn format_ms(ms: f64) -> String {
-    if ms < 10.0 {
+    // Browsers time to 0.1 ms (without cross-origin isolation).
+    if ms < 0.1 {
+        "< 0.1 ms".into()
+    } else if ms < 10.0 {
         format!("{ms:.1} ms")
     } else {
         format!("{ms:.0} ms")
@@ -152,10 +154,13 @@ fn FullLab() -> impl IntoView {
                         message()
                             .map(|message| {
                                 let stale = lab.error().is_some();
+                                // A sentence of its own: end the message before adding another.
+                                let ended = message.ends_with(['.', '。', '!', '?', '）', ')']);
+                                let separator = if ended { " " } else { ". " };
                                 view! {
                                     <p class="error" role="alert" data-testid="error">
                                         {message}
-                                        {stale.then(|| format!(" {}", text().showing_last_good))}
+                                        {stale.then(|| format!("{separator}{}", text().showing_last_good))}
                                     </p>
                                 }
                             })
@@ -204,22 +209,8 @@ fn LinkNotices() -> impl IntoView {
 pub fn LiveRegion() -> impl IntoView {
     let lab = expect_context::<Lab>();
     let announcement = move || {
-        let active = lab.active.get()?;
-        let trace = lab.shown.get()?;
-        let (rows, cols) = active.stage.matrix(&trace.0, active.head).dim();
-        if !active.stage.is_shown(&trace.0) || active.row >= rows || active.col >= cols {
-            return None;
-        }
-        let lang = lab.lang.get();
-        let info = explain(
-            &trace.0,
-            active.stage,
-            active.head,
-            active.row,
-            active.col,
-            lang,
-        );
-        let title = lang.stage(active.stage).title;
+        let (active, info) = active_cell(lab)?;
+        let title = lab.lang.get().stage(active.stage).title;
         Some(format!("{title}: {}: {}", info.position, info.value))
     };
     view! {

@@ -666,11 +666,11 @@ fn BackendControl() -> impl IntoView {
                 .map(|f| fallback_message(f.code, &f.detail, lab.lang.get()))
         })
     };
-    let can_retry = move || {
-        matches!(
-            lab.gpu.get(),
-            GpuStatus::Lost(_) | GpuStatus::Unavailable { .. }
-        )
+    // Retrying helps after a loss or a failure, not where the browser has no WebGPU at all.
+    let can_retry = move || match lab.gpu.get() {
+        GpuStatus::Lost(_) => true,
+        GpuStatus::Unavailable { code, .. } => code != "no-webgpu",
+        _ => false,
     };
     view! {
         <h2>{move || text().backend_section}</h2>

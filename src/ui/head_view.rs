@@ -3,9 +3,10 @@
 //! shows only its lines. Lines are batched by opacity into a few paths, not stroked one by one.
 
 use leptos::prelude::*;
-use wasm_bindgen::{JsCast, JsValue};
-use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, PointerEvent};
+use wasm_bindgen::JsValue;
+use web_sys::{HtmlCanvasElement, PointerEvent};
 
+use super::heatmap::context;
 use super::state::Lab;
 use ndarray::Array2;
 
@@ -131,14 +132,6 @@ pub fn HeadView() -> impl IntoView {
             </p>
         </div>
     }
-}
-
-fn context(canvas: &HtmlCanvasElement) -> Result<CanvasRenderingContext2d, JsValue> {
-    canvas
-        .get_context("2d")?
-        .ok_or_else(|| JsValue::from_str("no 2d context"))?
-        .dyn_into::<CanvasRenderingContext2d>()
-        .map_err(JsValue::from)
 }
 
 fn short(label: &str) -> String {

@@ -432,7 +432,8 @@ fn short(label: &str) -> String {
     }
 }
 
-fn context(canvas: &HtmlCanvasElement) -> Result<CanvasRenderingContext2d, JsValue> {
+/// The 2D context of a canvas.
+pub(super) fn context(canvas: &HtmlCanvasElement) -> Result<CanvasRenderingContext2d, JsValue> {
     canvas
         .get_context("2d")?
         .ok_or_else(|| JsValue::from_str("no 2d context"))?

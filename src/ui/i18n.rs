@@ -548,15 +548,21 @@ pub fn request_error_message(error: &RequestError, lang: Lang) -> String {
 /// The Chinese (or English) wording of a core error.
 pub fn config_error_message(error: &ConfigError, lang: Lang) -> String {
     if lang == Lang::En {
-        return error.to_string();
+        return match error {
+            // The core's wording advises the CLI's `trace = false`; the page has its own advice.
+            ConfigError::TraceTooLarge { cells, max } => format!(
+                "Too much to show step by step: heads × tokens × keys = {cells} attention cells, at most {max}. Shorten the sentence or use fewer heads."
+            ),
+            _ => error.to_string(),
+        };
     }
     match error {
         ConfigError::EmptyInput { .. } => {
             "句子是空的：请至少输入一个词，注意力才有对象可看。".into()
         }
         ConfigError::EmptyToken { field, index } => format!("{field}：第 {index} 个词元是空的。"),
-        ConfigError::TooManyTokens { count, max, .. } => {
-            format!("词元太多：至少有 {count} 个，本实验室最多处理 {max} 个。")
+        ConfigError::TooManyTokens { max, .. } => {
+            format!("词元太多：超过了 {max} 个，本实验室最多处理 {max} 个。")
         }
         ConfigError::TooSmall { field, value, min } => {
             format!("{field} 至少为 {min}（当前为 {value}）。")
@@ -604,7 +610,7 @@ pub fn config_error_message(error: &ConfigError, lang: Lang) -> String {
             format!("有效长度 {valid_len} 超过了键词元的个数 {keys}。")
         }
         ConfigError::TraceTooLarge { cells, max } => format!(
-            "要逐步记录的注意力格子太多（{cells} 个，上限 {max} 个）；请改用 trace = false。"
+            "要逐步展示的注意力格子太多（头数 × 词元数 × 键数 = {cells}，上限 {max}）：请缩短句子或减少头数。"
         ),
     }
 }

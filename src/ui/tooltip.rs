@@ -3,35 +3,36 @@
 
 use leptos::prelude::*;
 
-use super::stages::explain;
-use super::state::Lab;
+use super::stages::{CellInfo, explain};
+use super::state::{ActiveCell, Lab};
 
 /// Width the tooltip may take, to keep it inside the window.
 const TOOLTIP_WIDTH: f64 = 360.0;
 
+/// The cell under the pointer or the keyboard cursor, explained in the reader's language (none
+/// when it no longer exists in the shown trace).
+pub fn active_cell(lab: Lab) -> Option<(ActiveCell, CellInfo)> {
+    let active = lab.active.get()?;
+    let trace = lab.shown.get()?;
+    let (rows, cols) = active.stage.matrix(&trace.0, active.head).dim();
+    if !active.stage.is_shown(&trace.0) || active.row >= rows || active.col >= cols {
+        return None;
+    }
+    let info = explain(
+        &trace.0,
+        active.stage,
+        active.head,
+        active.row,
+        active.col,
+        lab.lang.get(),
+    );
+    Some((active, info))
+}
+
 #[component]
 pub fn Tooltip() -> impl IntoView {
     let lab = expect_context::<Lab>();
-    let content = move || {
-        let active = lab.active.get()?;
-        let trace = lab.shown.get()?;
-        let matrix_dim = active.stage.matrix(&trace.0, active.head).dim();
-        if !active.stage.is_shown(&trace.0)
-            || active.row >= matrix_dim.0
-            || active.col >= matrix_dim.1
-        {
-            return None;
-        }
-        let info = explain(
-            &trace.0,
-            active.stage,
-            active.head,
-            active.row,
-            active.col,
-            lab.lang.get(),
-        );
-        Some((active, info))
-    };
+    let content = move || active_cell(lab);
     view! {
         {move || {
             content()

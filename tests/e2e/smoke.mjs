@@ -130,13 +130,11 @@ try {
   await page.evaluate(() => window.attentionLab.set({ backend: 'auto' }));
 
   if (process.env.SCREENSHOT) {
-    await page.fill('[data-testid=sentence]', 'The cat sat on the mat because it was tired.');
-    await page.fill('[data-testid=temperature]', '1');
-    await page.press('[data-testid=temperature]', 'Enter');
-    await page.click('[data-testid=mask-kind] button[data-value="1"]');
-    // Views draw only on screen: a tall window shows the first four steps at once.
+    // A fresh page from a link, in a tall window: views draw only on screen, and this one shows
+    // the first four steps at once.
     await page.setViewportSize({ width: 1400, height: 2000 });
-    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.goto(`${server.url}?mask=causal`);
+    await page.waitForSelector('[data-testid=token-chip]');
     await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
     await page.waitForTimeout(300);
     const cell = await page.locator('[data-testid=heatmap-weights]').boundingBox();
