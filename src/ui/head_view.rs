@@ -108,8 +108,18 @@ pub fn HeadView() -> impl IntoView {
         }
     };
     let text = move || lab.lang.get().text();
+    let export_png = move |_| {
+        if let Some(canvas) = canvas.get_untracked() {
+            super::share::report(super::share::download_png("head-view.png", &canvas));
+        }
+    };
     view! {
         <div class="head-view">
+            <div class="heatmap-tools">
+                <button type="button" class="table-toggle" data-testid="head-view-png" on:click=export_png>
+                    {move || text().export_png}
+                </button>
+            </div>
             <div class="head-view-axes" aria-hidden="true">
                 <span>{move || text().queries}</span>
                 <span>{move || text().keys}</span>

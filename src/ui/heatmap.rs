@@ -374,18 +374,20 @@ pub fn Heatmap(
         }
     };
     view! {
-        <div class="heatmap-tools" hidden=!offers_table>
+        <div class="heatmap-tools" hidden=compact>
             <button type="button" class="table-toggle" data-testid=format!("{test_id}-png") on:click=export_png
                 title=move || format!("{} — {}", lang().text().export_png, label.get())>
                 {move || lang().text().export_png}
             </button>
             <button type="button" class="table-toggle" data-testid=format!("{test_id}-csv") on:click=export_csv
+                hidden=!offers_table
                 title=move || format!("{} — {}", lang().text().export_csv, label.get())>
                 {move || lang().text().export_csv}
             </button>
         <button
             type="button"
             class="table-toggle"
+            hidden=!offers_table
             data-testid=toggle_id
             aria-pressed=move || as_table.get().to_string()
             on:click=move |_| as_table.update(|t| *t = !*t)

@@ -94,6 +94,13 @@ try {
     && Math.abs(Number(csvLines[1].split(',')[1]) - shownTrace.heads[0].weights[0][0]) < 1e-6, csvLines.slice(0, 2).join(' | '));
   const pngFile = await saved('heatmap-weights-png');
   check('a heatmap exports as PNG', pngFile.name === 'weights.png' && pngFile.bytes.subarray(1, 4).toString() === 'PNG', pngFile.name);
+  await page.locator('[data-testid=head-view-png]').scrollIntoViewIfNeeded();
+  const headViewPng = await saved('head-view-png');
+  check('the head view exports as PNG', headViewPng.bytes.subarray(1, 4).toString() === 'PNG', headViewPng.name);
+  await page.locator('[data-testid=flash-grid-png]').scrollIntoViewIfNeeded();
+  const gridPng = await saved('flash-grid-png');
+  const gridCsv = await page.locator('[data-testid=flash-grid-csv]').isVisible();
+  check('the flash grid exports as PNG (its colours are states: no CSV)', gridPng.bytes.subarray(1, 4).toString() === 'PNG' && !gridCsv, gridPng.name);
   await page.locator('[data-testid=memory-chart-svg]').scrollIntoViewIfNeeded();
   const svgFile = await saved('memory-chart-svg');
   check('the chart exports as SVG', svgFile.bytes.toString('utf8').includes('<svg') && svgFile.bytes.toString('utf8').includes('flash'), svgFile.name);
