@@ -28,6 +28,27 @@ impl Projections {
         }
     }
 
+    /// What head `head` reads: its K/V group, its queries [seq_len, d_k], and that group's keys
+    /// [key_len, d_k] and values [key_len, d_v].
+    pub fn head(
+        &self,
+        dims: &Dims,
+        head: usize,
+    ) -> (
+        usize,
+        ArrayView2<'_, f32>,
+        ArrayView2<'_, f32>,
+        ArrayView2<'_, f32>,
+    ) {
+        let group = dims.kv_group(head);
+        (
+            group,
+            self.head_q(dims, head),
+            self.group_k(dims, group),
+            self.group_v(dims, group),
+        )
+    }
+
     /// [seq_len, d_k]: columns h·d_k..(h+1)·d_k of Q, like PyTorch's `view(n, h, d_k)`.
     pub fn head_q(&self, dims: &Dims, head: usize) -> ArrayView2<'_, f32> {
         self.q.slice(s![.., head * dims.d_k..(head + 1) * dims.d_k])

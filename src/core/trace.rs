@@ -99,10 +99,7 @@ pub fn compute_trace(config: &Config) -> Trace {
     let mut heads = Vec::with_capacity(dims.n_heads);
     let mut flash_heads = Vec::with_capacity(dims.n_heads);
     for head in 0..dims.n_heads {
-        let kv_group = dims.kv_group(head);
-        let q = projections.head_q(&dims, head);
-        let k = projections.group_k(&dims, kv_group);
-        let v = projections.group_v(&dims, kv_group);
+        let (kv_group, q, k, v) = projections.head(&dims, head);
         let standard = attend(q, k, v, scale, mask);
         flash_heads.push(flash_attention(q, k, v, scale, mask, config.block(), true));
         heads.push(HeadTrace {
@@ -153,10 +150,7 @@ pub fn compute_outputs(config: &Config) -> Outputs {
     let mut standard = Vec::with_capacity(dims.n_heads);
     let mut flash = Vec::with_capacity(dims.n_heads);
     for head in 0..dims.n_heads {
-        let kv_group = dims.kv_group(head);
-        let q = projections.head_q(&dims, head);
-        let k = projections.group_k(&dims, kv_group);
-        let v = projections.group_v(&dims, kv_group);
+        let (_, q, k, v) = projections.head(&dims, head);
         standard.push(attend_output(q, k, v, scale, mask).0);
         flash.push(flash_attention(q, k, v, scale, mask, config.block(), false).output);
     }
@@ -223,10 +217,7 @@ pub fn trace_from(config: &Config, computed: Computed, backend: Backend) -> Trac
         .zip(computed.weights)
         .enumerate()
     {
-        let kv_group = dims.kv_group(head);
-        let q = projections.head_q(&dims, head);
-        let k = projections.group_k(&dims, kv_group);
-        let v = projections.group_v(&dims, kv_group);
+        let (kv_group, q, k, v) = projections.head(&dims, head);
         let replay = flash_attention(q, k, v, scale, mask, config.block(), true);
         flash_heads.push(FlashHead {
             output: computed
