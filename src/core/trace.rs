@@ -154,16 +154,13 @@ pub fn compute_outputs(config: &Config) -> Outputs {
         standard.push(attend_output(q, k, v, scale, mask).0);
         flash.push(flash_attention(q, k, v, scale, mask, config.block(), false).output);
     }
-    let output = finish(config, concat_heads(standard.iter().map(|a| a.view())));
-    let flash_output = finish(config, concat_heads(flash.iter().map(|a| a.view())));
-    let max_abs_diff = max_abs_diff(output.view(), flash_output.view());
-    Outputs {
-        tokens: config.tokens().to_vec(),
-        output,
-        flash_output,
-        max_abs_diff,
-        backend: Backend::Cpu,
-    }
+    let w_o = &config.weights().w_o;
+    outputs_from(
+        config,
+        concat_heads(standard.iter().map(|a| a.view())).dot(w_o),
+        concat_heads(flash.iter().map(|a| a.view())).dot(w_o),
+        Backend::Cpu,
+    )
 }
 
 /// What another backend (the GPU) computed for one forward pass: everything with a seq_len² or
