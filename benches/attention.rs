@@ -14,8 +14,8 @@ mod native {
     use std::hint::black_box;
     use std::sync::atomic::{AtomicUsize, Ordering};
 
-    use attention_lab::core::flash::flash_attention;
-    use attention_lab::core::{Config, Input, Params, compute_outputs, compute_trace};
+    use attention_core::flash::flash_attention;
+    use attention_core::{Config, Input, Params, compute_outputs, compute_trace};
     use criterion::{BenchmarkId, Criterion};
 
     /// The system allocator, counting the bytes live now and the most live since the last reset.
@@ -84,7 +84,7 @@ mod native {
     }
 
     pub fn gpu(c: &mut Criterion) {
-        let Ok(mut backend) = pollster::block_on(attention_lab::gpu::GpuBackend::new()) else {
+        let Ok(mut backend) = pollster::block_on(attention_gpu::GpuBackend::new()) else {
             println!("gpu: no adapter on this machine; skipping the GPU benchmarks");
             return;
         };

@@ -8,9 +8,9 @@ wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
 mod support;
 
-use attention_lab::core::tokenize::{Tokens, tokenize};
-use attention_lab::core::weights::{Dims, Weights};
-use attention_lab::core::{ConfigError, MaskSpec, Params, compute_outputs, compute_trace};
+use attention_core::tokenize::{Tokens, tokenize};
+use attention_core::weights::{Dims, Weights};
+use attention_core::{ConfigError, MaskSpec, Params, compute_outputs, compute_trace};
 use support::{assert_close, matrix, params_for_x, random_config};
 
 fn tokens(text: &str) -> Vec<String> {
@@ -328,7 +328,7 @@ fn impossible_parameters_are_typed_errors() {
         ),
         (
             Params {
-                source: Some(attention_lab::core::Input::Sentence("one two".into())),
+                source: Some(attention_core::Input::Sentence("one two".into())),
                 mask: MaskSpec::Causal,
                 ..base()
             },
@@ -354,7 +354,7 @@ fn impossible_parameters_are_typed_errors() {
 
 #[test]
 fn fast_exp_matches_libm() {
-    use attention_lab::core::fastmath::exp;
+    use attention_core::fastmath::exp;
     let mut worst = 0.0f64;
     let mut x = -87.0f32;
     while x <= 88.0 {
@@ -399,7 +399,7 @@ fn validate_reusing_equals_validate() {
         },
         Params::sentence("a different sentence"),
         Params {
-            source: Some(attention_lab::core::Input::Sentence("源 句子".into())),
+            source: Some(attention_core::Input::Sentence("源 句子".into())),
             ..base.clone()
         },
     ];

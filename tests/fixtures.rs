@@ -7,8 +7,8 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 #[cfg(target_arch = "wasm32")]
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
-use attention_lab::api::parse_request;
-use attention_lab::core::compute_trace;
+use attention_core::api::parse_request;
+use attention_core::compute_trace;
 use ndarray::{Array2, ArrayView2};
 use serde_json::Value;
 

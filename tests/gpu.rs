@@ -9,10 +9,8 @@ wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
 mod support;
 
-use attention_lab::core::{
-    Backend, Config, MaskSpec, Params, Trace, compute_outputs, compute_trace,
-};
-use attention_lab::gpu::GpuBackend;
+use attention_core::{Backend, Config, MaskSpec, Params, Trace, compute_outputs, compute_trace};
+use attention_gpu::GpuBackend;
 use ndarray::ArrayView2;
 use support::random_config;
 
@@ -167,7 +165,7 @@ mod native {
 
     #[test]
     fn every_shader_is_valid_wgsl() {
-        for (name, source) in attention_lab::gpu::SHADERS {
+        for (name, source) in attention_gpu::SHADERS {
             let module = naga::front::wgsl::parse_str(source)
                 .unwrap_or_else(|e| panic!("{name}: {}", e.emit_to_string(source)));
             naga::valid::Validator::new(

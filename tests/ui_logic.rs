@@ -6,13 +6,13 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 #[cfg(target_arch = "wasm32")]
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
-use attention_lab::core::{LayerNormMode, MaskSpec, Params, compute_trace};
+use attention_core::{LayerNormMode, MaskSpec, Params, compute_trace};
 use attention_lab::ui::stages::{Stage, explain};
 use attention_lab::ui::{
     Lang, divisors, kv_heads_for, slider_to_temperature, temperature_to_slider,
 };
 
-fn trace(params: Params) -> attention_lab::core::Trace {
+fn trace(params: Params) -> attention_core::Trace {
     compute_trace(&params.validate().unwrap())
 }
 
@@ -130,7 +130,7 @@ fn kv_heads_are_offered_only_as_divisors() {
 }
 
 mod flash_frames {
-    use attention_lab::core::{MaskSpec, Params, compute_trace};
+    use attention_core::{MaskSpec, Params, compute_trace};
     use attention_lab::ui::flash_frames::{
         Phase, Sizes, counters, frames, keep_position, scores_held, standard_accesses,
     };
@@ -247,8 +247,10 @@ mod flash_frames {
 }
 
 mod links {
-    use attention_lab::api::{BackendChoice, BlockRequest, LayerNormRequest, MaskRequest, Request};
-    use attention_lab::core::rng::SplitMix64;
+    use attention_core::api::{
+        BackendChoice, BlockRequest, LayerNormRequest, MaskRequest, Request,
+    };
+    use attention_core::rng::SplitMix64;
     use attention_lab::ui::Lang;
     use attention_lab::ui::link::{
         Embed, LinkNotice, LinkState, ViewSettings, decode, encode, parse_query, to_query,

@@ -13,7 +13,7 @@ use super::pipeline::Pipeline;
 use super::share::ShareBar;
 use super::state::Lab;
 use super::tooltip::{Tooltip, active_cell};
-use crate::core::Backend;
+use attention_core::Backend;
 
 /// A duration for people: "0.8 ms", "12 ms".
 pub fn format_ms(ms: f64) -> String {

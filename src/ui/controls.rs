@@ -9,8 +9,8 @@ use super::i18n::Text;
 use super::i18n::fallback_message;
 use super::mask_editor::MaskEditor;
 use super::state::Lab;
-use crate::api::{BackendChoice, BlockRequest, LayerNormRequest, MaskRequest, Request};
-use crate::core::weights::Dims;
+use attention_core::api::{BackendChoice, BlockRequest, LayerNormRequest, MaskRequest, Request};
+use attention_core::weights::Dims;
 
 /// Log-scale temperature slider: position 0…1000 maps to T = 0.05 … 10.
 const T_MIN: f64 = 0.05;

@@ -5,8 +5,8 @@
 use leptos::prelude::*;
 
 use super::state::{Lab, Outcome, TraceRef, now_ms};
-use crate::api::{BackendChoice, Request};
-use crate::gpu::{GpuBackend, GpuError, GpuInfo};
+use attention_core::api::{BackendChoice, Request};
+use attention_gpu::{GpuBackend, GpuError, GpuInfo};
 
 /// "auto" uses the GPU from this many query tokens up (and only a hardware GPU): below, one
 /// submission and read-back (0.5 ms at best, 5–15 ms typical in browsers) costs more than the

@@ -2,7 +2,7 @@
 //! the counters that make the algorithm's point. Pure functions of a trace: replaying a frame
 //! never recomputes anything, and this module is tested without a browser.
 
-use crate::core::flash::FlashHead;
+use attention_core::flash::FlashHead;
 
 /// What a frame shows happening.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -49,7 +49,7 @@ impl PartialEq for Replay {
 }
 
 impl Replay {
-    fn flash(&self) -> &crate::core::flash::FlashHead {
+    fn flash(&self) -> &attention_core::flash::FlashHead {
         &self.trace.0.flash.heads[self.head]
     }
 }
@@ -417,7 +417,8 @@ pub fn FlashView() -> impl IntoView {
                 .is_some_and(|r| r.sizes.seq_len.max(r.sizes.key_len) > SUMMARISE_ABOVE)
         })
     };
-    let matrix = move |pick: fn(&crate::core::trace::HeadTrace) -> &Array2<f32>, stage: Stage| {
+    let matrix = move |pick: fn(&attention_core::trace::HeadTrace) -> &Array2<f32>,
+                       stage: Stage| {
         Memo::new(move |_| {
             replay.with(|r| {
                 r.as_ref().map(|r| {

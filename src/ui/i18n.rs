@@ -2,8 +2,8 @@
 //! missing in one language is a compile error. The wording is our own; the facts and formulas
 //! follow the course's source articles.
 
-use crate::api::RequestError;
-use crate::core::ConfigError;
+use attention_core::ConfigError;
+use attention_core::api::RequestError;
 
 use super::stages::Stage;
 

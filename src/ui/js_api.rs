@@ -15,7 +15,7 @@ use super::engine::{GpuStatus, probe, simulate_loss};
 use super::i18n::fallback_message;
 use super::i18n::request_error_message;
 use super::state::{Lab, Theme};
-use crate::api::{RequestError, parse_request, trace_json};
+use attention_core::api::{RequestError, parse_request, trace_json};
 
 /// The view settings a host may send beside the parameters.
 const VIEW_KEYS: [&str; 6] = ["head", "lang", "theme", "step", "view", "panels"];
@@ -161,7 +161,7 @@ pub fn state_json(lab: Lab) -> String {
         object.insert(
             "adapter".into(),
             json!(match &backend {
-                Some(crate::core::Backend::Gpu { adapter }) => Some(adapter.clone()),
+                Some(attention_core::Backend::Gpu { adapter }) => Some(adapter.clone()),
                 _ => None,
             }),
         );

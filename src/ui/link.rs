@@ -6,7 +6,7 @@
 //! unknown name, a malformed value or an over-long text is left out and reported as a
 //! [`LinkNotice`]; markup is only ever text.
 
-use crate::api::{BackendChoice, BlockRequest, LayerNormRequest, MaskRequest, Request};
+use attention_core::api::{BackendChoice, BlockRequest, LayerNormRequest, MaskRequest, Request};
 
 use super::i18n::Lang;
 use super::state::Theme;

@@ -7,7 +7,7 @@ use leptos::prelude::*;
 use super::i18n::{Lang, request_error_message};
 use super::link::{LinkNotice, LinkState, ViewSettings, parse_query, to_query};
 use super::state::Lab;
-use crate::api::Request;
+use attention_core::api::Request;
 
 /// Wait this long after the last change before rewriting the address.
 const WRITE_DELAY_MS: u64 = 300;

@@ -8,7 +8,7 @@ use ndarray::Array2;
 use super::colormap::Scale;
 use super::heatmap::{Heatmap, HeatmapData, Paint};
 use super::state::Lab;
-use crate::api::{MaskRequest, Request};
+use attention_core::api::{MaskRequest, Request};
 
 /// The value drawn for an allowed cell (a mid viridis green on the 0…1 scale).
 const ALLOWED: f32 = 0.7;

@@ -1,4 +1,4 @@
-//! The Leptos app. Reads traces computed by [`crate::core`]; never computes attention itself.
+//! The Leptos app. Reads traces computed by [`attention_core`]; never computes attention itself.
 
 mod app;
 mod colormap;

@@ -8,7 +8,7 @@ use super::heatmap::HeatmapData;
 use super::link::{Embed, LinkState};
 use super::location;
 use super::state::Lab;
-use crate::api::trace_json;
+use attention_core::api::trace_json;
 
 /// A matrix as CSV: a header of column labels, then one row per row label. Fields with commas,
 /// quotes or line breaks are quoted; masked scores are written `-inf`.

@@ -7,7 +7,7 @@ use ndarray::{Array2, ArrayView1};
 use super::colormap::Scale;
 use super::heatmap::format_value;
 use super::i18n::Lang;
-use crate::core::{LayerNormMode, MaskSpec, Trace};
+use attention_core::{LayerNormMode, MaskSpec, Trace};
 
 /// One matrix of the pipeline, in the order the computation produces them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

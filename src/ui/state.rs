@@ -10,8 +10,8 @@ use super::engine::{Engine, Fallback, GpuJobs, GpuStatus, choice, choose, schedu
 use super::i18n::{EXAMPLES, Lang, request_error_message};
 use super::link::{Embed, LinkNotice};
 use super::stages::Stage;
-use crate::api::{MaskRequest, Request, RequestError};
-use crate::core::{Config, Trace, compute_trace};
+use attention_core::api::{MaskRequest, Request, RequestError};
+use attention_core::{Config, Trace, compute_trace};
 
 /// A computed trace, compared by identity: the UI never diffs matrices to see a change.
 #[derive(Debug, Clone)]

@@ -3,8 +3,8 @@
 
 #![allow(dead_code)]
 
-use attention_lab::core::rng::SplitMix64;
-use attention_lab::core::{Config, Input, LayerNormMode, MaskSpec, Params};
+use attention_core::rng::SplitMix64;
+use attention_core::{Config, Input, LayerNormMode, MaskSpec, Params};
 use ndarray::{Array2, ArrayView2};
 
 /// Asserts |a − b| ≤ atol + rtol·|b| elementwise, naming the first cell that differs.

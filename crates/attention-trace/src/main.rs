@@ -6,9 +6,9 @@ fn main() -> std::process::ExitCode {
     use std::io::{Read, Write};
     use std::process::ExitCode;
 
-    use attention_lab::api::{BackendChoice, outputs_json, parse_request, trace_json};
-    use attention_lab::core::{compute_outputs, compute_trace};
-    use attention_lab::gpu::GpuBackend;
+    use attention_core::api::{BackendChoice, outputs_json, parse_request, trace_json};
+    use attention_core::{compute_outputs, compute_trace};
+    use attention_gpu::GpuBackend;
 
     let fail = |message: String| {
         eprintln!("attention-trace: {message}");

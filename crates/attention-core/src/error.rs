@@ -1,5 +1,5 @@
 //! The one error type of the core: every way a request can be impossible, in words a student
-//! understands. Raised only while building a [`crate::core::Config`].
+//! understands. Raised only while building a [`crate::Config`].
 
 use thiserror::Error;
 

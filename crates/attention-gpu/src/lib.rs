@@ -1,9 +1,9 @@
-//! The GPU backend: the same attention as [`crate::core`], on wgpu compute shaders (WebGPU in the
+//! The GPU backend: the same attention as [`attention_core`], on wgpu compute shaders (WebGPU in the
 //! browser; Vulkan, Metal or DX12 natively).
 //!
-//! Depends on the core's types and returns the core's [`crate::core::Trace`], so every view works
+//! Depends on the core's types and returns the core's [`attention_core::Trace`], so every view works
 //! unchanged. Everything that costs a matrix product or seq_len² runs here; residual, LayerNorm and
-//! the replay of FlashAttention's tile steps are the core's (see [`crate::core::trace_from`]).
+//! the replay of FlashAttention's tile steps are the core's (see [`attention_core::trace_from`]).
 //!
 //! Layout: `context` (adapter, device, error capture), `kernel` (pipelines and bind groups),
 //! one module per shader (`matmul`, `softmax`, `flash`, each beside its `.wgsl`), `uniforms`

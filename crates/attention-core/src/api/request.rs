@@ -4,9 +4,9 @@ use ndarray::Array2;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::core::config::{DEFAULT_BLOCK, DEFAULT_N_HEADS, matrix_from_rows};
-use crate::core::weights::Weights;
-use crate::core::{ConfigError, Input, LayerNormMode, MaskSpec, Params};
+use crate::config::{DEFAULT_BLOCK, DEFAULT_N_HEADS, matrix_from_rows};
+use crate::weights::Weights;
+use crate::{ConfigError, Input, LayerNormMode, MaskSpec, Params};
 
 /// Which engine should compute. `Auto` picks the faster one that is available.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -290,8 +290,8 @@ impl Request {
     /// The number of query and key tokens this request describes, where they can be told
     /// without computing (`None` for a sequence that would not validate).
     pub fn lengths(&self) -> (Option<usize>, Option<usize>) {
-        use crate::core::config::MAX_TOKENS;
-        use crate::core::tokenize::{Tokens, tokenize};
+        use crate::config::MAX_TOKENS;
+        use crate::tokenize::{Tokens, tokenize};
         let length =
             |sentence: &Option<String>, tokens: &Option<Vec<String>>, x: &Option<Vec<Vec<f64>>>| {
                 match (sentence, tokens, x) {

@@ -67,8 +67,8 @@ pub struct FlashParams {
 }
 
 /// The mask as the shaders encode it: (kind, valid_len, radius); kind 4 reads the custom cells.
-pub fn mask_code(spec: &crate::core::MaskSpec) -> (u32, u32, u32) {
-    use crate::core::MaskSpec;
+pub fn mask_code(spec: &attention_core::MaskSpec) -> (u32, u32, u32) {
+    use attention_core::MaskSpec;
     match spec {
         MaskSpec::None => (0, 0, 0),
         MaskSpec::Causal => (1, 0, 0),

@@ -4,9 +4,9 @@ use ndarray::{Array2, ArrayView2};
 use serde::Serialize;
 use serde::ser::{SerializeSeq, Serializer};
 
-use crate::core::flash::FlashStep;
-use crate::core::trace::Backend;
-use crate::core::{Outputs, Trace};
+use crate::flash::FlashStep;
+use crate::trace::Backend;
+use crate::{Outputs, Trace};
 
 /// A matrix as rows of numbers. Cells the mask forbids (the mask read from `origin`, for a tile)
 /// and non-finite values are written as null.

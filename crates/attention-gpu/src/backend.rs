@@ -13,8 +13,10 @@ use super::kernel::Kernel;
 use super::matmul::{self, Product, View};
 use super::uniforms::{FlashParams, Slots, SoftmaxParams, mask_code};
 use super::{flash, softmax};
-use crate::core::trace::{attention_input, key_value_input};
-use crate::core::{Backend, Computed, Config, MaskSpec, Outputs, Trace, outputs_from, trace_from};
+use attention_core::trace::{attention_input, key_value_input};
+use attention_core::{
+    Backend, Computed, Config, MaskSpec, Outputs, Trace, outputs_from, trace_from,
+};
 
 /// The GPU, its three pipelines, and the buffers of the last shape computed.
 pub struct GpuBackend {
@@ -63,7 +65,7 @@ impl GpuBackend {
         }
     }
 
-    /// Every intermediate, as [`crate::core::compute_trace`] gives them.
+    /// Every intermediate, as [`attention_core::compute_trace`] gives them.
     pub async fn trace(&mut self, config: &Config) -> Result<Trace, GpuError> {
         let mut parts = self.run(config, true).await?;
         let dims = *config.dims();

@@ -26,7 +26,7 @@ pub struct Shape {
 
 impl Shape {
     pub fn new(
-        dims: &crate::core::weights::Dims,
+        dims: &attention_core::weights::Dims,
         seq_len: usize,
         key_len: usize,
         custom_mask: bool,
