@@ -124,3 +124,38 @@ fn only_the_api_module_of_the_core_knows_json() {
         |path| path.contains("/api/"),
     );
 }
+
+const BROWSER: [&str; 5] = [
+    "leptos",
+    "web_sys",
+    "js_sys",
+    "wasm_bindgen",
+    "wasm_bindgen_futures",
+];
+
+#[test]
+fn the_ui_model_and_i18n_are_pure() {
+    // What each view shows and every sentence it says are tested natively: no browser, no
+    // reactive framework, and nothing from the layers above.
+    let mut forbidden = BROWSER.to_vec();
+    forbidden.extend(["crate::ui::state", "crate::ui::views", "crate::ui::browser"]);
+    assert_no_mentions("src/ui/model", &forbidden, |_| false);
+    forbidden.push("crate::ui::model");
+    assert_no_mentions("src/ui/i18n", &forbidden, |_| false);
+}
+
+#[test]
+fn state_and_browser_glue_never_reach_into_views() {
+    assert_no_mentions(
+        "src/ui/state",
+        &["crate::ui::views", "web_sys", "js_sys"],
+        |_| false,
+    );
+    assert_no_mentions("src/ui/browser", &["crate::ui::views"], |_| false);
+}
+
+#[test]
+fn the_ui_reaches_its_siblings_by_absolute_paths() {
+    // `super::super::…` would hide a layer crossing from the rules above.
+    assert_no_mentions("src/ui", &["super::super"], |_| false);
+}

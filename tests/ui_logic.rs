@@ -7,10 +7,12 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
 use attention_core::{LayerNormMode, MaskSpec, Params, compute_trace};
-use attention_lab::ui::stages::{Stage, explain};
-use attention_lab::ui::{
-    Lang, divisors, kv_heads_for, slider_to_temperature, temperature_to_slider,
+use attention_lab::ui::i18n::Lang;
+use attention_lab::ui::model::controls::{
+    divisors, kv_heads_for, slider_to_temperature, temperature_to_slider,
 };
+use attention_lab::ui::model::explain::explain;
+use attention_lab::ui::model::stages::Stage;
 
 fn trace(params: Params) -> attention_core::Trace {
     compute_trace(&params.validate().unwrap())
@@ -131,7 +133,7 @@ fn kv_heads_are_offered_only_as_divisors() {
 
 mod flash_frames {
     use attention_core::{MaskSpec, Params, compute_trace};
-    use attention_lab::ui::flash_frames::{
+    use attention_lab::ui::model::flash_frames::{
         Phase, Sizes, counters, frames, keep_position, scores_held, standard_accesses,
     };
     #[cfg(target_arch = "wasm32")]
@@ -251,11 +253,11 @@ mod links {
         BackendChoice, BlockRequest, LayerNormRequest, MaskRequest, Request,
     };
     use attention_core::rng::SplitMix64;
-    use attention_lab::ui::Lang;
-    use attention_lab::ui::link::{
+    use attention_lab::ui::i18n::Lang;
+    use attention_lab::ui::model::link::{
         Embed, LinkNotice, LinkState, ViewSettings, decode, encode, parse_query, to_query,
     };
-    use attention_lab::ui::state::Theme;
+    use attention_lab::ui::model::theme::Theme;
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
@@ -423,5 +425,271 @@ mod links {
             matches!(&notices[..], [LinkNotice::Unknown(name)] if name.chars().count() <= 41),
             "names are shortened"
         );
+    }
+}
+
+/// The engine choice as a table: what the user chose × the GPU's state × the size → the engine
+/// (and, for the CPU, the reason it gives).
+mod engine_choice {
+    use attention_core::api::BackendChoice::{self, Auto, Cpu, Gpu};
+    use attention_gpu::GpuInfo;
+    use attention_lab::ui::model::engine::{
+        AUTO_GPU_MIN_TOKENS, Engine, Fallback, FallbackReason, GpuStatus, choose,
+    };
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    fn ready(software: bool) -> GpuStatus {
+        GpuStatus::Ready(GpuInfo {
+            name: if software { "SwiftShader" } else { "RTX" }.into(),
+            api: "BrowserWebGpu".into(),
+            software,
+        })
+    }
+
+    /// `None`: the GPU computes; `Some(None)`: the CPU, as asked; `Some(Some(reason))`: the CPU
+    /// instead of the GPU, for that reason.
+    fn check(
+        choice: BackendChoice,
+        status: GpuStatus,
+        tokens: usize,
+        expected: Option<Option<FallbackReason>>,
+    ) {
+        let engine = choose(choice, &status, tokens);
+        let got = match &engine {
+            Engine::Gpu => None,
+            Engine::Cpu(fallback) => Some(fallback.as_ref().map(|f| f.reason)),
+        };
+        assert_eq!(
+            got, expected,
+            "{choice:?} × {status:?} × {tokens} tokens → {engine:?}"
+        );
+    }
+
+    #[test]
+    fn every_choice_status_and_size() {
+        use FallbackReason::*;
+        let big = AUTO_GPU_MIN_TOKENS;
+        let small = AUTO_GPU_MIN_TOKENS - 1;
+        let unavailable = GpuStatus::Unavailable(Fallback::new(NoWebGpu, ""));
+        let lost = GpuStatus::Lost("reset".into());
+        let table = [
+            // The CPU, when asked, always.
+            (Cpu, ready(false), big, Some(None)),
+            (Cpu, GpuStatus::Probing, small, Some(None)),
+            // The GPU, when asked, whenever it is ready, at any size (even a software one).
+            (Gpu, ready(false), 1, None),
+            (Gpu, ready(true), small, None),
+            (Gpu, GpuStatus::Probing, big, Some(Some(Probing))),
+            (Gpu, unavailable.clone(), big, Some(Some(NoWebGpu))),
+            (Gpu, lost.clone(), big, Some(Some(DeviceLost))),
+            // Auto: a hardware GPU from the threshold up; never a software one.
+            (Auto, ready(false), big, None),
+            (Auto, ready(false), small, Some(Some(SmallInput))),
+            (Auto, ready(true), big, Some(Some(SoftwareAdapter))),
+            (Auto, ready(true), small, Some(Some(SoftwareAdapter))),
+            (Auto, GpuStatus::Probing, big, Some(Some(Probing))),
+            (Auto, unavailable, small, Some(Some(NoWebGpu))),
+            (Auto, lost, big, Some(Some(DeviceLost))),
+        ];
+        for (choice, status, tokens, expected) in table {
+            check(choice, status, tokens, expected);
+        }
+    }
+
+    #[test]
+    fn every_gpu_failure_has_a_reason_a_message_and_a_retry_rule() {
+        use attention_gpu::GpuError;
+        use attention_lab::ui::i18n::Lang;
+        let failures = [
+            GpuError::NoWebGpu,
+            GpuError::NoAdapter("none".into()),
+            GpuError::RequestDevice("refused".into()),
+            GpuError::DeviceLost("reset".into()),
+            GpuError::Shader("bad".into()),
+            GpuError::TooLarge {
+                needed: 10,
+                limit: 5,
+            },
+            GpuError::Readback("lost".into()),
+        ];
+        for error in failures {
+            let status = GpuStatus::failed(&error);
+            let fallback = status.unusable().expect("a failed GPU is unusable");
+            assert_eq!(fallback.reason.code(), error.code(), "{error:?}");
+            assert_eq!(
+                status.can_retry(),
+                !matches!(error, GpuError::NoWebGpu),
+                "{error:?}"
+            );
+            for lang in Lang::ALL {
+                assert!(!fallback.message(lang).is_empty(), "{error:?} in {lang:?}");
+            }
+        }
+    }
+}
+
+/// Every message in both languages: no string is missing (the compiler sees to that), each error
+/// names what to fix, and Chinese text is Chinese.
+mod messages {
+    use attention_core::ConfigError;
+    use attention_core::api::{RequestError, parse_request};
+    use attention_lab::ui::i18n::Lang;
+    use attention_lab::ui::model::link::{LinkNotice, parse_query};
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    fn has_cjk(text: &str) -> bool {
+        text.chars().any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c))
+    }
+
+    /// One error of every kind the engine can raise.
+    fn every_config_error() -> Vec<ConfigError> {
+        vec![
+            ConfigError::EmptyInput { field: "sentence" },
+            ConfigError::EmptyToken {
+                field: "tokens",
+                index: 2,
+            },
+            ConfigError::TooManyTokens {
+                field: "sentence",
+                count: 4097,
+                max: 4096,
+            },
+            ConfigError::TooSmall {
+                field: "d_model",
+                value: 0,
+                min: 1,
+            },
+            ConfigError::TooLarge {
+                field: "n_heads",
+                value: 65,
+                max: 64,
+            },
+            ConfigError::KvHeadsDoNotDivide {
+                n_heads: 4,
+                n_kv_heads: 3,
+            },
+            ConfigError::BadTemperature { value: 0.0 },
+            ConfigError::ShapeMismatch {
+                field: "x",
+                expected_rows: 2,
+                expected_cols: 3,
+                rows: 2,
+                cols: 4,
+            },
+            ConfigError::RaggedMatrix {
+                field: "x",
+                first: 3,
+                row: 1,
+                len: 2,
+            },
+            ConfigError::ValueOutOfRange {
+                field: "x",
+                row: 0,
+                col: 1,
+                value: 1e9,
+                limit: 1e4,
+            },
+            ConfigError::CausalNeedsSquare {
+                queries: 3,
+                keys: 5,
+            },
+            ConfigError::ValidLenTooLong {
+                valid_len: 9,
+                keys: 5,
+            },
+            ConfigError::TraceTooLarge {
+                cells: 1 << 25,
+                max: 1 << 24,
+            },
+        ]
+    }
+
+    #[test]
+    fn every_engine_error_reads_in_both_languages() {
+        for error in every_config_error() {
+            let en = Lang::En.config_error(&error);
+            let zh = Lang::Zh.config_error(&error);
+            assert!(!has_cjk(&en) && has_cjk(&zh), "{error:?}: {en} / {zh}");
+            assert_ne!(en, zh);
+            // The numbers that say what to fix are in both.
+            for number in ["4096", "64", "3", "5", "9", "0"] {
+                if error.to_string().contains(number) {
+                    assert!(
+                        en.contains(number) && zh.contains(number),
+                        "{error:?} {number}: {en} / {zh}"
+                    );
+                }
+            }
+        }
+        let en = Lang::En.config_error(&ConfigError::KvHeadsDoNotDivide {
+            n_heads: 4,
+            n_kv_heads: 3,
+        });
+        assert!(
+            en.contains("4 query heads") && en.contains("3 K/V heads"),
+            "{en}"
+        );
+        let zh = Lang::Zh.config_error(&ConfigError::CausalNeedsSquare {
+            queries: 3,
+            keys: 5,
+        });
+        assert!(zh.contains("因果掩码") && zh.contains("3 个查询"), "{zh}");
+    }
+
+    #[test]
+    fn request_errors_name_the_field_in_both_languages() {
+        let json = parse_request(r#"{"n_heads": "two"}"#).unwrap_err();
+        let twice = RequestError::Input {
+            field: "sentence",
+            message: "",
+        };
+        for error in [json, twice] {
+            for lang in Lang::ALL {
+                let message = lang.request_error(&error);
+                assert!(message.contains(&error.field()), "{lang:?}: {message}");
+            }
+        }
+    }
+
+    #[test]
+    fn link_notices_read_as_sentences_in_both_languages() {
+        let (_, notices) = parse_query("colour=red&d_model=wide&mask=custom");
+        assert_eq!(notices.len(), 3, "{notices:?}");
+        assert!(notices.contains(&LinkNotice::MissingCells), "{notices:?}");
+        let impossible =
+            LinkNotice::Impossible(RequestError::Config(ConfigError::KvHeadsDoNotDivide {
+                n_heads: 4,
+                n_kv_heads: 3,
+            }));
+        for notice in notices.iter().chain([&impossible]) {
+            let (en, zh) = (notice.describe(Lang::En), notice.describe(Lang::Zh));
+            assert!(en.ends_with('.') && zh.ends_with('。'), "{en} / {zh}");
+            assert!(!has_cjk(&en) && has_cjk(&zh), "{en} / {zh}");
+            // No doubled punctuation where a reason sits inside brackets.
+            for doubled in ["。）", ".)", "。，", "。。", ".."] {
+                assert!(
+                    !en.contains(doubled) && !zh.contains(doubled),
+                    "{en} / {zh}"
+                );
+            }
+        }
+        assert!(
+            !Lang::En
+                .request_error(&RequestError::Input {
+                    field: "x",
+                    message: ""
+                })
+                .contains("\"\"")
+        );
+    }
+
+    #[test]
+    fn sentences_join_as_each_language_writes() {
+        let parts = ["It failed".to_string(), "Try again.".to_string()];
+        assert_eq!(Lang::En.join_sentences(&parts), "It failed. Try again.");
+        let parts = ["出错了".to_string(), "请重试。".to_string()];
+        assert_eq!(Lang::Zh.join_sentences(&parts), "出错了。请重试。");
     }
 }

@@ -1,33 +1,19 @@
-//! The Leptos app. Reads traces computed by [`attention_core`]; never computes attention itself.
+//! The Leptos app. It reads traces computed by `attention-core` (or `attention-gpu`); it never
+//! computes attention itself. Layers, each using only those before it:
+//! - [`i18n`]: every sentence in English and Chinese (pure);
+//! - [`model`]: what each view shows and the rules behind the controls, links and engine choice
+//!   (pure: no leptos, web-sys, js-sys or wasm-bindgen);
+//! - [`state`]: the reactive `Lab` and the GPU's job queue;
+//! - [`browser`]: the address bar, sharing, embedding, `window.attentionLab`, observers;
+//! - [`views`]: the components.
 
-mod app;
-mod colormap;
-mod colormap_data;
-mod controls;
-mod embed;
-pub mod engine;
-pub mod flash_frames;
-mod flash_view;
-mod head_view;
-mod heatmap;
-mod i18n;
-mod js_api;
-pub mod link;
-mod location;
-mod mask_editor;
-mod memory_chart;
-mod pipeline;
-mod share;
-pub mod stages;
+pub mod browser;
+pub mod i18n;
+pub mod model;
 pub mod state;
-mod tooltip;
+pub mod views;
 
-pub use app::App;
-pub use colormap::{Scale, viridis};
-pub use controls::{divisors, kv_heads_for, slider_to_temperature, temperature_to_slider};
-pub use i18n::Lang;
-pub use share::csv;
-pub use state::{Lab, TraceRef, compute};
+pub use views::app::App;
 
 /// Mounts the page's lab into `<body>`: it reads and writes the address, installs
 /// `window.attentionLab` and, inside a frame, talks to the host page.

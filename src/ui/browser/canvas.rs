@@ -1,0 +1,61 @@
+//! Small helpers for drawing on canvases and reading the page's look.
+
+use wasm_bindgen::{JsCast, JsValue};
+use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
+
+/// The 2D context of a canvas.
+pub fn context(canvas: &HtmlCanvasElement) -> Result<CanvasRenderingContext2d, JsValue> {
+    canvas
+        .get_context("2d")?
+        .ok_or_else(|| JsValue::from_str("no 2d context"))?
+        .dyn_into::<CanvasRenderingContext2d>()
+        .map_err(JsValue::from)
+}
+
+/// A CSS property of an element as computed (its text colour, a custom property…).
+pub fn computed(element: &web_sys::Element, property: &str) -> Option<String> {
+    web_sys::window()?
+        .get_computed_style(element)
+        .ok()??
+        .get_property_value(property)
+        .ok()
+        .map(|value| value.trim().to_string())
+        .filter(|value| !value.is_empty())
+}
+
+/// The element's text colour (the theme's ink) as RGB.
+pub fn ink_rgb(element: &web_sys::Element) -> (u8, u8, u8) {
+    let color = computed(element, "color").unwrap_or_default();
+    let parts: Vec<u8> = color
+        .trim_start_matches("rgba(")
+        .trim_start_matches("rgb(")
+        .trim_end_matches(')')
+        .split(',')
+        .filter_map(|p| p.trim().parse::<f32>().ok().map(|v| v as u8))
+        .collect();
+    match parts[..] {
+        [r, g, b, ..] => (r, g, b),
+        _ => (30, 35, 48),
+    }
+}
+
+/// Device pixels per CSS pixel (at least 1).
+pub fn pixel_ratio() -> f64 {
+    web_sys::window().map_or(1.0, |w| w.device_pixel_ratio().max(1.0))
+}
+
+/// Whether the user asked the system for less motion.
+pub fn prefers_reduced_motion() -> bool {
+    web_sys::window()
+        .and_then(|w| {
+            w.match_media("(prefers-reduced-motion: reduce)")
+                .ok()
+                .flatten()
+        })
+        .is_some_and(|query| query.matches())
+}
+
+/// The browser's preferred language, if it says.
+pub fn browser_language() -> Option<String> {
+    web_sys::window()?.navigator().language()
+}

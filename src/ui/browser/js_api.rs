@@ -1,0 +1,232 @@
+//! `window.attentionLab`: a small JavaScript API for embedding hosts and tests.
+//!
+//! - `set(params)`: applies any subset of the parameters (named as in the trace CLI's input).
+//!   Invalid values are refused with a visible message and leave the state as it was.
+//!   Returns `{ok: true}` or `{ok: false, error}`.
+//! - `state()`: the current parameters plus `tokens`, `backend`, `compute_ms`, `max_flash_diff`.
+//! - `trace()`: the last valid trace in the CLI's JSON shape, or null.
+
+use leptos::prelude::*;
+use serde_json::{Map, Value, json};
+use wasm_bindgen::JsValue;
+use wasm_bindgen::prelude::Closure;
+
+use crate::ui::i18n::Lang;
+use crate::ui::model::notice::{ApiError, Notice};
+use crate::ui::model::theme::Theme;
+use crate::ui::state::{Lab, probe, simulate_loss};
+use attention_core::api::{parse_request, trace_json};
+
+/// The view settings a host may send beside the parameters.
+const VIEW_KEYS: [&str; 6] = ["head", "lang", "theme", "step", "view", "panels"];
+
+/// Applies a JSON object of parameters and view settings (as `set()` and the embedding protocol
+/// receive them). Everything is checked first; on a refusal nothing changes.
+pub fn apply_message(lab: Lab, params: &Value) -> Result<(), ApiError> {
+    let Value::Object(fields) = params else {
+        return Err(ApiError::NotAnObject);
+    };
+    let (view, request): (Map<String, Value>, Map<String, Value>) = fields
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .partition(|(k, _)| VIEW_KEYS.contains(&k.as_str()));
+    let bad = ApiError::BadView;
+    let number = |name: &'static str| {
+        view.get(name)
+            .map(|v| v.as_u64().map(|n| n as usize).ok_or_else(|| bad(name)))
+            .transpose()
+    };
+    let head = number("head")?;
+    let step = number("step")?;
+    let new_lang = view
+        .get("lang")
+        .map(|v| v.as_str().and_then(Lang::from_name).ok_or(bad("lang")))
+        .transpose()?;
+    let theme = view
+        .get("theme")
+        .map(|v| v.as_str().and_then(Theme::from_name).ok_or(bad("theme")))
+        .transpose()?;
+    let name_ok =
+        |s: &str| s.len() <= 40 && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '-');
+    let view_name = view
+        .get("view")
+        .map(|v| {
+            v.as_str()
+                .filter(|s| name_ok(s))
+                .map(String::from)
+                .ok_or_else(|| bad("view"))
+        })
+        .transpose()?;
+    let panels = view
+        .get("panels")
+        .map(|v| {
+            let list: Option<Vec<String>> = v.as_array().map(|items| {
+                items
+                    .iter()
+                    .filter_map(|i| i.as_str().filter(|s| name_ok(s)).map(String::from))
+                    .collect()
+            });
+            list.filter(|l| l.len() == v.as_array().map_or(0, Vec::len))
+                .ok_or_else(|| bad("panels"))
+        })
+        .transpose()?;
+    if !request.is_empty() {
+        apply(lab, &Value::Object(request).to_string())?;
+    }
+    if let Some(head) = head {
+        lab.head.set(head);
+    }
+    if let Some(step) = step {
+        lab.flash_step.set(step);
+    }
+    if let Some(lang) = new_lang {
+        lab.lang.set(lang);
+    }
+    if let Some(theme) = theme {
+        lab.theme.set(theme);
+    }
+    if let Some(view_name) = view_name {
+        lab.view.set(Some(view_name));
+    }
+    if let Some(panels) = panels {
+        lab.embed.update(|embed| {
+            if let Some(embed) = embed {
+                embed.panels = panels;
+            }
+        });
+    }
+    Ok(())
+}
+
+/// Applies `update` if the result is computable; otherwise returns why and changes nothing.
+pub fn apply(lab: Lab, update: &str) -> Result<(), ApiError> {
+    let refuse = ApiError::Request;
+    let update = parse_request(update).map_err(refuse)?;
+    let merged = lab.request.get_untracked().merged(&update);
+    let previous = lab.shown.get_untracked();
+    merged
+        .to_params()
+        .and_then(|params| Ok(params.validate_reusing(previous.as_ref().map(|t| &t.0.config))?))
+        .map_err(refuse)?;
+    lab.change(update);
+    Ok(())
+}
+
+/// The state as `attentionLab.state()` returns it (and the embedding protocol posts), as JSON text:
+/// the parameters, the view settings, and what was computed.
+pub fn state_json(lab: Lab) -> String {
+    let request = lab.request.get_untracked();
+    let outcome = lab.outcome.get_untracked();
+    let trace = lab.shown.get_untracked();
+    let mut state = serde_json::to_value(&request).unwrap_or_else(|_| json!({}));
+    if let Some(object) = state.as_object_mut() {
+        object.insert("head".into(), json!(lab.selected_head_untracked()));
+        object.insert("lang".into(), json!(lab.lang.get_untracked().name()));
+        object.insert("theme".into(), json!(lab.theme.get_untracked().name()));
+        object.insert("step".into(), json!(lab.flash_step.get_untracked()));
+        object.insert("view".into(), json!(lab.view.get_untracked()));
+        if let Some(embed) = lab.embed.get_untracked() {
+            object.insert("panels".into(), json!(embed.panels));
+        }
+        object.insert(
+            "tokens".into(),
+            json!(trace.as_ref().map(|t| t.0.config.tokens().to_vec())),
+        );
+        let backend = outcome.result.as_ref().ok().map(|t| t.0.backend.clone());
+        object.insert(
+            "backend".into(),
+            json!(backend.as_ref().map_or("cpu", |b| b.name())),
+        );
+        object.insert(
+            "adapter".into(),
+            json!(match &backend {
+                Some(attention_core::Backend::Gpu { adapter }) => Some(adapter.clone()),
+                _ => None,
+            }),
+        );
+        object.insert(
+            "fallback_reason".into(),
+            json!(outcome.fallback.as_ref().map(|f| f.reason.code())),
+        );
+        object.insert(
+            "fallback_message".into(),
+            json!(
+                outcome
+                    .fallback
+                    .as_ref()
+                    .map(|f| f.message(lab.lang.get_untracked()))
+            ),
+        );
+        object.insert("pending".into(), json!(outcome.pending));
+        object.insert("gpu".into(), json!(lab.gpu.with_untracked(|g| g.code())));
+        object.insert("compute_ms".into(), json!(outcome.compute_ms));
+        object.insert(
+            "max_flash_diff".into(),
+            json!(trace.as_ref().map(|t| t.0.flash.max_abs_diff)),
+        );
+        object.insert("update_ms".into(), json!(lab.timing.get_value().update_ms));
+        object.insert(
+            "error".into(),
+            json!(
+                outcome
+                    .result
+                    .as_ref()
+                    .err()
+                    .map(|e| lab.lang.get_untracked().request_error(e))
+            ),
+        );
+    }
+    state.to_string()
+}
+
+/// Installs `window.attentionLab` for this lab (the last mounted lab wins).
+pub fn install(lab: Lab) {
+    #[cfg(target_arch = "wasm32")]
+    if let Err(error) = install_on_window(lab) {
+        web_sys::console::error_2(&"attentionLab: could not install the API".into(), &error);
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    let _ = lab;
+}
+
+fn parse(json: &str) -> JsValue {
+    js_sys::JSON::parse(json).unwrap_or(JsValue::NULL)
+}
+
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+fn install_on_window(lab: Lab) -> Result<(), JsValue> {
+    let window = web_sys::window().ok_or("no window")?;
+    let api = js_sys::Object::new();
+    let set = Closure::<dyn Fn(JsValue) -> JsValue>::new(move |params: JsValue| {
+        let text = js_sys::JSON::stringify(&params)
+            .map(String::from)
+            .unwrap_or_default();
+        let parsed = serde_json::from_str::<Value>(&text).unwrap_or(Value::Null);
+        let result = match apply_message(lab, &parsed) {
+            Ok(()) => json!({ "ok": true }),
+            Err(error) => {
+                let message = error.message(lab.lang.get_untracked());
+                lab.notice.set(Some(Notice::Refused(error)));
+                json!({ "ok": false, "error": message })
+            }
+        };
+        parse(&result.to_string())
+    });
+    let state = Closure::<dyn Fn() -> JsValue>::new(move || parse(&state_json(lab)));
+    let trace = Closure::<dyn Fn() -> JsValue>::new(move || {
+        match lab.shown.get_untracked().map(|t| trace_json(&t.0)) {
+            Some(Ok(json)) => parse(&json),
+            _ => JsValue::NULL,
+        }
+    });
+    js_sys::Reflect::set(&api, &"set".into(), &set.into_js_value())?;
+    js_sys::Reflect::set(&api, &"state".into(), &state.into_js_value())?;
+    js_sys::Reflect::set(&api, &"trace".into(), &trace.into_js_value())?;
+    // For tests of the recovery path: lose the GPU device as a driver reset would, and retry.
+    let lose = Closure::<dyn Fn()>::new(move || simulate_loss(lab));
+    let retry = Closure::<dyn Fn()>::new(move || probe(lab));
+    js_sys::Reflect::set(&api, &"simulateGpuLoss".into(), &lose.into_js_value())?;
+    js_sys::Reflect::set(&api, &"retryGpu".into(), &retry.into_js_value())?;
+    js_sys::Reflect::set(&window, &"attentionLab".into(), &api)?;
+    Ok(())
+}

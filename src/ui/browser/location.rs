@@ -1,0 +1,156 @@
+//! The address bar: the state is read from the link when the page opens and written back as the
+//! user works, with `history.replaceState` (so no history entries pile up), at most a few times a
+//! second (browsers throttle pages that rewrite the address too often).
+
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+
+use crate::ui::model::link::{LinkNotice, LinkState, ViewSettings, parse_query, to_query};
+use crate::ui::state::Lab;
+use attention_core::api::Request;
+
+/// Wait this long after the last change before rewriting the address.
+const WRITE_DELAY_MS: u64 = 300;
+
+/// The state in the page's address, and what in it could not be used.
+pub fn read() -> (LinkState, Vec<LinkNotice>) {
+    let search = web_sys::window()
+        .and_then(|w| w.location().search().ok())
+        .unwrap_or_default();
+    parse_query(&search)
+}
+
+/// The request a link asks for on top of the lab's defaults, or the defaults and the reason when
+/// its values are impossible together.
+pub fn request_from(link: &Request) -> (Request, Option<LinkNotice>) {
+    let request = Lab::default_request().merged(link);
+    match request
+        .to_params()
+        .and_then(|params| Ok(params.validate()?))
+    {
+        Ok(_) => (request, None),
+        Err(error) => (Lab::default_request(), Some(LinkNotice::Impossible(error))),
+    }
+}
+
+/// Applies a link's view settings to the lab.
+pub fn apply_view(lab: Lab, view: &ViewSettings) {
+    lab.head.set(view.head);
+    lab.theme.set(view.theme);
+    lab.flash_step.set(view.step);
+    lab.view.set(view.view.clone());
+    if let Some(lang) = view.lang {
+        lab.lang.set(lang);
+    }
+}
+
+/// The lab's current state as a link's query.
+pub fn current(lab: Lab) -> LinkState {
+    LinkState {
+        request: lab.request.get(),
+        view: ViewSettings {
+            head: lab.head.get(),
+            lang: Some(lab.lang.get()),
+            theme: lab.theme.get(),
+            step: lab.flash_step.get(),
+            view: lab.view.get(),
+        },
+        embed: lab.embed.get(),
+    }
+}
+
+/// The address of the page for `state`.
+pub fn href(state: &LinkState) -> String {
+    let location = web_sys::window().map(|w| w.location());
+    let origin = location
+        .as_ref()
+        .and_then(|l| l.origin().ok())
+        .unwrap_or_default();
+    let path = location
+        .as_ref()
+        .and_then(|l| l.pathname().ok())
+        .unwrap_or_else(|| "/".into());
+    let query = to_query(state);
+    if query.is_empty() {
+        format!("{origin}{path}")
+    } else {
+        format!("{origin}{path}?{query}")
+    }
+}
+
+/// Keeps the address bar equal to the state, a moment after each change.
+pub fn keep_in_sync(lab: Lab) {
+    let pending = StoredValue::new_local(None::<TimeoutHandle>);
+    Effect::new(move |_| {
+        let state = current(lab);
+        if let Some(handle) = pending.try_update_value(Option::take).flatten() {
+            handle.clear();
+        }
+        let write = move || {
+            let query = to_query(&state);
+            let Some(window) = web_sys::window() else {
+                return;
+            };
+            let Ok(history) = window.history() else {
+                return;
+            };
+            let path = window.location().pathname().unwrap_or_else(|_| "/".into());
+            let url = if query.is_empty() {
+                path
+            } else {
+                format!("{path}?{query}")
+            };
+            if let Err(error) =
+                history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url))
+            {
+                web_sys::console::warn_2(
+                    &"attention-lab: could not update the address".into(),
+                    &error,
+                );
+            }
+        };
+        match set_timeout_with_handle(write, std::time::Duration::from_millis(WRITE_DELAY_MS)) {
+            Ok(handle) => pending.set_value(Some(handle)),
+            Err(error) => web_sys::console::warn_2(&"attention-lab: no timer".into(), &error),
+        }
+    });
+}
+
+/// Scrolls to the view a link names, then keeps `lab.view` on the step at the top of the screen.
+pub fn follow_view(lab: Lab) {
+    let target = lab.view.get_untracked();
+    // After the first render: go to the view the link names.
+    let scroll_to = move || {
+        if let Some(element) = target.as_deref().and_then(view_element) {
+            element.scroll_into_view();
+        }
+    };
+    if let Err(error) = set_timeout_with_handle(scroll_to, std::time::Duration::from_millis(50)) {
+        web_sys::console::warn_2(&"attention-lab: no timer".into(), &error);
+    }
+    let handle = window_event_listener(leptos::ev::scroll, move |_| {
+        let Some(document) = web_sys::window().and_then(|w| w.document()) else {
+            return;
+        };
+        let Ok(sections) = document.query_selector_all("[data-view]") else {
+            return;
+        };
+        let at_top = (0..sections.length())
+            .filter_map(|i| sections.item(i)?.dyn_into::<web_sys::Element>().ok())
+            .find(|s| s.get_bounding_client_rect().bottom() > 120.0)
+            .and_then(|s| s.get_attribute("data-view"));
+        if at_top.is_some() && at_top != lab.view.get_untracked() {
+            lab.view.set(at_top);
+        }
+    });
+    on_cleanup(move || handle.remove());
+}
+
+/// The section of the page a view name stands for.
+fn view_element(view: &str) -> Option<web_sys::Element> {
+    web_sys::window()?
+        .document()?
+        .query_selector(&format!("[data-view=\"{view}\"]"))
+        .ok()
+        .flatten()
+}

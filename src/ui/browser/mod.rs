@@ -1,0 +1,11 @@
+//! The app's glue to the browser outside its own views: the address bar, sharing and downloads,
+//! embedding (`postMessage`), `window.attentionLab`, observers, canvases and the clock. Never
+//! imports a view (`tests/architecture.rs` checks it).
+
+pub mod canvas;
+pub mod clock;
+pub mod embed;
+pub mod js_api;
+pub mod location;
+pub mod observers;
+pub mod share;

@@ -1,0 +1,412 @@
+//! The English text.
+
+use attention_core::ConfigError;
+
+use super::{
+    ErrorTexts, ExplainTexts, FallbackTexts, FlashText, LinkTexts, MaskTexts, StageText,
+    StageTexts, StepTexts, Text,
+};
+
+fn config_error(error: &ConfigError) -> String {
+    match error {
+        ConfigError::EmptyInput { field } => {
+            format!("{field}: there is nothing to attend to; type at least one word.")
+        }
+        ConfigError::EmptyToken { field, index } => format!("{field}: token {index} is empty."),
+        ConfigError::TooManyTokens { field, count, max } => format!(
+            "{field}: more than {max} tokens (at least {count}); the lab handles at most {max}."
+        ),
+        ConfigError::TooSmall { field, value, min } => {
+            format!("{field} must be at least {min} (it is {value}).")
+        }
+        ConfigError::TooLarge { field, value, max } => {
+            format!("{field} must be at most {max} (it is {value}).")
+        }
+        ConfigError::KvHeadsDoNotDivide {
+            n_heads,
+            n_kv_heads,
+        } => format!(
+            "K/V heads must divide the heads: {n_heads} query heads cannot be shared evenly among {n_kv_heads} K/V heads."
+        ),
+        ConfigError::BadTemperature { value } => format!(
+            "The temperature must be between 0.0001 and 10000 (it is {value}); T = 0 would divide by zero."
+        ),
+        ConfigError::ShapeMismatch {
+            field,
+            expected_rows,
+            expected_cols,
+            rows,
+            cols,
+        } => format!(
+            "{field}: expected a {expected_rows} × {expected_cols} matrix, got {rows} × {cols}."
+        ),
+        ConfigError::RaggedMatrix {
+            field,
+            first,
+            row,
+            len,
+        } => format!(
+            "{field}: the rows have different lengths (row 0 has {first}, row {row} has {len})."
+        ),
+        ConfigError::ValueOutOfRange {
+            field,
+            row,
+            col,
+            value,
+            limit,
+        } => format!(
+            "{field}: every number must be finite and within ±{limit} (row {row}, column {col} is {value})."
+        ),
+        ConfigError::CausalNeedsSquare { queries, keys } => format!(
+            "A causal mask needs as many keys as queries, but there are {queries} query and {keys} key tokens."
+        ),
+        ConfigError::ValidLenTooLong { valid_len, keys } => {
+            format!("The valid length {valid_len} is more than the {keys} key tokens.")
+        }
+        ConfigError::TraceTooLarge { cells, max } => format!(
+            "Too much to show step by step: heads × tokens × keys = {cells} attention cells, at most {max}. Shorten the sentence or use fewer heads."
+        ),
+    }
+}
+
+pub static TEXT: Text = Text {
+    title: "Attention Lab",
+    tagline: "Type a sentence and watch attention compute, step by step, on your own words.",
+    switch_language: "中文",
+    theme: "Theme",
+    theme_names: ["auto", "light", "dark"],
+    sentence_label: "Sentence",
+    sentence_placeholder: "Type English, Chinese, or both…",
+    examples_label: "Examples",
+    tokens_label: "Tokens",
+    cross_attention: "Cross-attention",
+    cross_attention_help: "Take keys and values from a second sentence, as a decoder reads its encoder.",
+    source_label: "Source sentence (keys and values)",
+    source_placeholder: "The sentence the queries look at…",
+    source_tokens_label: "Source tokens",
+    model_section: "Model shape",
+    d_model_help: "width of each token's vector",
+    heads: "heads",
+    kv_heads: "K/V heads",
+    kv_kind: [
+        "multi-head (MHA)",
+        "grouped-query (GQA)",
+        "multi-query (MQA)",
+    ],
+    auto: "auto",
+    d_k_help: "width of a query/key per head (auto: d_model / heads)",
+    d_v_help: "width of a value per head (auto: d_k)",
+    softmax_section: "Softmax",
+    temperature: "temperature T",
+    temperature_help: "Scores are divided by √d_k · T: a small T sharpens attention onto one key, a large T spreads it evenly.",
+    mask_section: "Mask",
+    masks: MaskTexts {
+        none: ("none", "Every query may look at every key."),
+        causal: (
+            "causal",
+            "A query may look only at itself and earlier keys, as when generating text left to right.",
+        ),
+        padding: (
+            "padding",
+            "Keys past the valid length are padding: no query may look at them.",
+        ),
+        window: (
+            "window",
+            "A query looks only at keys within the radius around its own position.",
+        ),
+        custom: ("custom", "Choose each allowed cell yourself."),
+        why_causal: |i, j| format!("causal mask: key {j} comes after query {i}"),
+        why_padding: |j, valid_len| {
+            format!("padding mask: key {j} is at or after valid length {valid_len}")
+        },
+        why_window: |i, j, radius| {
+            format!("window mask: |{i} − {j}| is more than the radius {radius}")
+        },
+        why_custom: "custom mask: this cell is switched off",
+    },
+    valid_len: "valid length",
+    radius: "radius",
+    mask_editor_help: "Click or drag across cells to switch them on or off. Rows are queries, columns keys.",
+    mask_all: "allow all",
+    mask_causal_preset: "start from causal",
+    weights_section: "Weights",
+    seed: "seed",
+    reroll: "Re-roll",
+    layer_section: "Residual + LayerNorm",
+    layer_norm_names: ["off", "Pre-LN", "Post-LN"],
+    layer_norm_help: "Pre-LN: x + MHA(LN(x)). Post-LN: LN(x + MHA(x)). ε = 10⁻⁶.",
+    flash_section: "FlashAttention tiles",
+    block_rows: "rows (queries)",
+    block_cols: "columns (keys)",
+    block_help: "Tile size of the tiled computation; the result does not depend on it.",
+    kv_adjusted: |n| {
+        format!("K/V heads were set to {n}: the number of heads must be a multiple of it.")
+    },
+    head_label: "Head",
+    all_heads: "All heads",
+    all_heads_help: "The attention weights of every head. Click one to inspect it.",
+    head_view_title: "Who looks at whom",
+    head_view_help: "Each line joins a query (left) to a key (right); the thicker and darker, the larger the weight. For long sentences only each query's strongest links are drawn. Hover a token to see all of its lines.",
+    queries: "queries",
+    keys: "keys",
+    pipeline_title: "The computation, step by step",
+    steps: StepTexts {
+        tokens: "Tokens become vectors",
+        qkv: "Project into queries, keys and values",
+        scores: "Score every query against every key",
+        softmax: "Softmax turns scores into weights",
+        values: "Mix the values by the weights",
+        combine: "Combine the heads",
+    },
+    stages: StageTexts {
+        embeddings: StageText {
+            title: "Token embeddings E",
+            formula: "E = embed(token)",
+            caption: "Each token becomes a vector of d_model numbers. Here the vectors are fixed random draws keyed by the token's text, standing in for a trained table.",
+        },
+        positions: StageText {
+            title: "Positions P",
+            formula: "P[pos, 2i] = sin(pos / 10000^(2i/d)), P[pos, 2i+1] = cos(…)",
+            caption: "Attention itself ignores order, so each position adds its own pattern of sines and cosines at different frequencies.",
+        },
+        x: StageText {
+            title: "Input X",
+            formula: "X = E + P",
+            caption: "What attention reads: one row per token, meaning plus position.",
+        },
+        normed_x: StageText {
+            title: "LayerNorm(X)",
+            formula: "(x − μ) / √(σ² + ε)",
+            caption: "Pre-LN normalises each row before attention: mean 0, variance 1.",
+        },
+        q: StageText {
+            title: "Queries Q",
+            formula: "Q = X W_Q",
+            caption: "What each token is looking for.",
+        },
+        k: StageText {
+            title: "Keys K",
+            formula: "K = X W_K",
+            caption: "What each token offers to be found by.",
+        },
+        v: StageText {
+            title: "Values V",
+            formula: "V = X W_V",
+            caption: "What each token passes on once it is attended to.",
+        },
+        dot: StageText {
+            title: "Dot products",
+            formula: "QKᵀ",
+            caption: "How well query i matches key j: the dot product of their vectors.",
+        },
+        scaled: StageText {
+            title: "Scaled scores",
+            formula: "QKᵀ / (√d_k · T)",
+            caption: "A dot product of d_k terms has variance about d_k; dividing by √d_k brings it back to about 1, so softmax does not saturate. T then sharpens or flattens.",
+        },
+        masked: StageText {
+            title: "Mask",
+            formula: "S + M, M = 0 or −∞",
+            caption: "Hidden pairs get −∞, so after softmax their weight is exactly 0.",
+        },
+        weights: StageText {
+            title: "Attention weights",
+            formula: "softmax(S + M), row by row",
+            caption: "Each row becomes a probability distribution over the keys. The row maximum is subtracted before exp for numerical stability.",
+        },
+        head_output: StageText {
+            title: "Head output",
+            formula: "weights · V",
+            caption: "Each query's new vector: the values, mixed in proportion to the weights.",
+        },
+        concat: StageText {
+            title: "Concatenated heads",
+            formula: "[head₁ | head₂ | … ]",
+            caption: "The outputs of all heads side by side.",
+        },
+        projected: StageText {
+            title: "Output projection",
+            formula: "concat · W_O",
+            caption: "W_O mixes the heads back into d_model numbers per token.",
+        },
+        output: StageText {
+            title: "Block output",
+            formula: "x + MHA(LN(x))  or  LN(x + MHA(x))",
+            caption: "The residual connection adds the input back; LayerNorm keeps the scale steady.",
+        },
+    },
+    computed_on_cpu: "CPU",
+    computed_on_gpu: "GPU",
+    computing: "computing…",
+    last_update: "last update",
+    backend_section: "Compute on",
+    backend_names: ["auto", "GPU", "CPU"],
+    backend_help: "Auto uses a hardware GPU from 512 tokens up; below that, the CPU is faster than a round trip to the GPU.",
+    gpu_probing: "Looking for a GPU…",
+    gpu_ready: "WebGPU:",
+    gpu_software: "(software, slower than the CPU)",
+    gpu_none: "No GPU:",
+    gpu_lost: "The GPU device was lost. The CPU took over and your settings are kept.",
+    gpu_retry: "Retry the GPU",
+    fallback: FallbackTexts {
+        probing: "Still looking for a GPU; the CPU computes meanwhile.",
+        no_webgpu: "This browser offers no WebGPU, so the CPU computes.",
+        no_adapter: "No GPU adapter was found, so the CPU computes",
+        device_request_failed: "The GPU would not open a device, so the CPU computes",
+        device_lost: "The GPU device was lost; the CPU took over",
+        shader_error: "A GPU shader failed, so the CPU computes",
+        too_large: "Too large for this GPU's buffers, so the CPU computes",
+        readback_failed: "Reading results back from the GPU failed, so the CPU computes",
+        not_ready: "The GPU is not ready, so the CPU computes",
+        software_adapter: |name| {
+            format!("The only GPU here is a software one ({name}); the CPU is faster.")
+        },
+        small_input: |tokens| {
+            format!("Below {tokens} tokens the CPU is faster than a round trip to the GPU.")
+        },
+    },
+    flash_equal: "FlashAttention, computed tile by tile, gives the same output: max |Δ| =",
+    fully_masked_note: |rows| {
+        format!("Every key is masked for queries {rows}: their weights and outputs are all zero.")
+    },
+    cell_hint: "Hover a cell, or focus a heatmap and use the arrow keys, to see how its value was computed.",
+    show_table: "Show as table",
+    hide_table: "Hide the table",
+    rows_and_columns: "rows and columns",
+    copy_link: "Copy link",
+    copy_embed: "Copy embed code",
+    download_trace: "Download the trace (JSON)",
+    copied: "Copied.",
+    copy_by_hand: "The clipboard is not available here: select the text and copy it.",
+    open_full: "Open the full lab ↗",
+    export_png: "PNG",
+    export_csv: "CSV",
+    export_svg: "SVG",
+    dismiss: "Dismiss",
+    link: LinkTexts {
+        unknown: |name| {
+            format!("The link's “{name}” is not something the lab knows; it was ignored.")
+        },
+        malformed: |name, value| {
+            format!("The link's {name} = “{value}” is not a valid value; it was ignored.")
+        },
+        missing_cells: "The link asks for a custom mask but gives no cells; it was ignored.",
+        too_long: |name, length| {
+            format!(
+                "The link's {name} is {length} characters long, too long to use; it was ignored."
+            )
+        },
+        impossible: |reason| {
+            format!("The link's settings cannot work together ({reason}); the defaults are shown.")
+        },
+    },
+    explain: ExplainTexts {
+        query_key: |row, row_token, col, col_token| {
+            format!("query {row} “{row_token}” → key {col} “{col_token}”")
+        },
+        token_dimension: |row, token, dimension| {
+            format!("token {row} “{token}” · dimension {dimension}")
+        },
+        more_terms: |n| format!(" + … ({n} terms)"),
+        embedding: "Embedding: a fixed random vector chosen by the token's text; the same word always gets the same one.",
+        given_x: "Given directly by the caller.",
+        allowed: |score, value| format!("allowed: {score} + 0 = {value}"),
+        masked_score: |score| format!("{score} + (−∞) = −∞, so its weight will be exactly 0"),
+        row_fully_masked: "Every key of this row is masked: the whole row is 0 (never NaN).",
+        masked_weight: "A masked key's weight is exactly 0.",
+        concat_column: |column, head, value| {
+            format!("column {column} of head {head}'s output: {value}")
+        },
+    },
+    flash: FlashText {
+        title: "FlashAttention, tile by tile",
+        caption: "The same result without ever holding the whole score matrix: queries and keys are cut into tiles, and a running maximum m and sum l per row let each tile be folded into the output as it comes (the online softmax).",
+        keys_hint: "Keys: Space plays or pauses, ← → step, Home and End jump.",
+        play: "Play",
+        pause: "Pause",
+        back: "Step back",
+        forward: "Step forward",
+        to_start: "To the start",
+        to_end: "To the end",
+        speed: "steps per second",
+        frame: |i, n| format!("step {i} of {n}"),
+        grid_title: "Score matrix, in tiles",
+        grid_summary: "Long input: each cell below is a whole tile.",
+        legend: [
+            "not yet",
+            "done",
+            "current tile",
+            "masked (skipped if the whole tile is)",
+        ],
+        pseudocode_title: "The algorithm",
+        pseudocode: [
+            "Split Q into blocks of B_r rows, K and V into blocks of B_c rows.",
+            "for each query block i:",
+            "    load Q_i into fast memory; m ← −∞, l ← 0, O_i ← 0",
+            "    for each key/value block j:",
+            "        if the mask hides the whole tile (i, j): skip it",
+            "        load K_j, V_j; S ← Q_i K_jᵀ / (√d_k · T), −∞ where masked",
+            "        m_new ← max(m, rowmax(S))",
+            "        P ← exp(S − m_new)",
+            "        l ← exp(m − m_new) · l + rowsum(P)",
+            "        O_i ← exp(m − m_new) · O_i + P V_j;  m ← m_new",
+            "    O_i ← O_i / l; write O_i to slow memory",
+        ],
+        phase_start: |i, rows| {
+            format!("Query block {i} starts: rows {rows} with m = −∞, l = 0 and an empty output.")
+        },
+        phase_skip: |i, j| {
+            format!(
+                "Tile ({i}, {j}) is entirely masked: it is skipped, and K_j, V_j are not even loaded."
+            )
+        },
+        phase_scores: |i, j, rows, cols| {
+            format!("Tile ({i}, {j}): the scores of queries {rows} against keys {cols}.")
+        },
+        phase_max: "Each row's running maximum grows to include this tile.",
+        phase_exp: "exp(S − m_new): no value exceeds 1, so nothing can overflow.",
+        phase_sum: "The old sum shrinks by exp(m − m_new), then this tile's row sums are added.",
+        phase_accumulate: "The output rows shrink by the same factor, then this tile's P·V is added.",
+        phase_normalize: |rows| {
+            format!("Dividing by l turns the sums into softmax weights: rows {rows} are final.")
+        },
+        block_title: "The current query block",
+        columns: [
+            "query",
+            "running max m",
+            "rescale exp(m − m_new)",
+            "running sum l",
+        ],
+        tile_scores: "This tile's scores S",
+        tile_probs: "This tile's exp(S − m_new)",
+        accumulator: "Output accumulator O_i (not yet divided by l)",
+        output_rows: "Output rows O_i / l",
+        no_tile: "No tile at this step.",
+        tiles: "tiles",
+        skipped: "skipped",
+        held: "Score elements held at once",
+        one_tile: "flash: one tile",
+        all_scores: "standard: all",
+        traffic: "Floats moved to and from slow memory (the paper's model)",
+        traffic_flash: "flash, so far",
+        traffic_standard: "standard, whole run",
+        reads: "read",
+        writes: "written",
+        equal: "Flash output = standard output: the largest difference is",
+        chart_title: "Score elements held at once",
+        chart_x: "sequence length",
+        chart_y: "elements",
+        chart_standard: "standard (n²)",
+        chart_flash: "flash (one tile)",
+    },
+    errors: ErrorTexts {
+        config: config_error,
+        json: |path, message| format!("{path}: {message}"),
+        input_twice: |field| {
+            format!("{field}: give the input in one form only: a sentence, its tokens, or its x.")
+        },
+        bad_view_value: |name| format!("{name}: not a valid value"),
+        not_an_object: "params: expected an object of parameters",
+        showing_last_good: "The views still show the last valid result.",
+    },
+};

@@ -1,0 +1,388 @@
+//! Every sentence the app shows, in English ([`en`]) and Chinese ([`zh`]): one [`Text`] struct,
+//! filled once per language, so a string missing in either language is a compile error. Strings
+//! with parameters are functions (`fn(usize) -> String`), never templates to `.replace`. Errors
+//! of the engine are translated here too, from their typed values, in both languages.
+//!
+//! Pure: this module depends on nothing of the UI (the UI's enums pick their strings from here,
+//! in `ui::model`), so it is tested natively. The wording is our own; the facts and formulas
+//! follow the course's source articles.
+
+mod en;
+mod zh;
+
+use attention_core::ConfigError;
+use attention_core::api::RequestError;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub enum Lang {
+    #[default]
+    En,
+    Zh,
+}
+
+impl Lang {
+    pub const ALL: [Lang; 2] = [Lang::En, Lang::Zh];
+
+    pub fn text(self) -> &'static Text {
+        match self {
+            Self::En => &en::TEXT,
+            Self::Zh => &zh::TEXT,
+        }
+    }
+
+    pub fn other(self) -> Self {
+        match self {
+            Self::En => Self::Zh,
+            Self::Zh => Self::En,
+        }
+    }
+
+    /// The `lang` attribute value.
+    pub fn code(self) -> &'static str {
+        match self {
+            Self::En => "en",
+            Self::Zh => "zh-CN",
+        }
+    }
+
+    /// The name in links and in the JavaScript API.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::En => "en",
+            Self::Zh => "zh",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|lang| lang.name() == name)
+    }
+
+    /// Chinese when a browser's preferred language (`navigator.language`) is Chinese.
+    pub fn from_browser_language(language: &str) -> Self {
+        if language.to_ascii_lowercase().starts_with("zh") {
+            Self::Zh
+        } else {
+            Self::En
+        }
+    }
+
+    /// The message for an engine error, naming what to fix.
+    pub fn config_error(self, error: &ConfigError) -> String {
+        (self.text().errors.config)(error)
+    }
+
+    /// The message for a refused request (bad JSON, an input given twice, or an engine error).
+    pub fn request_error(self, error: &RequestError) -> String {
+        let errors = &self.text().errors;
+        match error {
+            RequestError::Config(config) => (errors.config)(config),
+            RequestError::Json { path, message } => (errors.json)(path, message),
+            RequestError::Input { field, .. } => (errors.input_twice)(field),
+        }
+    }
+
+    /// Ends `sentence` the way this language ends a sentence, unless it already is ended, so
+    /// that another may follow.
+    pub fn end_sentence(self, sentence: &str) -> String {
+        let trimmed = sentence.trim_end();
+        if trimmed.ends_with(['.', '!', '?', '。', '！', '？']) {
+            trimmed.to_string()
+        } else {
+            let stop = match self {
+                Self::En => ".",
+                Self::Zh => "。",
+            };
+            // A closing bracket after a full sentence stays; the stop goes after it.
+            format!("{trimmed}{stop}")
+        }
+    }
+
+    /// Joins sentences as the language does: a space between English ones, none between Chinese.
+    pub fn join_sentences(self, sentences: &[String]) -> String {
+        let ended: Vec<String> = sentences
+            .iter()
+            .filter(|s| !s.trim().is_empty())
+            .map(|s| self.end_sentence(s))
+            .collect();
+        match self {
+            Self::En => ended.join(" "),
+            Self::Zh => ended.concat(),
+        }
+    }
+}
+
+/// The title, formula and explanation of one matrix of the pipeline.
+pub struct StageText {
+    pub title: &'static str,
+    pub formula: &'static str,
+    pub caption: &'static str,
+}
+
+/// One [`StageText`] per matrix of the pipeline (the UI's `Stage` picks its field).
+pub struct StageTexts {
+    pub embeddings: StageText,
+    pub positions: StageText,
+    pub x: StageText,
+    pub normed_x: StageText,
+    pub q: StageText,
+    pub k: StageText,
+    pub v: StageText,
+    pub dot: StageText,
+    pub scaled: StageText,
+    pub masked: StageText,
+    pub weights: StageText,
+    pub head_output: StageText,
+    pub concat: StageText,
+    pub projected: StageText,
+    pub output: StageText,
+}
+
+/// The steps of the pipeline, as headings.
+pub struct StepTexts {
+    pub tokens: &'static str,
+    pub qkv: &'static str,
+    pub scores: &'static str,
+    pub softmax: &'static str,
+    pub values: &'static str,
+    pub combine: &'static str,
+}
+
+/// Names and one-line explanations of the mask kinds.
+pub struct MaskTexts {
+    pub none: (&'static str, &'static str),
+    pub causal: (&'static str, &'static str),
+    pub padding: (&'static str, &'static str),
+    pub window: (&'static str, &'static str),
+    pub custom: (&'static str, &'static str),
+    /// Why key j is hidden from query i, per kind.
+    pub why_causal: fn(usize, usize) -> String,
+    pub why_padding: fn(usize, usize) -> String,
+    pub why_window: fn(usize, usize, usize) -> String,
+    pub why_custom: &'static str,
+}
+
+/// Why the CPU computes although a GPU was asked for (or "auto" chose the CPU).
+pub struct FallbackTexts {
+    pub probing: &'static str,
+    pub no_webgpu: &'static str,
+    pub no_adapter: &'static str,
+    pub device_request_failed: &'static str,
+    pub device_lost: &'static str,
+    pub shader_error: &'static str,
+    pub too_large: &'static str,
+    pub readback_failed: &'static str,
+    pub not_ready: &'static str,
+    /// The adapter's name.
+    pub software_adapter: fn(&str) -> String,
+    /// The number of tokens from which "auto" uses a hardware GPU.
+    pub small_input: fn(usize) -> String,
+}
+
+/// What a link could not use.
+pub struct LinkTexts {
+    /// The unknown name.
+    pub unknown: fn(&str) -> String,
+    /// The name and its value.
+    pub malformed: fn(&str, &str) -> String,
+    /// A custom mask without its cells.
+    pub missing_cells: &'static str,
+    /// The name and its length in characters.
+    pub too_long: fn(&str, usize) -> String,
+    /// Why the values cannot work together.
+    pub impossible: fn(&str) -> String,
+}
+
+/// How one cell of a matrix was computed (the tooltip).
+pub struct ExplainTexts {
+    /// "query 3 “cat” → key 1 “the”": row, its token, column, its token.
+    pub query_key: fn(usize, &str, usize, &str) -> String,
+    /// "token 3 “cat” · dimension 5".
+    pub token_dimension: fn(usize, &str, &str) -> String,
+    /// " + … (12 terms)" after the first terms of a long sum.
+    pub more_terms: fn(usize) -> String,
+    pub embedding: &'static str,
+    pub given_x: &'static str,
+    /// "allowed: s + 0 = s" with the score written out.
+    pub allowed: fn(&str, &str) -> String,
+    /// "s + (−∞) = −∞, so its weight will be exactly 0" with the score written out.
+    pub masked_score: fn(&str) -> String,
+    pub row_fully_masked: &'static str,
+    pub masked_weight: &'static str,
+    /// "column c of head h's output: value".
+    pub concat_column: fn(usize, usize, &str) -> String,
+}
+
+/// The FlashAttention player.
+pub struct FlashText {
+    pub title: &'static str,
+    pub caption: &'static str,
+    pub keys_hint: &'static str,
+    pub play: &'static str,
+    pub pause: &'static str,
+    pub back: &'static str,
+    pub forward: &'static str,
+    pub to_start: &'static str,
+    pub to_end: &'static str,
+    pub speed: &'static str,
+    /// "step i of n".
+    pub frame: fn(usize, usize) -> String,
+    pub grid_title: &'static str,
+    pub grid_summary: &'static str,
+    pub legend: [&'static str; 4],
+    pub pseudocode_title: &'static str,
+    pub pseudocode: [&'static str; 11],
+    /// The query block starts: block, its rows.
+    pub phase_start: fn(usize, &str) -> String,
+    /// A tile skipped: block i, block j.
+    pub phase_skip: fn(usize, usize) -> String,
+    /// A tile's scores: i, j, its rows, its columns.
+    pub phase_scores: fn(usize, usize, &str, &str) -> String,
+    pub phase_max: &'static str,
+    pub phase_exp: &'static str,
+    pub phase_sum: &'static str,
+    pub phase_accumulate: &'static str,
+    /// The block's rows are final.
+    pub phase_normalize: fn(&str) -> String,
+    pub block_title: &'static str,
+    pub columns: [&'static str; 4],
+    pub tile_scores: &'static str,
+    pub tile_probs: &'static str,
+    pub accumulator: &'static str,
+    pub output_rows: &'static str,
+    pub no_tile: &'static str,
+    pub tiles: &'static str,
+    pub skipped: &'static str,
+    pub held: &'static str,
+    pub one_tile: &'static str,
+    pub all_scores: &'static str,
+    pub traffic: &'static str,
+    pub traffic_flash: &'static str,
+    pub traffic_standard: &'static str,
+    pub reads: &'static str,
+    pub writes: &'static str,
+    pub equal: &'static str,
+    pub chart_title: &'static str,
+    pub chart_x: &'static str,
+    pub chart_y: &'static str,
+    pub chart_standard: &'static str,
+    pub chart_flash: &'static str,
+}
+
+/// Messages for what cannot be computed or applied.
+pub struct ErrorTexts {
+    pub config: fn(&ConfigError) -> String,
+    /// A JSON parameter that does not parse: its path, serde's (English) explanation.
+    pub json: fn(&str, &str) -> String,
+    /// A sequence given in more than one form: the field.
+    pub input_twice: fn(&str) -> String,
+    /// A view setting (`head`, `lang`, …) with a value it cannot take.
+    pub bad_view_value: fn(&str) -> String,
+    pub not_an_object: &'static str,
+    pub showing_last_good: &'static str,
+}
+
+/// The UI text of one language.
+pub struct Text {
+    pub title: &'static str,
+    pub tagline: &'static str,
+    pub switch_language: &'static str,
+    pub theme: &'static str,
+    /// Auto, light, dark.
+    pub theme_names: [&'static str; 3],
+    pub sentence_label: &'static str,
+    pub sentence_placeholder: &'static str,
+    pub examples_label: &'static str,
+    pub tokens_label: &'static str,
+    pub cross_attention: &'static str,
+    pub cross_attention_help: &'static str,
+    pub source_label: &'static str,
+    pub source_placeholder: &'static str,
+    pub source_tokens_label: &'static str,
+    pub model_section: &'static str,
+    pub d_model_help: &'static str,
+    pub heads: &'static str,
+    pub kv_heads: &'static str,
+    /// Multi-head, grouped-query, multi-query.
+    pub kv_kind: [&'static str; 3],
+    pub auto: &'static str,
+    pub d_k_help: &'static str,
+    pub d_v_help: &'static str,
+    pub softmax_section: &'static str,
+    pub temperature: &'static str,
+    pub temperature_help: &'static str,
+    pub mask_section: &'static str,
+    pub masks: MaskTexts,
+    pub valid_len: &'static str,
+    pub radius: &'static str,
+    pub mask_editor_help: &'static str,
+    pub mask_all: &'static str,
+    pub mask_causal_preset: &'static str,
+    pub weights_section: &'static str,
+    pub seed: &'static str,
+    pub reroll: &'static str,
+    pub layer_section: &'static str,
+    /// Off, Pre-LN, Post-LN.
+    pub layer_norm_names: [&'static str; 3],
+    pub layer_norm_help: &'static str,
+    pub flash_section: &'static str,
+    pub block_rows: &'static str,
+    pub block_cols: &'static str,
+    pub block_help: &'static str,
+    /// K/V heads were changed to n to divide the heads.
+    pub kv_adjusted: fn(usize) -> String,
+    pub head_label: &'static str,
+    pub all_heads: &'static str,
+    pub all_heads_help: &'static str,
+    pub head_view_title: &'static str,
+    pub head_view_help: &'static str,
+    pub queries: &'static str,
+    pub keys: &'static str,
+    pub pipeline_title: &'static str,
+    pub steps: StepTexts,
+    pub stages: StageTexts,
+    pub computed_on_cpu: &'static str,
+    pub computed_on_gpu: &'static str,
+    pub computing: &'static str,
+    pub last_update: &'static str,
+    pub backend_section: &'static str,
+    /// Auto, GPU, CPU.
+    pub backend_names: [&'static str; 3],
+    pub backend_help: &'static str,
+    pub gpu_probing: &'static str,
+    pub gpu_ready: &'static str,
+    pub gpu_software: &'static str,
+    pub gpu_none: &'static str,
+    pub gpu_lost: &'static str,
+    pub gpu_retry: &'static str,
+    pub fallback: FallbackTexts,
+    pub flash_equal: &'static str,
+    /// Every key is masked for these queries (listed).
+    pub fully_masked_note: fn(&str) -> String,
+    pub cell_hint: &'static str,
+    pub show_table: &'static str,
+    pub hide_table: &'static str,
+    pub rows_and_columns: &'static str,
+    pub copy_link: &'static str,
+    pub copy_embed: &'static str,
+    pub download_trace: &'static str,
+    pub copied: &'static str,
+    pub copy_by_hand: &'static str,
+    pub open_full: &'static str,
+    pub export_png: &'static str,
+    pub export_csv: &'static str,
+    pub export_svg: &'static str,
+    pub dismiss: &'static str,
+    pub link: LinkTexts,
+    pub explain: ExplainTexts,
+    pub flash: FlashText,
+    pub errors: ErrorTexts,
+}
+
+/// Example sentences offered under the sentence box (the same in both languages: they are data).
+pub const EXAMPLES: [&str; 5] = [
+    "The cat sat on the mat because it was tired.",
+    "猫坐在垫子上，因为它累了。",
+    "注意力机制让每个词都能看到整句话。",
+    "I ❤️ attention: 注意力 is all you need!",
+    "The animal didn't cross the street because it was too wide.",
+];

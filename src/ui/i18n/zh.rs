@@ -1,0 +1,365 @@
+//! 中文文本。
+
+use attention_core::ConfigError;
+
+use super::{
+    ErrorTexts, ExplainTexts, FallbackTexts, FlashText, LinkTexts, MaskTexts, StageText,
+    StageTexts, StepTexts, Text,
+};
+
+fn config_error(error: &ConfigError) -> String {
+    match error {
+        ConfigError::EmptyInput { field } => {
+            format!("{field} 是空的：请至少输入一个词，注意力才有对象可看。")
+        }
+        ConfigError::EmptyToken { field, index } => format!("{field}：第 {index} 个词元是空的。"),
+        ConfigError::TooManyTokens { field, count, max } => {
+            format!("{field} 的词元太多（至少 {count} 个），本实验室最多处理 {max} 个。")
+        }
+        ConfigError::TooSmall { field, value, min } => {
+            format!("{field} 至少为 {min}（当前为 {value}）。")
+        }
+        ConfigError::TooLarge { field, value, max } => {
+            format!("{field} 最多为 {max}（当前为 {value}）。")
+        }
+        ConfigError::KvHeadsDoNotDivide {
+            n_heads,
+            n_kv_heads,
+        } => format!(
+            "K/V 头数必须整除查询头数：{n_heads} 个查询头无法平均分给 {n_kv_heads} 个 K/V 头。"
+        ),
+        ConfigError::BadTemperature { value } => {
+            format!("温度须在 0.0001 到 10000 之间（当前为 {value}）；T = 0 会导致除以零。")
+        }
+        ConfigError::ShapeMismatch {
+            field,
+            expected_rows,
+            expected_cols,
+            rows,
+            cols,
+        } => format!(
+            "{field}：应为 {expected_rows} × {expected_cols} 的矩阵，实际为 {rows} × {cols}。"
+        ),
+        ConfigError::RaggedMatrix {
+            field,
+            first,
+            row,
+            len,
+        } => format!("{field}：各行长度不一致（第 0 行 {first} 个，第 {row} 行 {len} 个）。"),
+        ConfigError::ValueOutOfRange {
+            field,
+            row,
+            col,
+            value,
+            limit,
+        } => format!(
+            "{field}：每个数都必须是有限值且绝对值不超过 {limit}（第 {row} 行第 {col} 列为 {value}）。"
+        ),
+        ConfigError::CausalNeedsSquare { queries, keys } => {
+            format!("因果掩码要求查询与键一样多，但现在有 {queries} 个查询词元、{keys} 个键词元。")
+        }
+        ConfigError::ValidLenTooLong { valid_len, keys } => {
+            format!("有效长度 {valid_len} 超过了键词元的个数 {keys}。")
+        }
+        ConfigError::TraceTooLarge { cells, max } => format!(
+            "要逐步展示的注意力格子太多（头数 × 词元数 × 键数 = {cells}，上限 {max}）：请缩短句子或减少头数。"
+        ),
+    }
+}
+
+pub static TEXT: Text = Text {
+    title: "注意力实验室",
+    tagline: "输入一句话，逐步观察注意力如何在你自己的词语上完成计算。",
+    switch_language: "English",
+    theme: "主题",
+    theme_names: ["跟随系统", "浅色", "深色"],
+    sentence_label: "句子",
+    sentence_placeholder: "输入中文、英文或混合文本……",
+    examples_label: "示例",
+    tokens_label: "词元",
+    cross_attention: "交叉注意力",
+    cross_attention_help: "键和值来自第二个句子，就像解码器读取编码器的输出。",
+    source_label: "源句子（提供键和值）",
+    source_placeholder: "查询要去看的那个句子……",
+    source_tokens_label: "源词元",
+    model_section: "模型形状",
+    d_model_help: "每个词元向量的宽度",
+    heads: "头数",
+    kv_heads: "K/V 头数",
+    kv_kind: [
+        "多头注意力（MHA）",
+        "分组查询注意力（GQA）",
+        "多查询注意力（MQA）",
+    ],
+    auto: "自动",
+    d_k_help: "每个头的查询/键宽度（自动：d_model / 头数）",
+    d_v_help: "每个头的值宽度（自动：等于 d_k）",
+    softmax_section: "Softmax",
+    temperature: "温度 T",
+    temperature_help: "分数除以 √d_k · T：T 越小，注意力越集中到一个键上；T 越大，分布越平均。",
+    mask_section: "掩码",
+    masks: MaskTexts {
+        none: ("无", "每个查询都可以看所有的键。"),
+        causal: (
+            "因果",
+            "查询只能看自己和它之前的键，就像从左到右逐字生成文本。",
+        ),
+        padding: ("填充", "有效长度之后的键是填充，任何查询都不能看。"),
+        window: ("滑动窗口", "查询只看自己位置附近、半径以内的键。"),
+        custom: ("自定义", "由你逐格决定哪些位置可以看。"),
+        why_causal: |i, j| format!("因果掩码：键 {j} 位于查询 {i} 之后"),
+        why_padding: |j, valid_len| format!("填充掩码：键 {j} 不在有效长度 {valid_len} 之内"),
+        why_window: |i, j, radius| format!("滑动窗口掩码：|{i} − {j}| 超过半径 {radius}"),
+        why_custom: "自定义掩码：这个格子被关闭了",
+    },
+    valid_len: "有效长度",
+    radius: "半径",
+    mask_editor_help: "点击或拖过格子来打开或关闭它们。行是查询，列是键。",
+    mask_all: "全部允许",
+    mask_causal_preset: "从因果掩码开始",
+    weights_section: "权重",
+    seed: "随机种子",
+    reroll: "重新生成",
+    layer_section: "残差 + 层归一化",
+    layer_norm_names: ["关闭", "Pre-LN", "Post-LN"],
+    layer_norm_help: "Pre-LN：x + MHA(LN(x))。Post-LN：LN(x + MHA(x))。ε = 10⁻⁶。",
+    flash_section: "FlashAttention 分块",
+    block_rows: "行（查询）",
+    block_cols: "列（键）",
+    block_help: "分块计算的块大小；计算结果与它无关。",
+    kv_adjusted: |n| format!("K/V 头数已改为 {n}：头数必须是它的整数倍。"),
+    head_label: "头",
+    all_heads: "所有头",
+    all_heads_help: "每个头的注意力权重。点击其中一个查看细节。",
+    head_view_title: "谁在看谁",
+    head_view_help: "每条线把一个查询（左）连到一个键（右）；线越粗越深，权重越大。句子较长时，每个查询只画出最强的几条连线。把指针停在某个词元上，可以看到它的全部连线。",
+    queries: "查询",
+    keys: "键",
+    pipeline_title: "逐步计算",
+    steps: StepTexts {
+        tokens: "词元变成向量",
+        qkv: "投影成查询、键和值",
+        scores: "给每个查询与每个键打分",
+        softmax: "softmax 把分数变成权重",
+        values: "按权重混合值向量",
+        combine: "合并各个头",
+    },
+    stages: StageTexts {
+        embeddings: StageText {
+            title: "词向量 E",
+            formula: "E = embed(token)",
+            caption: "每个词元变成 d_model 个数组成的向量。这里的向量由词元文本决定的随机数生成，代替训练好的词表。",
+        },
+        positions: StageText {
+            title: "位置编码 P",
+            formula: "P[pos, 2i] = sin(pos / 10000^(2i/d)), P[pos, 2i+1] = cos(…)",
+            caption: "注意力本身不区分顺序，所以每个位置加上一组频率不同的正弦和余弦。",
+        },
+        x: StageText {
+            title: "输入 X",
+            formula: "X = E + P",
+            caption: "注意力读取的内容：每个词元一行，含义加位置。",
+        },
+        normed_x: StageText {
+            title: "层归一化 LN(X)",
+            formula: "(x − μ) / √(σ² + ε)",
+            caption: "Pre-LN 在注意力之前把每一行归一化：均值为 0，方差为 1。",
+        },
+        q: StageText {
+            title: "查询 Q",
+            formula: "Q = X W_Q",
+            caption: "每个词元想要寻找的信息。",
+        },
+        k: StageText {
+            title: "键 K",
+            formula: "K = X W_K",
+            caption: "每个词元用来被匹配的特征。",
+        },
+        v: StageText {
+            title: "值 V",
+            formula: "V = X W_V",
+            caption: "词元被关注时传递出去的内容。",
+        },
+        dot: StageText {
+            title: "点积",
+            formula: "QKᵀ",
+            caption: "查询 i 与键 j 的匹配程度：两个向量的点积。",
+        },
+        scaled: StageText {
+            title: "缩放后的分数",
+            formula: "QKᵀ / (√d_k · T)",
+            caption: "d_k 项之和的点积方差约为 d_k；除以 √d_k 让方差回到 1 左右，softmax 就不会饱和。温度 T 再让分布变尖或变平。",
+        },
+        masked: StageText {
+            title: "加上掩码",
+            formula: "S + M，M 为 0 或 −∞",
+            caption: "被遮挡的位置加上 −∞，softmax 之后权重恰好为 0。",
+        },
+        weights: StageText {
+            title: "注意力权重",
+            formula: "对每一行做 softmax(S + M)",
+            caption: "每一行变成键上的概率分布。取指数前先减去该行最大值，保证数值稳定。",
+        },
+        head_output: StageText {
+            title: "单头输出",
+            formula: "weights · V",
+            caption: "每个查询的新向量：按权重比例混合各个值向量。",
+        },
+        concat: StageText {
+            title: "拼接各头",
+            formula: "[head₁ | head₂ | … ]",
+            caption: "所有头的输出并排拼在一起。",
+        },
+        projected: StageText {
+            title: "输出投影",
+            formula: "concat · W_O",
+            caption: "W_O 把各头的结果重新混合成每个词元 d_model 个数。",
+        },
+        output: StageText {
+            title: "模块输出",
+            formula: "x + MHA(LN(x)) 或 LN(x + MHA(x))",
+            caption: "残差连接把输入加回来；层归一化让数值尺度保持稳定。",
+        },
+    },
+    computed_on_cpu: "CPU",
+    computed_on_gpu: "GPU",
+    computing: "计算中……",
+    last_update: "最近一次更新",
+    backend_section: "计算设备",
+    backend_names: ["自动", "GPU", "CPU"],
+    backend_help: "自动模式在 512 个词元及以上、且有硬件 GPU 时使用 GPU；更短的输入用 CPU 更快，省去与 GPU 往返的开销。",
+    gpu_probing: "正在寻找 GPU……",
+    gpu_ready: "WebGPU：",
+    gpu_software: "（软件实现，比 CPU 慢）",
+    gpu_none: "没有可用的 GPU：",
+    gpu_lost: "GPU 设备已丢失，已改由 CPU 计算，你的设置都保留着。",
+    gpu_retry: "重试 GPU",
+    fallback: FallbackTexts {
+        probing: "仍在寻找 GPU，期间由 CPU 计算。",
+        no_webgpu: "这个浏览器不支持 WebGPU，因此由 CPU 计算。",
+        no_adapter: "找不到 GPU 适配器，因此由 CPU 计算",
+        device_request_failed: "GPU 无法打开设备，因此由 CPU 计算",
+        device_lost: "GPU 设备已丢失，已改由 CPU 计算",
+        shader_error: "GPU 着色器出错，因此由 CPU 计算",
+        too_large: "超出了这块 GPU 的缓冲区上限，因此由 CPU 计算",
+        readback_failed: "从 GPU 读回结果失败，因此由 CPU 计算",
+        not_ready: "GPU 尚未就绪，因此由 CPU 计算",
+        software_adapter: |name| format!("这里唯一的 GPU 是软件实现（{name}），CPU 更快。"),
+        small_input: |tokens| format!("少于 {tokens} 个词元时，CPU 比与 GPU 往返更快。"),
+    },
+    flash_equal: "FlashAttention 逐块计算，得到相同的输出：最大 |Δ| =",
+    fully_masked_note: |rows| format!("查询 {rows} 的所有键都被遮挡：它们的权重和输出全为 0。"),
+    cell_hint: "把指针停在格子上，或选中热图后用方向键移动，即可看到该数值是怎样算出来的。",
+    show_table: "以表格显示",
+    hide_table: "收起表格",
+    rows_and_columns: "行与列",
+    copy_link: "复制链接",
+    copy_embed: "复制嵌入代码",
+    download_trace: "下载计算轨迹（JSON）",
+    copied: "已复制。",
+    copy_by_hand: "这里无法使用剪贴板：请选中文字后手动复制。",
+    open_full: "打开完整的实验室 ↗",
+    export_png: "PNG",
+    export_csv: "CSV",
+    export_svg: "SVG",
+    dismiss: "关闭",
+    link: LinkTexts {
+        unknown: |name| format!("链接里的“{name}”不是本实验室认识的参数，已忽略。"),
+        malformed: |name, value| format!("链接里的 {name} = “{value}” 不是有效的值，已忽略。"),
+        missing_cells: "链接要求自定义掩码，却没有给出格子，已忽略。",
+        too_long: |name, length| format!("链接里的 {name} 有 {length} 个字符，太长了，已忽略。"),
+        impossible: |reason| format!("链接里的设置无法同时成立（{reason}），因此显示默认设置。"),
+    },
+    explain: ExplainTexts {
+        query_key: |row, row_token, col, col_token| {
+            format!("查询 {row}「{row_token}」→ 键 {col}「{col_token}」")
+        },
+        token_dimension: |row, token, dimension| {
+            format!("词元 {row}「{token}」· 第 {dimension} 维")
+        },
+        more_terms: |n| format!(" + …（共 {n} 项）"),
+        embedding: "词向量：由词元文本决定的固定随机向量，同一个词处处相同。",
+        given_x: "由调用者直接给出的输入。",
+        allowed: |score, value| format!("未被遮挡：{score} + 0 = {value}"),
+        masked_score: |score| format!("{score} + (−∞) = −∞，它的权重将恰好为 0"),
+        row_fully_masked: "这一行的所有键都被遮挡：整行权重为 0（不会出现 NaN）。",
+        masked_weight: "被遮挡的键权重恰好为 0。",
+        concat_column: |column, head, value| format!("第 {head} 个头输出的第 {column} 列：{value}"),
+    },
+    flash: FlashText {
+        title: "FlashAttention，逐块计算",
+        caption: "不保存整个分数矩阵也能得到同样的结果：查询和键被切成小块，每一行维护一个运行最大值 m 和运行和 l，每算完一块就立即并入输出（在线 softmax）。",
+        keys_hint: "快捷键：空格播放或暂停，← → 单步，Home 与 End 跳到首尾。",
+        play: "播放",
+        pause: "暂停",
+        back: "后退一步",
+        forward: "前进一步",
+        to_start: "回到开头",
+        to_end: "跳到结尾",
+        speed: "每秒步数",
+        frame: |i, n| format!("第 {i} 步，共 {n} 步"),
+        grid_title: "分块的分数矩阵",
+        grid_summary: "输入较长：下图每个格子代表一整块。",
+        legend: ["尚未计算", "已完成", "当前块", "被遮挡（整块被遮挡时跳过）"],
+        pseudocode_title: "算法",
+        pseudocode: [
+            "把 Q 切成每块 B_r 行，把 K、V 切成每块 B_c 行。",
+            "对每个查询块 i：",
+            "    把 Q_i 读入快速内存；m ← −∞，l ← 0，O_i ← 0",
+            "    对每个键/值块 j：",
+            "        若掩码遮住了整个块 (i, j)：跳过",
+            "        读入 K_j、V_j；S ← Q_i K_jᵀ / (√d_k · T)，被遮挡处为 −∞",
+            "        m_new ← max(m, S 的行最大值)",
+            "        P ← exp(S − m_new)",
+            "        l ← exp(m − m_new) · l + P 的行和",
+            "        O_i ← exp(m − m_new) · O_i + P V_j；m ← m_new",
+            "    O_i ← O_i / l；把 O_i 写回慢速内存",
+        ],
+        phase_start: |i, rows| format!("查询块 {i} 开始：第 {rows} 行，m = −∞，l = 0，输出为空。"),
+        phase_skip: |i, j| format!("块 ({i}, {j}) 被完全遮挡：直接跳过，连 K_j、V_j 都不读入。"),
+        phase_scores: |i, j, rows, cols| format!("块 ({i}, {j})：查询 {rows} 与键 {cols} 的分数。"),
+        phase_max: "每一行的运行最大值把这一块也考虑进来。",
+        phase_exp: "exp(S − m_new)：所有值都不超过 1，不会溢出。",
+        phase_sum: "旧的和先乘以 exp(m − m_new) 缩小，再加上这一块的行和。",
+        phase_accumulate: "输出行也乘以同一个因子，再加上这一块的 P·V。",
+        phase_normalize: |rows| {
+            format!("除以 l 后，累加值变成 softmax 权重的加权和：第 {rows} 行计算完成。")
+        },
+        block_title: "当前查询块",
+        columns: [
+            "查询",
+            "运行最大值 m",
+            "缩放因子 exp(m − m_new)",
+            "运行和 l",
+        ],
+        tile_scores: "这一块的分数 S",
+        tile_probs: "这一块的 exp(S − m_new)",
+        accumulator: "输出累加器 O_i（尚未除以 l）",
+        output_rows: "输出行 O_i / l",
+        no_tile: "这一步没有分块。",
+        tiles: "块",
+        skipped: "跳过",
+        held: "同时保存的分数元素",
+        one_tile: "flash：一块",
+        all_scores: "标准：全部",
+        traffic: "与慢速内存之间搬运的浮点数（按论文的模型）",
+        traffic_flash: "flash，到目前为止",
+        traffic_standard: "标准，整个计算",
+        reads: "读",
+        writes: "写",
+        equal: "Flash 输出 = 标准输出：最大差值为",
+        chart_title: "同时保存的分数元素",
+        chart_x: "序列长度",
+        chart_y: "元素个数",
+        chart_standard: "标准（n²）",
+        chart_flash: "flash（一块）",
+    },
+    errors: ErrorTexts {
+        config: config_error,
+        json: |path, message| format!("参数 {path} 无效：{message}"),
+        input_twice: |field| format!("{field}：请只用 sentence、tokens、x 中的一种方式给出输入。"),
+        bad_view_value: |name| format!("{name}：不是有效的值"),
+        not_an_object: "params：应为一个由参数组成的对象",
+        showing_last_good: "下方仍显示上一次的有效结果。",
+    },
+};

@@ -1,0 +1,187 @@
+//! What the controls offer and how their positions map to parameters: pure rules, tested
+//! natively. The components in `views::controls` only draw them.
+
+use crate::ui::i18n::Lang;
+use attention_core::api::{BackendChoice, LayerNormRequest, MaskRequest};
+
+/// Log-scale temperature slider: position 0…1000 maps to T = 0.05 … 10.
+pub const T_MIN: f64 = 0.05;
+pub const T_MAX: f64 = 10.0;
+
+pub fn temperature_to_slider(t: f64) -> f64 {
+    ((t.clamp(T_MIN, T_MAX) / T_MIN).ln() / (T_MAX / T_MIN).ln() * 1000.0).round()
+}
+
+pub fn slider_to_temperature(position: f64) -> f64 {
+    let t = T_MIN * (T_MAX / T_MIN).powf(position / 1000.0);
+    // Two significant digits are as exact as a slider can be.
+    let magnitude = 10f64.powf(t.log10().floor() - 1.0);
+    (t / magnitude).round() * magnitude
+}
+
+/// The divisors of `n`: the K/V head counts that share `n` query heads evenly.
+pub fn divisors(n: usize) -> Vec<usize> {
+    (1..=n).filter(|&d| n.is_multiple_of(d)).collect()
+}
+
+/// The number of K/V heads to keep when the heads become `n_heads`: the old count if it still
+/// divides, else the largest divisor below it.
+pub fn kv_heads_for(n_heads: usize, n_kv_heads: usize) -> usize {
+    divisors(n_heads)
+        .into_iter()
+        .filter(|&d| d <= n_kv_heads)
+        .max()
+        .unwrap_or(1)
+}
+
+/// A value a row of toggle buttons chooses among.
+pub trait Choice: Copy + PartialEq + Send + Sync + 'static {
+    /// Every value, in the order the buttons show them.
+    fn all() -> Vec<Self>;
+    /// The button's text.
+    fn label(self, lang: Lang) -> &'static str;
+    /// A stable name for `data-value` (and tests).
+    fn name(self) -> &'static str;
+}
+
+/// The kinds of mask, as the mask control offers them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MaskKind {
+    None,
+    Causal,
+    Padding,
+    Window,
+    Custom,
+}
+
+impl MaskKind {
+    pub fn of(mask: Option<&MaskRequest>) -> Self {
+        match mask {
+            None | Some(MaskRequest::None) => Self::None,
+            Some(MaskRequest::Causal) => Self::Causal,
+            Some(MaskRequest::Padding { .. }) => Self::Padding,
+            Some(MaskRequest::Window { .. }) => Self::Window,
+            Some(MaskRequest::Custom { .. }) => Self::Custom,
+        }
+    }
+
+    /// The name and the one-line explanation.
+    fn texts(self, lang: Lang) -> (&'static str, &'static str) {
+        let masks = &lang.text().masks;
+        match self {
+            Self::None => masks.none,
+            Self::Causal => masks.causal,
+            Self::Padding => masks.padding,
+            Self::Window => masks.window,
+            Self::Custom => masks.custom,
+        }
+    }
+
+    pub fn help(self, lang: Lang) -> &'static str {
+        self.texts(lang).1
+    }
+}
+
+impl Choice for MaskKind {
+    fn all() -> Vec<Self> {
+        vec![
+            Self::None,
+            Self::Causal,
+            Self::Padding,
+            Self::Window,
+            Self::Custom,
+        ]
+    }
+
+    fn label(self, lang: Lang) -> &'static str {
+        self.texts(lang).0
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Self::None => "none",
+            Self::Causal => "causal",
+            Self::Padding => "padding",
+            Self::Window => "window",
+            Self::Custom => "custom",
+        }
+    }
+}
+
+impl Choice for LayerNormRequest {
+    fn all() -> Vec<Self> {
+        vec![Self::None, Self::Pre, Self::Post]
+    }
+
+    fn label(self, lang: Lang) -> &'static str {
+        let names = lang.text().layer_norm_names;
+        match self {
+            Self::None => names[0],
+            Self::Pre => names[1],
+            Self::Post => names[2],
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Self::None => "none",
+            Self::Pre => "pre",
+            Self::Post => "post",
+        }
+    }
+}
+
+impl Choice for BackendChoice {
+    fn all() -> Vec<Self> {
+        vec![Self::Auto, Self::Gpu, Self::Cpu]
+    }
+
+    fn label(self, lang: Lang) -> &'static str {
+        let names = lang.text().backend_names;
+        match self {
+            Self::Auto => names[0],
+            Self::Gpu => names[1],
+            Self::Cpu => names[2],
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Self::Auto => "auto",
+            Self::Gpu => "gpu",
+            Self::Cpu => "cpu",
+        }
+    }
+}
+
+/// The kind of attention a head count and a K/V head count make.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KvSharing {
+    /// One K/V head per query head.
+    MultiHead,
+    /// Groups of query heads share a K/V head.
+    GroupedQuery,
+    /// All query heads share one K/V head.
+    MultiQuery,
+}
+
+impl KvSharing {
+    pub fn of(n_heads: usize, n_kv_heads: usize) -> Self {
+        if n_kv_heads >= n_heads {
+            Self::MultiHead
+        } else if n_kv_heads == 1 {
+            Self::MultiQuery
+        } else {
+            Self::GroupedQuery
+        }
+    }
+
+    pub fn label(self, lang: Lang) -> &'static str {
+        let kinds = lang.text().kv_kind;
+        match self {
+            Self::MultiHead => kinds[0],
+            Self::GroupedQuery => kinds[1],
+            Self::MultiQuery => kinds[2],
+        }
+    }
+}

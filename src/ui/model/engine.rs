@@ -1,0 +1,205 @@
+//! Which engine computes: the rule that picks the CPU or the GPU for a request, given the GPU's
+//! state, and the reason when the CPU computes although the GPU was asked for. Pure, so the rule
+//! is checked as a table natively (`tests/ui_logic.rs`).
+
+use crate::ui::i18n::Lang;
+use attention_core::api::{BackendChoice, Request};
+use attention_gpu::{GpuError, GpuInfo};
+
+/// "auto" uses the GPU from this many query tokens up (and only a hardware GPU): below, one
+/// submission and read-back (0.5 ms at best, 5–15 ms typical in browsers) costs more than the
+/// whole CPU computation, which takes under 1 ms at 64 tokens and about 4 ms at 128 here.
+pub const AUTO_GPU_MIN_TOKENS: usize = 512;
+
+/// Why the CPU computes although the GPU was asked for (or "auto" chose the CPU).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FallbackReason {
+    /// The session is still looking for an adapter.
+    Probing,
+    NoWebGpu,
+    NoAdapter,
+    DeviceRequestFailed,
+    DeviceLost,
+    ShaderError,
+    TooLarge,
+    ReadbackFailed,
+    /// The GPU job queue had no device to run on.
+    NotReady,
+    /// "auto": the only adapter is a software rasteriser, slower than the CPU.
+    SoftwareAdapter,
+    /// "auto": too few tokens for a round trip to the GPU to pay off.
+    SmallInput,
+}
+
+impl FallbackReason {
+    /// The reason a GPU failure gives.
+    pub fn of(error: &GpuError) -> Self {
+        match error {
+            GpuError::NoWebGpu => Self::NoWebGpu,
+            GpuError::NoAdapter(_) => Self::NoAdapter,
+            GpuError::RequestDevice(_) => Self::DeviceRequestFailed,
+            GpuError::DeviceLost(_) => Self::DeviceLost,
+            GpuError::Shader(_) => Self::ShaderError,
+            GpuError::TooLarge { .. } => Self::TooLarge,
+            GpuError::Readback(_) => Self::ReadbackFailed,
+        }
+    }
+
+    /// A stable name, for `state().fallback_reason`.
+    pub fn code(self) -> &'static str {
+        match self {
+            Self::Probing => "probing",
+            Self::NoWebGpu => "no-webgpu",
+            Self::NoAdapter => "no-adapter",
+            Self::DeviceRequestFailed => "device-request-failed",
+            Self::DeviceLost => "device-lost",
+            Self::ShaderError => "shader-error",
+            Self::TooLarge => "too-large",
+            Self::ReadbackFailed => "readback-failed",
+            Self::NotReady => "not-ready",
+            Self::SoftwareAdapter => "software-adapter",
+            Self::SmallInput => "small-input",
+        }
+    }
+
+    /// Whether trying the GPU again can help (not where the browser has no WebGPU at all).
+    pub fn can_retry(self) -> bool {
+        !matches!(self, Self::NoWebGpu)
+    }
+}
+
+/// A reason with its details for people (a driver's message, an adapter's name).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fallback {
+    pub reason: FallbackReason,
+    pub detail: String,
+}
+
+impl Fallback {
+    pub fn new(reason: FallbackReason, detail: impl Into<String>) -> Self {
+        Self {
+            reason,
+            detail: detail.into(),
+        }
+    }
+
+    pub fn of(error: &GpuError) -> Self {
+        let detail = match error {
+            GpuError::NoWebGpu => String::new(),
+            GpuError::NoAdapter(detail)
+            | GpuError::RequestDevice(detail)
+            | GpuError::DeviceLost(detail)
+            | GpuError::Shader(detail)
+            | GpuError::Readback(detail) => detail.clone(),
+            GpuError::TooLarge { .. } => error.to_string(),
+        };
+        Self::new(FallbackReason::of(error), detail)
+    }
+
+    /// Why the CPU computes, in words.
+    pub fn message(&self, lang: Lang) -> String {
+        let texts = &lang.text().fallback;
+        let with_detail = |text: &str| {
+            if self.detail.is_empty() {
+                text.to_string()
+            } else {
+                format!("{text} ({})", self.detail)
+            }
+        };
+        match self.reason {
+            FallbackReason::Probing => texts.probing.into(),
+            FallbackReason::NoWebGpu => texts.no_webgpu.into(),
+            FallbackReason::NoAdapter => with_detail(texts.no_adapter),
+            FallbackReason::DeviceRequestFailed => with_detail(texts.device_request_failed),
+            FallbackReason::DeviceLost => with_detail(texts.device_lost),
+            FallbackReason::ShaderError => with_detail(texts.shader_error),
+            FallbackReason::TooLarge => with_detail(texts.too_large),
+            FallbackReason::ReadbackFailed => with_detail(texts.readback_failed),
+            FallbackReason::NotReady => with_detail(texts.not_ready),
+            FallbackReason::SoftwareAdapter => (texts.software_adapter)(&self.detail),
+            FallbackReason::SmallInput => (texts.small_input)(AUTO_GPU_MIN_TOKENS),
+        }
+    }
+}
+
+/// The state of the GPU in this session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GpuStatus {
+    /// Looking for an adapter and opening a device.
+    Probing,
+    Ready(GpuInfo),
+    /// No usable GPU, and why.
+    Unavailable(Fallback),
+    /// The device was lost during the session; the user may retry.
+    Lost(String),
+}
+
+impl GpuStatus {
+    /// The status after a GPU failure.
+    pub fn failed(error: &GpuError) -> Self {
+        match error {
+            GpuError::DeviceLost(message) => Self::Lost(message.clone()),
+            other => Self::Unavailable(Fallback::of(other)),
+        }
+    }
+
+    /// Why this GPU cannot compute now, if it cannot.
+    pub fn unusable(&self) -> Option<Fallback> {
+        match self {
+            Self::Probing => Some(Fallback::new(FallbackReason::Probing, "")),
+            Self::Unavailable(fallback) => Some(fallback.clone()),
+            Self::Lost(message) => Some(Fallback::new(FallbackReason::DeviceLost, message.clone())),
+            Self::Ready(_) => None,
+        }
+    }
+
+    /// Whether "Retry the GPU" can help.
+    pub fn can_retry(&self) -> bool {
+        match self {
+            Self::Lost(_) => true,
+            Self::Unavailable(fallback) => fallback.reason.can_retry(),
+            Self::Probing | Self::Ready(_) => false,
+        }
+    }
+
+    /// A stable name, for `state().gpu`.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::Probing => "probing",
+            Self::Ready(_) => "ready",
+            Self::Unavailable(_) => "unavailable",
+            Self::Lost(_) => "lost",
+        }
+    }
+}
+
+/// Where the current request will be computed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Engine {
+    Cpu(Option<Fallback>),
+    Gpu,
+}
+
+/// Chooses the engine for `choice`, given the GPU's state and the number of query tokens.
+pub fn choose(choice: BackendChoice, status: &GpuStatus, tokens: usize) -> Engine {
+    match (choice, status) {
+        (BackendChoice::Cpu, _) => Engine::Cpu(None),
+        (BackendChoice::Gpu, status) => match status.unusable() {
+            Some(fallback) => Engine::Cpu(Some(fallback)),
+            None => Engine::Gpu,
+        },
+        (BackendChoice::Auto, GpuStatus::Ready(info)) if info.software => Engine::Cpu(Some(
+            Fallback::new(FallbackReason::SoftwareAdapter, info.name.clone()),
+        )),
+        (BackendChoice::Auto, GpuStatus::Ready(_)) if tokens < AUTO_GPU_MIN_TOKENS => {
+            Engine::Cpu(Some(Fallback::new(FallbackReason::SmallInput, "")))
+        }
+        (BackendChoice::Auto, GpuStatus::Ready(_)) => Engine::Gpu,
+        (BackendChoice::Auto, status) => Engine::Cpu(status.unusable()),
+    }
+}
+
+/// The request's choice of engine.
+pub fn choice(request: &Request) -> BackendChoice {
+    request.backend.unwrap_or_default()
+}

@@ -1,0 +1,243 @@
+//! How one cell of a matrix was computed, with the actual numbers: what the tooltip and the
+//! live region say. Pure: a function of a trace, tested without a browser.
+
+use ndarray::ArrayView1;
+
+use super::format::{format_value, operand as num};
+use super::stages::Stage;
+use crate::ui::i18n::Lang;
+use attention_core::{LayerNormMode, MaskSpec, Trace};
+
+/// What a tooltip says about one cell.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CellInfo {
+    /// The cell's value as shown ("−∞" for a masked score).
+    pub value: String,
+    /// "row token → column token" or "token · dimension".
+    pub position: String,
+    /// How the value was computed, one line per step, with the actual numbers.
+    pub lines: Vec<String>,
+}
+
+/// How many terms of a sum a tooltip spells out before "…".
+const TERMS_SHOWN: usize = 4;
+
+/// "a₁×b₁ + a₂×b₂ + … (n terms)": the first terms of a dot product.
+fn terms(a: ArrayView1<f32>, b: ArrayView1<f32>, lang: Lang) -> String {
+    let shown: Vec<String> = a
+        .iter()
+        .zip(&b)
+        .take(TERMS_SHOWN)
+        .map(|(x, y)| format!("{}×{}", num(*x), num(*y)))
+        .collect();
+    let mut text = shown.join(" + ");
+    if a.len() > TERMS_SHOWN {
+        text.push_str(&(lang.text().explain.more_terms)(a.len()));
+    }
+    text
+}
+
+/// Why key `j` is hidden from query `i`, in words.
+pub fn mask_reason(spec: &MaskSpec, i: usize, j: usize, lang: Lang) -> String {
+    let masks = &lang.text().masks;
+    match spec {
+        MaskSpec::Causal => (masks.why_causal)(i, j),
+        MaskSpec::Padding { valid_len } => (masks.why_padding)(j, *valid_len),
+        MaskSpec::Window { radius } => (masks.why_window)(i, j, *radius),
+        MaskSpec::None | MaskSpec::Custom { .. } => masks.why_custom.into(),
+    }
+}
+
+/// The tooltip for cell (`row`, `col`) of `stage` for `head`.
+pub fn explain(
+    trace: &Trace,
+    stage: Stage,
+    head: usize,
+    row: usize,
+    col: usize,
+    lang: Lang,
+) -> CellInfo {
+    let head = head.min(trace.heads.len() - 1);
+    let h = &trace.heads[head];
+    let config = &trace.config;
+    let dims = config.dims();
+    let value = stage.matrix(trace, head)[[row, col]];
+    let rows = stage.row_labels(trace);
+    let cols = stage.col_labels(trace);
+    let (row_label, col_label) = (&rows[row], &cols[col]);
+    let words = &lang.text().explain;
+    let keyed = stage.is_keyed();
+    let position = if keyed {
+        (words.query_key)(row, row_label, col, col_label)
+    } else {
+        (words.token_dimension)(row, row_label, col_label)
+    };
+    let head_col = |width: usize| head * width + col;
+    let group_col = |width: usize| h.kv_group * width + col;
+    let scale_text = format!(
+        "√{} · {} = {}",
+        dims.d_k,
+        format_value(config.temperature()),
+        format_value(1.0 / config.scale())
+    );
+    let allowed = keyed && trace.mask[[row, col]];
+    let lines = match stage {
+        Stage::Embeddings => vec![words.embedding.into()],
+        Stage::Positions => {
+            let pair = col / 2 * 2;
+            let f = if col.is_multiple_of(2) { "sin" } else { "cos" };
+            vec![format!(
+                "P[{row}, {col}] = {f}({row} / 10000^({pair}/{})) = {}",
+                dims.d_model,
+                format_value(value)
+            )]
+        }
+        Stage::X => match &config.target().parts {
+            Some((e, p)) => vec![format!(
+                "x = E + P = {} + {} = {}",
+                num(e[[row, col]]),
+                num(p[[row, col]]),
+                format_value(value)
+            )],
+            None => vec![words.given_x.into()],
+        },
+        Stage::NormedX => {
+            let x = config.target().x.row(row);
+            let n = x.len() as f32;
+            let mean = x.sum() / n;
+            let variance = x.iter().map(|v| (v - mean) * (v - mean)).sum::<f32>() / n;
+            vec![format!(
+                "LN(x) = (x − μ) / √(σ² + ε) = ({} − {}) / √({} + 10⁻⁶) = {}",
+                num(x[col]),
+                num(mean),
+                format_value(variance),
+                format_value(value)
+            )]
+        }
+        Stage::Q => {
+            let w = config.weights().w_q.column(head_col(dims.d_k));
+            vec![
+                format!(
+                    "q = x · W_Q[:, {}] = {}",
+                    head_col(dims.d_k),
+                    terms(trace.attention_input.row(row), w, lang)
+                ),
+                format!("= {}", format_value(value)),
+            ]
+        }
+        Stage::K | Stage::V => {
+            let (w, width, name) = if stage == Stage::K {
+                (&config.weights().w_k, dims.d_k, "K")
+            } else {
+                (&config.weights().w_v, dims.d_v, "V")
+            };
+            let source = match config.source() {
+                Some(source) => source.x.row(row),
+                None => trace.attention_input.row(row),
+            };
+            vec![
+                format!(
+                    "{} = x · W_{name}[:, {}] = {}",
+                    name.to_lowercase(),
+                    group_col(width),
+                    terms(source, w.column(group_col(width)), lang)
+                ),
+                format!("= {}", format_value(value)),
+            ]
+        }
+        Stage::Dot => vec![
+            format!(
+                "q_{row} · k_{col} = {}",
+                terms(h.q.row(row), h.k.row(col), lang)
+            ),
+            format!("= {}", format_value(value)),
+        ],
+        Stage::Scaled => vec![
+            format!("s = q_{row} · k_{col} / (√d_k · T)"),
+            format!(
+                "= {} / ({scale_text}) = {}",
+                num(h.scores[[row, col]] / config.scale()),
+                format_value(value)
+            ),
+        ],
+        Stage::Masked if allowed => vec![(words.allowed)(
+            &num(h.scores[[row, col]]),
+            &format_value(value),
+        )],
+        Stage::Masked => vec![
+            mask_reason(config.mask().spec(), row, col, lang),
+            (words.masked_score)(&num(h.scores[[row, col]])),
+        ],
+        Stage::Weights if h.fully_masked_rows.contains(&row) => {
+            vec![words.row_fully_masked.into()]
+        }
+        Stage::Weights if !allowed => vec![
+            mask_reason(config.mask().spec(), row, col, lang),
+            words.masked_weight.into(),
+        ],
+        Stage::Weights => {
+            let scores = h.scores.row(row);
+            let allowed_row = trace.mask.row(row);
+            let allowed_scores = scores
+                .iter()
+                .zip(&allowed_row)
+                .filter(|(_, a)| **a)
+                .map(|(s, _)| *s);
+            let max = allowed_scores.clone().fold(f32::NEG_INFINITY, f32::max);
+            let sum: f32 = allowed_scores.map(|s| (s - max).exp()).sum();
+            vec![
+                format!("w = exp(s_{row},{col} − max_{row}) / Σ_j exp(s_{row},j − max_{row})"),
+                format!(
+                    "= exp({} − {}) / {} = {}",
+                    num(h.scores[[row, col]]),
+                    num(max),
+                    format_value(sum),
+                    format_value(value)
+                ),
+            ]
+        }
+        Stage::HeadOutput => vec![
+            format!(
+                "o = Σ_j w_{row},j · v_j[{col}] = {}",
+                terms(h.weights.row(row), h.v.column(col), lang)
+            ),
+            format!("= {}", format_value(value)),
+        ],
+        Stage::Concat => {
+            let (source_head, c) = (col / dims.d_v, col % dims.d_v);
+            vec![(words.concat_column)(c, source_head, &format_value(value))]
+        }
+        Stage::Projected => vec![
+            format!(
+                "concat_{row} · W_O[:, {col}] = {}",
+                terms(
+                    trace.concat.row(row),
+                    config.weights().w_o.column(col),
+                    lang
+                )
+            ),
+            format!("= {}", format_value(value)),
+        ],
+        Stage::Output => match config.layer_norm() {
+            LayerNormMode::Pre => vec![format!(
+                "x + MHA(LN(x)) = {} + {} = {}",
+                num(config.target().x[[row, col]]),
+                num(trace.projected[[row, col]]),
+                format_value(value)
+            )],
+            _ => vec![format!(
+                "LN(x + MHA(x)) = LN({} + {} …) = {}",
+                num(config.target().x[[row, col]]),
+                num(trace.projected[[row, col]]),
+                format_value(value)
+            )],
+        },
+    };
+    CellInfo {
+        value: num(value)
+            .trim_matches(|c| c == '(' || c == ')')
+            .to_string(),
+        position,
+        lines,
+    }
+}

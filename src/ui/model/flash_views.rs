@@ -1,0 +1,300 @@
+//! What the FlashAttention player shows at each frame: the tiled score grid, the current query
+//! block's running max and sum, the tile's values, the output accumulator and the phase in words.
+//! Pure functions of a trace and a frame: they index the trace's steps and never recompute one.
+
+use std::sync::Arc;
+
+use ndarray::{Array2, s};
+
+use super::TraceRef;
+use super::colormap::Scale;
+use super::flash_frames::{Frame, Phase, Sizes, frames};
+use super::format::{format_value, span};
+use super::matrix::{MatrixView, Span};
+use super::stages::Stage;
+use crate::ui::i18n::Lang;
+
+/// Above this many tokens, the score grid shows one cell per tile.
+pub const SUMMARISE_ABOVE: usize = 128;
+/// Colours of the grid: pending tiles (two tones, alternating by tile), done tiles (two tones),
+/// the current tile.
+const GRID: [[u8; 3]; 5] = [
+    [232, 235, 241],
+    [214, 219, 229],
+    [163, 194, 236],
+    [137, 174, 226],
+    [245, 159, 0],
+];
+
+/// The trace of one head, with its frames: what the player walks through.
+#[derive(Clone)]
+pub struct Replay {
+    pub trace: TraceRef,
+    pub head: usize,
+    pub frames: Arc<Vec<Frame>>,
+    pub sizes: Sizes,
+}
+
+impl PartialEq for Replay {
+    fn eq(&self, other: &Self) -> bool {
+        self.trace == other.trace && self.head == other.head
+    }
+}
+
+impl Replay {
+    /// The replay of `head` of `trace` (clamped to its heads).
+    pub fn new(trace: TraceRef, head: usize) -> Self {
+        let head = head.min(trace.0.flash.heads.len().saturating_sub(1));
+        let config = &trace.0.config;
+        let (block_rows, block_cols) = config.block();
+        let sizes = Sizes {
+            seq_len: config.seq_len(),
+            key_len: config.key_len(),
+            d_k: config.dims().d_k,
+            d_v: config.dims().d_v,
+            block_rows,
+            block_cols,
+        };
+        let frames = Arc::new(frames(&trace.0.flash.heads[head]));
+        Self {
+            trace,
+            head,
+            frames,
+            sizes,
+        }
+    }
+
+    /// Whether the score grid shows one cell per tile (a long input).
+    pub fn summarised(&self) -> bool {
+        self.sizes.seq_len.max(self.sizes.key_len) > SUMMARISE_ABOVE
+    }
+
+    pub fn flash(&self) -> &attention_core::flash::FlashHead {
+        &self.trace.0.flash.heads[self.head]
+    }
+}
+
+fn value(v: f32) -> String {
+    format_value(v)
+}
+
+/// Which state each tile is in at `frame`: done (< the frame's step), current, or not yet.
+fn tile_state(tile_step: usize, frame: &Frame) -> u8 {
+    let current = matches!(
+        frame.phase,
+        Phase::Skip | Phase::Scores | Phase::Max | Phase::Exp | Phase::Sum | Phase::Accumulate
+    );
+    let done_up_to = match frame.phase {
+        Phase::Start => frame.step,
+        Phase::Normalize => frame.step + 1,
+        _ => frame.step,
+    };
+    if current && tile_step == frame.step {
+        2
+    } else if tile_step < done_up_to {
+        1
+    } else {
+        0
+    }
+}
+
+/// The score grid at a frame: per cell (or per tile, when summarised) its state's colour index;
+/// masked cells are −∞ (drawn as checks).
+pub fn grid(replay: &Replay, frame: &Frame) -> (MatrixView, Option<Span>) {
+    let trace = &replay.trace.0;
+    let (rows, cols) = trace.mask.dim();
+    let (block_rows, block_cols) = trace.config.block();
+    let tiles_across = cols.div_ceil(block_cols);
+    let steps = &replay.flash().steps;
+    let colour = |tile_row: usize, tile_col: usize| {
+        let state = tile_state(tile_row * tiles_across + tile_col, frame);
+        let parity = ((tile_row + tile_col) % 2) as u8;
+        match state {
+            2 => 4.0,
+            1 => f32::from(2 + parity),
+            _ => f32::from(parity),
+        }
+    };
+    let current = steps.get(frame.step).filter(|_| frame.col_block.is_some());
+    if rows.max(cols) > SUMMARISE_ABOVE {
+        let tiles_down = rows.div_ceil(block_rows);
+        let values = Array2::from_shape_fn((tiles_down, tiles_across), |(r, c)| {
+            if steps[r * tiles_across + c].skipped {
+                f32::NEG_INFINITY
+            } else {
+                colour(r, c)
+            }
+        });
+        let span = current.map(|step| Span {
+            rows: step.row_block..step.row_block + 1,
+            cols: step.col_block..step.col_block + 1,
+        });
+        let labels = |n: usize, size: usize| (0..n).map(|t| format!("{}", t * size)).collect();
+        return (
+            MatrixView {
+                values,
+                row_labels: labels(tiles_down, block_rows),
+                col_labels: labels(tiles_across, block_cols),
+                scale: Scale::Palette(&GRID),
+            },
+            span,
+        );
+    }
+    let values = Array2::from_shape_fn((rows, cols), |(i, j)| {
+        if trace.mask[[i, j]] {
+            colour(i / block_rows, j / block_cols)
+        } else {
+            f32::NEG_INFINITY
+        }
+    });
+    let span = current.map(|step| Span {
+        rows: step.rows.clone(),
+        cols: step.cols.clone(),
+    });
+    (
+        MatrixView {
+            values,
+            row_labels: trace.config.tokens().to_vec(),
+            col_labels: trace.config.key_sequence().tokens.clone(),
+            scale: Scale::Palette(&GRID),
+        },
+        span,
+    )
+}
+
+/// One row of the block table: the query and its m, rescale and l as this frame shows them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BlockRow {
+    pub index: usize,
+    pub token: String,
+    pub m: String,
+    pub rescale: String,
+    pub l: String,
+}
+
+pub fn block_rows(replay: &Replay, frame: &Frame) -> Vec<BlockRow> {
+    let step = &replay.flash().steps[frame.step];
+    let tokens = replay.trace.0.config.tokens();
+    let arrow = |before: f32, after: f32| format!("{} → {}", value(before), value(after));
+    step.rows
+        .clone()
+        .enumerate()
+        .map(|(r, i)| {
+            let (m, rescale, l) = match frame.phase {
+                Phase::Start => (value(f32::NEG_INFINITY), String::new(), value(0.0)),
+                Phase::Skip | Phase::Scores => {
+                    (value(step.m_prev[r]), String::new(), value(step.l_prev[r]))
+                }
+                Phase::Max | Phase::Exp => (
+                    arrow(step.m_prev[r], step.m[r]),
+                    String::new(),
+                    value(step.l_prev[r]),
+                ),
+                Phase::Sum | Phase::Accumulate => (
+                    arrow(step.m_prev[r], step.m[r]),
+                    value(step.rescale[r]),
+                    arrow(step.l_prev[r], step.l[r]),
+                ),
+                Phase::Normalize => (value(step.m[r]), String::new(), value(step.l[r])),
+            };
+            BlockRow {
+                index: i,
+                token: tokens[i].clone(),
+                m,
+                rescale,
+                l,
+            }
+        })
+        .collect()
+}
+
+/// The tile's S (with masked cells) or P, as the frame shows it.
+pub fn tile(replay: &Replay, frame: &Frame) -> Option<(MatrixView, bool)> {
+    let step = &replay.flash().steps[frame.step];
+    let trace = &replay.trace.0;
+    let show_probs = match frame.phase {
+        Phase::Scores | Phase::Max => false,
+        Phase::Exp | Phase::Sum | Phase::Accumulate => true,
+        _ => return None,
+    };
+    let values = if show_probs {
+        step.probs.clone()
+    } else {
+        let mut scores = step.scores.clone();
+        let mask = trace.mask.slice(s![step.rows.clone(), step.cols.clone()]);
+        scores.zip_mut_with(&mask, |s, &allowed| {
+            if !allowed {
+                *s = f32::NEG_INFINITY;
+            }
+        });
+        scores
+    };
+    let scale = if show_probs {
+        Stage::Weights.scale(&values)
+    } else {
+        Stage::Scaled.scale(&values)
+    };
+    Some((
+        MatrixView {
+            scale,
+            row_labels: trace.config.tokens()[step.rows.clone()].to_vec(),
+            col_labels: trace.config.key_sequence().tokens[step.cols.clone()].to_vec(),
+            values,
+        },
+        show_probs,
+    ))
+}
+
+/// The accumulator before this tile, after it, or the final rows after the division by l.
+pub fn accumulator(replay: &Replay, frame: &Frame) -> (MatrixView, bool) {
+    let flash = replay.flash();
+    let step = &flash.steps[frame.step];
+    let d_v = flash.output.ncols();
+    let (values, final_rows) = match frame.phase {
+        Phase::Normalize => (
+            flash.output.slice(s![step.rows.clone(), ..]).to_owned(),
+            true,
+        ),
+        Phase::Accumulate | Phase::Skip => (step.acc.clone(), false),
+        Phase::Start => (Array2::zeros((step.rows.len(), d_v)), false),
+        // Before this tile: the previous step's accumulator in the same block, or zeros.
+        _ => (
+            frame
+                .step
+                .checked_sub(1)
+                .map(|previous| &flash.steps[previous])
+                .filter(|previous| previous.row_block == step.row_block)
+                .map_or_else(
+                    || Array2::zeros((step.rows.len(), d_v)),
+                    |previous| previous.acc.clone(),
+                ),
+            false,
+        ),
+    };
+    (
+        MatrixView {
+            scale: Stage::HeadOutput.scale(&values),
+            row_labels: replay.trace.0.config.tokens()[step.rows.clone()].to_vec(),
+            col_labels: (0..d_v).map(|d| d.to_string()).collect(),
+            values,
+        },
+        final_rows,
+    )
+}
+
+/// What happens at `frame`, in words.
+pub fn phase_text(replay: &Replay, frame: &Frame, lang: Lang) -> String {
+    let step = &replay.flash().steps[frame.step];
+    let texts = &lang.text().flash;
+    let (i, j) = (frame.row_block, frame.col_block.unwrap_or(0));
+    match frame.phase {
+        Phase::Start => (texts.phase_start)(i, &span(&step.rows)),
+        Phase::Skip => (texts.phase_skip)(i, j),
+        Phase::Scores => (texts.phase_scores)(i, j, &span(&step.rows), &span(&step.cols)),
+        Phase::Max => texts.phase_max.into(),
+        Phase::Exp => texts.phase_exp.into(),
+        Phase::Sum => texts.phase_sum.into(),
+        Phase::Accumulate => texts.phase_accumulate.into(),
+        Phase::Normalize => (texts.phase_normalize)(&span(&step.rows)),
+    }
+}

@@ -1,0 +1,69 @@
+//! Numbers for people: values in cells, legends and tooltips, durations, counts.
+
+/// A compact, readable number for labels, legends and tooltips.
+pub fn format_value(value: f32) -> String {
+    if value == 0.0 {
+        "0".into()
+    } else if !value.is_finite() {
+        if value > 0.0 {
+            "∞".into()
+        } else {
+            "−∞".into()
+        }
+    } else if value.abs() >= 1000.0 || value.abs() < 0.001 {
+        format!("{value:.2e}")
+    } else {
+        format!("{value:.3}")
+    }
+}
+
+/// A value inside a formula: negative numbers in parentheses, −∞ for a masked score.
+pub fn operand(value: f32) -> String {
+    if value == f32::NEG_INFINITY {
+        "−∞".into()
+    } else if value < 0.0 {
+        format!("({})", format_value(value))
+    } else {
+        format_value(value)
+    }
+}
+
+/// A duration: "0.8 ms", "12 ms" (browsers time to 0.1 ms without cross-origin isolation).
+pub fn format_ms(ms: f64) -> String {
+    if ms < 0.1 {
+        "< 0.1 ms".into()
+    } else if ms < 10.0 {
+        format!("{ms:.1} ms")
+    } else {
+        format!("{ms:.0} ms")
+    }
+}
+
+/// A count with thousands separated: 16,777,216.
+pub fn group_digits(n: u64) -> String {
+    let text = n.to_string();
+    let mut grouped = String::with_capacity(text.len() + text.len() / 3);
+    for (i, c) in text.chars().enumerate() {
+        if i > 0 && (text.len() - i).is_multiple_of(3) {
+            grouped.push(',');
+        }
+        grouped.push(c);
+    }
+    grouped
+}
+
+/// At most `max` characters of `label`, the last one an ellipsis when cut.
+pub fn shorten_label(label: &str, max: usize) -> String {
+    if label.chars().count() > max {
+        let mut cut: String = label.chars().take(max.saturating_sub(1)).collect();
+        cut.push('…');
+        cut
+    } else {
+        label.to_string()
+    }
+}
+
+/// Rows `a–b` of a range (inclusive end), as the FlashAttention view names blocks.
+pub fn span(range: &std::ops::Range<usize>) -> String {
+    format!("{}–{}", range.start, range.end.saturating_sub(1))
+}

@@ -1,0 +1,421 @@
+//! The lab's state in a link: every parameter and view setting as a readable query parameter,
+//! and back. Pure (no browser), so the round trip is tested natively and in the browser.
+//!
+//! Names follow the trace CLI's fields (`sentence`, `d_model`, `temperature`, `mask`, …); a custom
+//! mask's cells are rows of 0/1 joined by dots (`cells=100.110.111`). Parsing never fails: an
+//! unknown name, a malformed value or an over-long text is left out and reported as a
+//! [`LinkNotice`]; markup is only ever text.
+
+use attention_core::api::{
+    BackendChoice, BlockRequest, LayerNormRequest, MaskRequest, Request, RequestError,
+};
+
+use super::controls::Choice;
+use super::theme::Theme;
+use crate::ui::i18n::Lang;
+
+/// Texts longer than this are refused in a link (a sentence of 4096 tokens fits).
+pub const MAX_TEXT: usize = 20_000;
+
+/// What the user is looking at, beside the parameters.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ViewSettings {
+    pub head: usize,
+    /// `None`: the browser's language decides.
+    pub lang: Option<Lang>,
+    pub theme: Theme,
+    /// The FlashAttention player's position.
+    pub step: usize,
+    /// The part of the page in view (a step's id, see `views/pipeline.rs`).
+    pub view: Option<String>,
+}
+
+/// How the lab is embedded in another page.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Embed {
+    /// The panels to show; empty means the default ones.
+    pub panels: Vec<String>,
+    /// The only host origin whose messages are obeyed (and that receives the state).
+    pub origin: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct LinkState {
+    pub request: Request,
+    pub view: ViewSettings,
+    pub embed: Option<Embed>,
+}
+
+/// Something in a link that was not used, and why.
+#[derive(Debug, Clone, PartialEq)]
+pub enum LinkNotice {
+    /// A name the lab does not know (shortened).
+    Unknown(String),
+    /// A known name with a value that is not what it should be (both shortened).
+    Malformed { name: String, value: String },
+    /// A text too long for a link.
+    TooLong { name: String, length: usize },
+    /// A custom mask without its cells.
+    MissingCells,
+    /// The values are each fine but impossible together: the lab's defaults were used.
+    Impossible(RequestError),
+}
+
+impl LinkNotice {
+    /// The notice in words.
+    pub fn describe(&self, lang: Lang) -> String {
+        let texts = &lang.text().link;
+        match self {
+            Self::Unknown(name) => (texts.unknown)(name),
+            Self::Malformed { name, value } => (texts.malformed)(name, value),
+            Self::TooLong { name, length } => (texts.too_long)(name, *length),
+            Self::MissingCells => texts.missing_cells.into(),
+            // The reason goes inside brackets, mid-sentence: without its own full stop.
+            Self::Impossible(error) => {
+                (texts.impossible)(lang.request_error(error).trim_end_matches(['.', '。']))
+            }
+        }
+    }
+}
+
+/// At most `max` characters of `text`, marked when cut (for messages about hostile input).
+pub fn shorten(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        text.to_string()
+    } else {
+        let mut cut: String = text.chars().take(max).collect();
+        cut.push('…');
+        cut
+    }
+}
+
+/// Percent-encodes a query component: unreserved ASCII stays, everything else as UTF-8 bytes.
+pub fn encode(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for byte in text.bytes() {
+        match byte {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                out.push(byte as char)
+            }
+            _ => out.push_str(&format!("%{byte:02X}")),
+        }
+    }
+    out
+}
+
+/// Decodes a query component (`+` is a space); `None` when it is not valid percent-encoded UTF-8.
+pub fn decode(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'+' => {
+                out.push(b' ');
+                i += 1;
+            }
+            b'%' => {
+                let hex = text.get(i + 1..i + 3)?;
+                out.push(u8::from_str_radix(hex, 16).ok()?);
+                i += 3;
+            }
+            byte => {
+                out.push(byte);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+/// The choice named `name`.
+pub fn choice_named<T: Choice>(name: &str) -> Option<T> {
+    T::all().into_iter().find(|c| c.name() == name)
+}
+
+/// The query string (without `?`) of `state`: fields the request leaves unset are left out, so
+/// a link says only what was chosen.
+pub fn to_query(state: &LinkState) -> String {
+    let mut pairs: Vec<(&str, String)> = Vec::new();
+    let r = &state.request;
+    if let Some(sentence) = &r.sentence {
+        pairs.push(("sentence", sentence.clone()));
+    }
+    if let Some(source) = &r.source_sentence {
+        pairs.push(("source_sentence", source.clone()));
+    }
+    let numbers = [
+        ("d_model", r.d_model),
+        ("n_heads", r.n_heads),
+        ("n_kv_heads", r.n_kv_heads),
+        ("d_k", r.d_k),
+        ("d_v", r.d_v),
+    ];
+    for (name, value) in numbers {
+        if let Some(value) = value {
+            pairs.push((name, value.to_string()));
+        }
+    }
+    if let Some(t) = r.temperature {
+        pairs.push(("temperature", t.to_string()));
+    }
+    match &r.mask {
+        None => {}
+        Some(MaskRequest::None) => pairs.push(("mask", "none".into())),
+        Some(MaskRequest::Causal) => pairs.push(("mask", "causal".into())),
+        Some(MaskRequest::Padding { valid_len }) => {
+            pairs.push(("mask", "padding".into()));
+            pairs.push(("valid_len", valid_len.to_string()));
+        }
+        Some(MaskRequest::Window { radius }) => {
+            pairs.push(("mask", "window".into()));
+            pairs.push(("radius", radius.to_string()));
+        }
+        Some(MaskRequest::Custom { allowed }) => {
+            pairs.push(("mask", "custom".into()));
+            let rows: Vec<String> = allowed
+                .iter()
+                .map(|row| row.iter().map(|&a| if a { '1' } else { '0' }).collect())
+                .collect();
+            pairs.push(("cells", rows.join(".")));
+        }
+    }
+    if let Some(seed) = r.seed {
+        pairs.push(("seed", seed.to_string()));
+    }
+    if let Some(block) = r.block {
+        if let Some(rows) = block.rows {
+            pairs.push(("block_rows", rows.to_string()));
+        }
+        if let Some(cols) = block.cols {
+            pairs.push(("block_cols", cols.to_string()));
+        }
+    }
+    if let Some(backend) = r.backend {
+        pairs.push(("backend", backend.name().into()));
+    }
+    if let Some(mode) = r.layer_norm {
+        pairs.push(("layer_norm", mode.name().into()));
+    }
+    let v = &state.view;
+    if v.head > 0 {
+        pairs.push(("head", v.head.to_string()));
+    }
+    if v.step > 0 {
+        pairs.push(("step", v.step.to_string()));
+    }
+    if let Some(view) = &v.view {
+        pairs.push(("view", view.clone()));
+    }
+    if let Some(lang) = v.lang {
+        pairs.push(("lang", lang.name().into()));
+    }
+    if v.theme != Theme::Auto {
+        pairs.push(("theme", v.theme.name().into()));
+    }
+    if let Some(embed) = &state.embed {
+        pairs.push(("embed", "1".into()));
+        if !embed.panels.is_empty() {
+            pairs.push(("panels", embed.panels.join(",")));
+        }
+        if let Some(origin) = &embed.origin {
+            pairs.push(("origin", origin.clone()));
+        }
+    }
+    pairs
+        .iter()
+        .map(|(name, value)| format!("{name}={}", encode(value)))
+        .collect::<Vec<_>>()
+        .join("&")
+}
+
+/// The state a query string describes, and what in it could not be used.
+pub fn parse_query(query: &str) -> (LinkState, Vec<LinkNotice>) {
+    let mut state = LinkState::default();
+    let mut notices = Vec::new();
+    let mut mask_kind: Option<String> = None;
+    let (mut valid_len, mut radius, mut cells) = (None, None, None);
+    let mut embed = false;
+    let mut panels = Vec::new();
+    let mut origin = None;
+    let malformed = |name: &str, value: &str| LinkNotice::Malformed {
+        name: shorten(name, 40),
+        value: shorten(value, 40),
+    };
+    for pair in query
+        .trim_start_matches('?')
+        .split('&')
+        .filter(|p| !p.is_empty())
+    {
+        let (raw_name, raw_value) = pair.split_once('=').unwrap_or((pair, ""));
+        let (Some(name), Some(value)) = (decode(raw_name), decode(raw_value)) else {
+            notices.push(malformed(raw_name, raw_value));
+            continue;
+        };
+        if value.chars().count() > MAX_TEXT {
+            notices.push(LinkNotice::TooLong {
+                name: shorten(&name, 40),
+                length: value.chars().count(),
+            });
+            continue;
+        }
+        let number = |notices: &mut Vec<LinkNotice>| -> Option<usize> {
+            let parsed = value.parse::<usize>().ok();
+            if parsed.is_none() {
+                notices.push(malformed(&name, &value));
+            }
+            parsed
+        };
+        let r = &mut state.request;
+        match name.as_str() {
+            "sentence" => r.sentence = Some(value.clone()),
+            "source_sentence" => r.source_sentence = Some(value.clone()),
+            "d_model" => r.d_model = number(&mut notices).or(r.d_model),
+            "n_heads" => r.n_heads = number(&mut notices).or(r.n_heads),
+            "n_kv_heads" => r.n_kv_heads = number(&mut notices).or(r.n_kv_heads),
+            "d_k" => r.d_k = number(&mut notices).or(r.d_k),
+            "d_v" => r.d_v = number(&mut notices).or(r.d_v),
+            "temperature" => match value.parse::<f64>() {
+                Ok(t) if t.is_finite() => r.temperature = Some(t),
+                _ => notices.push(malformed(&name, &value)),
+            },
+            "mask" => match value.as_str() {
+                "none" | "causal" | "padding" | "window" | "custom" => {
+                    mask_kind = Some(value.clone())
+                }
+                _ => notices.push(malformed(&name, &value)),
+            },
+            "valid_len" => valid_len = number(&mut notices),
+            "radius" => radius = number(&mut notices),
+            "cells" => {
+                let rows: Option<Vec<Vec<bool>>> = value
+                    .split('.')
+                    .map(|row| {
+                        row.chars()
+                            .map(|c| match c {
+                                '1' => Some(true),
+                                '0' => Some(false),
+                                _ => None,
+                            })
+                            .collect()
+                    })
+                    .collect();
+                match rows {
+                    Some(rows) => cells = Some(rows),
+                    None => notices.push(malformed(&name, &value)),
+                }
+            }
+            "seed" => match value.parse::<u64>() {
+                Ok(seed) => r.seed = Some(seed),
+                Err(_) => notices.push(malformed(&name, &value)),
+            },
+            "block_rows" => {
+                if let Some(rows) = number(&mut notices) {
+                    r.block = Some(BlockRequest {
+                        rows: Some(rows),
+                        ..r.block.unwrap_or_default()
+                    });
+                }
+            }
+            "block_cols" => {
+                if let Some(cols) = number(&mut notices) {
+                    r.block = Some(BlockRequest {
+                        cols: Some(cols),
+                        ..r.block.unwrap_or_default()
+                    });
+                }
+            }
+            "backend" => match choice_named::<BackendChoice>(&value) {
+                Some(backend) => r.backend = Some(backend),
+                None => notices.push(malformed(&name, &value)),
+            },
+            "layer_norm" => match choice_named::<LayerNormRequest>(&value) {
+                Some(mode) => r.layer_norm = Some(mode),
+                None => notices.push(malformed(&name, &value)),
+            },
+            "head" => state.view.head = number(&mut notices).unwrap_or(0),
+            "step" => state.view.step = number(&mut notices).unwrap_or(0),
+            "view" => {
+                if value.len() <= 40 && value.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+                {
+                    state.view.view = Some(value.clone());
+                } else {
+                    notices.push(malformed(&name, &value));
+                }
+            }
+            "lang" => match Lang::from_name(&value) {
+                Some(lang) => state.view.lang = Some(lang),
+                None => notices.push(malformed(&name, &value)),
+            },
+            "theme" => match Theme::from_name(&value) {
+                Some(theme) => state.view.theme = theme,
+                None => notices.push(malformed(&name, &value)),
+            },
+            "embed" => match value.as_str() {
+                "1" | "true" => embed = true,
+                "0" | "false" => embed = false,
+                _ => notices.push(malformed(&name, &value)),
+            },
+            "panels" => {
+                let list: Vec<String> = value
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|p| !p.is_empty())
+                    .map(String::from)
+                    .collect();
+                if list.iter().all(|p| {
+                    p.len() <= 40 && p.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+                }) {
+                    panels = list;
+                } else {
+                    notices.push(malformed(&name, &value));
+                }
+            }
+            "origin" => {
+                if is_origin(&value) {
+                    origin = Some(value.clone());
+                } else {
+                    notices.push(malformed(&name, &value));
+                }
+            }
+            _ => notices.push(LinkNotice::Unknown(shorten(&name, 40))),
+        }
+    }
+    state.request.mask = match mask_kind.as_deref() {
+        None => None,
+        Some("none") => Some(MaskRequest::None),
+        Some("causal") => Some(MaskRequest::Causal),
+        Some("padding") => Some(MaskRequest::Padding {
+            valid_len: valid_len.unwrap_or(0),
+        }),
+        Some("window") => Some(MaskRequest::Window {
+            radius: radius.unwrap_or(1),
+        }),
+        _ => match cells {
+            Some(allowed) => Some(MaskRequest::Custom { allowed }),
+            None => {
+                notices.push(LinkNotice::MissingCells);
+                None
+            }
+        },
+    };
+    if embed {
+        state.embed = Some(Embed { panels, origin });
+    }
+    (state, notices)
+}
+
+/// A web origin: scheme, host and optional port, nothing else (`https://course.example:8443`).
+pub fn is_origin(text: &str) -> bool {
+    let Some(rest) = text
+        .strip_prefix("https://")
+        .or_else(|| text.strip_prefix("http://"))
+    else {
+        return false;
+    };
+    !rest.is_empty()
+        && rest.len() <= 253
+        && rest
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':' | '[' | ']'))
+}

@@ -1,0 +1,90 @@
+//! A matrix as the views show it: its values, labels and colour scale; its pixels (one per cell,
+//! masked cells as a grey checker) and its CSV. Pure: the heatmap view only puts these on a canvas.
+
+use ndarray::Array2;
+
+use super::colormap::Scale;
+
+/// What a heatmap shows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MatrixView {
+    /// [rows, cols]; non-finite values (a masked score, −∞) are drawn as a grey checker.
+    pub values: Array2<f32>,
+    pub row_labels: Vec<String>,
+    pub col_labels: Vec<String>,
+    pub scale: Scale,
+}
+
+/// A block of cells to outline: rows × columns, half-open.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Span {
+    pub rows: std::ops::Range<usize>,
+    pub cols: std::ops::Range<usize>,
+}
+
+/// The two greys of the checker that marks masked (−∞) cells.
+pub const MASKED: [[u8; 3]; 2] = [[150, 150, 150], [200, 200, 200]];
+
+/// RGBA bytes, row-major, `side` × `side` pixels per cell: one pixel per cell, unless a value is
+/// not finite (a masked score, −∞); then every cell takes 2 × 2 pixels and the non-finite ones a
+/// grey checker.
+pub fn pixels(values: &Array2<f32>, scale: &Scale) -> (Vec<u8>, usize) {
+    let (rows, cols) = values.dim();
+    let side = if values.iter().all(|v| v.is_finite()) {
+        1
+    } else {
+        2
+    };
+    let width = cols * side;
+    let mut rgba = vec![255u8; rows * side * width * 4];
+    for ((i, j), &value) in values.indexed_iter() {
+        let color = value.is_finite().then(|| scale.color(value));
+        for dy in 0..side {
+            for dx in 0..side {
+                let [r, g, b] = color.unwrap_or(MASKED[(dx + dy) % 2]);
+                let at = ((i * side + dy) * width + j * side + dx) * 4;
+                rgba[at..at + 3].copy_from_slice(&[r, g, b]);
+            }
+        }
+    }
+    (rgba, side)
+}
+
+/// A matrix as CSV: a header of column labels, then one row per row label. Fields with commas,
+/// quotes or line breaks are quoted; masked scores are written `-inf`.
+pub fn csv(data: &MatrixView) -> String {
+    let field = |text: &str| {
+        if text.contains([',', '"', '\n', '\r']) {
+            format!("\"{}\"", text.replace('"', "\"\""))
+        } else {
+            text.to_string()
+        }
+    };
+    let mut out = String::new();
+    out.push_str(
+        &std::iter::once(String::new())
+            .chain(data.col_labels.iter().map(|c| field(c)))
+            .collect::<Vec<_>>()
+            .join(","),
+    );
+    out.push('\n');
+    for (row, label) in data.values.outer_iter().zip(&data.row_labels) {
+        let cells = row.iter().map(|&v| {
+            if v.is_finite() {
+                v.to_string()
+            } else if v < 0.0 {
+                "-inf".into()
+            } else {
+                "inf".into()
+            }
+        });
+        out.push_str(
+            &std::iter::once(field(label))
+                .chain(cells)
+                .collect::<Vec<_>>()
+                .join(","),
+        );
+        out.push('\n');
+    }
+    out
+}

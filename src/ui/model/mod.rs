@@ -1,0 +1,38 @@
+//! The UI's pure logic: what each view shows, computed from a trace, and every rule behind the
+//! controls, the links and the choice of engine. No leptos, web-sys, js-sys or wasm-bindgen here
+//! (`tests/architecture.rs` checks it), so all of it is tested natively.
+
+pub mod colormap;
+mod colormap_data;
+pub mod controls;
+pub mod engine;
+pub mod explain;
+pub mod flash_frames;
+pub mod flash_views;
+pub mod format;
+pub mod link;
+pub mod matrix;
+pub mod memory_chart;
+pub mod notice;
+pub mod stages;
+pub mod theme;
+
+use std::sync::Arc;
+
+use attention_core::Trace;
+
+/// A computed trace, compared by identity: the UI never diffs matrices to see a change.
+#[derive(Debug, Clone)]
+pub struct TraceRef(pub Arc<Trace>);
+
+impl TraceRef {
+    pub fn new(trace: Trace) -> Self {
+        Self(Arc::new(trace))
+    }
+}
+
+impl PartialEq for TraceRef {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}

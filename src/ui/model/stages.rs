@@ -1,0 +1,225 @@
+//! The matrices of the pipeline, as the views show them: where each comes from in a trace, its
+//! axis labels, its colour scale, and how one of its cells was computed, with the actual numbers.
+//! Pure functions of a trace: testable without a browser, and views never recompute attention.
+
+use ndarray::Array2;
+
+use super::colormap::Scale;
+use crate::ui::i18n::{Lang, StageText};
+use attention_core::{LayerNormMode, Trace};
+
+/// One matrix of the pipeline, in the order the computation produces them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Stage {
+    /// E [seq_len, d_model]: one vector per token.
+    Embeddings,
+    /// P [seq_len, d_model]: sinusoidal positions.
+    Positions,
+    /// X = E + P [seq_len, d_model].
+    X,
+    /// LN(X) under Pre-LN: what the queries are projected from.
+    NormedX,
+    /// Q of the selected head [seq_len, d_k].
+    Q,
+    /// K of the selected head's K/V group [key_len, d_k].
+    K,
+    /// V of the selected head's K/V group [key_len, d_v].
+    V,
+    /// QKᵀ [seq_len, key_len], before scaling.
+    Dot,
+    /// QKᵀ / (√d_k · T).
+    Scaled,
+    /// Scaled scores + M: −∞ where masked.
+    Masked,
+    /// softmax over each row.
+    Weights,
+    /// weights · V [seq_len, d_v].
+    HeadOutput,
+    /// All head outputs side by side [seq_len, n_heads·d_v].
+    Concat,
+    /// concat · W_O [seq_len, d_model].
+    Projected,
+    /// After the residual and LayerNorm [seq_len, d_model] (when LayerNorm is on).
+    Output,
+}
+
+impl Stage {
+    pub const ALL: [Stage; 15] = [
+        Stage::Embeddings,
+        Stage::Positions,
+        Stage::X,
+        Stage::NormedX,
+        Stage::Q,
+        Stage::K,
+        Stage::V,
+        Stage::Dot,
+        Stage::Scaled,
+        Stage::Masked,
+        Stage::Weights,
+        Stage::HeadOutput,
+        Stage::Concat,
+        Stage::Projected,
+        Stage::Output,
+    ];
+
+    /// The stage named `id` (as in links and embeds).
+    pub fn from_id(id: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|s| s.id() == id)
+    }
+
+    /// Its title, formula and caption.
+    pub fn text(self, lang: Lang) -> &'static StageText {
+        let stages = &lang.text().stages;
+        match self {
+            Self::Embeddings => &stages.embeddings,
+            Self::Positions => &stages.positions,
+            Self::X => &stages.x,
+            Self::NormedX => &stages.normed_x,
+            Self::Q => &stages.q,
+            Self::K => &stages.k,
+            Self::V => &stages.v,
+            Self::Dot => &stages.dot,
+            Self::Scaled => &stages.scaled,
+            Self::Masked => &stages.masked,
+            Self::Weights => &stages.weights,
+            Self::HeadOutput => &stages.head_output,
+            Self::Concat => &stages.concat,
+            Self::Projected => &stages.projected,
+            Self::Output => &stages.output,
+        }
+    }
+
+    /// Whether its columns are keys (a score or weight matrix).
+    pub fn is_keyed(self) -> bool {
+        matches!(
+            self,
+            Self::Dot | Self::Scaled | Self::Masked | Self::Weights
+        )
+    }
+
+    /// A stable name, used in `data-testid="heatmap-{id}"`.
+    pub fn id(self) -> &'static str {
+        match self {
+            Self::Embeddings => "embeddings",
+            Self::Positions => "positions",
+            Self::X => "x",
+            Self::NormedX => "normed-x",
+            Self::Q => "q",
+            Self::K => "k",
+            Self::V => "v",
+            Self::Dot => "dot",
+            Self::Scaled => "scaled",
+            Self::Masked => "masked",
+            Self::Weights => "weights",
+            Self::HeadOutput => "head-output",
+            Self::Concat => "concat",
+            Self::Projected => "projected",
+            Self::Output => "output",
+        }
+    }
+
+    /// Whether this trace has the matrix (E and P need tokens; LN(X) needs Pre-LN; the final
+    /// output differs from concat·W_O only with LayerNorm).
+    pub fn is_shown(self, trace: &Trace) -> bool {
+        match self {
+            Self::Embeddings | Self::Positions => trace.config.target().parts.is_some(),
+            Self::NormedX => trace.config.layer_norm() == LayerNormMode::Pre,
+            Self::Output => trace.config.layer_norm() != LayerNormMode::None,
+            _ => true,
+        }
+    }
+
+    /// Whether the matrix belongs to one head (and changes with the head selector).
+    pub fn is_per_head(self) -> bool {
+        matches!(
+            self,
+            Self::Q
+                | Self::K
+                | Self::V
+                | Self::Dot
+                | Self::Scaled
+                | Self::Masked
+                | Self::Weights
+                | Self::HeadOutput
+        )
+    }
+
+    /// The matrix of `head` (clamped to the trace's heads). Masked cells of [`Stage::Masked`]
+    /// are −∞.
+    pub fn matrix(self, trace: &Trace, head: usize) -> Array2<f32> {
+        let h = &trace.heads[head.min(trace.heads.len() - 1)];
+        let config = &trace.config;
+        match self {
+            Self::Embeddings => config
+                .target()
+                .parts
+                .as_ref()
+                .map_or_else(|| config.target().x.clone(), |(e, _)| e.clone()),
+            Self::Positions => config.target().parts.as_ref().map_or_else(
+                || Array2::zeros(config.target().x.dim()),
+                |(_, p)| p.clone(),
+            ),
+            Self::X => config.target().x.clone(),
+            Self::NormedX => trace.attention_input.clone(),
+            Self::Q => h.q.clone(),
+            Self::K => h.k.clone(),
+            Self::V => h.v.clone(),
+            Self::Dot => {
+                let scale = config.scale();
+                h.scores.mapv(|s| s / scale)
+            }
+            Self::Scaled => h.scores.clone(),
+            Self::Masked => {
+                let mut masked = h.scores.clone();
+                masked.zip_mut_with(&trace.mask, |s, &allowed| {
+                    if !allowed {
+                        *s = f32::NEG_INFINITY;
+                    }
+                });
+                masked
+            }
+            Self::Weights => h.weights.clone(),
+            Self::HeadOutput => h.output.clone(),
+            Self::Concat => trace.concat.clone(),
+            Self::Projected => trace.projected.clone(),
+            Self::Output => trace.output.clone(),
+        }
+    }
+
+    pub fn row_labels(self, trace: &Trace) -> Vec<String> {
+        match self {
+            Self::K | Self::V => trace.config.key_sequence().tokens.clone(),
+            _ => trace.config.tokens().to_vec(),
+        }
+    }
+
+    pub fn col_labels(self, trace: &Trace) -> Vec<String> {
+        let dims = trace.config.dims();
+        let numbered = |n: usize| (0..n).map(|i| i.to_string()).collect();
+        match self {
+            Self::Dot | Self::Scaled | Self::Masked | Self::Weights => {
+                trace.config.key_sequence().tokens.clone()
+            }
+            Self::Q | Self::K => numbered(dims.d_k),
+            Self::V | Self::HeadOutput => numbered(dims.d_v),
+            Self::Concat => (0..dims.n_heads * dims.d_v)
+                .map(|c| format!("h{}·{}", c / dims.d_v, c % dims.d_v))
+                .collect(),
+            _ => numbered(dims.d_model),
+        }
+    }
+
+    /// Sequential from 0 for weights (which are ≥ 0); diverging around 0 for everything else.
+    pub fn scale(self, values: &Array2<f32>) -> Scale {
+        match self {
+            Self::Weights => Scale::fit(values.iter().copied()),
+            _ => {
+                let limit = values
+                    .iter()
+                    .filter(|v| v.is_finite())
+                    .fold(0.0f32, |m, v| m.max(v.abs()));
+                Scale::Diverging { limit }
+            }
+        }
+    }
+}

@@ -1,0 +1,248 @@
+//! The lab's reactive state: the parameters (a [`Request`], named as in the trace CLI), what the
+//! user looks at, and the trace computed from them. Shared by every view and by
+//! `window.attentionLab` through the Leptos context.
+
+use leptos::prelude::*;
+
+use super::gpu_jobs::{GpuJobs, schedule};
+use crate::ui::browser::clock::now_ms;
+use crate::ui::i18n::{EXAMPLES, Lang};
+use crate::ui::model::TraceRef;
+use crate::ui::model::engine::{Engine, Fallback, GpuStatus, choice, choose};
+use crate::ui::model::link::{Embed, LinkNotice};
+use crate::ui::model::notice::Notice;
+use crate::ui::model::stages::Stage;
+use crate::ui::model::theme::Theme;
+use attention_core::api::{MaskRequest, Request, RequestError};
+use attention_core::{Config, compute_trace};
+
+/// The result of computing the current request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    pub result: Result<TraceRef, RequestError>,
+    /// Wall time of validation plus computation.
+    pub compute_ms: f64,
+    /// When the computation started (see [`now_ms`]).
+    pub started_ms: f64,
+    /// Why the CPU computed when the GPU was asked for, or "auto" chose the CPU.
+    pub fallback: Option<Fallback>,
+    /// The GPU is still computing this request; `result` is the previous one.
+    pub pending: bool,
+}
+
+impl Outcome {
+    pub fn computed(
+        result: Result<TraceRef, RequestError>,
+        compute_ms: f64,
+        started_ms: f64,
+    ) -> Self {
+        Self {
+            result,
+            compute_ms,
+            started_ms,
+            fallback: None,
+            pending: false,
+        }
+    }
+}
+
+/// Checks a request and computes its trace, reusing from `previous` what did not change.
+pub fn compute(request: &Request, previous: Option<&Config>) -> Outcome {
+    let started_ms = now_ms();
+    let result = request
+        .to_params()
+        .and_then(|params| Ok(params.validate_reusing(previous)?))
+        .map(|config| TraceRef::new(compute_trace(&config)));
+    Outcome::computed(result, now_ms() - started_ms, started_ms)
+}
+
+/// The cell a tooltip explains.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ActiveCell {
+    pub stage: Stage,
+    pub head: usize,
+    pub row: usize,
+    pub col: usize,
+    /// Where to point the tooltip, in viewport coordinates.
+    pub x: f64,
+    pub y: f64,
+}
+
+/// How long the last update took, from the parameter change to the last redraw.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Timing {
+    pub started_ms: f64,
+    pub update_ms: f64,
+}
+
+/// The lab's reactive state, shared by the views and `window.attentionLab`.
+#[derive(Clone, Copy)]
+pub struct Lab {
+    /// Every parameter, as the trace CLI names them.
+    pub request: RwSignal<Request>,
+    pub lang: RwSignal<Lang>,
+    pub theme: RwSignal<Theme>,
+    /// The head the per-head views show (clamped to the number of heads when read).
+    pub head: RwSignal<usize>,
+    /// The latest computation, valid or not.
+    pub outcome: Memo<Outcome>,
+    /// The latest valid trace: what the views show while the input is invalid.
+    pub shown: Memo<Option<TraceRef>>,
+    /// A refusal from `attentionLab.set`, or a note about an adjusted control; shown until the
+    /// next change.
+    pub notice: RwSignal<Option<Notice>>,
+    /// The cell under the pointer or the keyboard cursor.
+    pub active: RwSignal<Option<ActiveCell>>,
+    pub timing: StoredValue<Timing>,
+    /// The GPU of the session.
+    pub gpu: RwSignal<GpuStatus>,
+    pub jobs: GpuJobs,
+    /// The FlashAttention player's position (a frame index).
+    pub flash_step: RwSignal<usize>,
+    /// The part of the page in view (a step's id), for links.
+    pub view: RwSignal<Option<String>>,
+    /// What a link could not use: shown until dismissed.
+    pub link_notices: RwSignal<Vec<LinkNotice>>,
+    /// Set when the lab is embedded in another page (`?embed=1`).
+    pub embed: RwSignal<Option<Embed>>,
+}
+
+impl Lab {
+    pub fn new(request: Request, lang: Lang) -> Self {
+        let request = RwSignal::new(request);
+        let timing = StoredValue::new(Timing::default());
+        let gpu = RwSignal::new(GpuStatus::Probing);
+        let jobs = GpuJobs::new();
+        let outcome = Memo::new(move |previous: Option<&Outcome>| {
+            let current = request.get();
+            let tokens = current.lengths().0.unwrap_or(0);
+            let engine = gpu.with(|status| choose(choice(&current), status, tokens));
+            let previous_trace = previous.and_then(|o| o.result.as_ref().ok());
+            let outcome = match engine {
+                Engine::Cpu(fallback) => Outcome {
+                    fallback,
+                    ..compute(&current, previous_trace.map(|t| &t.0.config))
+                },
+                Engine::Gpu => match jobs.done.get() {
+                    Some((answered, outcome)) if answered == current => outcome,
+                    // Until the GPU answers: the last result, marked pending (or the CPU's,
+                    // when there is none yet to show).
+                    _ => match previous {
+                        Some(previous) if previous.result.is_ok() => Outcome {
+                            pending: true,
+                            ..previous.clone()
+                        },
+                        _ => Outcome {
+                            pending: true,
+                            ..compute(&current, None)
+                        },
+                    },
+                },
+            };
+            // Time from the change (or, for the first computation, from now) to the result.
+            timing.update_value(|timing| {
+                if timing.started_ms == 0.0 {
+                    timing.started_ms = outcome.started_ms;
+                }
+                timing.update_ms = now_ms() - timing.started_ms;
+            });
+            outcome
+        });
+        let shown =
+            Memo::new(
+                move |previous: Option<&Option<TraceRef>>| match outcome.get().result {
+                    Ok(trace) => Some(trace),
+                    Err(_) => previous.cloned().flatten(),
+                },
+            );
+        let lab = Self {
+            request,
+            lang: RwSignal::new(lang),
+            theme: RwSignal::new(Theme::Auto),
+            head: RwSignal::new(0),
+            outcome,
+            shown,
+            notice: RwSignal::new(None),
+            active: RwSignal::new(None),
+            timing,
+            gpu,
+            jobs,
+            flash_step: RwSignal::new(0),
+            view: RwSignal::new(None),
+            link_notices: RwSignal::new(Vec::new()),
+            embed: RwSignal::new(None),
+        };
+        // Pending work goes to the GPU. The request is tracked too: a change made while the GPU
+        // is busy leaves the outcome as it was (the last result, pending) but must be queued.
+        Effect::new(move |_| {
+            let current = request.get();
+            if outcome.with(|o| o.pending) {
+                schedule(lab, current);
+            }
+        });
+        lab
+    }
+
+    /// The lab's opening state: the first example sentence and the CLI's defaults.
+    pub fn default_request() -> Request {
+        Request {
+            sentence: Some(EXAMPLES[0].to_string()),
+            ..Request::default()
+        }
+    }
+
+    /// Applies a change of parameters from a control. A custom mask follows the sentence:
+    /// when the number of tokens changes, cells are kept where they still exist and new ones allowed.
+    pub fn change(&self, update: Request) {
+        self.timing.set_value(Timing {
+            started_ms: now_ms(),
+            update_ms: 0.0,
+        });
+        self.notice.set(None);
+        self.request.update(|request| {
+            let mask_given = update.mask.is_some();
+            *request = request.merged(&update);
+            if !mask_given {
+                fit_custom_mask(request);
+            }
+        });
+    }
+
+    /// Why the current input cannot be computed, if it cannot.
+    pub fn error(&self) -> Option<RequestError> {
+        self.outcome.with(|o| o.result.as_ref().err().cloned())
+    }
+
+    /// [`Lab::selected_head`] without subscribing to it.
+    pub fn selected_head_untracked(&self) -> usize {
+        untrack(|| self.selected_head())
+    }
+
+    /// The selected head, within the shown trace's heads.
+    pub fn selected_head(&self) -> usize {
+        let heads = self
+            .shown
+            .with(|t| t.as_ref().map_or(1, |t| t.0.heads.len()));
+        self.head.get().min(heads.saturating_sub(1))
+    }
+
+    /// Records that a view finished redrawing now.
+    pub fn drawn(&self) {
+        self.timing.update_value(|timing| {
+            timing.update_ms = timing.update_ms.max(now_ms() - timing.started_ms);
+        });
+    }
+}
+
+/// Resizes a custom mask to the request's token counts.
+fn fit_custom_mask(request: &mut Request) {
+    let (Some(queries), Some(keys)) = request.lengths() else {
+        return;
+    };
+    if let Some(MaskRequest::Custom { allowed }) = &mut request.mask {
+        allowed.resize(queries, vec![true; keys]);
+        for row in allowed.iter_mut() {
+            row.resize(keys, true);
+        }
+    }
+}

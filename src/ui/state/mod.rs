@@ -1,0 +1,8 @@
+//! The lab's reactive state: the parameters, what the user looks at, the computed trace, and the
+//! GPU's job queue. Shared by every view through the Leptos context; never touches the DOM.
+
+mod gpu_jobs;
+mod lab;
+
+pub use gpu_jobs::{GpuJobs, probe, schedule, simulate_loss};
+pub use lab::{ActiveCell, Lab, Outcome, Timing, compute};

@@ -1,0 +1,195 @@
+//! The app shell: masthead (language, theme, backend badge, sharing), the input and control
+//! panels, the pipeline, the tooltip and the live region; or, embedded, only the chosen panels.
+
+use leptos::prelude::*;
+
+use super::controls::Controls;
+use super::embed_layout::EmbedLayout;
+use super::input_panel::InputPanel;
+use super::live_region::LiveRegion;
+use super::pipeline::Pipeline;
+use super::share_bar::ShareBar;
+use super::tooltip::Tooltip;
+use crate::ui::browser::{canvas, embed, js_api, location};
+use crate::ui::i18n::Lang;
+use crate::ui::model::format::format_ms;
+use crate::ui::state::Lab;
+use attention_core::Backend;
+
+/// The whole lab. `page`: this is the page's own lab, which reads its state from the address,
+/// keeps the address up to date and answers a host page when embedded (a lab mounted by a test
+/// leaves the address alone).
+#[component]
+pub fn App(#[prop(optional)] page: bool) -> impl IntoView {
+    let (link, mut notices) = if page {
+        location::read()
+    } else {
+        Default::default()
+    };
+    let lang = link.view.lang.unwrap_or_else(|| {
+        canvas::browser_language().map_or(Lang::En, |l| Lang::from_browser_language(&l))
+    });
+    let (request, impossible) = location::request_from(&link.request);
+    notices.extend(impossible);
+    let lab = Lab::new(request, lang);
+    lab.embed.set(link.embed.clone());
+    location::apply_view(lab, &link.view);
+    lab.link_notices.set(notices);
+    provide_context(lab);
+    js_api::install(lab);
+    #[cfg(target_arch = "wasm32")]
+    crate::ui::state::probe(lab);
+
+    // The theme lives on <html>, so the page background follows it too.
+    Effect::new(move |_| {
+        let theme = lab.theme.get();
+        if let Some(root) = web_sys::window()
+            .and_then(|w| w.document())
+            .and_then(|d| d.document_element())
+            && let Err(error) = root.set_attribute("data-theme", theme.name())
+        {
+            web_sys::console::error_2(&"theme: could not be set".into(), &error);
+        }
+    });
+    if page {
+        location::keep_in_sync(lab);
+        embed::connect(lab);
+        location::follow_view(lab);
+    }
+
+    let embedded = link.embed.is_some();
+    view! {
+        {if embedded { view! { <EmbedLayout /> }.into_any() } else { view! { <FullLab /> }.into_any() }}
+    }
+}
+
+/// The full page.
+#[component]
+fn FullLab() -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let text = move || lab.lang.get().text();
+    view! {
+        <div class="lab" lang=move || lab.lang.get().code()>
+            <header class="masthead">
+                <div>
+                    <h1>{move || text().title}</h1>
+                    <p class="tagline">{move || text().tagline}</p>
+                </div>
+                <div class="masthead-tools">
+                    <BackendBadge />
+                    <button
+                        type="button"
+                        class="pill"
+                        data-testid="theme-toggle"
+                        on:click=move |_| lab.theme.update(|t| *t = t.next())
+                    >
+                        {move || text().theme}
+                        ": "
+                        {move || lab.theme.get().label(lab.lang.get())}
+                    </button>
+                    <button
+                        type="button"
+                        class="pill"
+                        data-testid="lang-toggle"
+                        on:click=move |_| lab.lang.update(|lang| *lang = lang.other())
+                    >
+                        {move || text().switch_language}
+                    </button>
+                </div>
+                <ShareBar />
+            </header>
+            <LinkNotices />
+            <div class="layout">
+                <aside class="sidebar">
+                    <InputPanel />
+                    <Message />
+                    <Controls />
+                </aside>
+                <main class="main">
+                    <Pipeline />
+                </main>
+            </div>
+            <Tooltip />
+            <LiveRegion />
+        </div>
+    }
+}
+
+/// Why the input cannot be computed (the views keep the last result), or a notice about the last
+/// change; in the reader's language, translated again when it changes.
+#[component]
+fn Message() -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    move || {
+        let lang = lab.lang.get();
+        let (message, stale) = match lab.error() {
+            Some(error) => (lang.request_error(&error), true),
+            None => (lab.notice.get()?.message(lang), false),
+        };
+        let mut sentences = vec![message];
+        if stale {
+            sentences.push(lang.text().errors.showing_last_good.to_string());
+        }
+        Some(view! {
+            <p class="error" role="alert" data-testid="error">{lang.join_sentences(&sentences)}</p>
+        })
+    }
+}
+
+/// What a link could not use, in the reader's language, until dismissed.
+#[component]
+fn LinkNotices() -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    view! {
+        <Show when=move || lab.link_notices.with(|n| !n.is_empty())>
+            <div class="link-notices" role="status" data-testid="link-notices">
+                <ul>
+                    {move || {
+                        let lang = lab.lang.get();
+                        lab.link_notices
+                            .get()
+                            .iter()
+                            .map(|notice| view! { <li>{notice.describe(lang)}</li> })
+                            .collect_view()
+                    }}
+                </ul>
+                <button type="button" class="button" data-testid="link-notices-dismiss"
+                    on:click=move |_| lab.link_notices.set(Vec::new())>
+                    {move || lab.lang.get().text().dismiss}
+                </button>
+            </div>
+        </Show>
+    }
+}
+
+/// Which engine computed the numbers (and on which adapter), and how long the last computation
+/// took; while the GPU works, that it is computing. The title says why the CPU computed, if so.
+#[component]
+fn BackendBadge() -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let text = move || lab.lang.get().text();
+    let label = move || {
+        let outcome = lab.outcome.get();
+        let engine = match outcome.result.as_ref().ok().map(|t| t.0.backend.clone()) {
+            Some(Backend::Gpu { adapter }) => format!("{} · {adapter}", text().computed_on_gpu),
+            _ => text().computed_on_cpu.to_string(),
+        };
+        if outcome.pending {
+            format!("{} · {}", text().computed_on_gpu, text().computing)
+        } else {
+            format!("{engine} · {}", format_ms(outcome.compute_ms))
+        }
+    };
+    let title = move || {
+        lab.outcome.with(|outcome| match &outcome.fallback {
+            Some(fallback) => fallback.message(lab.lang.get()),
+            None => text().last_update.to_string(),
+        })
+    };
+    view! {
+        <span class="badge" data-testid="backend-badge" title=title>
+            <span class="badge-dot" class:busy=move || lab.outcome.with(|o| o.pending) aria-hidden="true"></span>
+            {label}
+        </span>
+    }
+}

@@ -1,0 +1,25 @@
+//! Residual + LayerNorm around the attention layer: off, Pre-LN or Post-LN.
+
+use leptos::prelude::*;
+
+use super::widgets::Segmented;
+use crate::ui::state::Lab;
+use attention_core::api::{LayerNormRequest, Request};
+
+#[component]
+pub fn LayerNormControl() -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let text = move || lab.lang.get().text();
+    let selected = Signal::derive(move || lab.request.with(|r| r.layer_norm).unwrap_or_default());
+    let select = Callback::new(move |mode: LayerNormRequest| {
+        lab.change(Request {
+            layer_norm: Some(mode),
+            ..Request::default()
+        })
+    });
+    view! {
+        <h2>{move || text().layer_section}</h2>
+        <Segmented selected=selected lang=lab.lang test_id="layer-norm" on_select=select />
+        <p class="help block">{move || text().layer_norm_help}</p>
+    }
+}

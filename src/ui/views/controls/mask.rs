@@ -1,0 +1,91 @@
+//! The mask: its kind, and the control that kind needs (a valid length, a window radius, or the
+//! custom cell editor).
+
+use leptos::prelude::*;
+
+use super::shown_lengths;
+use super::widgets::{IntControl, Segmented};
+use crate::ui::model::controls::MaskKind;
+use crate::ui::state::Lab;
+use crate::ui::views::mask_editor::MaskEditor;
+use attention_core::api::{MaskRequest, Request};
+
+#[component]
+pub fn MaskControl() -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let text = move || lab.lang.get().text();
+    let lengths = shown_lengths(lab);
+    let set_mask = move |mask: MaskRequest| {
+        lab.change(Request {
+            mask: Some(mask),
+            ..Request::default()
+        })
+    };
+    let mask = move || lab.request.with(|r| r.mask.clone());
+    // The kind alone decides which extra control shows: changing a valid length or painting a
+    // cell must not rebuild (and so reset) the control being used.
+    let kind = Memo::new(move |_| lab.request.with(|r| MaskKind::of(r.mask.as_ref())));
+    let valid_len = Signal::derive(move || match mask() {
+        Some(MaskRequest::Padding { valid_len }) => valid_len,
+        _ => 0,
+    });
+    let radius = Signal::derive(move || match mask() {
+        Some(MaskRequest::Window { radius }) => radius,
+        _ => 0,
+    });
+    let select = Callback::new(move |kind: MaskKind| {
+        let (queries, keys) = lengths.get_untracked();
+        set_mask(match kind {
+            MaskKind::None => MaskRequest::None,
+            MaskKind::Causal => MaskRequest::Causal,
+            MaskKind::Padding => MaskRequest::Padding {
+                valid_len: keys.saturating_sub(2).max(1).min(keys),
+            },
+            MaskKind::Window => MaskRequest::Window { radius: 1 },
+            // Start from whatever the mask shows now, so a user edits what they see.
+            MaskKind::Custom => MaskRequest::Custom {
+                allowed: lab.shown.with_untracked(|t| {
+                    t.as_ref().map_or_else(
+                        || vec![vec![true; keys]; queries],
+                        |t| t.0.mask.outer_iter().map(|row| row.to_vec()).collect(),
+                    )
+                }),
+            },
+        });
+    });
+    view! {
+        <h2>{move || text().mask_section}</h2>
+        <Segmented selected=kind lang=lab.lang test_id="mask-kind" on_select=select />
+        <p class="help block" data-testid="mask-help">
+            {move || kind.get().help(lab.lang.get())}
+        </p>
+        {move || match kind.get() {
+            MaskKind::Padding => view! {
+                <IntControl
+                    label=Signal::derive(move || text().valid_len.to_string())
+                    help=""
+                    test_id="valid-len"
+                    min=0usize
+                    max=Signal::derive(move || lengths.get().1)
+                    value=valid_len
+                    on_change=Callback::new(move |v| set_mask(MaskRequest::Padding { valid_len: v }))
+                />
+            }
+            .into_any(),
+            MaskKind::Window => view! {
+                <IntControl
+                    label=Signal::derive(move || text().radius.to_string())
+                    help=""
+                    test_id="window-radius"
+                    min=0usize
+                    max=Signal::derive(move || { let (q, k) = lengths.get(); q.max(k) })
+                    value=radius
+                    on_change=Callback::new(move |v| set_mask(MaskRequest::Window { radius: v }))
+                />
+            }
+            .into_any(),
+            MaskKind::Custom => view! { <MaskEditor /> }.into_any(),
+            MaskKind::None | MaskKind::Causal => ().into_any(),
+        }}
+    }
+}

@@ -1,0 +1,270 @@
+//! The head view: queries on the left, keys on the right, a line for each pair whose thickness
+//! and opacity follow the attention weight (the picture BertViz made popular). Hovering a token
+//! shows only its lines. Lines are batched by opacity into a few paths, not stroked one by one.
+
+use leptos::prelude::*;
+use wasm_bindgen::JsValue;
+use web_sys::{HtmlCanvasElement, PointerEvent};
+
+use crate::ui::browser::canvas::{computed, context, pixel_ratio};
+use crate::ui::browser::observers::{observe_visible, observe_width};
+use crate::ui::browser::share::{download_png, report};
+use crate::ui::model::format::shorten_label;
+use crate::ui::state::Lab;
+use ndarray::Array2;
+
+/// A token under the pointer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Focus {
+    Query(usize),
+    Key(usize),
+}
+
+/// Opacity levels lines are grouped into.
+const LEVELS: usize = 12;
+/// Weights below this are not drawn unless their token is focused: they would be invisible.
+const FAINTEST: f32 = 0.01;
+/// Up to this many keys, every line is drawn; beyond, each query's strongest few, about
+/// `LINE_BUDGET` in all and between 2 and 6 per query (all of a focused token's lines are always
+/// drawn). Thousands of faint anti-aliased lines cost milliseconds of rasterising and show nothing.
+const ALL_LINES_UP_TO: usize = 16;
+const LINE_BUDGET: usize = 400;
+const FONT: &str =
+    "12px system-ui, -apple-system, 'Segoe UI', 'Noto Sans CJK SC', 'PingFang SC', sans-serif";
+
+/// The weights of one head with its tokens.
+#[derive(Debug, Clone, PartialEq)]
+struct Lines {
+    /// [queries, keys]
+    weights: Array2<f32>,
+    queries: Vec<String>,
+    keys: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Geometry {
+    row: f64,
+    label_w: f64,
+    width: f64,
+    queries: usize,
+    keys: usize,
+}
+
+#[component]
+pub fn HeadView() -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let canvas = NodeRef::<leptos::html::Canvas>::new();
+    let focus = RwSignal::new(None::<Focus>);
+    let geometry = StoredValue::new(None::<Geometry>);
+    let width = RwSignal::new(None::<f64>);
+    observe_width(move || canvas.get().and_then(|c| c.parent_element()), width);
+    let visible = RwSignal::new(false);
+    observe_visible(move || canvas.get().map(Into::into), visible);
+
+    // What the picture depends on, compared by value: unchanged weights draw nothing.
+    let lines = Memo::new(move |_| {
+        let trace = lab.shown.get()?;
+        let head = lab.selected_head().min(trace.0.heads.len() - 1);
+        Some(Lines {
+            weights: trace.0.heads[head].weights.clone(),
+            queries: trace.0.config.tokens().to_vec(),
+            keys: trace.0.config.key_sequence().tokens.clone(),
+        })
+    });
+    Effect::new(move |_| {
+        if !visible.get() {
+            return;
+        }
+        lab.theme.track();
+        let available = width.get();
+        let (Some(canvas), Some(lines)) = (canvas.get(), lines.get()) else {
+            return;
+        };
+        match draw(&canvas, &lines, focus.get(), available) {
+            Ok(g) => geometry.set_value(Some(g)),
+            Err(error) => web_sys::console::error_2(&"head view: drawing failed".into(), &error),
+        }
+        lab.drawn();
+    });
+
+    let on_move = move |ev: PointerEvent| {
+        let Some(g) = geometry.get_value() else {
+            return;
+        };
+        let Some(rect) = canvas.get_untracked().map(|c| c.get_bounding_client_rect()) else {
+            return;
+        };
+        let (x, y) = (
+            f64::from(ev.client_x()) - rect.left(),
+            f64::from(ev.client_y()) - rect.top(),
+        );
+        let index = ((y - 6.0) / g.row).floor();
+        let picked = if index < 0.0 {
+            None
+        } else if x < g.width / 2.0 {
+            ((index as usize) < g.queries).then_some(Focus::Query(index as usize))
+        } else {
+            ((index as usize) < g.keys).then_some(Focus::Key(index as usize))
+        };
+        if picked != focus.get_untracked() {
+            focus.set(picked);
+        }
+    };
+    let text = move || lab.lang.get().text();
+    let export_png = move |_| {
+        if let Some(canvas) = canvas.get_untracked() {
+            report(download_png("head-view.png", &canvas));
+        }
+    };
+    view! {
+        <div class="head-view">
+            <div class="heatmap-tools">
+                <button type="button" class="table-toggle" data-testid="head-view-png" on:click=export_png>
+                    {move || text().export_png}
+                </button>
+            </div>
+            <div class="head-view-axes" aria-hidden="true">
+                <span>{move || text().queries}</span>
+                <span>{move || text().keys}</span>
+            </div>
+            <canvas
+                class="head-view-canvas"
+                node_ref=canvas
+                data-testid="head-view"
+                role="img"
+                aria-label=move || text().head_view_title
+                on:pointermove=on_move
+                on:pointerleave=move |_| focus.set(None)
+            ></canvas>
+            <p class="help block" data-testid="head-view-focus">
+                {move || match focus.get() {
+                    Some(Focus::Query(i)) => format!("{} {i}", text().queries),
+                    Some(Focus::Key(j)) => format!("{} {j}", text().keys),
+                    None => String::new(),
+                }}
+            </p>
+        </div>
+    }
+}
+
+fn short(label: &str) -> String {
+    shorten_label(label, 10)
+}
+
+fn draw(
+    canvas: &HtmlCanvasElement,
+    lines: &Lines,
+    focus: Option<Focus>,
+    available: Option<f64>,
+) -> Result<Geometry, JsValue> {
+    let ink = computed(canvas, "color").unwrap_or_else(|| "#222".into());
+    let accent = computed(canvas, "--accent").unwrap_or_else(|| ink.clone());
+    let weights = &lines.weights;
+    let (queries, keys) = weights.dim();
+    let query_labels = &lines.queries;
+    let key_labels = &lines.keys;
+    let ratio = pixel_ratio();
+    let width = available
+        .or_else(|| canvas.parent_element().map(|p| f64::from(p.client_width())))
+        .unwrap_or(360.0)
+        .clamp(220.0, 520.0);
+    let row = (520.0 / queries.max(keys) as f64).clamp(3.0, 22.0);
+    let height = row * queries.max(keys) as f64 + 12.0;
+
+    canvas.set_width((width * ratio).round() as u32);
+    canvas.set_height((height * ratio).round() as u32);
+    let css = web_sys::HtmlElement::style(canvas);
+    css.set_property("width", &format!("{width}px"))?;
+    css.set_property("height", &format!("{height}px"))?;
+    let ctx = context(canvas)?;
+    ctx.scale(ratio, ratio)?;
+    ctx.set_font(FONT);
+    let label_w = (width * 0.28).min(110.0);
+    let (x_left, x_right) = (label_w + 6.0, width - label_w - 6.0);
+    let y = |i: usize| 6.0 + (i as f64 + 0.5) * row;
+
+    // The lines worth drawing: each query's strongest keys, or all lines of the focused token.
+    let per_query = (LINE_BUDGET / queries.max(1)).clamp(2, 6);
+    let strong: Vec<f32> = weights
+        .outer_iter()
+        .map(|row| {
+            if keys <= ALL_LINES_UP_TO {
+                return 0.0;
+            }
+            let mut sorted: Vec<f32> = row.to_vec();
+            sorted.sort_by(|a, b| b.total_cmp(a));
+            sorted.get(per_query - 1).copied().unwrap_or(0.0)
+        })
+        .collect();
+    let shown = |i: usize, j: usize| match focus {
+        Some(Focus::Query(q)) => q == i,
+        Some(Focus::Key(k)) => k == j,
+        None => weights[[i, j]] >= strong[i],
+    };
+    // Grouped by opacity level: one path and one stroke per level.
+    ctx.set_stroke_style_str(&accent);
+    for level in 1..=LEVELS {
+        let low = (level - 1) as f32 / LEVELS as f32;
+        let high = level as f32 / LEVELS as f32;
+        ctx.begin_path();
+        let mut any = false;
+        for ((i, j), &w) in weights.indexed_iter() {
+            let w_level = if focus.is_some() {
+                w.max(FAINTEST * 2.0)
+            } else {
+                w
+            };
+            if w > 0.0
+                && shown(i, j)
+                && (w >= FAINTEST || focus.is_some())
+                && w_level > low
+                && w_level <= high
+            {
+                ctx.move_to(x_left, y(i));
+                ctx.line_to(x_right, y(j));
+                any = true;
+            }
+        }
+        if any {
+            ctx.set_global_alpha(f64::from(0.15 + 0.85 * high));
+            ctx.set_line_width(0.6 + 2.4 * f64::from(high));
+            ctx.stroke();
+        }
+    }
+    ctx.set_global_alpha(1.0);
+
+    // Token labels, thinned out when rows are too short to read.
+    let every = (13.0 / row).ceil().max(1.0) as usize;
+    ctx.set_text_baseline("middle");
+    for (side, labels, x, align) in [
+        (0, query_labels.as_slice(), x_left - 6.0, "right"),
+        (1, key_labels.as_slice(), x_right + 6.0, "left"),
+    ] {
+        ctx.set_text_align(align);
+        for (i, label) in labels.iter().enumerate() {
+            let focused = match focus {
+                Some(Focus::Query(q)) => side == 0 && q == i,
+                Some(Focus::Key(k)) => side == 1 && k == i,
+                None => false,
+            };
+            if i % every != 0 && !focused {
+                continue;
+            }
+            ctx.set_fill_style_str(if focused { &accent } else { &ink });
+            ctx.set_global_alpha(if focus.is_some() && !focused {
+                0.55
+            } else {
+                1.0
+            });
+            ctx.fill_text(&short(label), x, y(i))?;
+        }
+    }
+    ctx.set_global_alpha(1.0);
+    Ok(Geometry {
+        row,
+        label_w,
+        width,
+        queries,
+        keys,
+    })
+}

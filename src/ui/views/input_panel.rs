@@ -1,0 +1,143 @@
+//! The sentence, its tokens as numbered chips, and the optional source sentence of
+//! cross-attention.
+
+use leptos::prelude::*;
+
+use crate::ui::i18n::EXAMPLES;
+use crate::ui::state::Lab;
+use attention_core::api::Request;
+
+/// A token list as numbered chips.
+#[component]
+pub fn TokenChips(
+    #[prop(into)] tokens: Signal<Vec<String>>,
+    test_id: &'static str,
+) -> impl IntoView {
+    view! {
+        <ol class="tokens" data-testid=test_id>
+            {move || {
+                tokens
+                    .get()
+                    .into_iter()
+                    .enumerate()
+                    .map(|(index, token)| {
+                        view! {
+                            <li class="chip" data-testid="token-chip">
+                                <span class="chip-index">{index}</span>
+                                <span class="chip-text">{token}</span>
+                            </li>
+                        }
+                    })
+                    .collect_view()
+            }}
+        </ol>
+    }
+}
+
+/// The sentence, its tokens, and the optional source sentence of cross-attention.
+#[component]
+pub fn InputPanel() -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let text = move || lab.lang.get().text();
+    let sentence = move || lab.request.with(|r| r.sentence.clone().unwrap_or_default());
+    let source = move || lab.request.with(|r| r.source_sentence.clone());
+    let set_sentence = move |value: String| {
+        lab.change(Request {
+            sentence: Some(value),
+            ..Request::default()
+        })
+    };
+    // Memos: the chips are rebuilt only when the tokens change, not on every new trace.
+    let tokens = Memo::new(move |_| {
+        lab.shown
+            .get()
+            .map(|t| t.0.config.tokens().to_vec())
+            .unwrap_or_default()
+    });
+    let source_tokens = Memo::new(move |_| {
+        lab.shown
+            .get()
+            .and_then(|t| t.0.config.source().map(|s| s.tokens.clone()))
+            .unwrap_or_default()
+    });
+    let toggle_cross = move |on: bool| {
+        lab.notice.set(None);
+        lab.request.update(|r| {
+            r.source_tokens = None;
+            r.source_x = None;
+            r.source_sentence = on.then(|| EXAMPLES[1].to_string());
+        });
+    };
+    view! {
+        <section class="panel input-panel" aria-labelledby="sentence-label">
+            <label class="field-label" id="sentence-label" for="sentence">
+                {move || text().sentence_label}
+            </label>
+            <textarea
+                id="sentence"
+                data-testid="sentence"
+                rows="2"
+                spellcheck="false"
+                placeholder=move || text().sentence_placeholder
+                prop:value=sentence
+                on:input=move |ev| set_sentence(event_target_value(&ev))
+            ></textarea>
+            <div class="examples">
+                <span class="field-label">{move || text().examples_label}</span>
+                {EXAMPLES
+                    .iter()
+                    .map(|&example| {
+                        view! {
+                            <button
+                                type="button"
+                                class="example"
+                                data-testid="example"
+                                on:click=move |_| set_sentence(example.to_string())
+                            >
+                                {example}
+                            </button>
+                        }
+                    })
+                    .collect_view()}
+            </div>
+            <h2 class="field-label">
+                {move || text().tokens_label}
+                <span class="count" data-testid="token-count">
+                    {move || tokens.get().len()}
+                </span>
+            </h2>
+            <TokenChips tokens=Signal::from(tokens) test_id="tokens" />
+            <label class="checkbox">
+                <input
+                    type="checkbox"
+                    data-testid="cross-toggle"
+                    prop:checked=move || source().is_some()
+                    on:change=move |ev| toggle_cross(event_target_checked(&ev))
+                />
+                {move || text().cross_attention}
+                <span class="help">{move || text().cross_attention_help}</span>
+            </label>
+            <Show when=move || source().is_some()>
+                <label class="field-label" for="source-sentence">
+                    {move || text().source_label}
+                </label>
+                <textarea
+                    id="source-sentence"
+                    data-testid="source-sentence"
+                    rows="2"
+                    spellcheck="false"
+                    placeholder=move || text().source_placeholder
+                    prop:value=move || source().unwrap_or_default()
+                    on:input=move |ev| {
+                        lab.change(Request {
+                            source_sentence: Some(event_target_value(&ev)),
+                            ..Request::default()
+                        })
+                    }
+                ></textarea>
+                <h2 class="field-label">{move || text().source_tokens_label}</h2>
+                <TokenChips tokens=Signal::from(source_tokens) test_id="source-tokens" />
+            </Show>
+        </section>
+    }
+}

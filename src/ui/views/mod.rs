@@ -1,0 +1,15 @@
+//! The components: what the user sees. They read the [`crate::ui::state::Lab`] (or, for generic
+//! pieces like the heatmap, only the props they show) and never compute attention.
+
+pub mod app;
+pub mod controls;
+pub mod embed_layout;
+pub mod flash;
+pub mod head_view;
+pub mod heatmap;
+pub mod input_panel;
+pub mod live_region;
+pub mod mask_editor;
+pub mod pipeline;
+pub mod share_bar;
+pub mod tooltip;

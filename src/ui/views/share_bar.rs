@@ -1,0 +1,68 @@
+//! The share bar: copy the link, copy the embed code, download the trace. What was copied also
+//! shows in a field, so it can be selected by hand where the clipboard is not allowed.
+
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+
+use crate::ui::browser::location;
+use crate::ui::browser::share::{copy, download_text, embed_code, report};
+use crate::ui::state::Lab;
+use attention_core::api::trace_json;
+
+/// Copy link, copy embed code, download the trace. What was copied also shows in a field, so it
+/// can be selected by hand where the clipboard is not allowed.
+#[component]
+pub fn ShareBar() -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let text = move || lab.lang.get().text();
+    let shown = RwSignal::new(None::<String>);
+    let status = RwSignal::new(None::<bool>);
+    let share = move |value: String| {
+        shown.set(Some(value.clone()));
+        status.set(None);
+        leptos::task::spawn_local(async move {
+            status.set(Some(copy(&value).await));
+        });
+    };
+    view! {
+        <div class="share" data-testid="share">
+            <button type="button" class="pill" data-testid="share-copy-link"
+                on:click=move |_| share(location::href(&location::current(lab)))>
+                {move || text().copy_link}
+            </button>
+            <button type="button" class="pill" data-testid="share-copy-embed"
+                on:click=move |_| share(embed_code(&location::current(lab), &["weights", "head-view"]))>
+                {move || text().copy_embed}
+            </button>
+            <button type="button" class="pill" data-testid="share-download-trace"
+                on:click=move |_| {
+                    if let Some(trace) = lab.shown.get_untracked() {
+                        match trace_json(&trace.0) {
+                            Ok(json) => report(download_text("attention-trace.json", "application/json", &json)),
+                            Err(error) => web_sys::console::error_1(&error.to_string().into()),
+                        }
+                    }
+                }>
+                {move || text().download_trace}
+            </button>
+            {move || shown.get().map(|value| view! {
+                <div class="share-result">
+                    <input type="text" readonly data-testid="share-text" prop:value=value
+                        aria-label=move || text().copy_link
+                        on:focus=move |ev| {
+                            if let Some(input) = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) {
+                                input.select();
+                            }
+                        } />
+                    <span class="help" data-testid="share-status" role="status">
+                        {move || match status.get() {
+                            Some(true) => text().copied,
+                            Some(false) => text().copy_by_hand,
+                            None => "",
+                        }}
+                    </span>
+                </div>
+            })}
+        </div>
+    }
+}
