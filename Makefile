@@ -8,6 +8,8 @@ export TRUNK_SKIP_VERSION_CHECK := true
 export CHROMEDRIVER ?= /usr/bin/chromedriver
 export WASM_BINDGEN_TEST_WEBDRIVER_JSON ?= $(CURDIR)/.ci/webdriver.json
 export WASM_BINDGEN_TEST_TIMEOUT ?= 300
+# Native wgpu wants a private runtime directory (else it warns on every adapter it opens).
+export XDG_RUNTIME_DIR ?= /tmp/attention-lab-runtime
 PORT ?= 8080
 
 .PHONY: serve test bench tools
@@ -19,6 +21,7 @@ serve: tools
 	trunk serve --release --address 127.0.0.1 --port $(PORT)
 
 test: tools
+	@install -d -m 0700 $(XDG_RUNTIME_DIR)
 	@bash .ci/test.sh
 
 bench: tools

@@ -14,11 +14,13 @@ step() {
   printf '\n==> %s: %s\n' "$name" "$*"
   local log
   log=$(mktemp)
+  # The runners' summary lines: cargo's `test result:`, node:test's `ℹ pass` / `ℹ fail`.
+  local lines='^test result:|^ℹ (tests|pass|fail) '
   if "$@" 2>&1 | tee "$log"; then
-    grep -E '^test result:' "$log" | sed "s/^/[$name] /" >>"$summary"
-    grep -qE '^test result:' "$log" || echo "[$name] ok" >>"$summary"
+    grep -E "$lines" "$log" | sed "s/^/[$name] /" >>"$summary"
+    grep -qE "$lines" "$log" || echo "[$name] ok" >>"$summary"
   else
-    grep -E '^test result:' "$log" | sed "s/^/[$name] /" >>"$summary"
+    grep -E "$lines" "$log" | sed "s/^/[$name] /" >>"$summary"
     echo "[$name] FAILED" >>"$summary"
     failed+=("$name")
   fi
@@ -30,11 +32,21 @@ step clippy-native cargo clippy --locked --all-targets -- -D warnings
 step clippy-wasm32 cargo clippy --locked --all-targets --target wasm32-unknown-unknown -- -D warnings
 step test-native cargo test --locked
 step test-wasm32 cargo test --locked --target wasm32-unknown-unknown
+# Every binary as a user builds it: release, natively, one at a time (so no other package's
+# features are unified in) and without dev-dependencies (cargo test unifies theirs, which once hid
+# a CLI that did not compile); then the README's commands, exactly as written.
+bins=$(cargo metadata --no-deps --format-version 1 --locked | node -e '
+  const meta = JSON.parse(require("fs").readFileSync(0, "utf8"));
+  for (const p of meta.packages) for (const t of p.targets) if (t.kind.includes("bin")) console.log(t.name);')
+for bin in $bins; do
+  step "build-$bin" cargo build --release --locked --bin "$bin"
+done
+step readme bash .ci/readme.sh
 step trunk-build trunk build --release
 if [ -f dist/index.html ]; then
-  step smoke node tests/e2e/smoke.mjs
-  step e2e-embed node tests/e2e/embed.mjs
-  step e2e-keyboard node tests/e2e/keyboard.mjs
+  for script in smoke embed keyboard; do
+    step "e2e-$script" node --test --test-reporter=spec "tests/e2e/$script.mjs"
+  done
 fi
 
 printf '\n==> summary\n'

@@ -61,6 +61,9 @@ mod native {
             d_model: Some(d_model),
             n_heads,
             trace,
+            // The tiles a GPU kernel would use (and these benchmarks always have).
+            block_rows: Some(16),
+            block_cols: Some(16),
             ..Params::sentence("")
         }
         .validate()

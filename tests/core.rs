@@ -314,7 +314,7 @@ fn impossible_parameters_are_typed_errors() {
         ),
         (
             Params {
-                block_rows: 0,
+                block_rows: Some(0),
                 ..base()
             },
             "block.rows",
@@ -410,4 +410,51 @@ fn validate_reusing_equals_validate() {
             "{params:?}"
         );
     }
+}
+
+/// Without a tile size, FlashAttention cuts the input into a handful of tiles per side, so that
+/// even the default sentence shows the tiling; an explicit choice is kept.
+#[test]
+fn the_tile_size_follows_the_input_unless_chosen() {
+    use attention_core::config::auto_block;
+    let default = Params::sentence("The cat sat on the mat because it was tired.")
+        .validate()
+        .unwrap();
+    assert_eq!(default.seq_len(), 11);
+    assert_eq!(
+        default.block(),
+        (3, 3),
+        "11 tokens in tiles of 3: 4 tiles per side"
+    );
+    let trace = compute_trace(&default);
+    assert_eq!(trace.flash.heads[0].steps.len(), 16, "4 × 4 tiles");
+    for (len, tiles) in [
+        (1usize, 1usize),
+        (2, 1),
+        (3, 2),
+        (6, 3),
+        (11, 4),
+        (16, 4),
+        (40, 4),
+        (256, 4),
+        (4096, 64),
+    ] {
+        assert_eq!(len.div_ceil(auto_block(len)), tiles, "{len} tokens");
+    }
+    let chosen = Params {
+        block_rows: Some(5),
+        block_cols: Some(2),
+        ..Params::sentence("The cat sat on the mat because it was tired.")
+    }
+    .validate()
+    .unwrap();
+    assert_eq!(chosen.block(), (5, 2));
+    // Cross-attention: the key side follows the source's length.
+    let cross = Params {
+        source: Some(attention_core::Input::Sentence("a b c d e f g h".into())),
+        ..Params::sentence("x y")
+    }
+    .validate()
+    .unwrap();
+    assert_eq!(cross.block(), (2, 2));
 }

@@ -9,13 +9,16 @@ wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
 mod support;
 
-use attention_core::{Backend, Config, MaskSpec, Params, Trace, compute_outputs, compute_trace};
+use attention_core::{Config, MaskSpec, Params, compute_outputs, compute_trace};
 use attention_gpu::GpuBackend;
 use ndarray::ArrayView2;
-use support::random_config;
+use support::{Engine, Expected, Tolerance, assert_trace_close, random_config};
 
-/// The largest difference the GPU may show against the CPU, on outputs and weights.
-const TOLERANCE: f32 = 1e-4;
+/// The largest difference the GPU may show against the CPU.
+const TOLERANCE: Tolerance = Tolerance {
+    atol: 1e-4,
+    rtol: 0.0,
+};
 
 fn max_diff(what: &str, gpu: ArrayView2<f32>, cpu: ArrayView2<f32>) -> f32 {
     assert_eq!(gpu.dim(), cpu.dim(), "{what}: shapes");
@@ -26,69 +29,6 @@ fn max_diff(what: &str, gpu: ArrayView2<f32>, cpu: ArrayView2<f32>) -> f32 {
             (g - c).abs()
         })
         .fold(0.0, f32::max)
-}
-
-/// Every number the views show, GPU against CPU.
-fn assert_parity(name: &str, gpu: &Trace, cpu: &Trace) {
-    assert!(
-        matches!(gpu.backend, Backend::Gpu { .. }),
-        "{name}: computed on the GPU"
-    );
-    for (h, (g, c)) in gpu.heads.iter().zip(&cpu.heads).enumerate() {
-        for (what, a, b) in [
-            ("q", &g.q, &c.q),
-            ("k", &g.k, &c.k),
-            ("v", &g.v, &c.v),
-            ("scores", &g.scores, &c.scores),
-            ("weights", &g.weights, &c.weights),
-            ("output", &g.output, &c.output),
-        ] {
-            let diff = max_diff(&format!("{name} head {h} {what}"), a.view(), b.view());
-            // Scores grow with 1/T; compare them relative to their size.
-            let scale = if what == "scores" {
-                b.iter().fold(1.0f32, |m, v| m.max(v.abs()))
-            } else {
-                1.0
-            };
-            assert!(
-                diff <= TOLERANCE * scale,
-                "{name}: head {h} {what} differs by {diff:e}"
-            );
-        }
-        assert_eq!(
-            g.fully_masked_rows, c.fully_masked_rows,
-            "{name}: head {h} fully masked rows"
-        );
-        let masked_nonzero = g
-            .weights
-            .indexed_iter()
-            .any(|((i, j), &w)| !gpu.mask[[i, j]] && w != 0.0);
-        assert!(
-            !masked_nonzero,
-            "{name}: head {h} has a non-zero weight on a masked key"
-        );
-        let flash = max_diff(
-            &format!("{name} head {h} flash"),
-            gpu.flash.heads[h].output.view(),
-            cpu.flash.heads[h].output.view(),
-        );
-        assert!(
-            flash <= TOLERANCE,
-            "{name}: head {h} flash output differs by {flash:e}"
-        );
-    }
-    for (what, a, b) in [
-        ("output", &gpu.output, &cpu.output),
-        ("flash output", &gpu.flash.output, &cpu.flash.output),
-    ] {
-        let diff = max_diff(&format!("{name} {what}"), a.view(), b.view());
-        assert!(diff <= TOLERANCE, "{name}: {what} differs by {diff:e}");
-    }
-    assert!(
-        gpu.flash.max_abs_diff <= 1e-4,
-        "{name}: GPU flash vs GPU standard {}",
-        gpu.flash.max_abs_diff
-    );
 }
 
 /// The configurations every backend is checked on: random shapes, masks, temperatures, GQA and
@@ -111,8 +51,8 @@ fn configs() -> Vec<(String, Config)> {
                 n_heads: 4,
                 n_kv_heads: Some(2),
                 mask: MaskSpec::Causal,
-                block_rows: 16,
-                block_cols: 8,
+                block_rows: Some(16),
+                block_cols: Some(8),
                 d_model: Some(32),
                 ..Params::sentence("the cat sat on a warm mat today ".repeat(9))
             },
@@ -135,11 +75,9 @@ fn configs() -> Vec<(String, Config)> {
 
 async fn parity_on(backend: &mut GpuBackend) {
     for (name, config) in configs() {
-        let gpu = backend
-            .trace(&config)
-            .await
-            .unwrap_or_else(|e| panic!("{name}: {e}"));
-        assert_parity(&name, &gpu, &compute_trace(&config));
+        let gpu = Engine::trace(backend, &config).await;
+        let cpu = compute_trace(&config);
+        assert_trace_close(&name, &gpu, &Expected::from_trace(&cpu), TOLERANCE);
         // The memory-lean path (no trace) gives the same outputs.
         let outputs = backend
             .outputs(&config)
@@ -148,12 +86,12 @@ async fn parity_on(backend: &mut GpuBackend) {
         let cpu = compute_outputs(&config);
         let diff = max_diff(&name, outputs.output.view(), cpu.output.view());
         assert!(
-            diff <= TOLERANCE,
+            diff <= TOLERANCE.atol,
             "{name}: untraced output differs by {diff:e}"
         );
         let diff = max_diff(&name, outputs.flash_output.view(), cpu.flash_output.view());
         assert!(
-            diff <= TOLERANCE,
+            diff <= TOLERANCE.atol,
             "{name}: untraced flash output differs by {diff:e}"
         );
     }
@@ -163,17 +101,131 @@ async fn parity_on(backend: &mut GpuBackend) {
 mod native {
     use super::*;
 
+    /// Each shader parsed and validated by naga, the way wgpu compiles it.
+    fn module(shader: &attention_gpu::Shader) -> naga::Module {
+        let module = naga::front::wgsl::parse_str(shader.source)
+            .unwrap_or_else(|e| panic!("{}: {}", shader.name, e.emit_to_string(shader.source)));
+        naga::valid::Validator::new(
+            naga::valid::ValidationFlags::all(),
+            naga::valid::Capabilities::empty(),
+        )
+        .validate(&module)
+        .unwrap_or_else(|e| panic!("{}: {e:?}", shader.name));
+        module
+    }
+
     #[test]
     fn every_shader_is_valid_wgsl() {
-        for (name, source) in attention_gpu::SHADERS {
-            let module = naga::front::wgsl::parse_str(source)
-                .unwrap_or_else(|e| panic!("{name}: {}", e.emit_to_string(source)));
-            naga::valid::Validator::new(
-                naga::valid::ValidationFlags::all(),
-                naga::valid::Capabilities::empty(),
-            )
-            .validate(&module)
-            .unwrap_or_else(|e| panic!("{name}: {e:?}"));
+        for shader in attention_gpu::SHADERS {
+            module(&shader);
+        }
+    }
+
+    /// The contract between Rust and WGSL, read from the WGSL by naga: the workgroup size, every
+    /// binding's index, name and access, the parameter block's field offsets and size, and the
+    /// mask kinds' numbers.
+    #[test]
+    fn rust_and_wgsl_agree_on_layouts_bindings_and_constants() {
+        use attention_gpu::{Binding, mask_kind};
+        use naga::{AddressSpace, Expression, Literal, StorageAccess, TypeInner};
+        for shader in attention_gpu::SHADERS {
+            let name = shader.name;
+            let module = module(&shader);
+            let main = module
+                .entry_points
+                .iter()
+                .find(|e| e.name == "main")
+                .unwrap_or_else(|| panic!("{name}: no entry point main"));
+            assert_eq!(
+                main.workgroup_size, shader.workgroup_size,
+                "{name}: @workgroup_size"
+            );
+
+            let bound: Vec<_> = module
+                .global_variables
+                .iter()
+                .filter_map(|(_, g)| Some((g.binding?, g)))
+                .collect();
+            assert_eq!(
+                bound.len(),
+                shader.bindings.len(),
+                "{name}: number of bindings"
+            );
+            for (index, (var_name, binding)) in shader.bindings.iter().enumerate() {
+                let (resource, global) = bound
+                    .iter()
+                    .find(|(_, g)| g.name.as_deref() == Some(*var_name))
+                    .unwrap_or_else(|| panic!("{name}: no binding named {var_name}"));
+                assert_eq!(
+                    (resource.group, resource.binding),
+                    (0, index as u32),
+                    "{name}: {var_name}"
+                );
+                let space_ok = match binding {
+                    Binding::Params => global.space == AddressSpace::Uniform,
+                    Binding::Read => {
+                        global.space
+                            == AddressSpace::Storage {
+                                access: StorageAccess::LOAD,
+                            }
+                    }
+                    Binding::Write => {
+                        matches!(global.space, AddressSpace::Storage { access } if access.contains(StorageAccess::STORE))
+                    }
+                };
+                assert!(
+                    space_ok,
+                    "{name}: {var_name} is bound as {binding:?} but declared {:?}",
+                    global.space
+                );
+            }
+
+            let params = module
+                .types
+                .iter()
+                .find(|(_, t)| t.name.as_deref() == Some(shader.params.wgsl_name))
+                .unwrap_or_else(|| panic!("{name}: no struct {}", shader.params.wgsl_name))
+                .1;
+            let TypeInner::Struct { members, span } = &params.inner else {
+                panic!("{name}: {} is not a struct", shader.params.wgsl_name);
+            };
+            assert_eq!(
+                *span as usize, shader.params.size,
+                "{name}: size of {}",
+                shader.params.wgsl_name
+            );
+            let wgsl_fields: Vec<(String, usize)> = members
+                .iter()
+                .filter_map(|m| Some((m.name.clone()?, m.offset as usize)))
+                .filter(|(n, _)| !n.starts_with('_'))
+                .collect();
+            let rust_fields: Vec<(String, usize)> = shader
+                .params
+                .fields
+                .iter()
+                .map(|(n, offset)| (n.to_string(), *offset))
+                .collect();
+            assert_eq!(
+                wgsl_fields, rust_fields,
+                "{name}: fields and offsets of {}",
+                shader.params.wgsl_name
+            );
+
+            let constant = |wanted: &str| {
+                module
+                    .constants
+                    .iter()
+                    .find(|(_, c)| c.name.as_deref() == Some(wanted))
+                    .map(|(_, c)| match module.global_expressions[c.init] {
+                        Expression::Literal(Literal::U32(v)) => v,
+                        ref other => panic!("{name}: {wanted} = {other:?}"),
+                    })
+            };
+            if shader.source.contains("fn mask_allows") {
+                for (wgsl_name, value) in mask_kind::ALL {
+                    assert_eq!(constant(wgsl_name), Some(value), "{name}: {wgsl_name}");
+                }
+            }
         }
     }
 

@@ -157,8 +157,8 @@ mod flash_frames {
                 n_heads: 1,
                 d_model: Some(4),
                 mask: MaskSpec::Causal,
-                block_rows: 2,
-                block_cols: 2,
+                block_rows: Some(2),
+                block_cols: Some(2),
                 ..Params::sentence("a b c d e")
             }
             .validate()
@@ -193,8 +193,8 @@ mod flash_frames {
             &Params {
                 n_heads: 1,
                 d_model: Some(16),
-                block_rows: 16,
-                block_cols: 16,
+                block_rows: Some(16),
+                block_cols: Some(16),
                 ..Params::sentence(sentence)
             }
             .validate()
@@ -226,8 +226,8 @@ mod flash_frames {
             compute_trace(
                 &Params {
                     n_heads: 1,
-                    block_rows: 2,
-                    block_cols: 2,
+                    block_rows: Some(2),
+                    block_cols: Some(2),
                     ..Params::sentence(text)
                 }
                 .validate()

@@ -23,3 +23,8 @@ export async function launch({ webgpu = false } = {}) {
     viewport: { width: 1280, height: 900 },
   });
 }
+
+/** Waits for the page to render two frames (views draw when they come into view). */
+export function nextFrames(page) {
+  return page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+}

@@ -1,10 +1,14 @@
 // The lab embedded in a course page: a host page with two iframes drives them with postMessage
 // and listens for their state. One frame's `origin` parameter names the host, the other names
 // another site: only the first may be driven, and only it tells the host its state.
+//
+// node --test tests/e2e/embed.mjs   (after trunk build --release)
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { serve } from './serve.mjs';
 import { launch, ROOT } from './browser.mjs';
-import { check, finish } from './check.mjs';
+
 
 // The host page makes its frames itself, naming its own origin as the allowed one.
 const HOST_PAGE = `<!DOCTYPE html>
@@ -34,26 +38,39 @@ const HOST_PAGE = `<!DOCTYPE html>
 </body></html>`;
 
 let server;
-const browser = await launch();
-try {
+let browser;
+let page;
+const errors = [];
+
+before(async () => {
+  browser = await launch();
   server = await serve(join(ROOT, 'dist'), { '/host.html': HOST_PAGE });
-  const page = await browser.newPage();
-  const errors = [];
+  page = await browser.newPage();
   page.on('pageerror', (e) => errors.push(String(e)));
   await page.goto(`${server.url}host.html`);
+});
 
+after(async () => {
+  await browser?.close();
+  server?.close();
+});
+
+test('the embedded lab announces its state when ready', async () => {
   await page.waitForFunction(() => window.received.some((m) => m.data.type === 'attention-lab:state'), null, { timeout: 30000 });
   const ready = await page.evaluate(() => window.received.find((m) => m.data.type === 'attention-lab:state'));
-  check('the embedded lab announces its state when ready', ready.from === 'allowed'
-    && JSON.stringify(ready.data.state.tokens) === JSON.stringify(['the', 'cat', 'sat']), JSON.stringify(ready));
+  assert.equal(ready.from, 'allowed');
+  assert.deepEqual(ready.data.state.tokens, ['the', 'cat', 'sat']);
+});
 
+test('the embed shows only its panels, with a link to the full lab', async () => {
   const frame = page.frameLocator('#allowed');
-  const chrome = await frame.locator('[data-testid=controls]').count();
-  const weights = await frame.locator('[data-testid=heatmap-weights]').count();
+  assert.equal(await frame.locator('[data-testid=controls]').count(), 0);
+  assert.equal(await frame.locator('[data-testid=heatmap-weights]').count(), 1);
   const full = await frame.locator('[data-testid=open-full]').getAttribute('href');
-  check('the embed shows only its panels, with a link to the full lab', chrome === 0 && weights === 1
-    && full.includes('sentence=the%20cat%20sat') && !full.includes('embed='), `controls ${chrome}, weights ${weights}, ${full}`);
+  assert.ok(full.includes('sentence=the%20cat%20sat') && !full.includes('embed='), full);
+});
 
+test('a postMessage from the host changes the state, and the lab says so', async () => {
   await page.evaluate(() => {
     const message = { type: 'attention-lab:set', params: { temperature: 0.3, mask: { kind: 'causal' } } };
     document.getElementById('allowed').contentWindow.postMessage(message, '*');
@@ -61,26 +78,28 @@ try {
   });
   await page.waitForFunction(() => window.received.some((m) => m.data.type === 'attention-lab:state' && m.data.state.temperature === 0.3), null, { timeout: 15000 });
   const changed = await page.evaluate(() => window.received.filter((m) => m.data.type === 'attention-lab:state').at(-1));
-  check('a postMessage from the host changes the state, and the lab says so', changed.from === 'allowed'
-    && changed.data.state.mask.kind === 'causal' && changed.data.state.backend === 'cpu', JSON.stringify(changed.data.state).slice(0, 300));
+  assert.equal(changed.from, 'allowed');
+  assert.equal(changed.data.state.mask.kind, 'causal');
+  assert.equal(changed.data.state.backend, 'cpu');
+});
 
+test('a frame restricted to another origin ignores the host and tells it nothing', async () => {
   await page.waitForTimeout(500);
   const foreign = await page.evaluate(() => ({
     state: document.getElementById('foreign').contentWindow.attentionLab.state(),
     heard: window.received.filter((m) => m.from === 'foreign').length,
   }));
-  check('a frame restricted to another origin ignores the host and tells it nothing',
-    foreign.state.temperature === undefined && foreign.heard === 0, JSON.stringify(foreign).slice(0, 200));
+  assert.equal(foreign.state.temperature, undefined);
+  assert.equal(foreign.heard, 0);
+});
 
+test('an impossible request is refused with a message to the host', async () => {
   await page.evaluate(() => document.getElementById('allowed').contentWindow.postMessage({ type: 'attention-lab:set', params: { n_heads: 3, n_kv_heads: 2 } }, '*'));
   await page.waitForFunction(() => window.received.some((m) => m.data.type === 'attention-lab:error'), null, { timeout: 15000 });
   const refused = await page.evaluate(() => window.received.find((m) => m.data.type === 'attention-lab:error'));
-  check('an impossible request is refused with a message to the host', refused.data.error.includes('n_kv_heads'), JSON.stringify(refused));
-  check('no errors in the pages', errors.length === 0, errors.join(' | '));
-} catch (error) {
-  check('the embedding test ran to the end', false, String(error));
-} finally {
-  await browser.close();
-  server?.close();
-}
-finish('embedding end-to-end');
+  assert.match(refused.data.error, /K\/V heads/);
+});
+
+test('no errors in the pages', () => {
+  assert.deepEqual(errors, []);
+});

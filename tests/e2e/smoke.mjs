@@ -2,45 +2,43 @@
 // attention weights whose rows sum to 1, and recomputes when the sentence changes. This is the
 // only test that runs the wasm-opt'd release build, so it is the one that catches a broken
 // wasm-opt. With SCREENSHOT=path it also saves a screenshot of the page.
+//
+// node --test tests/e2e/smoke.mjs   (after trunk build --release)
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { serve } from './serve.mjs';
-import { launch, ROOT } from './browser.mjs';
-import { check, finish } from './check.mjs';
+import { launch, ROOT, nextFrames } from './browser.mjs';
 
-const server = await serve(join(ROOT, 'dist'));
-const browser = await launch();
+let server;
+let browser;
+let page;
 const errors = [];
-try {
-  const page = await browser.newPage();
+const requests = [];
+
+before(async () => {
+  server = await serve(join(ROOT, 'dist'));
+  browser = await launch();
+  page = await browser.newPage();
   page.on('pageerror', (e) => errors.push(String(e)));
   page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
   // Offline use in a classroom: every request must stay on this server (no CDN, no remote font).
-  const requests = [];
   page.on('request', (r) => requests.push(r.url()));
   await page.goto(server.url);
   await page.waitForSelector('[data-testid=token-chip]', { timeout: 30000 });
+});
 
-  const first = await page.evaluate(() => window.attentionLab.trace());
-  const chips = await page.locator('[data-testid=token-chip]').count();
-  check('app mounts and shows the tokens', chips > 0 && chips === first.tokens.length,
-    `chips=${chips} tokens=${first?.tokens?.length}`);
-  const sums = first.heads[0].weights.map((row) => row.reduce((a, b) => a + b, 0));
-  check('weights rows sum to 1', sums.every((s) => Math.abs(s - 1) < 1e-4), JSON.stringify(sums));
+after(async () => {
+  await browser?.close();
+  server?.close();
+});
 
-  // Views draw when on screen: bring the weights into view and let a frame pass.
-  await page.locator('[data-testid=heatmap-weights]').scrollIntoViewIfNeeded();
-  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
-  const pixels = await page.evaluate(() => {
-    const canvas = document.querySelector('[data-testid=heatmap-weights]');
-    const data = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
-    const colours = new Set();
-    for (let i = 0; i < data.length; i += 4 * 97) colours.add(`${data[i]},${data[i + 1]},${data[i + 2]},${data[i + 3]}`);
-    return { width: canvas.width, height: canvas.height, colours: colours.size };
-  });
-  check('heatmap is drawn and not blank', pixels.width > 50 && pixels.colours > 8, JSON.stringify(pixels));
-
-  // Every kind of view draws something: embeddings, projections, scores, weights, the head view.
-  const canvasColours = (selector) => page.evaluate((selector) => {
+/** Colours and a hash of a canvas's pixels, once it is on screen and drawn. */
+async function shown(selector) {
+  await page.locator(selector).scrollIntoViewIfNeeded();
+  await nextFrames(page);
+  return page.evaluate((selector) => {
     const canvas = document.querySelector(selector);
     const data = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
     const colours = new Set();
@@ -49,113 +47,132 @@ try {
       colours.add((data[i] << 16) | (data[i + 1] << 8) | data[i + 2]);
       hash = (hash * 31 + data[i] + 7 * data[i + 1] + 13 * data[i + 2]) >>> 0;
     }
-    return { colours: colours.size, hash };
+    return { width: canvas.width, colours: colours.size, hash };
   }, selector);
-  const shown = async (selector) => {
-    await page.locator(selector).scrollIntoViewIfNeeded();
-    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
-    return canvasColours(selector);
-  };
-  for (const id of ['heatmap-x', 'heatmap-q', 'heatmap-scaled', 'heatmap-weights', 'head-view', 'heatmap-output', 'heatmap-projected']) {
-    if (id === 'heatmap-output') continue; // only with LayerNorm on
-    const { colours } = await shown(`[data-testid=${id}]`);
-    check(`${id} is not blank`, colours > 8, `${colours} colours`);
-  }
+}
 
-  // Typing a new temperature redraws the weights: the picture changes.
+/** Clicks `testid` and returns the download's file name and bytes. */
+async function saved(testid) {
+  await page.locator(`[data-testid=${testid}]`).scrollIntoViewIfNeeded();
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click(`[data-testid=${testid}]`)]);
+  return { name: download.suggestedFilename(), bytes: await readFile(await download.path()) };
+}
+
+test('the app mounts and shows the tokens; weight rows sum to 1', async () => {
+  const trace = await page.evaluate(() => window.attentionLab.trace());
+  const chips = await page.locator('[data-testid=token-chip]').count();
+  assert.ok(chips > 0);
+  assert.equal(chips, trace.tokens.length);
+  for (const row of trace.heads[0].weights) {
+    assert.ok(Math.abs(row.reduce((a, b) => a + b, 0) - 1) < 1e-4, JSON.stringify(row));
+  }
+});
+
+test('every kind of view draws something', async () => {
+  for (const id of ['heatmap-x', 'heatmap-q', 'heatmap-scaled', 'heatmap-weights', 'head-view', 'heatmap-projected']) {
+    const { width, colours } = await shown(`[data-testid=${id}]`);
+    assert.ok(width > 50 && colours > 8, `${id}: ${colours} colours, ${width} px`);
+  }
+});
+
+test('the weights heatmap changes with the temperature', async () => {
   const before = await shown('[data-testid=heatmap-weights]');
   await page.fill('[data-testid=temperature]', '0.1');
   await page.press('[data-testid=temperature]', 'Enter');
   await page.waitForFunction(() => window.attentionLab.state().temperature === 0.1);
   const after = await shown('[data-testid=heatmap-weights]');
-  check('the weights heatmap changes with the temperature', after.hash !== before.hash && after.colours > 8,
-    JSON.stringify({ before, after }));
+  assert.notEqual(after.hash, before.hash);
+  assert.ok(after.colours > 8);
+});
 
+test('editing the sentence recomputes', async () => {
+  const first = await page.evaluate(() => window.attentionLab.trace());
   await page.fill('[data-testid=sentence]', '注意力机制让每个词都能看到整句话。');
   await page.waitForFunction((n) => window.attentionLab.trace().tokens.length !== n, first.tokens.length);
   const second = await page.evaluate(() => window.attentionLab.trace());
-  check('editing the sentence recomputes', second.tokens.join('') === '注意力机制让每个词都能看到整句话。'
-    && JSON.stringify(second.heads[0].weights) !== JSON.stringify(first.heads[0].weights),
-    second.tokens.join(' '));
+  assert.equal(second.tokens.join(''), '注意力机制让每个词都能看到整句话。');
+  assert.notDeepEqual(second.heads[0].weights, first.heads[0].weights);
+});
 
-  // Exports: what a student saves for notes.
-  const saved = async (testid) => {
-    const [download] = await Promise.all([page.waitForEvent('download'), page.click(`[data-testid=${testid}]`)]);
-    const path = await download.path();
-    const { readFile } = await import('node:fs/promises');
-    return { name: download.suggestedFilename(), bytes: await readFile(path) };
-  };
-  await page.locator('[data-testid=heatmap-weights-csv]').scrollIntoViewIfNeeded();
-  const csvFile = await saved('heatmap-weights-csv');
-  const csvLines = csvFile.bytes.toString('utf8').trim().split('\n');
+test('a heatmap exports as CSV with its labels and numbers, and as PNG', async () => {
+  const csv = await saved('heatmap-weights-csv');
+  const lines = csv.bytes.toString('utf8').trim().split('\n');
+  const trace = await page.evaluate(() => window.attentionLab.trace());
+  assert.equal(csv.name, 'weights.csv');
+  assert.equal(lines.length, trace.tokens.length + 1);
+  assert.ok(lines[1].startsWith(trace.tokens[0] + ','), lines[1]);
+  assert.ok(Math.abs(Number(lines[1].split(',')[1]) - trace.heads[0].weights[0][0]) < 1e-6, lines[1]);
+  const png = await saved('heatmap-weights-png');
+  assert.equal(png.name, 'weights.png');
+  assert.equal(png.bytes.subarray(1, 4).toString(), 'PNG');
+});
+
+test('the head view, the flash grid (no CSV: its colours are states) and the chart export', async () => {
+  const headView = await saved('head-view-png');
+  assert.equal(headView.bytes.subarray(1, 4).toString(), 'PNG');
+  const grid = await saved('flash-grid-png');
+  assert.equal(grid.bytes.subarray(1, 4).toString(), 'PNG');
+  assert.equal(await page.locator('[data-testid=flash-grid-csv]').isVisible(), false);
+  const svg = await saved('memory-chart-svg');
+  assert.ok(svg.bytes.toString('utf8').includes('<svg') && svg.bytes.toString('utf8').includes('flash'));
+  const chart = await saved('memory-chart-png');
+  assert.equal(chart.bytes.subarray(1, 4).toString(), 'PNG');
+});
+
+test('the whole trace exports as JSON in the CLI\'s shape', async () => {
+  const file = await saved('share-download-trace');
+  const exported = JSON.parse(file.bytes.toString('utf8'));
   const shownTrace = await page.evaluate(() => window.attentionLab.trace());
-  check('a heatmap exports as CSV with its labels and numbers', csvFile.name === 'weights.csv'
-    && csvLines.length === shownTrace.tokens.length + 1 && csvLines[1].startsWith(shownTrace.tokens[0] + ',')
-    && Math.abs(Number(csvLines[1].split(',')[1]) - shownTrace.heads[0].weights[0][0]) < 1e-6, csvLines.slice(0, 2).join(' | '));
-  const pngFile = await saved('heatmap-weights-png');
-  check('a heatmap exports as PNG', pngFile.name === 'weights.png' && pngFile.bytes.subarray(1, 4).toString() === 'PNG', pngFile.name);
-  await page.locator('[data-testid=head-view-png]').scrollIntoViewIfNeeded();
-  const headViewPng = await saved('head-view-png');
-  check('the head view exports as PNG', headViewPng.bytes.subarray(1, 4).toString() === 'PNG', headViewPng.name);
-  await page.locator('[data-testid=flash-grid-png]').scrollIntoViewIfNeeded();
-  const gridPng = await saved('flash-grid-png');
-  const gridCsv = await page.locator('[data-testid=flash-grid-csv]').isVisible();
-  check('the flash grid exports as PNG (its colours are states: no CSV)', gridPng.bytes.subarray(1, 4).toString() === 'PNG' && !gridCsv, gridPng.name);
-  await page.locator('[data-testid=memory-chart-svg]').scrollIntoViewIfNeeded();
-  const svgFile = await saved('memory-chart-svg');
-  check('the chart exports as SVG', svgFile.bytes.toString('utf8').includes('<svg') && svgFile.bytes.toString('utf8').includes('flash'), svgFile.name);
-  const chartPng = await saved('memory-chart-png');
-  check('the chart exports as PNG', chartPng.bytes.subarray(1, 4).toString() === 'PNG', chartPng.name);
-  await page.locator('[data-testid=share-download-trace]').scrollIntoViewIfNeeded();
-  const traceFile = await saved('share-download-trace');
-  const exported = JSON.parse(traceFile.bytes.toString('utf8'));
-  check('the whole trace exports as JSON in the CLI\'s shape', exported.tokens.join(' ') === shownTrace.tokens.join(' ')
-    && exported.heads.length === shownTrace.heads.length && 'flash' in exported && exported.backend === 'cpu', traceFile.name);
+  assert.equal(exported.tokens.join(' '), shownTrace.tokens.join(' '));
+  assert.equal(exported.heads.length, shownTrace.heads.length);
+  assert.ok('flash' in exported);
+  assert.equal(exported.backend, 'cpu');
+});
+
+test('copy link and copy embed code give the state as a link and an iframe', async () => {
+  await page.locator('[data-testid=share-copy-link]').scrollIntoViewIfNeeded();
   await page.click('[data-testid=share-copy-link]');
   const link = await page.inputValue('[data-testid=share-text]');
   await page.click('[data-testid=share-copy-embed]');
   const embedCode = await page.inputValue('[data-testid=share-text]');
-  check('copy link and copy embed code give the state as a link and an iframe',
-    link.startsWith(server.url) && link.includes('sentence=') && embedCode.startsWith('<iframe src="')
-      && embedCode.includes('embed=1') && embedCode.includes('panels=weights%2Chead-view'), `${link} | ${embedCode}`);
+  assert.ok(link.startsWith(server.url) && link.includes('sentence='), link);
+  assert.ok(embedCode.startsWith('<iframe src="') && embedCode.includes('embed=1'), embedCode);
+  assert.ok(embedCode.includes('panels=weights%2Chead-view'), embedCode);
+});
 
-  // This Chromium runs without --enable-unsafe-webgpu: no adapter. Asking for the GPU must still
-  // compute, on the CPU, and say why.
+test('without WebGPU the GPU choice falls back to the CPU and says why', async () => {
+  // This Chromium runs without --enable-unsafe-webgpu: no adapter.
   await page.waitForFunction(() => window.attentionLab.state().gpu !== 'probing');
-  const noGpu = await page.evaluate(() => {
-    const before = window.attentionLab.state();
-    const answer = window.attentionLab.set({ backend: 'gpu', temperature: 0.9 });
-    return { before, answer };
-  });
+  const before = await page.evaluate(() => window.attentionLab.state());
+  const answer = await page.evaluate(() => window.attentionLab.set({ backend: 'gpu', temperature: 0.9 }));
   await page.waitForFunction(() => window.attentionLab.state().temperature === 0.9);
-  const fallback = await page.evaluate(() => ({ state: window.attentionLab.state(), trace: window.attentionLab.trace() }));
-  check('without WebGPU the GPU choice falls back to the CPU and says why',
-    noGpu.before.gpu === 'unavailable' && noGpu.answer.ok && fallback.state.backend === 'cpu'
-      && fallback.state.fallback_reason === 'no-webgpu' && fallback.trace.temperature === 0.9
-      && fallback.trace.heads[0].weights.every((row) => Math.abs(row.reduce((a, b) => a + b, 0) - 1) < 1e-4),
-    JSON.stringify({ before: noGpu.before.gpu, answer: noGpu.answer, state: fallback.state.fallback_reason, backend: fallback.state.backend }));
+  const { state, trace } = await page.evaluate(() => ({ state: window.attentionLab.state(), trace: window.attentionLab.trace() }));
+  assert.equal(before.gpu, 'unavailable');
+  assert.deepEqual(answer, { ok: true });
+  assert.equal(state.backend, 'cpu');
+  assert.equal(state.fallback_reason, 'no-webgpu');
+  assert.equal(trace.temperature, 0.9);
+  for (const row of trace.heads[0].weights) assert.ok(Math.abs(row.reduce((a, b) => a + b, 0) - 1) < 1e-4);
   await page.evaluate(() => window.attentionLab.set({ backend: 'auto' }));
+});
 
-  if (process.env.SCREENSHOT) {
-    // A fresh page from a link, in a tall window: views draw only on screen, and this one shows
-    // the first four steps at once.
-    await page.setViewportSize({ width: 1400, height: 2000 });
-    await page.goto(`${server.url}?mask=causal`);
-    await page.waitForSelector('[data-testid=token-chip]');
-    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
-    await page.waitForTimeout(300);
-    const cell = await page.locator('[data-testid=heatmap-weights]').boundingBox();
-    await page.mouse.move(cell.x + cell.width * 0.62, cell.y + cell.height * 0.62);
-    await page.waitForTimeout(200);
-    await page.screenshot({ path: process.env.SCREENSHOT });
-  }
-  check('no errors in the console', errors.length === 0, errors.join(' | '));
+test('a screenshot when asked (SCREENSHOT=path)', { skip: !process.env.SCREENSHOT }, async () => {
+  // A fresh page from a link, in a tall window: views draw only on screen, and this one shows
+  // the first four steps at once.
+  await page.setViewportSize({ width: 1400, height: 2000 });
+  await page.goto(`${server.url}?mask=causal`);
+  await page.waitForSelector('[data-testid=token-chip]');
+  await nextFrames(page);
+  await page.waitForTimeout(300);
+  const cell = await page.locator('[data-testid=heatmap-weights]').boundingBox();
+  await page.mouse.move(cell.x + cell.width * 0.62, cell.y + cell.height * 0.62);
+  await page.waitForTimeout(200);
+  await page.screenshot({ path: process.env.SCREENSHOT });
+});
+
+test('no errors in the console; everything the page loads comes from dist/', () => {
+  assert.deepEqual(errors, []);
   const remote = requests.filter((url) => !url.startsWith(server.url) && !url.startsWith('data:') && !url.startsWith('blob:'));
-  check('everything the page loads comes from dist/', requests.length > 2 && remote.length === 0, remote.join(' '));
-} catch (error) {
-  check('smoke test ran to the end', false, String(error));
-} finally {
-  await browser.close();
-  server.close();
-}
-finish('browser smoke test of dist/');
+  assert.ok(requests.length > 2);
+  assert.deepEqual(remote, []);
+});

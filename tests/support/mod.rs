@@ -1,10 +1,11 @@
-//! Helpers shared by the test binaries: one `check` per kind of assertion, and seeded random
-//! configurations for property tests.
+//! Helpers shared by the test binaries: one `check` per kind of assertion (`assert_close` for a
+//! matrix, `assert_trace_close` for a whole trace), the engines a test body runs on, and seeded
+//! random configurations for property tests.
 
 #![allow(dead_code)]
 
 use attention_core::rng::SplitMix64;
-use attention_core::{Config, Input, LayerNormMode, MaskSpec, Params};
+use attention_core::{Config, Input, LayerNormMode, MaskSpec, Params, Trace};
 use ndarray::{Array2, ArrayView2};
 
 /// Asserts |a − b| ≤ atol + rtol·|b| elementwise, naming the first cell that differs.
@@ -81,11 +82,231 @@ pub fn random_config(seed: u64) -> Config {
         seed,
         mask,
         weights: None,
-        block_rows: 1 + pick(5),
-        block_cols: 1 + pick(5),
+        block_rows: Some(1 + pick(5)),
+        block_cols: Some(1 + pick(5)),
         layer_norm,
         trace: true,
     }
     .validate()
     .unwrap_or_else(|e| panic!("random config {seed} should be valid: {e}"))
+}
+
+/// How close two traces must be: |a − b| ≤ atol + rtol·|b|.
+#[derive(Debug, Clone, Copy)]
+pub struct Tolerance {
+    pub atol: f32,
+    pub rtol: f32,
+}
+
+/// Every number of a trace that another computation must reproduce. NaN marks a cell not to
+/// compare (a masked score, which the JSON fixtures write as null).
+#[derive(Debug, Clone)]
+pub struct Expected {
+    pub heads: Vec<ExpectedHead>,
+    /// [seq_len, n_heads·d_v]
+    pub concat: Array2<f32>,
+    /// [seq_len, d_model]: the output of standard attention; flash must give the same.
+    pub output: Array2<f32>,
+}
+
+#[derive(Debug, Clone)]
+pub struct ExpectedHead {
+    pub kv_group: usize,
+    pub q: Array2<f32>,
+    pub k: Array2<f32>,
+    pub v: Array2<f32>,
+    pub scores: Array2<f32>,
+    pub weights: Array2<f32>,
+    pub output: Array2<f32>,
+    pub fully_masked_rows: Vec<usize>,
+}
+
+impl Expected {
+    /// What a reference trace computed (masked scores are not compared).
+    pub fn from_trace(trace: &Trace) -> Self {
+        Self {
+            heads: trace
+                .heads
+                .iter()
+                .map(|h| {
+                    let mut scores = h.scores.clone();
+                    scores.zip_mut_with(&trace.mask, |s, &allowed| {
+                        if !allowed {
+                            *s = f32::NAN;
+                        }
+                    });
+                    ExpectedHead {
+                        kv_group: h.kv_group,
+                        q: h.q.clone(),
+                        k: h.k.clone(),
+                        v: h.v.clone(),
+                        scores,
+                        weights: h.weights.clone(),
+                        output: h.output.clone(),
+                        fully_masked_rows: h.fully_masked_rows.clone(),
+                    }
+                })
+                .collect(),
+            concat: trace.concat.clone(),
+            output: trace.output.clone(),
+        }
+    }
+
+    /// What the numpy reference wrote (`tests/fixtures/attention.json`, a case's `expected`).
+    pub fn from_json(expected: &serde_json::Value) -> Self {
+        let matrix = |value: &serde_json::Value| {
+            let rows = value.as_array().expect("a matrix is an array of rows");
+            let cols = rows
+                .first()
+                .and_then(serde_json::Value::as_array)
+                .map_or(0, Vec::len);
+            Array2::from_shape_fn((rows.len(), cols), |(i, j)| {
+                rows[i][j].as_f64().map_or(f32::NAN, |v| v as f32)
+            })
+        };
+        Self {
+            heads: expected["heads"]
+                .as_array()
+                .expect("heads")
+                .iter()
+                .map(|h| ExpectedHead {
+                    kv_group: h["kv_group"].as_u64().expect("kv_group") as usize,
+                    q: matrix(&h["q"]),
+                    k: matrix(&h["k"]),
+                    v: matrix(&h["v"]),
+                    scores: matrix(&h["scores"]),
+                    weights: matrix(&h["weights"]),
+                    output: matrix(&h["output"]),
+                    fully_masked_rows: serde_json::from_value(h["fully_masked_rows"].clone())
+                        .expect("fully_masked_rows"),
+                })
+                .collect(),
+            concat: matrix(&expected["concat"]),
+            output: matrix(&expected["output"]),
+        }
+    }
+}
+
+/// Asserts that `actual` reproduces `expected` within `tolerance`, naming the first number that
+/// differs; and what every trace must satisfy: finite numbers, masked weights exactly 0, masked
+/// cells where the reference has them, flash output equal to standard output. Scores grow with
+/// 1/T, so they are compared relative to the largest of their row block.
+pub fn assert_trace_close(name: &str, actual: &Trace, expected: &Expected, tolerance: Tolerance) {
+    let check = |what: &str, a: ArrayView2<f32>, e: ArrayView2<f32>, scale: f32| {
+        assert_eq!(a.dim(), e.dim(), "{name}: {what} shape");
+        for ((i, j), &want) in e.indexed_iter() {
+            let got = a[[i, j]];
+            if want.is_nan() {
+                continue;
+            }
+            assert!(got.is_finite(), "{name}: {what}[{i}][{j}] = {got}");
+            assert!(
+                (got - want).abs() <= (tolerance.atol + tolerance.rtol * want.abs()) * scale,
+                "{name}: {what}[{i}][{j}] = {got}, expected {want} (|Δ| = {:e})",
+                (got - want).abs()
+            );
+        }
+    };
+    assert_eq!(actual.heads.len(), expected.heads.len(), "{name}: heads");
+    for (h, (head, want)) in actual.heads.iter().zip(&expected.heads).enumerate() {
+        assert_eq!(head.kv_group, want.kv_group, "{name}: head {h} K/V group");
+        check(&format!("head {h} q"), head.q.view(), want.q.view(), 1.0);
+        check(&format!("head {h} k"), head.k.view(), want.k.view(), 1.0);
+        check(&format!("head {h} v"), head.v.view(), want.v.view(), 1.0);
+        let score_scale = want
+            .scores
+            .iter()
+            .filter(|s| s.is_finite())
+            .fold(1.0f32, |m, s| m.max(s.abs()));
+        check(
+            &format!("head {h} scores"),
+            head.scores.view(),
+            want.scores.view(),
+            score_scale,
+        );
+        check(
+            &format!("head {h} weights"),
+            head.weights.view(),
+            want.weights.view(),
+            1.0,
+        );
+        check(
+            &format!("head {h} output"),
+            head.output.view(),
+            want.output.view(),
+            1.0,
+        );
+        check(
+            &format!("head {h} flash output"),
+            actual.flash.heads[h].output.view(),
+            want.output.view(),
+            1.0,
+        );
+        assert_eq!(
+            head.fully_masked_rows, want.fully_masked_rows,
+            "{name}: head {h} fully masked rows"
+        );
+        for ((i, j), &w) in head.weights.indexed_iter() {
+            assert_eq!(
+                actual.mask[[i, j]],
+                !want.scores[[i, j]].is_nan(),
+                "{name}: mask [{i}][{j}]"
+            );
+            assert!(
+                actual.mask[[i, j]] || w == 0.0,
+                "{name}: head {h} weight [{i}][{j}] = {w} on a masked key"
+            );
+        }
+    }
+    check("concat", actual.concat.view(), expected.concat.view(), 1.0);
+    check("output", actual.output.view(), expected.output.view(), 1.0);
+    check(
+        "flash output",
+        actual.flash.output.view(),
+        expected.output.view(),
+        1.0,
+    );
+    assert!(
+        actual.flash.max_abs_diff <= 1e-4,
+        "{name}: flash against standard {}",
+        actual.flash.max_abs_diff
+    );
+}
+
+/// Something that computes traces: the CPU core, or a GPU backend. Test bodies are written once
+/// against it and run on every engine.
+#[allow(async_fn_in_trait)]
+pub trait Engine {
+    fn name(&self) -> String;
+    async fn trace(&mut self, config: &Config) -> Trace;
+}
+
+/// The CPU core.
+pub struct Cpu;
+
+impl Engine for Cpu {
+    fn name(&self) -> String {
+        "cpu".into()
+    }
+
+    async fn trace(&mut self, config: &Config) -> Trace {
+        attention_core::compute_trace(config)
+    }
+}
+
+impl Engine for attention_gpu::GpuBackend {
+    fn name(&self) -> String {
+        format!("gpu ({})", self.info().name)
+    }
+
+    async fn trace(&mut self, config: &Config) -> Trace {
+        let trace = attention_gpu::GpuBackend::trace(self, config)
+            .await
+            .unwrap_or_else(|e| panic!("the GPU failed: {e}"));
+        assert!(
+            matches!(trace.backend, attention_core::Backend::Gpu { .. }),
+            "computed on the GPU"
+        );
+        trace
+    }
 }

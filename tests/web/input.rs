@@ -175,10 +175,19 @@ async fn every_control_changes_the_computation() {
     tick().await;
     assert_eq!(trace()["layer_norm"], "pre");
 
-    enter(&host, "[data-testid=block-rows]", "3");
+    // By default the tiles follow the sentence: 11 tokens in tiles of 3, four per side.
+    assert_eq!(trace()["flash"]["block"], json!([3, 3]));
+    enter(&host, "[data-testid=block-rows]", "4");
     enter(&host, "[data-testid=block-cols]", "5");
     tick().await;
-    assert_eq!(trace()["flash"]["block"], json!([3, 5]));
+    assert_eq!(trace()["flash"]["block"], json!([4, 5]));
+    click(&host, "[data-testid=block-rows-auto]");
+    tick().await;
+    assert_eq!(
+        trace()["flash"]["block"],
+        json!([3, 5]),
+        "rows back to auto, columns kept"
+    );
     assert!(trace()["flash"]["max_abs_diff"].as_f64().unwrap() < 1e-5);
 
     let cross: HtmlInputElement = find(&host, "[data-testid=cross-toggle]").unchecked_into();

@@ -25,7 +25,20 @@ pub const MAX_TRACED_CELLS: usize = 1 << 24;
 
 pub const DEFAULT_D_MODEL: usize = 16;
 pub const DEFAULT_N_HEADS: usize = 2;
-pub const DEFAULT_BLOCK: usize = 16;
+/// FlashAttention tiles per side that the automatic tile size aims for: enough to show the
+/// tiling on a short sentence.
+pub const AUTO_TILES_PER_SIDE: usize = 4;
+/// The automatic tile size stays within this range (a GPU kernel's tiles are 16 to 128 wide).
+pub const AUTO_BLOCK_RANGE: (usize, usize) = (2, 64);
+
+/// The tile side FlashAttention uses for `len` tokens when none is given: about
+/// [`AUTO_TILES_PER_SIDE`] tiles per side, within [`AUTO_BLOCK_RANGE`] and never more than `len`.
+pub fn auto_block(len: usize) -> usize {
+    let (low, high) = AUTO_BLOCK_RANGE;
+    len.div_ceil(AUTO_TILES_PER_SIDE)
+        .clamp(low, high)
+        .min(len.max(1))
+}
 
 /// Where a sequence comes from.
 #[derive(Debug, Clone, PartialEq)]
@@ -80,8 +93,10 @@ pub struct Params {
     pub mask: MaskSpec,
     /// Explicit projection matrices; default: Xavier-initialised from `seed`.
     pub weights: Option<Weights>,
-    pub block_rows: usize,
-    pub block_cols: usize,
+    /// Queries per FlashAttention tile; default [`auto_block`] of the queries.
+    pub block_rows: Option<usize>,
+    /// Keys per FlashAttention tile; default [`auto_block`] of the keys.
+    pub block_cols: Option<usize>,
     pub layer_norm: LayerNormMode,
     /// Whether the caller will record every intermediate (limits the size).
     pub trace: bool,
@@ -102,8 +117,8 @@ impl Params {
             seed: 0,
             mask: MaskSpec::None,
             weights: None,
-            block_rows: DEFAULT_BLOCK,
-            block_cols: DEFAULT_BLOCK,
+            block_rows: None,
+            block_cols: None,
             layer_norm: LayerNormMode::None,
             trace: true,
         }
@@ -287,8 +302,18 @@ impl Params {
             (None, _) => Weights::xavier(self.seed, &dims),
         };
 
-        let block_rows = in_range("block.rows", self.block_rows, 1, MAX_TOKENS)?;
-        let block_cols = in_range("block.cols", self.block_cols, 1, MAX_TOKENS)?;
+        let block_rows = in_range(
+            "block.rows",
+            self.block_rows.unwrap_or_else(|| auto_block(seq_len)),
+            1,
+            MAX_TOKENS,
+        )?;
+        let block_cols = in_range(
+            "block.cols",
+            self.block_cols.unwrap_or_else(|| auto_block(key_len)),
+            1,
+            MAX_TOKENS,
+        )?;
 
         if self.trace {
             let cells = n_heads * seq_len * key_len;

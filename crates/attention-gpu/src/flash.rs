@@ -1,25 +1,29 @@
 //! Runs flash.wgsl: fused FlashAttention, 64 queries of one head per workgroup.
 
-use super::kernel::{Binding, Kernel};
+use super::kernel::{Binding, Kernel, Shader};
+use super::uniforms::FlashParams;
 
-/// mask.wgsl, then flash.wgsl (WGSL has no includes).
-pub const SOURCE: &str = concat!(include_str!("mask.wgsl"), include_str!("flash.wgsl"));
-const QUERIES_PER_WORKGROUP: u32 = 64;
+/// Queries per workgroup, one per thread: `QUERIES_PER_WORKGROUP` in flash.wgsl.
+pub const QUERIES_PER_WORKGROUP: u32 = 64;
+
+pub const SHADER: Shader = Shader {
+    name: "flash.wgsl",
+    // mask.wgsl, then flash.wgsl (WGSL has no includes).
+    source: concat!(include_str!("mask.wgsl"), include_str!("flash.wgsl")),
+    workgroup_size: [QUERIES_PER_WORKGROUP, 1, 1],
+    bindings: &[
+        ("p", Binding::Params),
+        ("q", Binding::Read),
+        ("k", Binding::Read),
+        ("v", Binding::Read),
+        ("o", Binding::Write),
+        ("custom", Binding::Read),
+    ],
+    params: FlashParams::LAYOUT,
+};
 
 pub fn kernel(device: &wgpu::Device) -> Kernel {
-    Kernel::new(
-        device,
-        "flash",
-        SOURCE,
-        &[
-            Binding::Params,
-            Binding::Read,
-            Binding::Read,
-            Binding::Read,
-            Binding::Write,
-            Binding::Read,
-        ],
-    )
+    Kernel::new(device, &SHADER)
 }
 
 pub fn workgroups(seq_len: usize, heads: usize) -> [u32; 3] {

@@ -1,6 +1,6 @@
 // Fused FlashAttention: never writes the seq_len × key_len matrix. Run by gpu/flash.rs.
 //
-// A workgroup takes 64 queries of one head; each thread walks its query's row of key tiles
+// A workgroup takes QUERIES_PER_WORKGROUP queries of one head; each thread walks its query's row of key tiles
 // (block_cols keys each) with the online softmax: a running maximum m and sum l, and the output
 // row as accumulator, rescaled by exp(m_old − m_new) whenever the maximum grows. A tile the mask
 // hides entirely for the thread's query block (block_rows queries) is skipped without reading K
@@ -27,6 +27,8 @@ struct FlashParams {
 }
 
 const NONE: f32 = -3.0e38;
+// One query per thread: `flash::QUERIES_PER_WORKGROUP` in Rust.
+const QUERIES_PER_WORKGROUP: u32 = 64u;
 
 @group(0) @binding(0) var<uniform> p: FlashParams;
 @group(0) @binding(1) var<storage, read> q: array<f32>;
@@ -42,10 +44,10 @@ fn allowed(i: u32, j: u32) -> bool {
 // Does the mask hide every cell of queries [r0, r1) × keys [c0, c1)?
 fn tile_hidden(r0: u32, r1: u32, c0: u32, c1: u32) -> bool {
     switch p.mask_kind {
-        case 0u: { return false; }
-        case 1u: { return c0 > r1 - 1u; }
-        case 2u: { return c0 >= p.valid_len; }
-        case 3u: {
+        case MASK_NONE: { return false; }
+        case MASK_CAUSAL: { return c0 > r1 - 1u; }
+        case MASK_PADDING: { return c0 >= p.valid_len; }
+        case MASK_WINDOW: {
             var gap = 0u;
             if (c0 > r1 - 1u) { gap = c0 - (r1 - 1u); }
             if (r0 > c1 - 1u) { gap = r0 - (c1 - 1u); }
@@ -70,7 +72,7 @@ fn score(q_base: u32, k_base: u32) -> f32 {
     return s * p.scale;
 }
 
-@compute @workgroup_size(64, 1, 1)
+@compute @workgroup_size(QUERIES_PER_WORKGROUP, 1, 1)
 fn main(
     @builtin(global_invocation_id) id: vec3<u32>,
     @builtin(workgroup_id) group: vec3<u32>,

@@ -1,4 +1,6 @@
-//! A compute pipeline with its bind group layout, built once per session.
+//! A compute pipeline with its bind group layout, built once per session from a [`Shader`]: the
+//! description of a WGSL file that the Rust side relies on (its bindings, workgroup size and
+//! parameter block), checked against the WGSL itself by a naga reflection test.
 
 use std::borrow::Cow;
 
@@ -11,18 +13,43 @@ pub enum Binding {
     Write,
 }
 
+/// What the Rust side assumes about a compute shader (entry point `main`, bind group 0).
+#[derive(Debug, Clone, Copy)]
+pub struct Shader {
+    pub name: &'static str,
+    /// The WGSL source as compiled (mask.wgsl put in front where the shader tests masks).
+    pub source: &'static str,
+    /// `@workgroup_size` of `main`.
+    pub workgroup_size: [u32; 3],
+    /// Bindings 0, 1, … of group 0: the WGSL variable's name and how it is bound.
+    pub bindings: &'static [(&'static str, Binding)],
+    /// The parameter block (binding 0): its WGSL struct name, its Rust size, and each field's
+    /// name and byte offset in the Rust struct (padding left out).
+    pub params: ParamsLayout,
+}
+
+/// A `#[repr(C)]` parameter block as Rust lays it out.
+#[derive(Debug, Clone, Copy)]
+pub struct ParamsLayout {
+    pub wgsl_name: &'static str,
+    pub size: usize,
+    pub fields: &'static [(&'static str, usize)],
+}
+
 pub struct Kernel {
     pub pipeline: wgpu::ComputePipeline,
     pub layout: wgpu::BindGroupLayout,
 }
 
 impl Kernel {
-    /// Compiles `source` (entry point `main`) with bindings 0, 1, … of group 0 as listed.
-    pub fn new(device: &wgpu::Device, label: &str, source: &str, bindings: &[Binding]) -> Self {
-        let entries: Vec<wgpu::BindGroupLayoutEntry> = bindings
+    /// Compiles `shader` with its bindings.
+    pub fn new(device: &wgpu::Device, shader: &Shader) -> Self {
+        let (label, source) = (shader.name, shader.source);
+        let entries: Vec<wgpu::BindGroupLayoutEntry> = shader
+            .bindings
             .iter()
             .enumerate()
-            .map(|(index, binding)| wgpu::BindGroupLayoutEntry {
+            .map(|(index, (_, binding))| wgpu::BindGroupLayoutEntry {
                 binding: index as u32,
                 visibility: wgpu::ShaderStages::COMPUTE,
                 ty: wgpu::BindingType::Buffer {

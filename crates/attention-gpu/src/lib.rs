@@ -23,10 +23,8 @@ mod uniforms;
 pub use backend::GpuBackend;
 pub use context::GpuInfo;
 pub use error::GpuError;
+pub use kernel::{Binding, ParamsLayout, Shader};
+pub use uniforms::mask_kind;
 
-/// The WGSL sources, by file name, for validation.
-pub const SHADERS: [(&str, &str); 3] = [
-    ("matmul.wgsl", matmul::SOURCE),
-    ("softmax.wgsl", softmax::SOURCE),
-    ("flash.wgsl", flash::SOURCE),
-];
+/// Every shader, with what the Rust side assumes about it (checked by `tests/gpu.rs` with naga).
+pub const SHADERS: [Shader; 3] = [matmul::SHADER, softmax::SHADER, flash::SHADER];

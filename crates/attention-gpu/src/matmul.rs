@@ -1,23 +1,26 @@
 //! Runs matmul.wgsl: C = alpha · A · B (or A · Bᵀ) on strided, batched views.
 
-use super::kernel::{Binding, Kernel};
+use super::kernel::{Binding, Kernel, Shader};
 use super::uniforms::MatmulParams;
 
-pub const SOURCE: &str = include_str!("matmul.wgsl");
-const TILE: u32 = 16;
+/// The side of the square tiles staged in workgroup memory: `TILE` in matmul.wgsl.
+pub const TILE: u32 = 16;
+
+pub const SHADER: Shader = Shader {
+    name: "matmul.wgsl",
+    source: include_str!("matmul.wgsl"),
+    workgroup_size: [TILE, TILE, 1],
+    bindings: &[
+        ("p", Binding::Params),
+        ("a", Binding::Read),
+        ("b", Binding::Read),
+        ("c", Binding::Write),
+    ],
+    params: MatmulParams::LAYOUT,
+};
 
 pub fn kernel(device: &wgpu::Device) -> Kernel {
-    Kernel::new(
-        device,
-        "matmul",
-        SOURCE,
-        &[
-            Binding::Params,
-            Binding::Read,
-            Binding::Read,
-            Binding::Write,
-        ],
-    )
+    Kernel::new(device, &SHADER)
 }
 
 /// A matrix inside a buffer: batch z starts at `offset + (z / group) · batch`; rows `stride` apart.

@@ -29,6 +29,7 @@ struct MatmulParams {
     _pad2: u32,
 }
 
+// The side of the tiles in workgroup memory: `matmul::TILE` in Rust.
 const TILE: u32 = 16u;
 
 @group(0) @binding(0) var<uniform> p: MatmulParams;
@@ -36,10 +37,10 @@ const TILE: u32 = 16u;
 @group(0) @binding(2) var<storage, read> b: array<f32>;
 @group(0) @binding(3) var<storage, read_write> c: array<f32>;
 
-var<workgroup> tile_a: array<array<f32, 16>, 16>;
-var<workgroup> tile_b: array<array<f32, 16>, 16>;
+var<workgroup> tile_a: array<array<f32, TILE>, TILE>;
+var<workgroup> tile_b: array<array<f32, TILE>, TILE>;
 
-@compute @workgroup_size(16, 16, 1)
+@compute @workgroup_size(TILE, TILE, 1)
 fn main(
     @builtin(workgroup_id) group: vec3<u32>,
     @builtin(local_invocation_id) local: vec3<u32>,

@@ -1,22 +1,27 @@
 //! Runs softmax.wgsl: the masked softmax of every row of scores, one workgroup per row and head.
 
-use super::kernel::{Binding, Kernel};
+use super::kernel::{Binding, Kernel, Shader};
+use super::uniforms::SoftmaxParams;
 
-/// mask.wgsl, then softmax.wgsl (WGSL has no includes).
-pub const SOURCE: &str = concat!(include_str!("mask.wgsl"), include_str!("softmax.wgsl"));
+/// Threads per row: `WORKGROUP` in softmax.wgsl.
+pub const WORKGROUP: u32 = 64;
+
+pub const SHADER: Shader = Shader {
+    name: "softmax.wgsl",
+    // mask.wgsl, then softmax.wgsl (WGSL has no includes).
+    source: concat!(include_str!("mask.wgsl"), include_str!("softmax.wgsl")),
+    workgroup_size: [WORKGROUP, 1, 1],
+    bindings: &[
+        ("p", Binding::Params),
+        ("scores", Binding::Read),
+        ("weights", Binding::Write),
+        ("custom", Binding::Read),
+    ],
+    params: SoftmaxParams::LAYOUT,
+};
 
 pub fn kernel(device: &wgpu::Device) -> Kernel {
-    Kernel::new(
-        device,
-        "softmax",
-        SOURCE,
-        &[
-            Binding::Params,
-            Binding::Read,
-            Binding::Write,
-            Binding::Read,
-        ],
-    )
+    Kernel::new(device, &SHADER)
 }
 
 /// One workgroup per row of `rows`, per head.

@@ -15,6 +15,7 @@ struct SoftmaxParams {
     _pad1: u32,
 }
 
+// Threads per row: `softmax::WORKGROUP` in Rust.
 const WORKGROUP: u32 = 64u;
 // Below any real score (inputs are bounded so that |scores| < 1e30): "no allowed key yet".
 const NONE: f32 = -3.0e38;
@@ -24,13 +25,13 @@ const NONE: f32 = -3.0e38;
 @group(0) @binding(2) var<storage, read_write> weights: array<f32>;
 @group(0) @binding(3) var<storage, read> custom: array<u32>;
 
-var<workgroup> partial: array<f32, 64>;
+var<workgroup> partial: array<f32, WORKGROUP>;
 
 fn allowed(i: u32, j: u32) -> bool {
     return mask_allows(p.mask_kind, p.valid_len, p.radius, p.cols, i, j);
 }
 
-@compute @workgroup_size(64, 1, 1)
+@compute @workgroup_size(WORKGROUP, 1, 1)
 fn main(
     @builtin(workgroup_id) group: vec3<u32>,
     @builtin(local_invocation_index) lane: u32,

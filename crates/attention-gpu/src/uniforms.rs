@@ -1,7 +1,41 @@
-//! The parameter blocks of the shaders, laid out exactly as their WGSL structs: 4-byte scalars
-//! in declaration order, padded to a multiple of 16 bytes (the uniform address space's rule).
+//! The parameter blocks of the shaders, laid out as their WGSL structs: 4-byte scalars in
+//! declaration order, padded to a multiple of 16 bytes (the uniform address space's rule). Each
+//! block's `LAYOUT` (field names and offsets, by `offset_of!`) is compared with the WGSL struct by
+//! a naga reflection test, and so are the mask kinds below with mask.wgsl's constants.
 
 use bytemuck::{Pod, Zeroable};
+
+use super::kernel::ParamsLayout;
+
+/// The layout of a `#[repr(C)]` struct, its padding fields left out.
+macro_rules! layout {
+    ($ty:ident as $wgsl:literal: $($field:ident),* $(,)?) => {
+        impl $ty {
+            pub const LAYOUT: ParamsLayout = ParamsLayout {
+                wgsl_name: $wgsl,
+                size: std::mem::size_of::<$ty>(),
+                fields: &[$((stringify!($field), std::mem::offset_of!($ty, $field))),*],
+            };
+        }
+    };
+}
+
+/// The mask kinds as the shaders number them (`MASK_*` in mask.wgsl).
+pub mod mask_kind {
+    pub const NONE: u32 = 0;
+    pub const CAUSAL: u32 = 1;
+    pub const PADDING: u32 = 2;
+    pub const WINDOW: u32 = 3;
+    pub const CUSTOM: u32 = 4;
+    /// Each with the name of its WGSL constant.
+    pub const ALL: [(&str, u32); 5] = [
+        ("MASK_NONE", NONE),
+        ("MASK_CAUSAL", CAUSAL),
+        ("MASK_PADDING", PADDING),
+        ("MASK_WINDOW", WINDOW),
+        ("MASK_CUSTOM", CUSTOM),
+    ];
+}
 
 /// Every dispatch's parameters live in one uniform buffer, each block at a multiple of this
 /// (WebGPU's `minUniformBufferOffsetAlignment` is at most 256).
@@ -31,6 +65,9 @@ pub struct MatmulParams {
     pub _pad: [u32; 3],
 }
 
+layout!(MatmulParams as "MatmulParams": m, n, k, b_transposed, a_offset, a_stride, a_batch,
+    a_group, b_offset, b_stride, b_batch, b_group, c_offset, c_stride, c_batch, c_group, alpha);
+
 /// `SoftmaxParams` of softmax.wgsl.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
@@ -43,6 +80,8 @@ pub struct SoftmaxParams {
     pub radius: u32,
     pub _pad: [u32; 2],
 }
+
+layout!(SoftmaxParams as "SoftmaxParams": rows, cols, row_offset, mask_kind, valid_len, radius);
 
 /// `FlashParams` of flash.wgsl.
 #[repr(C)]
@@ -66,15 +105,22 @@ pub struct FlashParams {
     pub _pad: u32,
 }
 
-/// The mask as the shaders encode it: (kind, valid_len, radius); kind 4 reads the custom cells.
+layout!(FlashParams as "FlashParams": seq_len, key_len, d_k, d_v, q_stride, k_stride, v_stride,
+    o_stride, group, block_rows, block_cols, mask_kind, valid_len, radius, scale);
+
+/// The mask as the shaders encode it: (kind, valid_len, radius); `CUSTOM` reads the custom cells.
 pub fn mask_code(spec: &attention_core::MaskSpec) -> (u32, u32, u32) {
     use attention_core::MaskSpec;
     match spec {
-        MaskSpec::None => (0, 0, 0),
-        MaskSpec::Causal => (1, 0, 0),
-        MaskSpec::Padding { valid_len } => (2, *valid_len as u32, 0),
-        MaskSpec::Window { radius } => (3, 0, (*radius).min(u32::MAX as usize) as u32),
-        MaskSpec::Custom { .. } => (4, 0, 0),
+        MaskSpec::None => (mask_kind::NONE, 0, 0),
+        MaskSpec::Causal => (mask_kind::CAUSAL, 0, 0),
+        MaskSpec::Padding { valid_len } => (mask_kind::PADDING, *valid_len as u32, 0),
+        MaskSpec::Window { radius } => (
+            mask_kind::WINDOW,
+            0,
+            (*radius).min(u32::MAX as usize) as u32,
+        ),
+        MaskSpec::Custom { .. } => (mask_kind::CUSTOM, 0, 0),
     }
 }
 

@@ -138,7 +138,7 @@ pub static TEXT: Text = Text {
     flash_section: "FlashAttention tiles",
     block_rows: "rows (queries)",
     block_cols: "columns (keys)",
-    block_help: "Tile size of the tiled computation; the result does not depend on it.",
+    block_help: "Tile size of the tiled computation (auto: about four tiles per side); the result does not depend on it.",
     kv_adjusted: |n| {
         format!("K/V heads were set to {n}: the number of heads must be a multiple of it.")
     },

@@ -126,7 +126,7 @@ pub static TEXT: Text = Text {
     flash_section: "FlashAttention 分块",
     block_rows: "行（查询）",
     block_cols: "列（键）",
-    block_help: "分块计算的块大小；计算结果与它无关。",
+    block_help: "分块计算的块大小（自动：每边大约四块）；计算结果与它无关。",
     kv_adjusted: |n| format!("K/V 头数已改为 {n}：头数必须是它的整数倍。"),
     head_label: "头",
     all_heads: "所有头",

@@ -4,7 +4,7 @@ use ndarray::Array2;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::config::{DEFAULT_BLOCK, DEFAULT_N_HEADS, matrix_from_rows};
+use crate::config::{DEFAULT_N_HEADS, matrix_from_rows};
 use crate::weights::Weights;
 use crate::{ConfigError, Input, LayerNormMode, MaskSpec, Params};
 
@@ -178,8 +178,8 @@ impl Request {
                 .transpose()?
                 .unwrap_or_default(),
             weights: self.weights.as_ref().map(weights).transpose()?,
-            block_rows: block.rows.unwrap_or(DEFAULT_BLOCK),
-            block_cols: block.cols.unwrap_or(DEFAULT_BLOCK),
+            block_rows: block.rows,
+            block_cols: block.cols,
             layer_norm: match self.layer_norm.unwrap_or_default() {
                 LayerNormRequest::None => LayerNormMode::None,
                 LayerNormRequest::Pre => LayerNormMode::Pre,

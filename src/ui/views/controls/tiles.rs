@@ -1,8 +1,9 @@
-//! FlashAttention's tile size: query rows and key columns per tile.
+//! FlashAttention's tile size: query rows and key columns per tile; by default chosen from the
+//! sentence (a handful of tiles per side), or set by hand.
 
 use leptos::prelude::*;
 
-use super::widgets::IntControl;
+use super::widgets::AutoIntControl;
 use crate::ui::state::Lab;
 use attention_core::api::{BlockRequest, Request};
 
@@ -11,6 +12,11 @@ pub fn FlashTiles() -> impl IntoView {
     let lab = expect_context::<Lab>();
     let text = move || lab.lang.get().text();
     let block = move || lab.request.with(|r| r.block).unwrap_or_default();
+    // The tile size in effect, chosen or automatic.
+    let in_effect = Memo::new(move |_| {
+        lab.shown
+            .with(|t| t.as_ref().map_or((1, 1), |t| t.0.config.block()))
+    });
     let set_block = move |block: BlockRequest| {
         lab.change(Request {
             block: Some(block),
@@ -20,23 +26,23 @@ pub fn FlashTiles() -> impl IntoView {
     view! {
         <h2>{move || text().flash_section}</h2>
         <div class="pair">
-            <IntControl
+            <AutoIntControl
                 label=Signal::derive(move || text().block_rows.to_string())
                 help=""
                 test_id="block-rows"
-                min=1usize
-                max=64usize
-                value=Signal::derive(move || block().rows.unwrap_or(16))
-                on_change=Callback::new(move |v| set_block(BlockRequest { rows: Some(v), ..block() }))
+                value=Signal::derive(move || in_effect.get().0)
+                auto=Signal::derive(move || block().rows.is_none())
+                lang=lab.lang
+                on_change=Callback::new(move |rows| set_block(BlockRequest { rows, ..block() }))
             />
-            <IntControl
+            <AutoIntControl
                 label=Signal::derive(move || text().block_cols.to_string())
                 help=""
                 test_id="block-cols"
-                min=1usize
-                max=64usize
-                value=Signal::derive(move || block().cols.unwrap_or(16))
-                on_change=Callback::new(move |v| set_block(BlockRequest { cols: Some(v), ..block() }))
+                value=Signal::derive(move || in_effect.get().1)
+                auto=Signal::derive(move || block().cols.is_none())
+                lang=lab.lang
+                on_change=Callback::new(move |cols| set_block(BlockRequest { cols, ..block() }))
             />
         </div>
         <p class="help block">{move || text().block_help}</p>
