@@ -254,6 +254,7 @@ mod links {
     };
     use attention_core::rng::SplitMix64;
     use attention_lab::ui::i18n::Lang;
+    use attention_lab::ui::model::colormap::ScaleMode;
     use attention_lab::ui::model::link::{
         Embed, LinkNotice, LinkState, ViewSettings, decode, encode, parse_query, to_query,
     };
@@ -349,6 +350,7 @@ mod links {
             step: pick(300) as usize,
             view: (pick(2) == 0)
                 .then(|| ["weights", "flash", "scores"][pick(3) as usize].to_string()),
+            scale: [ScaleMode::Honest, ScaleMode::Contrast][pick(2) as usize],
         };
         let embed = (pick(3) == 0).then(|| Embed {
             panels: ["weights", "head-view", "flash"][..pick(4) as usize]
@@ -691,5 +693,257 @@ mod messages {
         assert_eq!(Lang::En.join_sentences(&parts), "It failed. Try again.");
         let parts = ["出错了".to_string(), "请重试。".to_string()];
         assert_eq!(Lang::Zh.join_sentences(&parts), "出错了。请重试。");
+    }
+}
+
+/// Honest views: colour scales that keep magnitudes comparable, a degenerate range drawn where
+/// its value is, formulas that follow the settings, clean slider numbers.
+mod honest_views {
+    use attention_core::{Input, LayerNormMode, MaskSpec, Params, compute_trace};
+    use attention_lab::ui::i18n::Lang;
+    use attention_lab::ui::model::colormap::{Scale, ScaleMode, viridis};
+    use attention_lab::ui::model::controls::{shared_kv_heads, slider_to_temperature};
+    use attention_lab::ui::model::matrix::Legend;
+    use attention_lab::ui::model::stages::Stage;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    fn trace(params: Params) -> attention_core::Trace {
+        compute_trace(&params.validate().unwrap())
+    }
+
+    fn limit(scale: Scale) -> f32 {
+        scale.range().1
+    }
+
+    #[test]
+    fn the_score_stages_share_one_scale_so_scaling_shows() {
+        let t = trace(Params {
+            d_model: Some(256),
+            n_heads: 1,
+            ..Params::sentence("The cat sat on the mat because it was tired.")
+        });
+        let dot = Stage::Dot.view(&t, 0, ScaleMode::Honest);
+        let scaled = Stage::Scaled.view(&t, 0, ScaleMode::Honest);
+        let masked = Stage::Masked.view(&t, 0, ScaleMode::Honest);
+        assert_eq!(dot.scale, scaled.scale);
+        assert_eq!(scaled.scale, masked.scale);
+        assert_eq!(dot.legend, Legend::SharedScores);
+        // d_k = 256: the scaled scores are 16 times smaller, and on the shared scale they reach
+        // only a sixteenth of it.
+        let biggest = |v: &ndarray::Array2<f32>| v.iter().fold(0.0f32, |m, x| m.max(x.abs()));
+        assert!((biggest(&dot.values) - limit(dot.scale)).abs() < 1e-3);
+        let ratio = biggest(&scaled.values) / limit(scaled.scale);
+        assert!((ratio - 1.0 / 16.0).abs() < 1e-3, "{ratio}");
+        // Contrast stretches each one over its own range: the two pictures become the same.
+        let dot = Stage::Dot.view(&t, 0, ScaleMode::Contrast);
+        let scaled = Stage::Scaled.view(&t, 0, ScaleMode::Contrast);
+        assert_eq!(scaled.legend, Legend::Contrast);
+        assert!((limit(dot.scale) / limit(scaled.scale) - 16.0).abs() < 1e-2);
+    }
+
+    #[test]
+    fn weights_use_a_fixed_scale_so_the_temperature_shows() {
+        for temperature in [0.1, 1.0, 10.0] {
+            let t = trace(Params {
+                temperature,
+                ..Params::sentence("The cat sat on the mat")
+            });
+            let weights = Stage::Weights.view(&t, 0, ScaleMode::Honest);
+            assert_eq!(weights.scale, Scale::UNIT, "T = {temperature}");
+            assert_eq!(weights.legend, Legend::Fixed);
+        }
+        let hot = trace(Params {
+            temperature: 10.0,
+            ..Params::sentence("The cat sat on the mat")
+        });
+        let contrast = Stage::Weights.view(&hot, 0, ScaleMode::Contrast);
+        assert!(
+            limit(contrast.scale) < 0.3,
+            "stretched: {:?}",
+            contrast.scale
+        );
+    }
+
+    #[test]
+    fn a_degenerate_range_draws_each_value_where_it_is() {
+        // Every key masked: all weights 0, drawn at the bottom of the scale, never mid-scale.
+        let t = trace(Params {
+            mask: MaskSpec::Padding { valid_len: 0 },
+            ..Params::sentence("the cat sat")
+        });
+        for mode in [ScaleMode::Honest, ScaleMode::Contrast] {
+            let weights = Stage::Weights.view(&t, 0, mode);
+            assert!(weights.values.iter().all(|&w| w == 0.0));
+            assert_eq!(weights.scale.color(0.0), viridis(0.0), "{mode:?}");
+        }
+        assert_eq!(
+            Scale::Sequential { min: 0.0, max: 0.0 }.color(0.0),
+            viridis(0.0)
+        );
+        assert_eq!(
+            Scale::Sequential { min: 2.0, max: 2.0 }.color(3.0),
+            viridis(1.0)
+        );
+        // A diverging scale of ±0 puts 0 in the middle, where 0 belongs.
+        assert_eq!(
+            Scale::Diverging { limit: 0.0 }.color(0.0),
+            Scale::Diverging { limit: 1.0 }.color(0.0)
+        );
+    }
+
+    #[test]
+    fn formulas_follow_the_settings() {
+        let plain = trace(Params::sentence("a b c"));
+        assert_eq!(Stage::Q.formula(&plain, Lang::En), "Q = X W_Q");
+        assert_eq!(Stage::K.formula(&plain, Lang::En), "K = X W_K");
+        let pre = trace(Params {
+            layer_norm: LayerNormMode::Pre,
+            ..Params::sentence("a b c")
+        });
+        assert_eq!(Stage::Q.formula(&pre, Lang::En), "Q = LN(X) W_Q");
+        assert_eq!(Stage::V.formula(&pre, Lang::En), "V = LN(X) W_V");
+        assert_eq!(Stage::Output.formula(&pre, Lang::En), "x + MHA(LN(x))");
+        let post = trace(Params {
+            layer_norm: LayerNormMode::Post,
+            ..Params::sentence("a b c")
+        });
+        assert_eq!(Stage::Output.formula(&post, Lang::En), "LN(x + MHA(x))");
+        let cross = trace(Params {
+            source: Some(Input::Sentence("x y z w".into())),
+            layer_norm: LayerNormMode::Pre,
+            ..Params::sentence("a b c")
+        });
+        assert_eq!(Stage::Q.formula(&cross, Lang::En), "Q = LN(X) W_Q");
+        assert_eq!(Stage::K.formula(&cross, Lang::En), "K = S W_K");
+        assert_eq!(Stage::V.formula(&cross, Lang::En), "V = S W_V");
+        // The scaled scores say what they are divided by, in numbers people write.
+        let scaled = Stage::Scaled.formula(&plain, Lang::En);
+        assert!(scaled.ends_with("√8 · 1 = 2.828"), "{scaled}");
+        assert!(Stage::Scaled.formula(&plain, Lang::Zh).contains("除以"));
+    }
+
+    #[test]
+    fn the_temperature_slider_gives_numbers_people_write() {
+        for position in 0..=1000 {
+            let t = slider_to_temperature(f64::from(position));
+            let text = t.to_string();
+            let digits = text.trim_start_matches("0.").replace('.', "");
+            assert!(
+                digits.trim_start_matches('0').len() <= 2,
+                "{position}: {text}"
+            );
+        }
+        assert_eq!(slider_to_temperature(796.0), 3.4);
+    }
+
+    #[test]
+    fn sharing_kv_starts_from_the_largest_group_count_below_the_heads() {
+        assert_eq!(shared_kv_heads(1), None);
+        assert_eq!(shared_kv_heads(2), Some(1));
+        assert_eq!(shared_kv_heads(3), Some(1));
+        assert_eq!(shared_kv_heads(4), Some(2));
+        assert_eq!(shared_kv_heads(8), Some(4));
+    }
+}
+
+/// Links that keep what they can, count as the page counts, and embeds that name their panels.
+mod teacher_links {
+    use attention_core::ConfigError;
+    use attention_core::api::{MaskRequest, Request, RequestError};
+    use attention_lab::ui::i18n::Lang;
+    use attention_lab::ui::model::colormap::ScaleMode;
+    use attention_lab::ui::model::link::{LinkNotice, parse_query, to_query, usable_request};
+    use attention_lab::ui::model::sections::Section;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    fn defaults() -> Request {
+        Request {
+            sentence: Some("The cat sat on the mat because it was tired.".into()),
+            ..Request::default()
+        }
+    }
+
+    #[test]
+    fn links_count_heads_and_steps_from_one() {
+        let (state, notices) = parse_query("head=2&step=12&scale=contrast");
+        assert!(notices.is_empty(), "{notices:?}");
+        assert_eq!((state.view.head, state.view.step), (1, 11));
+        assert_eq!(state.view.scale, ScaleMode::Contrast);
+        let query = to_query(&state);
+        assert!(
+            query.contains("head=2") && query.contains("step=12"),
+            "{query}"
+        );
+        let (_, notices) = parse_query("head=0");
+        assert!(matches!(&notices[..], [LinkNotice::Malformed { name, .. }] if name == "head"));
+    }
+
+    #[test]
+    fn one_bad_value_leaves_the_rest_of_the_link_alone() {
+        let (link, _) = parse_query("sentence=hello%20world%20again&temperature=0.00001&n_heads=4");
+        let (request, notices) = usable_request(&defaults(), &link.request);
+        assert_eq!(request.sentence.as_deref(), Some("hello world again"));
+        assert_eq!(request.n_heads, Some(4));
+        assert_eq!(request.temperature, None);
+        assert!(
+            matches!(&notices[..], [LinkNotice::Dropped { name, value, .. }] if name == "temperature" && value == "0.00001"),
+            "{notices:?}"
+        );
+        let text = notices[0].describe(Lang::En);
+        assert!(
+            text.contains("0.00001")
+                && text.contains("too small")
+                && !text.contains("divide by zero"),
+            "{text}"
+        );
+
+        // A causal mask over a source of another length: the sentences stay, the mask goes.
+        let (link, _) = parse_query("sentence=a%20b%20c&source_sentence=x%20y&mask=causal");
+        let (request, notices) = usable_request(&defaults(), &link.request);
+        assert_eq!(request.sentence.as_deref(), Some("a b c"));
+        assert_eq!(request.source_sentence.as_deref(), Some("x y"));
+        assert_eq!(request.mask, None);
+        assert!(matches!(&notices[..], [LinkNotice::Dropped { name, .. }] if name == "mask"));
+
+        // 3 K/V heads cannot serve 4 heads: multi-head attention instead, the rest kept.
+        let (link, _) = parse_query("n_heads=4&n_kv_heads=3&mask=causal");
+        let (request, notices) = usable_request(&defaults(), &link.request);
+        assert_eq!((request.n_heads, request.n_kv_heads), (Some(4), None));
+        assert_eq!(request.mask, Some(MaskRequest::Causal));
+        assert_eq!(notices.len(), 1, "{notices:?}");
+    }
+
+    #[test]
+    fn a_temperature_of_zero_divides_by_zero_and_a_tiny_one_is_too_small() {
+        let zero = Lang::En.config_error(&ConfigError::BadTemperature { value: 0.0 });
+        let tiny = Lang::En.config_error(&ConfigError::BadTemperature { value: 0.00001 });
+        assert!(zero.contains("divide by zero"), "{zero}");
+        assert!(
+            tiny.contains("too small") && !tiny.contains("divide by zero"),
+            "{tiny}"
+        );
+        let huge = Lang::Zh.config_error(&ConfigError::BadTemperature { value: 1e6 });
+        assert!(huge.contains("太大"), "{huge}");
+        let _ = RequestError::Config(ConfigError::BadTemperature { value: 0.0 });
+    }
+
+    #[test]
+    fn embeds_name_unknown_panels_and_sections_embed_their_own() {
+        let (state, notices) = parse_query("embed=1&panels=nonsense,weights,head-view");
+        assert_eq!(state.embed.unwrap().panels, ["weights", "head-view"]);
+        assert_eq!(notices, [LinkNotice::UnknownPanel("nonsense".into())]);
+        assert!(notices[0].describe(Lang::Zh).contains("nonsense"));
+        assert_eq!(Section::Softmax.panels(), ["weights", "head-view"]);
+        assert_eq!(Section::Scores.panels(), ["dot", "scaled", "masked"]);
+        assert_eq!(Section::Flash.panels(), ["flash"]);
+        for section in Section::ALL {
+            assert_eq!(Section::from_id(section.id()), Some(section));
+            for panel in section.panels() {
+                let (_, notices) = parse_query(&format!("embed=1&panels={panel}"));
+                assert!(notices.is_empty(), "{panel}: {notices:?}");
+            }
+        }
     }
 }

@@ -9,8 +9,9 @@ export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const require = createRequire(join(ROOT, '.tools', 'package.json'));
 const { chromium } = require('playwright-core');
 
-/** A headless Chromium; `webgpu` adds the flag that exposes SwiftShader's WebGPU adapter. */
-export async function launch({ webgpu = false } = {}) {
+/** A headless Chromium; `webgpu` adds the flag that exposes SwiftShader's WebGPU adapter; other
+ * options go to the browser context (a phone: `{ viewport, hasTouch: true, isMobile: true }`). */
+export async function launch({ webgpu = false, ...context } = {}) {
   const args = [
     '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
     '--disable-background-networking', '--disable-component-update', '--disable-sync',
@@ -21,6 +22,7 @@ export async function launch({ webgpu = false } = {}) {
     headless: true,
     args,
     viewport: { width: 1280, height: 900 },
+    ...context,
   });
 }
 

@@ -46,6 +46,20 @@ async function tabTo(testid, limit = 120) {
   return -1;
 }
 
+test('skip links take the keyboard to the weights in a few presses', async () => {
+  await page.keyboard.press('Tab');
+  assert.equal((await focused())?.testid, 'skip-controls', 'the first stop is a skip link');
+  const presses = await tabTo('skip-weights', 5);
+  assert.ok(presses > 0, 'the weights skip link is next');
+  await page.keyboard.press('Enter');
+  const toWeights = await tabTo('heatmap-weights', 8);
+  assert.ok(toWeights > 0, `the weights heatmap within 8 presses (${toWeights})`);
+  // Back to the top for the rest of the session.
+  await page.evaluate(() => { document.activeElement.blur(); window.scrollTo(0, 0); });
+  await page.goto(page.url());
+  await page.waitForSelector('[data-testid=token-chip]', { timeout: 30000 });
+});
+
 test('Tab reaches the sentence box, with a visible focus, and typing changes it', async () => {
   const presses = await tabTo('sentence');
   assert.ok(presses > 0, 'reached');

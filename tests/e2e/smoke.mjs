@@ -94,17 +94,32 @@ test('editing the sentence recomputes', async () => {
   assert.notDeepEqual(second.heads[0].weights, first.heads[0].weights);
 });
 
-test('a heatmap exports as CSV with its labels and numbers, and as PNG', async () => {
+/** A PNG's size in pixels, from its header. */
+function pngSize(bytes) {
+  return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
+}
+
+test('a heatmap exports as CSV with its labels and numbers, and as PNG for slides', async () => {
   const csv = await saved('heatmap-weights-csv');
   const lines = csv.bytes.toString('utf8').trim().split('\n');
   const trace = await page.evaluate(() => window.attentionLab.trace());
-  assert.equal(csv.name, 'weights.csv');
+  // The file says what it is: the matrix, the head, the sentence.
+  assert.match(csv.name, /^weights-head1-.+\.csv$/);
+  assert.ok(csv.name.includes(trace.tokens[0]), csv.name);
   assert.equal(lines.length, trace.tokens.length + 1);
   assert.ok(lines[1].startsWith(trace.tokens[0] + ','), lines[1]);
   assert.ok(Math.abs(Number(lines[1].split(',')[1]) - trace.heads[0].weights[0][0]) < 1e-6, lines[1]);
   const png = await saved('heatmap-weights-png');
-  assert.equal(png.name, 'weights.png');
+  assert.match(png.name, /^weights-head1-.+\.png$/);
   assert.equal(png.bytes.subarray(1, 4).toString(), 'PNG');
+  // At least twice the pixels of the heatmap on screen, and a title line on top.
+  const sheet = await page.locator('[data-testid=heatmap-weights]').evaluate((c) => c.closest('.heatmap-sheet').getBoundingClientRect().width);
+  const titled = pngSize(png.bytes);
+  assert.ok(titled.width >= 2 * sheet, `${titled.width} px for a ${sheet} px heatmap`);
+  await page.uncheck('[data-testid=export-titles]');
+  const plain = pngSize((await saved('heatmap-weights-png')).bytes);
+  assert.ok(titled.height - plain.height >= 2 * 20, `title line: ${titled.height} against ${plain.height}`);
+  await page.check('[data-testid=export-titles]');
 });
 
 test('the head view, the flash grid (no CSV: its colours are states) and the chart export', async () => {
@@ -129,13 +144,16 @@ test('the whole trace exports as JSON in the CLI\'s shape', async () => {
   assert.equal(exported.backend, 'cpu');
 });
 
-test('copy link and copy embed code give the state as a link and an iframe', async () => {
-  await page.locator('[data-testid=share-copy-link]').scrollIntoViewIfNeeded();
-  await page.click('[data-testid=share-copy-link]');
+test('copy link and copy embed code give the state as a link and an iframe of the section in view', async () => {
+  await page.locator('[data-view=softmax]').scrollIntoViewIfNeeded();
+  await page.evaluate(() => document.querySelector('[data-view=softmax]').scrollIntoView());
+  await page.waitForFunction(() => window.attentionLab.state().view === 'softmax');
+  // Clicked where it is (scrolling up to it would put the top of the page in view).
+  await page.evaluate(() => document.querySelector('[data-testid=share-copy-link]').click());
   const link = await page.inputValue('[data-testid=share-text]');
-  await page.click('[data-testid=share-copy-embed]');
+  await page.evaluate(() => document.querySelector('[data-testid=share-copy-embed]').click());
   const embedCode = await page.inputValue('[data-testid=share-text]');
-  assert.ok(link.startsWith(server.url) && link.includes('sentence='), link);
+  assert.ok(link.startsWith(server.url) && link.includes('sentence=') && link.includes('view=softmax'), link);
   assert.ok(embedCode.startsWith('<iframe src="') && embedCode.includes('embed=1'), embedCode);
   assert.ok(embedCode.includes('panels=weights%2Chead-view'), embedCode);
 });

@@ -103,9 +103,9 @@ pub async fn frames() {
     tick().await;
 }
 
-/// Waits (a frame at a time, at most a second or so) until `condition` holds.
+/// Waits (a frame at a time, at most about five seconds) until `condition` holds.
 pub async fn until(what: &str, condition: impl Fn() -> bool) {
-    for _ in 0..60 {
+    for _ in 0..300 {
         if condition() {
             return;
         }
@@ -215,4 +215,13 @@ pub fn cell_geometry(canvas: &Element, (row, col): (usize, usize)) -> (f64, f64,
 pub async fn until_state(what: &str, condition: impl Fn(&Value) -> bool) -> Value {
     until(what, || condition(&state())).await;
     state()
+}
+
+/// Opens the control panel where it is a sheet (narrow windows, such as the test browser's), so
+/// that controls drawn only on screen (the mask editor) draw.
+pub async fn open_controls(host: &HtmlElement) {
+    if host.query_selector(".lab.controls-open").unwrap().is_none() {
+        click(host, "[data-testid=controls-open]");
+        tick().await;
+    }
 }

@@ -78,34 +78,73 @@ async fn every_control_changes_the_computation() {
     assert_eq!(trace()["d_model"], 24);
     assert_eq!(trace()["x"][0].as_array().unwrap().len(), 24);
 
-    enter(&host, "[data-testid=n-heads]", "4");
-    tick().await;
-    assert_eq!(trace()["heads"].as_array().unwrap().len(), 4);
+    // Multi-head attention stays multi-head as the heads change: K/V heads follow.
+    for heads in [3, 4, 5, 8, 4] {
+        enter(&host, "[data-testid=n-heads]", &heads.to_string());
+        tick().await;
+        assert_eq!(
+            (trace()["n_heads"].clone(), trace()["n_kv_heads"].clone()),
+            (json!(heads), json!(heads)),
+            "{heads} heads stay multi-head"
+        );
+        assert!(texts(&host, "[data-testid=kv-kind]")[0].contains("MHA"));
+    }
     assert_eq!(trace()["d_k"], 6, "auto d_k = d_model / heads");
+    assert!(
+        host.query_selector("[data-testid=n-kv-heads]")
+            .unwrap()
+            .is_none(),
+        "no K/V choice until sharing is chosen"
+    );
 
+    // Sharing K/V is a deliberate act, explained where it is chosen.
+    let share: HtmlInputElement = find(&host, "[data-testid=share-kv]").unchecked_into();
+    share.set_checked(true);
+    fire(&share, "change");
+    tick().await;
+    assert_eq!(trace()["n_kv_heads"], 2, "4 heads share 2 K/V heads");
+    assert!(texts(&host, "[data-testid=kv-kind]")[0].contains("GQA"));
+    assert!(
+        texts(&host, "[data-testid=kv-groups]")[0]
+            .contains("2 query heads share each of 2 K/V heads")
+    );
     let kv: HtmlSelectElement = find(&host, "[data-testid=n-kv-heads]").unchecked_into();
     let options: Vec<String> = (0..kv.length())
         .map(|i| kv.item(i).unwrap().text_content().unwrap())
         .collect();
     assert_eq!(
         options,
-        ["1", "2", "4"],
-        "only divisors of the heads are offered"
+        ["1", "2"],
+        "only divisors below the heads are offered"
     );
-    kv.set_value("2");
+    kv.set_value("1");
     fire(&kv, "change");
     tick().await;
-    assert_eq!(trace()["n_kv_heads"], 2);
-    assert!(texts(&host, "[data-testid=kv-kind]")[0].contains("GQA"));
-
-    // 3 heads cannot share 2 K/V heads: the control moves K/V heads to 1 and says so.
-    enter(&host, "[data-testid=n-heads]", "3");
+    assert_eq!(trace()["n_kv_heads"], 1);
+    assert!(texts(&host, "[data-testid=kv-kind]")[0].contains("MQA"));
+    // Shared K/V stays shared as the heads change (1 divides every count).
+    enter(&host, "[data-testid=n-heads]", "6");
     tick().await;
     assert_eq!(
         (trace()["n_heads"].clone(), trace()["n_kv_heads"].clone()),
-        (json!(3), json!(1))
+        (json!(6), json!(1))
     );
-    assert!(texts(&host, "[data-testid=error]")[0].contains("K/V"));
+    kv_choose(&host, "3").await;
+    enter(&host, "[data-testid=n-heads]", "4");
+    tick().await;
+    // 4 heads cannot share 3 K/V heads: the largest count that divides, said in a notice.
+    assert_eq!(
+        (trace()["n_heads"].clone(), trace()["n_kv_heads"].clone()),
+        (json!(4), json!(2))
+    );
+    assert!(texts(&host, "[data-testid=error]")[0].contains("K/V heads were set to 2"));
+    let share: HtmlInputElement = find(&host, "[data-testid=share-kv]").unchecked_into();
+    share.set_checked(false);
+    fire(&share, "change");
+    tick().await;
+    assert_eq!(trace()["n_kv_heads"], 4, "back to multi-head");
+    enter(&host, "[data-testid=n-heads]", "3");
+    tick().await;
 
     enter(&host, "[data-testid=d-k]", "5");
     tick().await;
@@ -122,6 +161,16 @@ async fn every_control_changes_the_computation() {
     tick().await;
     assert_eq!(trace()["temperature"], 0.25);
     let slider: HtmlInputElement = find(&host, "[data-testid=temperature-slider]").unchecked_into();
+    // Dragging writes numbers as people write them, never 3.4000000000000004.
+    slider.set_value("796");
+    fire(&slider, "input");
+    tick().await;
+    let field: HtmlInputElement = find(&host, "[data-testid=temperature]").unchecked_into();
+    assert_eq!(trace()["temperature"], 3.4);
+    until("the field to show the slider's value", || {
+        field.value() == "3.4"
+    })
+    .await;
     slider.set_value("1000");
     fire(&slider, "input");
     tick().await;
@@ -215,6 +264,7 @@ async fn the_mask_editor_switches_cells_by_keyboard_click_and_drag() {
     let _app = mount_to(host.clone(), || view! { <App /> });
     tick().await;
     type_into(&host, "[data-testid=sentence]", "a b c d e");
+    open_controls(&host).await;
     click(&host, "[data-testid=mask-kind] button[data-value='custom']");
     tick().await;
     let allowed = || -> Vec<Vec<bool>> {
@@ -405,4 +455,11 @@ async fn the_js_api_refuses_bad_values_and_keeps_the_state() {
         }
         assert_eq!(after, expected, "{bad} left the state as it was");
     }
+}
+
+async fn kv_choose(host: &HtmlElement, value: &str) {
+    let kv: HtmlSelectElement = find(host, "[data-testid=n-kv-heads]").unchecked_into();
+    kv.set_value(value);
+    fire(&kv, "change");
+    tick().await;
 }

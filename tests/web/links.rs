@@ -5,7 +5,7 @@ use leptos::mount::mount_to;
 use leptos::task::tick;
 use leptos::view;
 use serde_json::{Value, json};
-use wasm_bindgen::JsValue;
+use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::wasm_bindgen_test;
 
 use super::dom::*;
@@ -87,7 +87,13 @@ async fn a_link_restores_the_state_and_the_address_follows_the_user() {
     let (link, notices) = parse_query(&search());
     assert!(notices.is_empty());
     assert_eq!(link.request.temperature, Some(0.75));
-    assert_eq!(link.view.head, 3);
+    // Heads count from 1 in links, as on the page: head=3 is the third head.
+    assert_eq!(link.view.head, 2);
+    assert!(
+        search().contains("head=3") && search().contains("step=5"),
+        "{}",
+        search()
+    );
     assert_eq!(
         web_sys::window()
             .unwrap()
@@ -135,10 +141,10 @@ async fn bad_and_hostile_links_show_a_notice_and_the_defaults() {
         let s = state();
         assert_eq!(s["d_model"], Value::Null, "the default shape");
         if query.contains("n_heads=3") {
+            // Only the value that cannot work is left out: 3 heads, multi-head.
             assert_eq!(
-                s["n_heads"],
-                Value::Null,
-                "impossible together: the defaults"
+                (s["n_heads"].clone(), s["n_kv_heads"].clone()),
+                (json!(3), Value::Null)
             );
             assert_eq!(
                 texts(&host, "[data-testid=tokens] .chip-text")
@@ -205,5 +211,90 @@ async fn a_host_message_changes_the_state() {
         (after["temperature"].clone(), after["n_heads"].clone()),
         (json!(0.3), Value::Null)
     );
+    restore_address(&old);
+}
+
+#[wasm_bindgen_test]
+async fn one_bad_value_is_left_out_and_the_rest_of_the_link_kept() {
+    let old = set_address(
+        "?sentence=students%20read%20the%20article&temperature=0.00001&mask=causal&head=2",
+    );
+    let host = host();
+    let app = mount_to(host.clone(), || view! { <App page=true /> });
+    tick().await;
+    let s = state();
+    assert_eq!(
+        s["sentence"], "students read the article",
+        "the sentence is kept"
+    );
+    assert_eq!(s["mask"], json!({"kind": "causal"}));
+    assert_eq!(s["head"], 2);
+    assert_eq!(s["temperature"], Value::Null);
+    let notices = texts(&host, "[data-testid=link-notices] li");
+    assert_eq!(notices.len(), 1, "{notices:?}");
+    assert!(
+        notices[0].contains("0.00001") && notices[0].contains("too small"),
+        "{}",
+        notices[0]
+    );
+    drop(app);
+    restore_address(&old);
+}
+
+#[wasm_bindgen_test]
+async fn every_section_has_its_own_link_and_embed_code() {
+    let host = host();
+    let app = mount_to(host.clone(), || view! { <App /> });
+    tick().await;
+    let _ = api("set", Some(json!({"head": 2, "step": 4})));
+    tick().await;
+    click(&host, "[data-testid=link-scores]");
+    tick().await;
+    let field: web_sys::HtmlInputElement =
+        find(&host, "[data-testid=share-text-scores]").unchecked_into();
+    let link = field.value();
+    assert!(
+        link.contains("view=scores") && link.contains("head=2") && link.contains("step=4"),
+        "{link}"
+    );
+    click(&host, "[data-testid=embed-softmax]");
+    tick().await;
+    let field: web_sys::HtmlInputElement =
+        find(&host, "[data-testid=share-text-softmax]").unchecked_into();
+    let code = field.value();
+    assert!(
+        code.starts_with("<iframe")
+            && code.contains("panels=weights%2Chead-view")
+            && code.contains("view=softmax"),
+        "{code}"
+    );
+    click(&host, "[data-testid=embed-flash]");
+    tick().await;
+    let field: web_sys::HtmlInputElement =
+        find(&host, "[data-testid=share-text-flash]").unchecked_into();
+    assert!(field.value().contains("panels=flash"), "{}", field.value());
+    drop(app);
+}
+
+#[wasm_bindgen_test]
+async fn an_embed_names_unknown_panels_and_keeps_chinese_unspaced() {
+    let old = set_address(
+        "?embed=1&panels=nonsense,weights&sentence=%E7%8C%AB%E5%9D%90%E5%9C%A8%E5%9E%AB%E5%AD%90%E4%B8%8A",
+    );
+    let host = host();
+    let app = mount_to(host.clone(), || view! { <App page=true /> });
+    tick().await;
+    let notices = texts(&host, "[data-testid=link-notices] li");
+    assert!(
+        notices.len() == 1 && notices[0].contains("nonsense"),
+        "{notices:?}"
+    );
+    assert!(
+        host.query_selector("[data-testid=heatmap-weights]")
+            .unwrap()
+            .is_some()
+    );
+    assert_eq!(texts(&host, ".embed-sentence"), ["猫坐在垫子上"]);
+    drop(app);
     restore_address(&old);
 }

@@ -11,3 +11,4 @@ mod flash;
 mod gpu;
 mod input;
 mod links;
+mod views;

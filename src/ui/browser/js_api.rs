@@ -12,13 +12,15 @@ use wasm_bindgen::JsValue;
 use wasm_bindgen::prelude::Closure;
 
 use crate::ui::i18n::Lang;
+use crate::ui::model::colormap::ScaleMode;
 use crate::ui::model::notice::{ApiError, Notice};
 use crate::ui::model::theme::Theme;
 use crate::ui::state::{Lab, probe, simulate_loss};
 use attention_core::api::{parse_request, trace_json};
 
 /// The view settings a host may send beside the parameters.
-const VIEW_KEYS: [&str; 6] = ["head", "lang", "theme", "step", "view", "panels"];
+/// `head` and `step` count from 1, as the page and its links do.
+const VIEW_KEYS: [&str; 7] = ["head", "lang", "theme", "step", "view", "panels", "scale"];
 
 /// Applies a JSON object of parameters and view settings (as `set()` and the embedding protocol
 /// receive them). Everything is checked first; on a refusal nothing changes.
@@ -31,13 +33,27 @@ pub fn apply_message(lab: Lab, params: &Value) -> Result<(), ApiError> {
         .map(|(k, v)| (k.clone(), v.clone()))
         .partition(|(k, _)| VIEW_KEYS.contains(&k.as_str()));
     let bad = ApiError::BadView;
-    let number = |name: &'static str| {
+    // Counted from 1, as the page shows them; kept from 0 inside.
+    let counted = |name: &'static str| {
         view.get(name)
-            .map(|v| v.as_u64().map(|n| n as usize).ok_or_else(|| bad(name)))
+            .map(|v| {
+                v.as_u64()
+                    .filter(|&n| n >= 1)
+                    .map(|n| n as usize - 1)
+                    .ok_or_else(|| bad(name))
+            })
             .transpose()
     };
-    let head = number("head")?;
-    let step = number("step")?;
+    let head = counted("head")?;
+    let step = counted("step")?;
+    let scale = view
+        .get("scale")
+        .map(|v| {
+            v.as_str()
+                .and_then(ScaleMode::from_name)
+                .ok_or(bad("scale"))
+        })
+        .transpose()?;
     let new_lang = view
         .get("lang")
         .map(|v| v.as_str().and_then(Lang::from_name).ok_or(bad("lang")))
@@ -82,6 +98,9 @@ pub fn apply_message(lab: Lab, params: &Value) -> Result<(), ApiError> {
     if let Some(lang) = new_lang {
         lab.lang.set(lang);
     }
+    if let Some(scale) = scale {
+        lab.scale_mode.set(scale);
+    }
     if let Some(theme) = theme {
         lab.theme.set(theme);
     }
@@ -120,10 +139,11 @@ pub fn state_json(lab: Lab) -> String {
     let trace = lab.shown.get_untracked();
     let mut state = serde_json::to_value(&request).unwrap_or_else(|_| json!({}));
     if let Some(object) = state.as_object_mut() {
-        object.insert("head".into(), json!(lab.selected_head_untracked()));
+        object.insert("head".into(), json!(lab.selected_head_untracked() + 1));
         object.insert("lang".into(), json!(lab.lang.get_untracked().name()));
         object.insert("theme".into(), json!(lab.theme.get_untracked().name()));
-        object.insert("step".into(), json!(lab.flash_step.get_untracked()));
+        object.insert("step".into(), json!(lab.flash_step.get_untracked() + 1));
+        object.insert("scale".into(), json!(lab.scale_mode.get_untracked().name()));
         object.insert("view".into(), json!(lab.view.get_untracked()));
         if let Some(embed) = lab.embed.get_untracked() {
             object.insert("panels".into(), json!(embed.panels));

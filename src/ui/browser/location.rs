@@ -5,7 +5,9 @@
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::ui::model::link::{LinkNotice, LinkState, ViewSettings, parse_query, to_query};
+use crate::ui::model::link::{
+    LinkNotice, LinkState, ViewSettings, parse_query, to_query, usable_request,
+};
 use crate::ui::state::Lab;
 use attention_core::api::Request;
 
@@ -20,17 +22,10 @@ pub fn read() -> (LinkState, Vec<LinkNotice>) {
     parse_query(&search)
 }
 
-/// The request a link asks for on top of the lab's defaults, or the defaults and the reason when
-/// its values are impossible together.
-pub fn request_from(link: &Request) -> (Request, Option<LinkNotice>) {
-    let request = Lab::default_request().merged(link);
-    match request
-        .to_params()
-        .and_then(|params| Ok(params.validate()?))
-    {
-        Ok(_) => (request, None),
-        Err(error) => (Lab::default_request(), Some(LinkNotice::Impossible(error))),
-    }
+/// The request a link asks for on top of the lab's defaults, keeping every value that can work
+/// and naming the ones left out.
+pub fn request_from(link: &Request) -> (Request, Vec<LinkNotice>) {
+    usable_request(&Lab::default_request(), link)
 }
 
 /// Applies a link's view settings to the lab.
@@ -38,6 +33,7 @@ pub fn apply_view(lab: Lab, view: &ViewSettings) {
     lab.head.set(view.head);
     lab.theme.set(view.theme);
     lab.flash_step.set(view.step);
+    lab.scale_mode.set(view.scale);
     lab.view.set(view.view.clone());
     if let Some(lang) = view.lang {
         lab.lang.set(lang);
@@ -53,6 +49,7 @@ pub fn current(lab: Lab) -> LinkState {
             lang: Some(lab.lang.get()),
             theme: lab.theme.get(),
             step: lab.flash_step.get(),
+            scale: lab.scale_mode.get(),
             view: lab.view.get(),
         },
         embed: lab.embed.get(),

@@ -3,8 +3,8 @@
 use attention_core::ConfigError;
 
 use super::{
-    ErrorTexts, ExplainTexts, FallbackTexts, FlashText, LinkTexts, MaskTexts, StageText,
-    StageTexts, StepTexts, Text,
+    ErrorTexts, ExplainTexts, FallbackTexts, FlashText, KvTexts, LinkTexts, MaskTexts, ScaleTexts,
+    ShareTexts, StageText, StageTexts, StepTexts, Text,
 };
 
 fn config_error(error: &ConfigError) -> String {
@@ -28,8 +28,14 @@ fn config_error(error: &ConfigError) -> String {
         } => format!(
             "K/V heads must divide the heads: {n_heads} query heads cannot be shared evenly among {n_kv_heads} K/V heads."
         ),
+        ConfigError::BadTemperature { value } if value.is_nan() || *value <= 0.0 => format!(
+            "The temperature must be more than 0 (it is {value}): the scores are divided by T, and T = 0 would divide by zero."
+        ),
+        ConfigError::BadTemperature { value } if *value < 1.0 => format!(
+            "The temperature {value} is too small: at least 0.0001 (already there every weight sits on the largest score)."
+        ),
         ConfigError::BadTemperature { value } => format!(
-            "The temperature must be between 0.0001 and 10000 (it is {value}); T = 0 would divide by zero."
+            "The temperature {value} is too large: at most 10000 (already there every weight is equal)."
         ),
         ConfigError::ShapeMismatch {
             field,
@@ -130,6 +136,7 @@ pub static TEXT: Text = Text {
     mask_all: "allow all",
     mask_causal_preset: "start from causal",
     weights_section: "Weights",
+    random_weights_note: "These weights are random draws (Xavier, from the seed), not learned: any pattern in the weights here comes from the draw, and a new seed gives another. A trained model's heads learn patterns, such as looking at the previous token.",
     seed: "seed",
     reroll: "Re-roll",
     layer_section: "Residual + LayerNorm",
@@ -142,6 +149,36 @@ pub static TEXT: Text = Text {
     kv_adjusted: |n| {
         format!("K/V heads were set to {n}: the number of heads must be a multiple of it.")
     },
+    kv: KvTexts {
+        share: "Share K/V across groups of heads",
+        help: "Grouped-query (GQA) and multi-query (MQA) attention let several query heads read the same keys and values: fewer parameters and a smaller KV cache when generating, for a little quality.",
+        needs_two_heads: "needs at least two heads",
+        groups: |per_group, kv_heads| {
+            format!("{per_group} query heads share each of {kv_heads} K/V heads")
+        },
+    },
+    scales: ScaleTexts {
+        fixed: "scale 0 … 1, the same for every weights view",
+        shared_scores: "one scale for QKᵀ, scaled and masked scores",
+        own_range: "this matrix's own range",
+        contrast: "contrast: stretched over this matrix",
+        title: "Colour scales",
+        names: ["honest", "contrast"],
+        help: "Honest: weights on a fixed 0 … 1 scale and the three score stages on one shared scale, so scaling and the temperature change the picture. Contrast: each matrix stretched over its own range.",
+    },
+    share: ShareTexts {
+        link_here: "Link",
+        embed_here: "Embed",
+        copied_of: |name| format!("Link to “{name}”"),
+        titles_on_images: "Titles on images",
+        skip_to_controls: "Skip to the controls",
+        skip_to_weights: "Skip to the attention weights",
+        skip_to_flash: "Skip to FlashAttention",
+        show_controls: "Controls",
+        hide_controls: "Close the controls",
+    },
+    divided_by: "divided by",
+    from_source: "keys and values from the source sentence S",
     head_label: "Head",
     all_heads: "All heads",
     all_heads_help: "The attention weights of every head. Click one to inspect it.",
@@ -294,6 +331,16 @@ pub static TEXT: Text = Text {
         too_long: |name, length| {
             format!(
                 "The link's {name} is {length} characters long, too long to use; it was ignored."
+            )
+        },
+        unknown_panel: |name| {
+            format!(
+                "The link asks for a panel “{name}” that the lab does not have; it was left out."
+            )
+        },
+        dropped: |name, value, reason| {
+            format!(
+                "The link's {name} = “{value}” cannot be used ({reason}); everything else in the link is kept."
             )
         },
         impossible: |reason| {

@@ -178,6 +178,41 @@ pub struct FallbackTexts {
     pub small_input: fn(usize) -> String,
 }
 
+/// What the colour bar says about the scale in use, and the control that picks it.
+pub struct ScaleTexts {
+    pub fixed: &'static str,
+    pub shared_scores: &'static str,
+    pub own_range: &'static str,
+    pub contrast: &'static str,
+    /// The control: its title, its two choices (honest, contrast) and what they do.
+    pub title: &'static str,
+    pub names: [&'static str; 2],
+    pub help: &'static str,
+}
+
+/// Sharing keys and values among query heads (GQA, MQA), where it is chosen.
+pub struct KvTexts {
+    pub share: &'static str,
+    pub help: &'static str,
+    pub needs_two_heads: &'static str,
+    /// "n query heads share each K/V head": heads per group.
+    pub groups: fn(usize, usize) -> String,
+}
+
+/// Sharing one section: a link or an embed that keeps it.
+pub struct ShareTexts {
+    pub link_here: &'static str,
+    pub embed_here: &'static str,
+    /// The link or embed code of section `name`.
+    pub copied_of: fn(&str) -> String,
+    pub titles_on_images: &'static str,
+    pub skip_to_controls: &'static str,
+    pub skip_to_weights: &'static str,
+    pub skip_to_flash: &'static str,
+    pub show_controls: &'static str,
+    pub hide_controls: &'static str,
+}
+
 /// What a link could not use.
 pub struct LinkTexts {
     /// The unknown name.
@@ -188,6 +223,10 @@ pub struct LinkTexts {
     pub missing_cells: &'static str,
     /// The name and its length in characters.
     pub too_long: fn(&str, usize) -> String,
+    /// An embed panel the lab does not have.
+    pub unknown_panel: fn(&str) -> String,
+    /// A value left out: its name, its value, why.
+    pub dropped: fn(&str, &str, &str) -> String,
     /// Why the values cannot work together.
     pub impossible: fn(&str) -> String,
 }
@@ -318,6 +357,8 @@ pub struct Text {
     pub mask_all: &'static str,
     pub mask_causal_preset: &'static str,
     pub weights_section: &'static str,
+    /// What random weights mean for what the student sees.
+    pub random_weights_note: &'static str,
     pub seed: &'static str,
     pub reroll: &'static str,
     pub layer_section: &'static str,
@@ -330,6 +371,13 @@ pub struct Text {
     pub block_help: &'static str,
     /// K/V heads were changed to n to divide the heads.
     pub kv_adjusted: fn(usize) -> String,
+    pub kv: KvTexts,
+    pub scales: ScaleTexts,
+    pub share: ShareTexts,
+    /// "√d_k · T = √8 · 1 = 2.83": what the scores are divided by now.
+    pub divided_by: &'static str,
+    /// Keys and values come from the source sentence S in cross-attention.
+    pub from_source: &'static str,
     pub head_label: &'static str,
     pub all_heads: &'static str,
     pub all_heads_help: &'static str,

@@ -3,8 +3,8 @@
 use attention_core::ConfigError;
 
 use super::{
-    ErrorTexts, ExplainTexts, FallbackTexts, FlashText, LinkTexts, MaskTexts, StageText,
-    StageTexts, StepTexts, Text,
+    ErrorTexts, ExplainTexts, FallbackTexts, FlashText, KvTexts, LinkTexts, MaskTexts, ScaleTexts,
+    ShareTexts, StageText, StageTexts, StepTexts, Text,
 };
 
 fn config_error(error: &ConfigError) -> String {
@@ -28,8 +28,14 @@ fn config_error(error: &ConfigError) -> String {
         } => format!(
             "K/V 头数必须整除查询头数：{n_heads} 个查询头无法平均分给 {n_kv_heads} 个 K/V 头。"
         ),
+        ConfigError::BadTemperature { value } if value.is_nan() || *value <= 0.0 => {
+            format!("温度必须大于 0（当前为 {value}）：分数要除以 T，T = 0 会导致除以零。")
+        }
+        ConfigError::BadTemperature { value } if *value < 1.0 => {
+            format!("温度 {value} 太小：至少为 0.0001（到那里所有权重已经集中在最大的分数上）。")
+        }
         ConfigError::BadTemperature { value } => {
-            format!("温度须在 0.0001 到 10000 之间（当前为 {value}）；T = 0 会导致除以零。")
+            format!("温度 {value} 太大：最多为 10000（到那里所有权重已经相等）。")
         }
         ConfigError::ShapeMismatch {
             field,
@@ -118,6 +124,7 @@ pub static TEXT: Text = Text {
     mask_all: "全部允许",
     mask_causal_preset: "从因果掩码开始",
     weights_section: "权重",
+    random_weights_note: "这些权重是随机抽取的（Xavier 初始化，由随机种子决定），并非学习所得：这里权重中的任何模式都来自这次随机抽取，换一个种子就会变。训练过的模型，其注意力头会学到模式，例如关注前一个词元。",
     seed: "随机种子",
     reroll: "重新生成",
     layer_section: "残差 + 层归一化",
@@ -128,6 +135,36 @@ pub static TEXT: Text = Text {
     block_cols: "列（键）",
     block_help: "分块计算的块大小（自动：每边大约四块）；计算结果与它无关。",
     kv_adjusted: |n| format!("K/V 头数已改为 {n}：头数必须是它的整数倍。"),
+    kv: KvTexts {
+        share: "让多组头共享 K/V",
+        help: "分组查询注意力（GQA）与多查询注意力（MQA）让多个查询头读取同一组键和值：参数更少，生成时的 KV 缓存更小，代价是略微降低质量。",
+        needs_two_heads: "至少需要两个头",
+        groups: |per_group, kv_heads| {
+            format!("每 {per_group} 个查询头共享一个 K/V 头，共 {kv_heads} 个 K/V 头")
+        },
+    },
+    scales: ScaleTexts {
+        fixed: "固定刻度 0 … 1，所有权重图相同",
+        shared_scores: "QKᵀ、缩放后与加掩码后的分数共用一个刻度",
+        own_range: "按本矩阵自身的范围",
+        contrast: "对比度：按本矩阵拉伸",
+        title: "颜色刻度",
+        names: ["如实", "对比度"],
+        help: "如实：权重使用固定的 0 … 1 刻度，三个分数阶段共用一个刻度，因此缩放和温度会改变画面。对比度：每个矩阵按自身范围拉伸。",
+    },
+    share: ShareTexts {
+        link_here: "链接",
+        embed_here: "嵌入",
+        copied_of: |name| format!("“{name}”的链接"),
+        titles_on_images: "图片带标题",
+        skip_to_controls: "跳到控制面板",
+        skip_to_weights: "跳到注意力权重",
+        skip_to_flash: "跳到 FlashAttention",
+        show_controls: "控制面板",
+        hide_controls: "关闭控制面板",
+    },
+    divided_by: "除以",
+    from_source: "键和值来自源句子 S",
     head_label: "头",
     all_heads: "所有头",
     all_heads_help: "每个头的注意力权重。点击其中一个查看细节。",
@@ -268,6 +305,10 @@ pub static TEXT: Text = Text {
         malformed: |name, value| format!("链接里的 {name} = “{value}” 不是有效的值，已忽略。"),
         missing_cells: "链接要求自定义掩码，却没有给出格子，已忽略。",
         too_long: |name, length| format!("链接里的 {name} 有 {length} 个字符，太长了，已忽略。"),
+        unknown_panel: |name| format!("链接要求的面板“{name}”不存在，已略去。"),
+        dropped: |name, value, reason| {
+            format!("链接里的 {name} = “{value}” 无法使用（{reason}），链接中的其余设置都已保留。")
+        },
         impossible: |reason| format!("链接里的设置无法同时成立（{reason}），因此显示默认设置。"),
     },
     explain: ExplainTexts {

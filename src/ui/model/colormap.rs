@@ -15,6 +15,9 @@ pub enum Scale {
 }
 
 impl Scale {
+    /// Viridis from 0 to 1: every attention weight on the same scale.
+    pub const UNIT: Self = Self::Sequential { min: 0.0, max: 1.0 };
+
     /// A scale that fits `values`: diverging when any is negative, else sequential from 0.
     /// Non-finite values are ignored.
     pub fn fit(values: impl IntoIterator<Item = f32>) -> Self {
@@ -35,6 +38,8 @@ impl Scale {
     pub fn color(&self, value: f32) -> [u8; 3] {
         match *self {
             Self::Sequential { min, max } => lookup(&VIRIDIS, normalise(value, min, max)),
+            // ±0: every value is 0, which sits in the middle.
+            Self::Diverging { limit } if limit <= 0.0 => lookup(&COOLWARM, 0.5),
             Self::Diverging { limit } => lookup(&COOLWARM, normalise(value, -limit, limit)),
             Self::Palette(colors) => colors[(value.max(0.0) as usize).min(colors.len() - 1)],
         }
@@ -50,11 +55,16 @@ impl Scale {
     }
 }
 
+/// Where `value` sits between `low` and `high`, from 0 to 1. A degenerate range (every value
+/// the same) still draws each value where it is: at or below `low` is the low end, above it the
+/// high end.
 fn normalise(value: f32, low: f32, high: f32) -> f32 {
     if high > low {
         (value - low) / (high - low)
+    } else if value <= low {
+        0.0
     } else {
-        0.5
+        1.0
     }
 }
 
@@ -62,6 +72,32 @@ fn normalise(value: f32, low: f32, high: f32) -> f32 {
 fn lookup(table: &[[u8; 3]; 256], t: f32) -> [u8; 3] {
     let t = if t.is_nan() { 0.0 } else { t.clamp(0.0, 1.0) };
     table[(t * 255.0).round() as usize]
+}
+
+/// Which colour scale the views use: honest scales that keep magnitudes comparable (attention
+/// weights on a fixed 0 … 1 scale, the three score stages on one shared scale), or each matrix
+/// stretched over its own range for contrast.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub enum ScaleMode {
+    #[default]
+    Honest,
+    Contrast,
+}
+
+impl ScaleMode {
+    /// The name in links (`scale=`) and in the JavaScript API.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Honest => "honest",
+            Self::Contrast => "contrast",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        [Self::Honest, Self::Contrast]
+            .into_iter()
+            .find(|m| m.name() == name)
+    }
 }
 
 /// Viridis at `t` ∈ [0, 1].

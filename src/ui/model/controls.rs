@@ -1,6 +1,7 @@
 //! What the controls offer and how their positions map to parameters: pure rules, tested
 //! natively. The components in `views::controls` only draw them.
 
+use super::colormap::ScaleMode;
 use crate::ui::i18n::Lang;
 use attention_core::api::{BackendChoice, LayerNormRequest, MaskRequest};
 
@@ -14,9 +15,9 @@ pub fn temperature_to_slider(t: f64) -> f64 {
 
 pub fn slider_to_temperature(position: f64) -> f64 {
     let t = T_MIN * (T_MAX / T_MIN).powf(position / 1000.0);
-    // Two significant digits are as exact as a slider can be.
-    let magnitude = 10f64.powf(t.log10().floor() - 1.0);
-    (t / magnitude).round() * magnitude
+    // Two significant digits are as exact as a slider can be; going through their decimal text
+    // gives the double nearest to it (3.9, never 3.9000000000000004).
+    format!("{t:.1e}").parse().unwrap_or(t)
 }
 
 /// The divisors of `n`: the K/V head counts that share `n` query heads evenly.
@@ -32,6 +33,12 @@ pub fn kv_heads_for(n_heads: usize, n_kv_heads: usize) -> usize {
         .filter(|&d| d <= n_kv_heads)
         .max()
         .unwrap_or(1)
+}
+
+/// The K/V heads that sharing starts from for `n_heads` heads: the largest count below the heads
+/// that divides them (2 of 4, 4 of 8, 1 of 3: multi-query), or none when there is one head.
+pub fn shared_kv_heads(n_heads: usize) -> Option<usize> {
+    divisors(n_heads).into_iter().filter(|&d| d < n_heads).max()
 }
 
 /// A value a row of toggle buttons chooses among.
@@ -183,5 +190,23 @@ impl KvSharing {
             Self::GroupedQuery => kinds[1],
             Self::MultiQuery => kinds[2],
         }
+    }
+}
+
+impl Choice for ScaleMode {
+    fn all() -> Vec<Self> {
+        vec![Self::Honest, Self::Contrast]
+    }
+
+    fn label(self, lang: Lang) -> &'static str {
+        let names = lang.text().scales.names;
+        match self {
+            Self::Honest => names[0],
+            Self::Contrast => names[1],
+        }
+    }
+
+    fn name(self) -> &'static str {
+        ScaleMode::name(self)
     }
 }

@@ -7,11 +7,11 @@ use std::sync::Arc;
 use ndarray::{Array2, s};
 
 use super::TraceRef;
-use super::colormap::Scale;
+use super::colormap::{Scale, ScaleMode};
 use super::flash_frames::{Frame, Phase, Sizes, frames};
 use super::format::{format_value, span};
-use super::matrix::{MatrixView, Span};
-use super::stages::Stage;
+use super::matrix::{Legend, MatrixView, Span};
+use super::stages::{Stage, own_range};
 use crate::ui::i18n::Lang;
 
 /// Above this many tokens, the score grid shows one cell per tile.
@@ -31,19 +31,21 @@ const GRID: [[u8; 3]; 5] = [
 pub struct Replay {
     pub trace: TraceRef,
     pub head: usize,
+    /// The colour scales the tiles are drawn on.
+    pub mode: ScaleMode,
     pub frames: Arc<Vec<Frame>>,
     pub sizes: Sizes,
 }
 
 impl PartialEq for Replay {
     fn eq(&self, other: &Self) -> bool {
-        self.trace == other.trace && self.head == other.head
+        self.trace == other.trace && self.head == other.head && self.mode == other.mode
     }
 }
 
 impl Replay {
     /// The replay of `head` of `trace` (clamped to its heads).
-    pub fn new(trace: TraceRef, head: usize) -> Self {
+    pub fn new(trace: TraceRef, head: usize, mode: ScaleMode) -> Self {
         let head = head.min(trace.0.flash.heads.len().saturating_sub(1));
         let config = &trace.0.config;
         let (block_rows, block_cols) = config.block();
@@ -59,6 +61,7 @@ impl Replay {
         Self {
             trace,
             head,
+            mode,
             frames,
             sizes,
         }
@@ -136,6 +139,7 @@ pub fn grid(replay: &Replay, frame: &Frame) -> (MatrixView, Option<Span>) {
                 row_labels: labels(tiles_down, block_rows),
                 col_labels: labels(tiles_across, block_cols),
                 scale: Scale::Palette(&GRID),
+                legend: Legend::Hidden,
             },
             span,
         );
@@ -157,6 +161,7 @@ pub fn grid(replay: &Replay, frame: &Frame) -> (MatrixView, Option<Span>) {
             row_labels: trace.config.tokens().to_vec(),
             col_labels: trace.config.key_sequence().tokens.clone(),
             scale: Scale::Palette(&GRID),
+            legend: Legend::Hidden,
         },
         span,
     )
@@ -229,14 +234,17 @@ pub fn tile(replay: &Replay, frame: &Frame) -> Option<(MatrixView, bool)> {
         });
         scores
     };
-    let scale = if show_probs {
-        Stage::Weights.scale(&values)
+    // The tile is a piece of the weights or of the scaled scores: it takes their scale.
+    let stage = if show_probs {
+        Stage::Weights
     } else {
-        Stage::Scaled.scale(&values)
+        Stage::Scaled
     };
+    let (scale, legend) = stage.scale(trace, replay.head, &values, replay.mode);
     Some((
         MatrixView {
             scale,
+            legend,
             row_labels: trace.config.tokens()[step.rows.clone()].to_vec(),
             col_labels: trace.config.key_sequence().tokens[step.cols.clone()].to_vec(),
             values,
@@ -273,7 +281,8 @@ pub fn accumulator(replay: &Replay, frame: &Frame) -> (MatrixView, bool) {
     };
     (
         MatrixView {
-            scale: Stage::HeadOutput.scale(&values),
+            scale: own_range(&values),
+            legend: Legend::OwnRange,
             row_labels: replay.trace.0.config.tokens()[step.rows.clone()].to_vec(),
             col_labels: (0..d_v).map(|d| d.to_string()).collect(),
             values,

@@ -17,6 +17,17 @@ pub fn format_value(value: f32) -> String {
     }
 }
 
+/// A setting or a factor as people write it: up to three decimals, no trailing zeros (1, 0.25,
+/// 2.828, 16).
+pub fn plain(value: f32) -> String {
+    let text = format_value(value);
+    if text.contains('e') || !text.contains('.') {
+        text
+    } else {
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
+    }
+}
+
 /// A value inside a formula: negative numbers in parentheses, −∞ for a masked score.
 pub fn operand(value: f32) -> String {
     if value == f32::NEG_INFINITY {

@@ -10,7 +10,9 @@ use attention_core::api::{
     BackendChoice, BlockRequest, LayerNormRequest, MaskRequest, Request, RequestError,
 };
 
+use super::colormap::ScaleMode;
 use super::controls::Choice;
+use super::sections::is_panel;
 use super::theme::Theme;
 use crate::ui::i18n::Lang;
 
@@ -20,12 +22,15 @@ pub const MAX_TEXT: usize = 20_000;
 /// What the user is looking at, beside the parameters.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ViewSettings {
+    /// The selected head, from 0 (links count from 1, as the page does).
     pub head: usize,
     /// `None`: the browser's language decides.
     pub lang: Option<Lang>,
     pub theme: Theme,
-    /// The FlashAttention player's position.
+    /// The FlashAttention player's position, from 0 (links count from 1, as the page does).
     pub step: usize,
+    /// Honest colour scales, or each matrix's own range for contrast.
+    pub scale: ScaleMode,
     /// The part of the page in view (a step's id, see `views/pipeline.rs`).
     pub view: Option<String>,
 }
@@ -57,6 +62,15 @@ pub enum LinkNotice {
     TooLong { name: String, length: usize },
     /// A custom mask without its cells.
     MissingCells,
+    /// An embed panel the lab does not have.
+    UnknownPanel(String),
+    /// A value that cannot work with the rest (`name` as the link names it, the value as text):
+    /// left out, everything else kept.
+    Dropped {
+        name: String,
+        value: String,
+        reason: RequestError,
+    },
     /// The values are each fine but impossible together: the lab's defaults were used.
     Impossible(RequestError),
 }
@@ -70,6 +84,16 @@ impl LinkNotice {
             Self::Malformed { name, value } => (texts.malformed)(name, value),
             Self::TooLong { name, length } => (texts.too_long)(name, *length),
             Self::MissingCells => texts.missing_cells.into(),
+            Self::UnknownPanel(name) => (texts.unknown_panel)(name),
+            Self::Dropped {
+                name,
+                value,
+                reason,
+            } => (texts.dropped)(
+                name,
+                value,
+                lang.request_error(reason).trim_end_matches(['.', '。']),
+            ),
             // The reason goes inside brackets, mid-sentence: without its own full stop.
             Self::Impossible(error) => {
                 (texts.impossible)(lang.request_error(error).trim_end_matches(['.', '。']))
@@ -198,11 +222,15 @@ pub fn to_query(state: &LinkState) -> String {
         pairs.push(("layer_norm", mode.name().into()));
     }
     let v = &state.view;
+    // Heads and steps as the page numbers them, from 1.
     if v.head > 0 {
-        pairs.push(("head", v.head.to_string()));
+        pairs.push(("head", (v.head + 1).to_string()));
     }
     if v.step > 0 {
-        pairs.push(("step", v.step.to_string()));
+        pairs.push(("step", (v.step + 1).to_string()));
+    }
+    if v.scale != ScaleMode::Honest {
+        pairs.push(("scale", v.scale.name().into()));
     }
     if let Some(view) = &v.view {
         pairs.push(("view", view.clone()));
@@ -333,8 +361,21 @@ pub fn parse_query(query: &str) -> (LinkState, Vec<LinkNotice>) {
                 Some(mode) => r.layer_norm = Some(mode),
                 None => notices.push(malformed(&name, &value)),
             },
-            "head" => state.view.head = number(&mut notices).unwrap_or(0),
-            "step" => state.view.step = number(&mut notices).unwrap_or(0),
+            // Counted from 1, as the page shows them.
+            "head" | "step" => match value.parse::<usize>() {
+                Ok(n) if n >= 1 => {
+                    if name == "head" {
+                        state.view.head = n - 1;
+                    } else {
+                        state.view.step = n - 1;
+                    }
+                }
+                _ => notices.push(malformed(&name, &value)),
+            },
+            "scale" => match ScaleMode::from_name(&value) {
+                Some(mode) => state.view.scale = mode,
+                None => notices.push(malformed(&name, &value)),
+            },
             "view" => {
                 if value.len() <= 40 && value.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
                 {
@@ -363,12 +404,13 @@ pub fn parse_query(query: &str) -> (LinkState, Vec<LinkNotice>) {
                     .filter(|p| !p.is_empty())
                     .map(String::from)
                     .collect();
-                if list.iter().all(|p| {
-                    p.len() <= 40 && p.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
-                }) {
-                    panels = list;
-                } else {
-                    notices.push(malformed(&name, &value));
+                // Known panels are kept; an unknown one is named in a notice.
+                for panel in list {
+                    if is_panel(&panel) {
+                        panels.push(panel);
+                    } else {
+                        notices.push(LinkNotice::UnknownPanel(shorten(&panel, 40)));
+                    }
                 }
             }
             "origin" => {
@@ -418,4 +460,101 @@ pub fn is_origin(text: &str) -> bool {
         && rest
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':' | '[' | ']'))
+}
+
+/// The request a link asks for on top of `defaults`, keeping every value that can work: a value
+/// the engine refuses (a temperature of 0.00001, a causal mask over a source of another length,
+/// 3 K/V heads for 4 heads) is left out and named in a notice, and the rest of the link is used.
+/// Only when leaving values out cannot help are the defaults used, with the reason.
+pub fn usable_request(defaults: &Request, link: &Request) -> (Request, Vec<LinkNotice>) {
+    let mut request = defaults.merged(link);
+    let mut notices = Vec::new();
+    // Each round leaves out one value; a request has fewer fields than this.
+    for _ in 0..16 {
+        let error = match request.to_params().and_then(|p| Ok(p.validate()?)) {
+            Ok(_) => return (request, notices),
+            Err(error) => error,
+        };
+        match leave_out(&mut request, defaults, &error.field()) {
+            Some((name, value)) => notices.push(LinkNotice::Dropped {
+                name,
+                value,
+                reason: error,
+            }),
+            None => return (defaults.clone(), vec![LinkNotice::Impossible(error)]),
+        }
+    }
+    let error = request.to_params().and_then(|p| Ok(p.validate()?)).err();
+    match error {
+        None => (request, notices),
+        Some(error) => (defaults.clone(), vec![LinkNotice::Impossible(error)]),
+    }
+}
+
+/// Puts the parameter an error names (`field`, as the engine names it) back to its default;
+/// returns its link name and the value left out, or `None` when nothing changed.
+fn leave_out(request: &mut Request, defaults: &Request, field: &str) -> Option<(String, String)> {
+    let text = |value: Option<String>| value.unwrap_or_default();
+    macro_rules! number {
+        ($field:ident) => {{
+            let old = request.$field.take()?;
+            request.$field = defaults.$field;
+            Some((stringify!($field).to_string(), old.to_string()))
+        }};
+    }
+    match field.split('.').next().unwrap_or(field) {
+        "sentence" | "tokens" | "x" | "trace" => {
+            let old = request.sentence.clone();
+            if request.sentence == defaults.sentence
+                && request.tokens.is_none()
+                && request.x.is_none()
+            {
+                return None;
+            }
+            request.sentence = defaults.sentence.clone();
+            request.tokens = None;
+            request.x = None;
+            Some(("sentence".into(), shorten(&text(old), 40)))
+        }
+        "source_sentence" | "source_tokens" | "source_x" => {
+            let old = request.source_sentence.take();
+            request.source_tokens = None;
+            request.source_x = None;
+            Some(("source_sentence".into(), shorten(&text(old), 40)))
+        }
+        "d_model" => number!(d_model),
+        "n_heads" => number!(n_heads),
+        "n_kv_heads" => number!(n_kv_heads),
+        "d_k" => number!(d_k),
+        "d_v" => number!(d_v),
+        "temperature" => number!(temperature),
+        "seed" => number!(seed),
+        "mask" => {
+            let old = request.mask.take()?;
+            request.mask = defaults.mask.clone();
+            let kind = match old {
+                MaskRequest::None => "none",
+                MaskRequest::Causal => "causal",
+                MaskRequest::Padding { .. } => "padding",
+                MaskRequest::Window { .. } => "window",
+                MaskRequest::Custom { .. } => "custom",
+            };
+            Some(("mask".into(), kind.into()))
+        }
+        "block" => {
+            let old = request.block.take()?;
+            request.block = defaults.block;
+            let cells = |n: Option<usize>| n.map_or("auto".to_string(), |n| n.to_string());
+            Some((
+                "block".into(),
+                format!("{} × {}", cells(old.rows), cells(old.cols)),
+            ))
+        }
+        "weights" => {
+            request.weights.take()?;
+            request.weights = defaults.weights.clone();
+            Some(("weights".into(), String::new()))
+        }
+        _ => None,
+    }
 }

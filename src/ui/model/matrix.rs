@@ -4,6 +4,7 @@
 use ndarray::Array2;
 
 use super::colormap::Scale;
+use crate::ui::i18n::Lang;
 
 /// What a heatmap shows.
 #[derive(Debug, Clone, PartialEq)]
@@ -13,6 +14,40 @@ pub struct MatrixView {
     pub row_labels: Vec<String>,
     pub col_labels: Vec<String>,
     pub scale: Scale,
+    /// Which scale the colours follow, said beside the colour bar.
+    pub legend: Legend,
+}
+
+/// What the colour bar says about the scale in use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Legend {
+    /// No colour bar: the colours are categories (states, allowed cells).
+    Hidden,
+    /// A fixed scale, the same for every matrix of its kind (weights: 0 … 1).
+    Fixed,
+    /// One scale for QKᵀ, the scaled and the masked scores, so scaling and temperature show.
+    SharedScores,
+    /// The matrix's own range (the only sensible scale for it, or contrast asked for).
+    OwnRange,
+    /// Contrast asked for: a matrix that has an honest scale stretched over its own range.
+    Contrast,
+}
+
+impl Legend {
+    pub fn shown(self) -> bool {
+        self != Self::Hidden
+    }
+
+    pub fn label(self, lang: Lang) -> &'static str {
+        let scales = &lang.text().scales;
+        match self {
+            Self::Hidden => "",
+            Self::Fixed => scales.fixed,
+            Self::SharedScores => scales.shared_scores,
+            Self::OwnRange => scales.own_range,
+            Self::Contrast => scales.contrast,
+        }
+    }
 }
 
 /// A block of cells to outline: rows × columns, half-open.

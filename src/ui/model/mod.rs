@@ -14,6 +14,7 @@ pub mod link;
 pub mod matrix;
 pub mod memory_chart;
 pub mod notice;
+pub mod sections;
 pub mod stages;
 pub mod theme;
 

@@ -4,7 +4,8 @@
 
 use ndarray::Array2;
 
-use super::colormap::Scale;
+use super::colormap::{Scale, ScaleMode};
+use super::matrix::{Legend, MatrixView};
 use crate::ui::i18n::{Lang, StageText};
 use attention_core::{LayerNormMode, Trace};
 
@@ -86,6 +87,35 @@ impl Stage {
             Self::Concat => &stages.concat,
             Self::Projected => &stages.projected,
             Self::Output => &stages.output,
+        }
+    }
+
+    /// Its formula as the current settings compute it: Q comes from LN(X) under Pre-LN, K and V
+    /// from the source S in cross-attention, the block output follows the LayerNorm chosen, and
+    /// the scaled scores say what they are divided by now.
+    pub fn formula(self, trace: &Trace, lang: Lang) -> String {
+        let config = &trace.config;
+        let pre_ln = config.layer_norm() == LayerNormMode::Pre;
+        let cross = config.source().is_some();
+        let input = if pre_ln { "LN(X)" } else { "X" };
+        let keys_from = if cross { "S" } else { input };
+        let dims = config.dims();
+        match self {
+            Self::Q => format!("Q = {input} W_Q"),
+            Self::K => format!("K = {keys_from} W_K"),
+            Self::V => format!("V = {keys_from} W_V"),
+            Self::Scaled => format!(
+                "QKᵀ / (√d_k · T), {} √{} · {} = {}",
+                lang.text().divided_by,
+                dims.d_k,
+                super::format::plain(config.temperature()),
+                super::format::plain(1.0 / config.scale())
+            ),
+            Self::Output => match config.layer_norm() {
+                LayerNormMode::Pre => "x + MHA(LN(x))".into(),
+                LayerNormMode::Post | LayerNormMode::None => "LN(x + MHA(x))".into(),
+            },
+            _ => self.text(lang).formula.into(),
         }
     }
 
@@ -209,17 +239,66 @@ impl Stage {
         }
     }
 
-    /// Sequential from 0 for weights (which are ≥ 0); diverging around 0 for everything else.
-    pub fn scale(self, values: &Array2<f32>) -> Scale {
-        match self {
-            Self::Weights => Scale::fit(values.iter().copied()),
-            _ => {
-                let limit = values
-                    .iter()
-                    .filter(|v| v.is_finite())
-                    .fold(0.0f32, |m, v| m.max(v.abs()));
-                Scale::Diverging { limit }
-            }
+    /// The matrix of `head` as the views show it: values, labels, and the colour scale `mode`
+    /// asks for, with what the legend says about it.
+    pub fn view(self, trace: &Trace, head: usize, mode: ScaleMode) -> MatrixView {
+        let values = self.matrix(trace, head);
+        let (scale, legend) = self.scale(trace, head, &values, mode);
+        MatrixView {
+            row_labels: self.row_labels(trace),
+            col_labels: self.col_labels(trace),
+            values,
+            scale,
+            legend,
         }
     }
+
+    /// The colour scale of this stage's `values` (of `head`): honest scales keep magnitudes
+    /// comparable — weights on the fixed 0 … 1, the three score stages on one scale — so that
+    /// √d_k and the temperature visibly change the picture; contrast stretches each matrix.
+    pub fn scale(
+        self,
+        trace: &Trace,
+        head: usize,
+        values: &Array2<f32>,
+        mode: ScaleMode,
+    ) -> (Scale, Legend) {
+        match (self, mode) {
+            (Self::Weights, ScaleMode::Honest) => (Scale::UNIT, Legend::Fixed),
+            (Self::Dot | Self::Scaled | Self::Masked, ScaleMode::Honest) => (
+                Scale::Diverging {
+                    limit: score_limit(trace, head),
+                },
+                Legend::SharedScores,
+            ),
+            (Self::Weights, ScaleMode::Contrast) => {
+                (Scale::fit(values.iter().copied()), Legend::Contrast)
+            }
+            (Self::Dot | Self::Scaled | Self::Masked, ScaleMode::Contrast) => {
+                (own_range(values), Legend::Contrast)
+            }
+            _ => (own_range(values), Legend::OwnRange),
+        }
+    }
+}
+
+/// A diverging scale around 0 that reaches the largest finite |value|.
+pub fn own_range(values: &Array2<f32>) -> Scale {
+    let limit = values
+        .iter()
+        .filter(|v| v.is_finite())
+        .fold(0.0f32, |m, v| m.max(v.abs()));
+    Scale::Diverging { limit }
+}
+
+/// The one limit the score stages of `head` share: the largest |value| of QKᵀ and of the scaled
+/// scores (QKᵀ = scaled · √d_k · T, so whichever factor is larger decides).
+pub fn score_limit(trace: &Trace, head: usize) -> f32 {
+    let h = &trace.heads[head.min(trace.heads.len() - 1)];
+    let scaled = h
+        .scores
+        .iter()
+        .filter(|v| v.is_finite())
+        .fold(0.0f32, |m, v| m.max(v.abs()));
+    scaled * (1.0 / trace.config.scale()).max(1.0)
 }

@@ -8,6 +8,7 @@ use super::gpu_jobs::{GpuJobs, schedule};
 use crate::ui::browser::clock::now_ms;
 use crate::ui::i18n::{EXAMPLES, Lang};
 use crate::ui::model::TraceRef;
+use crate::ui::model::colormap::ScaleMode;
 use crate::ui::model::engine::{Engine, Fallback, GpuStatus, choice, choose};
 use crate::ui::model::link::{Embed, LinkNotice};
 use crate::ui::model::notice::Notice;
@@ -105,6 +106,10 @@ pub struct Lab {
     pub link_notices: RwSignal<Vec<LinkNotice>>,
     /// Set when the lab is embedded in another page (`?embed=1`).
     pub embed: RwSignal<Option<Embed>>,
+    /// Honest colour scales, or each matrix's own range.
+    pub scale_mode: RwSignal<ScaleMode>,
+    /// Whether exported images carry a title line (the matrix, the sentence, the settings).
+    pub export_titles: RwSignal<bool>,
 }
 
 impl Lab {
@@ -171,6 +176,8 @@ impl Lab {
             view: RwSignal::new(None),
             link_notices: RwSignal::new(Vec::new()),
             embed: RwSignal::new(None),
+            scale_mode: RwSignal::new(ScaleMode::Honest),
+            export_titles: RwSignal::new(true),
         };
         // Pending work goes to the GPU. The request is tracked too: a change made while the GPU
         // is busy leaves the outcome as it was (the last result, pending) but must be queued.
@@ -194,18 +201,24 @@ impl Lab {
     /// Applies a change of parameters from a control. A custom mask follows the sentence:
     /// when the number of tokens changes, cells are kept where they still exist and new ones allowed.
     pub fn change(&self, update: Request) {
-        self.timing.set_value(Timing {
-            started_ms: now_ms(),
-            update_ms: 0.0,
-        });
-        self.notice.set(None);
-        self.request.update(|request| {
-            let mask_given = update.mask.is_some();
+        let mask_given = update.mask.is_some();
+        self.edit(|request| {
             *request = request.merged(&update);
             if !mask_given {
                 fit_custom_mask(request);
             }
         });
+    }
+
+    /// Changes the parameters with `edit`, which may also clear a field (back to its default),
+    /// timing the update and clearing the last notice.
+    pub fn edit(&self, edit: impl FnOnce(&mut Request)) {
+        self.timing.set_value(Timing {
+            started_ms: now_ms(),
+            update_ms: 0.0,
+        });
+        self.notice.set(None);
+        self.request.update(edit);
     }
 
     /// Why the current input cannot be computed, if it cannot.

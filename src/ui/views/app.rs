@@ -68,8 +68,16 @@ pub fn App(#[prop(optional)] page: bool) -> impl IntoView {
 fn FullLab() -> impl IntoView {
     let lab = expect_context::<Lab>();
     let text = move || lab.lang.get().text();
+    // On a phone the controls are a sheet over the bottom of the screen, opened and closed by a
+    // button that stays in reach: they sit next to the view they change.
+    let controls_open = RwSignal::new(false);
     view! {
-        <div class="lab" lang=move || lab.lang.get().code()>
+        <div class="lab" lang=move || lab.lang.get().code() class:controls-open=controls_open>
+            <nav class="skip-links" aria-label="skip links">
+                <a href="#controls" data-testid="skip-controls">{move || text().share.skip_to_controls}</a>
+                <a href="#section-softmax" data-testid="skip-weights">{move || text().share.skip_to_weights}</a>
+                <a href="#section-flash" data-testid="skip-flash">{move || text().share.skip_to_flash}</a>
+            </nav>
             <header class="masthead">
                 <div>
                     <h1>{move || text().title}</h1>
@@ -103,12 +111,23 @@ fn FullLab() -> impl IntoView {
                 <aside class="sidebar">
                     <InputPanel />
                     <Message />
-                    <Controls />
+                    <div class="controls-sheet" id="controls" tabindex="-1" data-testid="controls-sheet">
+                        <button type="button" class="button sheet-close" data-testid="controls-close"
+                            on:click=move |_| controls_open.set(false)>
+                            {move || text().share.hide_controls}
+                        </button>
+                        <Controls />
+                    </div>
                 </aside>
                 <main class="main">
                     <Pipeline />
                 </main>
             </div>
+            <button type="button" class="button controls-fab" data-testid="controls-open"
+                aria-controls="controls" aria-expanded=move || controls_open.get().to_string()
+                on:click=move |_| controls_open.update(|open| *open = !*open)>
+                {move || text().share.show_controls}
+            </button>
             <Tooltip />
             <LiveRegion />
         </div>
@@ -138,7 +157,7 @@ fn Message() -> impl IntoView {
 
 /// What a link could not use, in the reader's language, until dismissed.
 #[component]
-fn LinkNotices() -> impl IntoView {
+pub fn LinkNotices() -> impl IntoView {
     let lab = expect_context::<Lab>();
     view! {
         <Show when=move || lab.link_notices.with(|n| !n.is_empty())>

@@ -12,25 +12,24 @@ use super::pipeline::{AllHeads, StageCard};
 use super::tooltip::Tooltip;
 use crate::ui::browser::location;
 use crate::ui::model::link::LinkState;
+use crate::ui::model::sections::DEFAULT_PANELS;
 use crate::ui::model::stages::Stage;
 use crate::ui::state::Lab;
-
-/// What an embed shows when its link names no panels.
-pub const DEFAULT_PANELS: [&str; 2] = ["weights", "head-view"];
+use crate::ui::views::app::LinkNotices;
 
 /// One panel of an embed, by name.
 fn panel(name: &str) -> AnyView {
     let stage = Stage::from_id(name);
     match (name, stage) {
         (_, Some(stage)) => {
-            view! { <div class="step"><div class="stage-row"><StageCard stage=stage /></div></div> }
-                .into_any()
+            view! { <div class="embed-panel"><StageCard stage=stage /></div> }.into_any()
         }
-        ("head-view", _) => view! { <div class="step"><HeadView /></div> }.into_any(),
-        ("all-heads", _) => view! { <AllHeads /> }.into_any(),
-        ("flash", _) => view! { <FlashView /> }.into_any(),
-        ("sentence", _) => view! { <InputPanel /> }.into_any(),
-        ("controls", _) => view! { <Controls /> }.into_any(),
+        ("head-view", _) => view! { <div class="embed-panel"><HeadView /></div> }.into_any(),
+        ("all-heads", _) => view! { <div class="embed-panel wide"><AllHeads /></div> }.into_any(),
+        ("flash", _) => view! { <div class="embed-panel wide"><FlashView /></div> }.into_any(),
+        ("sentence", _) => view! { <div class="embed-panel"><InputPanel /></div> }.into_any(),
+        ("controls", _) => view! { <div class="embed-panel"><Controls /></div> }.into_any(),
+        // Unknown panels never get here: the link left them out, with a notice.
         _ => ().into_any(),
     }
 }
@@ -61,10 +60,14 @@ pub fn EmbedLayout() -> impl IntoView {
         <div class="lab embed" lang=move || lab.lang.get().code() data-testid="embed">
             <div class="embed-bar">
                 <span class="embed-title">{move || text().title}</span>
-                <span class="help">{move || lab.shown.with(|t| t.as_ref().map(|t| t.0.config.tokens().join(" ")))}</span>
+                // The sentence as typed: Chinese stays unspaced.
+                <span class="help embed-sentence">{move || lab.request.with(|r| r.sentence.clone())}</span>
                 <a href=full target="_blank" rel="noopener" data-testid="open-full">{move || text().open_full}</a>
             </div>
-            {move || panels.get().iter().map(|p| panel(p)).collect_view()}
+            <LinkNotices />
+            <div class="embed-panels">
+                {move || panels.get().iter().map(|p| panel(p)).collect_view()}
+            </div>
             <Tooltip />
             <LiveRegion />
         </div>

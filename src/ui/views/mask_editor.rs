@@ -8,7 +8,7 @@ use ndarray::Array2;
 use super::heatmap::{Heatmap, Paint};
 use super::pipeline::look;
 use crate::ui::model::colormap::Scale;
-use crate::ui::model::matrix::MatrixView;
+use crate::ui::model::matrix::{Legend, MatrixView};
 use crate::ui::state::Lab;
 use attention_core::api::{MaskRequest, Request};
 
@@ -50,7 +50,8 @@ pub fn MaskEditor() -> impl IntoView {
                 cols,
                 trace.map(|t| t.0.config.key_sequence().tokens.clone()),
             ),
-            scale: Scale::Sequential { min: 0.0, max: 1.0 },
+            scale: Scale::UNIT,
+            legend: Legend::Hidden,
         })
     });
     let set_mask = move |allowed: Vec<Vec<bool>>| {
@@ -111,7 +112,6 @@ pub fn MaskEditor() -> impl IntoView {
                     test_id="mask-editor"
                     label=Signal::derive(move || text().mask_editor_help.to_string())
                     on_paint=on_paint
-                    no_legend=true
                     no_table=true
                 />
             </div>

@@ -1,26 +1,33 @@
-//! The pipeline, one stage after another, each with its formula, a caption and its matrix as a
-//! heatmap: tokens → X → Q, K, V → QKᵀ → ÷ (√d_k · T) → + M → softmax → · V → concat → W_O.
+//! The pipeline, one section after another, each with its stages (formula, caption, heatmap):
+//! tokens → X → Q, K, V → QKᵀ → ÷ (√d_k · T) → + M → softmax → · V → concat → W_O, then
+//! FlashAttention. Every section has its own link and embed code, which keep it in view.
 
 use leptos::prelude::*;
 
 use super::flash::FlashView;
 use super::head_view::HeadView;
 use super::heatmap::{CellPick, Heatmap, Look};
-use crate::ui::i18n::StepTexts;
-use crate::ui::model::matrix::MatrixView;
+use crate::ui::browser::{location, share};
+use crate::ui::model::controls::{Choice, MaskKind};
+use crate::ui::model::link::LinkState;
+use crate::ui::model::matrix::{Legend, MatrixView};
+use crate::ui::model::sections::Section;
 use crate::ui::model::stages::Stage;
 use crate::ui::state::{ActiveCell, Lab};
+use crate::ui::views::controls::Segmented;
 
-/// The language and theme every heatmap of the lab follows.
+/// The language, theme and export settings every heatmap of the lab follows.
 pub fn look(lab: Lab) -> Look {
     Look {
         lang: lab.lang.into(),
         theme: lab.theme.into(),
+        titles: lab.export_titles.into(),
     }
 }
 
-/// The heatmap of one stage, for the selected head where the stage is per head. A memo: when a
-/// change leaves this matrix as it was (a new temperature does not change Q), nothing redraws.
+/// The heatmap of one stage, for the selected head where the stage is per head, on the chosen
+/// colour scales. A memo: when a change leaves this matrix as it was (a new temperature does not
+/// change Q), nothing redraws.
 fn stage_data(lab: Lab, stage: Stage) -> Signal<Option<MatrixView>> {
     Memo::new(move |_| {
         let trace = lab.shown.get()?;
@@ -32,15 +39,59 @@ fn stage_data(lab: Lab, stage: Stage) -> Signal<Option<MatrixView>> {
         } else {
             0
         };
-        let values = stage.matrix(&trace.0, head);
-        Some(MatrixView {
-            scale: stage.scale(&values),
-            values,
-            row_labels: stage.row_labels(&trace.0),
-            col_labels: stage.col_labels(&trace.0),
-        })
+        Some(stage.view(&trace.0, head, lab.scale_mode.get()))
     })
     .into()
+}
+
+/// The title line and file name of an exported stage: the matrix, the head, the sentence and
+/// the settings that made it.
+fn export_label(lab: Lab, stage: Stage) -> Signal<(String, String)> {
+    Signal::derive(move || {
+        let lang = lab.lang.get();
+        let title = stage.text(lang).title;
+        let head = stage.is_per_head().then(|| lab.selected_head() + 1);
+        let request = lab.request.get();
+        let sentence = request.sentence.clone().unwrap_or_default();
+        let short: String = sentence.chars().take(40).collect();
+        let ellipsis = if sentence.chars().count() > 40 {
+            "…"
+        } else {
+            ""
+        };
+        let dims = lab
+            .shown
+            .with(|t| t.as_ref().map(|t| *t.0.config.dims()))
+            .unwrap_or(attention_core::weights::Dims {
+                d_model: 16,
+                n_heads: 2,
+                n_kv_heads: 2,
+                d_k: 8,
+                d_v: 8,
+            });
+        let mask = MaskKind::of(request.mask.as_ref()).label(lang);
+        let head_text = head.map_or(String::new(), |h| {
+            format!(" · {} {h}", lang.text().head_label)
+        });
+        let line = format!(
+            "{title}{head_text} · “{short}{ellipsis}” · d_model {} · {} × d_k {} · T = {} · {mask}",
+            dims.d_model,
+            dims.n_heads,
+            dims.d_k,
+            request.temperature.unwrap_or(1.0),
+        );
+        let words: String = sentence
+            .split_whitespace()
+            .take(4)
+            .flat_map(|w| w.chars().filter(|c| c.is_alphanumeric()).chain(['-']))
+            .collect();
+        let slug: String = words.trim_end_matches('-').chars().take(32).collect();
+        let name = match head {
+            Some(h) => format!("{}-head{h}-{slug}", stage.id()),
+            None => format!("{}-{slug}", stage.id()),
+        };
+        (line, name.trim_end_matches('-').to_string())
+    })
 }
 
 /// One stage: title, formula, caption and heatmap; hidden when the trace has no such matrix.
@@ -51,6 +102,20 @@ pub fn StageCard(stage: Stage) -> impl IntoView {
     let shown = move || {
         lab.shown
             .with(|t| t.as_ref().is_some_and(|t| stage.is_shown(&t.0)))
+    };
+    let formula = move || {
+        lab.shown.with(|t| {
+            t.as_ref()
+                .map(|t| stage.formula(&t.0, lab.lang.get()))
+                .unwrap_or_default()
+        })
+    };
+    // In cross-attention, keys and values come from the other sentence: say so where they show.
+    let from_source = move || {
+        matches!(stage, Stage::K | Stage::V)
+            && lab
+                .shown
+                .with(|t| t.as_ref().is_some_and(|t| t.0.config.source().is_some()))
     };
     let on_cell = Callback::new(move |pick: Option<CellPick>| match pick {
         Some(pick) => lab.active.set(Some(ActiveCell {
@@ -76,42 +141,139 @@ pub fn StageCard(stage: Stage) -> impl IntoView {
             <figure class="stage" data-stage=stage.id()>
                 <figcaption>
                     <h3>{move || text().title}</h3>
-                    <p class="formula">{move || text().formula}</p>
-                    <p class="caption">{move || text().caption}</p>
+                    <p class="formula" data-testid=format!("formula-{}", stage.id())>{formula}</p>
+                    <p class="caption">
+                        {move || text().caption}
+                        <Show when=from_source>
+                            " (" {move || lab.lang.get().text().from_source} ")"
+                        </Show>
+                    </p>
                 </figcaption>
-                <div class="heatmap-frame">
-                    <Heatmap
-                        data=stage_data(lab, stage)
-                        look=look(lab)
-                        test_id=format!("heatmap-{}", stage.id())
-                        label=Signal::derive(move || text().title.to_string())
-                        on_cell=on_cell
-                        on_drawn=Callback::new(move |_| lab.drawn())
-                    />
-                </div>
+                <Heatmap
+                    data=stage_data(lab, stage)
+                    look=look(lab)
+                    test_id=format!("heatmap-{}", stage.id())
+                    label=Signal::derive(move || text().title.to_string())
+                    export=export_label(lab, stage)
+                    on_cell=on_cell
+                    on_drawn=Callback::new(move |_| lab.drawn())
+                />
             </figure>
         </Show>
     }
 }
 
-/// A row of stages under a step heading.
+/// The link and the embed code of one section, which keep it (and the head and step) in view.
 #[component]
-fn Step(
-    number: usize,
-    /// The step's name in links (`view=…`).
-    id: &'static str,
-    #[prop(into)] title: Signal<String>,
-    stages: Vec<Stage>,
-) -> impl IntoView {
+pub fn SectionShare(section: Section) -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let texts = move || &lab.lang.get().text().share;
+    let shown = RwSignal::new(None::<String>);
+    let status = RwSignal::new(None::<bool>);
+    let state = move || LinkState {
+        view: crate::ui::model::link::ViewSettings {
+            view: Some(section.id().to_string()),
+            ..location::current(lab).view
+        },
+        ..location::current(lab)
+    };
+    let copy = move |text: String| {
+        shown.set(Some(text.clone()));
+        status.set(None);
+        leptos::task::spawn_local(async move {
+            status.set(Some(share::copy(&text).await));
+        });
+    };
     view! {
-        <section class="step" data-view=id>
-            <h2 class="step-title">
-                <span class="step-number">{number}</span>
-                {title}
-            </h2>
-            <div class="stage-row">
-                {stages.into_iter().map(|stage| view! { <StageCard stage=stage /> }).collect_view()}
+        <span class="section-share">
+            <button type="button" class="table-toggle" data-testid=format!("link-{}", section.id())
+                on:click=move |_| copy(location::href(&state()))>
+                {move || texts().link_here}
+            </button>
+            <button type="button" class="table-toggle" data-testid=format!("embed-{}", section.id())
+                on:click=move |_| copy(share::embed_code(&state(), &section.panels()))>
+                {move || texts().embed_here}
+            </button>
+        </span>
+        {move || shown.get().map(|value| view! {
+            <div class="share-result section-share-result">
+                <input type="text" readonly data-testid=format!("share-text-{}", section.id()) prop:value=value
+                    aria-label=move || (texts().copied_of)(section.title(lab.lang.get())) />
+                <span class="help" role="status">
+                    {move || match status.get() {
+                        Some(true) => lab.lang.get().text().copied,
+                        Some(false) => lab.lang.get().text().copy_by_hand,
+                        None => "",
+                    }}
+                </span>
             </div>
+        })}
+    }
+}
+
+/// A section's heading: its number, its title, and its link and embed buttons.
+#[component]
+fn SectionHeading(section: Section) -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    view! {
+        <h2 class="step-title">
+            <span class="step-number">{section.number()}</span>
+            {move || section.title(lab.lang.get())}
+        </h2>
+        <SectionShare section=section />
+    }
+}
+
+/// A section whose views are its stages.
+#[component]
+fn StageSection(section: Section) -> impl IntoView {
+    view! {
+        <section class="step" data-view=section.id() id=format!("section-{}", section.id())>
+            <SectionHeading section=section />
+            <div class="stage-row">
+                {section.stages().iter().map(|&stage| view! { <StageCard stage=stage /> }).collect_view()}
+            </div>
+        </section>
+    }
+}
+
+/// Softmax: the weights beside the head view, what a fully masked row means, and what random
+/// weights mean for the picture.
+#[component]
+fn SoftmaxSection() -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let text = move || lab.lang.get().text();
+    let fully_masked = move || {
+        lab.shown.with(|t| {
+            let trace = t.as_ref()?;
+            let rows =
+                &trace.0.heads[lab.selected_head().min(trace.0.heads.len() - 1)].fully_masked_rows;
+            (!rows.is_empty()).then(|| {
+                let list = rows
+                    .iter()
+                    .map(|r| r.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                (text().fully_masked_note)(&list)
+            })
+        })
+    };
+    let section = Section::Softmax;
+    view! {
+        <section class="step" data-view=section.id() id="section-softmax">
+            <SectionHeading section=section />
+            <div class="stage-row">
+                <StageCard stage=Stage::Weights />
+                <figure class="stage">
+                    <figcaption>
+                        <h3>{move || text().head_view_title}</h3>
+                        <p class="caption">{move || text().head_view_help}</p>
+                    </figcaption>
+                    <HeadView />
+                </figure>
+            </div>
+            <p class="note" data-testid="fully-masked-note">{fully_masked}</p>
+            <p class="help block" data-testid="random-weights-note">{move || text().random_weights_note}</p>
         </section>
     }
 }
@@ -158,7 +320,8 @@ fn HeadSelector() -> impl IntoView {
     }
 }
 
-/// Small multiples: every head's weights side by side; a click selects the head.
+/// Small multiples: every head's weights side by side, on the weights' scale; a click selects
+/// the head.
 #[component]
 pub fn AllHeads() -> impl IntoView {
     let lab = expect_context::<Lab>();
@@ -168,9 +331,10 @@ pub fn AllHeads() -> impl IntoView {
         lab.shown
             .with(|t| t.as_ref().map_or(0, |t| t.0.heads.len()))
     });
+    let section = Section::AllHeads;
     view! {
-        <section class="step" data-testid="all-heads" data-view="all-heads">
-            <h2 class="step-title">{move || text().all_heads}</h2>
+        <section class="step" data-testid="all-heads" data-view=section.id()>
+            <SectionHeading section=section />
             <p class="caption">{move || text().all_heads_help}</p>
             <div class="small-multiples">
                 {move || {
@@ -178,13 +342,14 @@ pub fn AllHeads() -> impl IntoView {
                         .map(|h| {
                             let data = Memo::new(move |_| {
                                 let trace = lab.shown.get()?;
-                                let values = trace.0.heads.get(h)?.weights.clone();
-                                Some(MatrixView {
-                                    scale: Stage::Weights.scale(&values),
-                                    values,
-                                    row_labels: Vec::new(),
-                                    col_labels: Vec::new(),
-                                })
+                                if h >= trace.0.heads.len() {
+                                    return None;
+                                }
+                                let mut view = Stage::Weights.view(&trace.0, h, lab.scale_mode.get());
+                                view.row_labels.clear();
+                                view.col_labels.clear();
+                                view.legend = Legend::Hidden;
+                                Some(view)
                             });
                             view! {
                                 <button
@@ -199,16 +364,14 @@ pub fn AllHeads() -> impl IntoView {
                                         " "
                                         {h + 1}
                                     </span>
-                                    <div class="heatmap-frame">
-                                        <Heatmap
-                                            data=data
-                                            look=look(lab)
-                                            test_id=format!("heatmap-head-{h}")
-                                            label=Signal::derive(move || format!("{} {}", text().head_label, h + 1))
-                                            compact=true
-                                            on_drawn=Callback::new(move |_| lab.drawn())
-                                        />
-                                    </div>
+                                    <Heatmap
+                                        data=data
+                                        look=look(lab)
+                                        test_id=format!("heatmap-head-{h}")
+                                        label=Signal::derive(move || format!("{} {}", text().head_label, h + 1))
+                                        compact=true
+                                        on_drawn=Callback::new(move |_| lab.drawn())
+                                    />
                                 </button>
                             }
                         })
@@ -224,83 +387,31 @@ pub fn AllHeads() -> impl IntoView {
 pub fn Pipeline() -> impl IntoView {
     let lab = expect_context::<Lab>();
     let text = move || lab.lang.get().text();
-    let step = move |pick: fn(&StepTexts) -> &'static str| {
-        Signal::derive(move || pick(&lab.lang.get().text().steps).to_string())
-    };
     let flash = move || {
         lab.shown
             .with(|t| t.as_ref().map(|t| t.0.flash.max_abs_diff))
     };
-    let fully_masked = move || {
-        lab.shown.with(|t| {
-            let trace = t.as_ref()?;
-            let rows =
-                &trace.0.heads[lab.selected_head().min(trace.0.heads.len() - 1)].fully_masked_rows;
-            (!rows.is_empty()).then(|| {
-                let list = rows
-                    .iter()
-                    .map(|r| r.to_string())
-                    .collect::<Vec<_>>()
-                    .join(", ");
-                (text().fully_masked_note)(&list)
-            })
-        })
-    };
     view! {
         <div class="pipeline">
-            <h2 class="pipeline-title">{move || text().pipeline_title}</h2>
-            <p class="help block">{move || text().cell_hint}</p>
-            <Step
-                number=1
-                id="tokens"
-                title=step(|s| s.tokens)
-                stages=vec![Stage::Embeddings, Stage::Positions, Stage::X, Stage::NormedX]
-            />
+            <div class="pipeline-head">
+                <h2 class="pipeline-title">{move || text().pipeline_title}</h2>
+                <div class="scale-choice">
+                    <span class="field-label">{move || text().scales.title}</span>
+                    <Segmented selected=lab.scale_mode lang=lab.lang test_id="scale-mode"
+                        on_select=Callback::new(move |mode| lab.scale_mode.set(mode)) />
+                </div>
+            </div>
+            <p class="help block">{move || text().cell_hint} " " {move || text().scales.help}</p>
+            <StageSection section=Section::Tokens />
             <div class="sticky-heads">
                 <HeadSelector />
             </div>
-            <Step
-                number=2
-                id="qkv"
-                title=step(|s| s.qkv)
-                stages=vec![Stage::Q, Stage::K, Stage::V]
-            />
-            <Step
-                number=3
-                id="scores"
-                title=step(|s| s.scores)
-                stages=vec![Stage::Dot, Stage::Scaled, Stage::Masked]
-            />
-            <section class="step" data-view="softmax">
-                <h2 class="step-title">
-                    <span class="step-number">4</span>
-                    {step(|s| s.softmax)}
-                </h2>
-                <div class="stage-row">
-                    <StageCard stage=Stage::Weights />
-                    <figure class="stage">
-                        <figcaption>
-                            <h3>{move || text().head_view_title}</h3>
-                            <p class="caption">{move || text().head_view_help}</p>
-                        </figcaption>
-                        <HeadView />
-                    </figure>
-                </div>
-                <p class="note" data-testid="fully-masked-note">{fully_masked}</p>
-            </section>
-            <Step
-                number=5
-                id="values"
-                title=step(|s| s.values)
-                stages=vec![Stage::HeadOutput]
-            />
+            <StageSection section=Section::Qkv />
+            <StageSection section=Section::Scores />
+            <SoftmaxSection />
+            <StageSection section=Section::Values />
             <AllHeads />
-            <Step
-                number=6
-                id="combine"
-                title=step(|s| s.combine)
-                stages=vec![Stage::Concat, Stage::Projected, Stage::Output]
-            />
+            <StageSection section=Section::Combine />
             <p class="flash-check" data-testid="flash-diff">
                 {move || text().flash_equal}
                 " "

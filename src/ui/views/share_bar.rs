@@ -6,6 +6,7 @@ use wasm_bindgen::JsCast;
 
 use crate::ui::browser::location;
 use crate::ui::browser::share::{copy, download_text, embed_code, report};
+use crate::ui::model::sections::{DEFAULT_PANELS, Section};
 use crate::ui::state::Lab;
 use attention_core::api::trace_json;
 
@@ -31,7 +32,15 @@ pub fn ShareBar() -> impl IntoView {
                 {move || text().copy_link}
             </button>
             <button type="button" class="pill" data-testid="share-copy-embed"
-                on:click=move |_| share(embed_code(&location::current(lab), &["weights", "head-view"]))>
+                on:click=move |_| {
+                    // The section in view, or the weights and the head view.
+                    let panels = lab
+                        .view
+                        .get_untracked()
+                        .and_then(|v| Section::from_id(&v))
+                        .map_or(DEFAULT_PANELS.to_vec(), Section::panels);
+                    share(embed_code(&location::current(lab), &panels))
+                }>
                 {move || text().copy_embed}
             </button>
             <button type="button" class="pill" data-testid="share-download-trace"
@@ -45,6 +54,11 @@ pub fn ShareBar() -> impl IntoView {
                 }>
                 {move || text().download_trace}
             </button>
+            <label class="checkbox inline pill">
+                <input type="checkbox" data-testid="export-titles" prop:checked=lab.export_titles
+                    on:change=move |ev| lab.export_titles.set(event_target_checked(&ev)) />
+                {move || text().share.titles_on_images}
+            </label>
             {move || shown.get().map(|value| view! {
                 <div class="share-result">
                     <input type="text" readonly data-testid="share-text" prop:value=value

@@ -1,10 +1,12 @@
-//! d_model, heads, K/V heads (multi-head, grouped-query or multi-query), d_k and d_v.
+//! d_model, heads, d_k and d_v; and sharing keys and values across groups of heads (grouped-query
+//! or multi-query attention), a deliberate choice: without it K/V heads follow the heads, so
+//! multi-head attention stays multi-head whatever the number of heads.
 
 use leptos::prelude::*;
 
 use super::shown_dims;
 use super::widgets::{AutoIntControl, IntControl, parse};
-use crate::ui::model::controls::{KvSharing, divisors, kv_heads_for};
+use crate::ui::model::controls::{KvSharing, divisors, kv_heads_for, shared_kv_heads};
 use crate::ui::model::notice::Notice;
 use crate::ui::state::Lab;
 use attention_core::api::Request;
@@ -14,7 +16,6 @@ pub fn ModelShape() -> impl IntoView {
     let lab = expect_context::<Lab>();
     let text = move || lab.lang.get().text();
     let dims = shown_dims(lab);
-    let set = move |update: Request| lab.change(update);
 
     let d_model = Signal::from(Memo::new(move |_| {
         lab.request
@@ -26,29 +27,40 @@ pub fn ModelShape() -> impl IntoView {
             .with(|r| r.n_heads)
             .unwrap_or_else(|| dims.get().n_heads)
     }));
-    let n_kv_heads = Signal::from(Memo::new(move |_| {
-        lab.request
-            .with(|r| r.n_kv_heads)
-            .unwrap_or_else(|| dims.get().n_kv_heads)
-    }));
+    // Sharing is on when the request names fewer K/V heads than heads.
+    let kv_asked = move || lab.request.with(|r| r.n_kv_heads);
+    let sharing = Signal::derive(move || kv_asked().is_some_and(|kv| kv < n_heads.get()));
+    let n_kv_heads = Signal::derive(move || {
+        if sharing.get() {
+            kv_asked().unwrap_or(1)
+        } else {
+            n_heads.get()
+        }
+    });
     let set_heads = Callback::new(move |n: usize| {
         let previous_kv = n_kv_heads.get_untracked();
-        let kv = kv_heads_for(n, previous_kv);
-        set(Request {
-            n_heads: Some(n),
-            n_kv_heads: Some(kv),
-            ..Request::default()
+        let shared = sharing.get_untracked();
+        // Multi-head stays multi-head; shared K/V heads stay shared where they still divide.
+        let kv = shared
+            .then(|| kv_heads_for(n, previous_kv))
+            .filter(|&kv| kv < n);
+        lab.edit(|r| {
+            r.n_heads = Some(n);
+            r.n_kv_heads = kv;
         });
-        if kv != previous_kv && n > 0 {
+        if let Some(kv) = kv
+            && kv != previous_kv
+        {
             lab.notice.set(Some(Notice::KvHeadsAdjusted(kv)));
         }
     });
-    let kv_kind = move || KvSharing::of(n_heads.get(), n_kv_heads.get()).label(lab.lang.get());
+    let set_sharing = move |on: bool| {
+        let n = n_heads.get_untracked();
+        lab.edit(|r| r.n_kv_heads = if on { shared_kv_heads(n) } else { None });
+    };
+    let kind = move || KvSharing::of(n_heads.get(), n_kv_heads.get()).label(lab.lang.get());
     let set_width = move |field: fn(&mut Request) -> &mut Option<usize>| {
-        Callback::new(move |v: Option<usize>| {
-            lab.notice.set(None);
-            lab.request.update(|r| *field(r) = v);
-        })
+        Callback::new(move |v: Option<usize>| lab.edit(|r| *field(r) = v))
     };
     view! {
         <h2>{move || text().model_section}</h2>
@@ -59,7 +71,7 @@ pub fn ModelShape() -> impl IntoView {
             min=1usize
             max=256usize
             value=d_model
-            on_change=Callback::new(move |v| set(Request { d_model: Some(v), ..Request::default() }))
+            on_change=Callback::new(move |v| lab.change(Request { d_model: Some(v), ..Request::default() }))
         />
         <IntControl
             label=Signal::derive(move || text().heads.to_string())
@@ -70,34 +82,53 @@ pub fn ModelShape() -> impl IntoView {
             value=n_heads
             on_change=set_heads
         />
-        <div class="control">
-            <label class="control-label" for="n-kv-heads">
-                {move || text().kv_heads}
-                <span class="help" data-testid="kv-kind">{kv_kind}</span>
+        <div class="control kv-sharing">
+            <label class="checkbox">
+                <input
+                    type="checkbox"
+                    data-testid="share-kv"
+                    prop:checked=sharing
+                    disabled=move || n_heads.get() < 2
+                    on:change=move |ev| set_sharing(event_target_checked(&ev))
+                />
+                <span class="checkbox-text">{move || text().kv.share}</span>
+                <span class="help" data-testid="kv-kind">{kind}</span>
             </label>
-            <select
-                id="n-kv-heads"
-                data-testid="n-kv-heads"
-                on:change=move |ev| {
-                    if let Some(kv) = parse::<usize>(&event_target_value(&ev)) {
-                        set(Request { n_kv_heads: Some(kv), ..Request::default() });
-                    }
+            <Show
+                when=move || sharing.get()
+                fallback=move || view! {
+                    <p class="help block">
+                        {move || if n_heads.get() < 2 { text().kv.needs_two_heads } else { text().kv.help }}
+                    </p>
                 }
             >
-                {move || {
-                    let current = n_kv_heads.get();
-                    divisors(n_heads.get())
-                        .into_iter()
-                        .map(|d| {
-                            view! {
-                                <option value=d.to_string() selected=d == current>
-                                    {d}
-                                </option>
+                <div class="control-row">
+                    <label class="control-label" for="n-kv-heads">{move || text().kv_heads}</label>
+                    <select
+                        id="n-kv-heads"
+                        data-testid="n-kv-heads"
+                        on:change=move |ev| {
+                            if let Some(kv) = parse::<usize>(&event_target_value(&ev)) {
+                                lab.change(Request { n_kv_heads: Some(kv), ..Request::default() });
                             }
-                        })
-                        .collect_view()
-                }}
-            </select>
+                        }
+                    >
+                        {move || {
+                            let (current, n) = (n_kv_heads.get(), n_heads.get());
+                            divisors(n)
+                                .into_iter()
+                                .filter(|&d| d < n)
+                                .map(|d| view! { <option value=d.to_string() selected=d == current>{d}</option> })
+                                .collect_view()
+                        }}
+                    </select>
+                </div>
+                <p class="help block" data-testid="kv-groups">
+                    {move || (text().kv.groups)(n_heads.get() / n_kv_heads.get().max(1), n_kv_heads.get())}
+                    ". "
+                    {move || text().kv.help}
+                </p>
+            </Show>
         </div>
         <div>
             <AutoIntControl

@@ -38,6 +38,7 @@ pub fn WeightsControl() -> impl IntoView {
                     {move || text().reroll}
                 </button>
             </div>
+            <p class="help block" data-testid="weights-untrained">{move || text().random_weights_note}</p>
         </div>
     }
 }

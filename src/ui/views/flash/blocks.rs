@@ -2,38 +2,28 @@
 //! rescale and sum; the tile's S or exp(S − m); the output accumulator (then O / l).
 
 use leptos::prelude::*;
-use ndarray::Array2;
 
 use super::Player;
 use crate::ui::model::flash_views::{accumulator, block_rows, tile};
-use crate::ui::model::matrix::{MatrixView, Span};
+use crate::ui::model::matrix::Span;
 use crate::ui::model::stages::Stage;
 use crate::ui::state::Lab;
 use crate::ui::views::heatmap::Heatmap;
 use crate::ui::views::pipeline::look;
-use attention_core::trace::HeadTrace;
 
 #[component]
 pub fn BlockInputs(player: Player) -> impl IntoView {
     let lab = expect_context::<Lab>();
-    let matrix = move |pick: fn(&HeadTrace) -> &Array2<f32>, stage: Stage| {
+    let matrix = move |stage: Stage| {
         Memo::new(move |_| {
-            player.replay.with(|r| {
-                r.as_ref().map(|r| {
-                    let values = pick(&r.trace.0.heads[r.head]).clone();
-                    MatrixView {
-                        scale: stage.scale(&values),
-                        row_labels: stage.row_labels(&r.trace.0),
-                        col_labels: stage.col_labels(&r.trace.0),
-                        values,
-                    }
-                })
-            })
+            player
+                .replay
+                .with(|r| r.as_ref().map(|r| stage.view(&r.trace.0, r.head, r.mode)))
         })
     };
-    let q = matrix(|h| &h.q, Stage::Q);
-    let k = matrix(|h| &h.k, Stage::K);
-    let v = matrix(|h| &h.v, Stage::V);
+    let q = matrix(Stage::Q);
+    let k = matrix(Stage::K);
+    let v = matrix(Stage::V);
     let current_step =
         move || player.at(|replay, frame| (*frame, replay.flash().steps[frame.step].clone()));
     let q_span = Signal::derive(move || {

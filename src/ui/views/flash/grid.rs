@@ -29,7 +29,7 @@ pub fn TileGrid(player: Player) -> impl IntoView {
             <div class="heatmap-frame">
                 <Heatmap data=grid_data look=look(lab) test_id="flash-grid"
                     label=Signal::derive(move || text().grid_title.to_string())
-                    no_legend=true no_table=true highlight=grid_span />
+                    no_table=true highlight=grid_span />
             </div>
             <ul class="flash-legend" aria-hidden="true">
                 {(0..4).map(|i| view! {

@@ -17,7 +17,9 @@ use wasm_bindgen::JsCast;
 
 use crate::ui::model::flash_frames::{Frame, keep_position};
 use crate::ui::model::flash_views::Replay;
+use crate::ui::model::sections::Section;
 use crate::ui::state::Lab;
+use crate::ui::views::pipeline::SectionShare;
 
 /// What the parts of the FlashAttention view share.
 #[derive(Clone, Copy)]
@@ -34,7 +36,11 @@ impl Player {
     fn new(lab: Lab) -> Self {
         let replay = Memo::new(move |_| {
             let trace = lab.shown.get()?;
-            Some(Replay::new(trace, lab.selected_head()))
+            Some(Replay::new(
+                trace,
+                lab.selected_head(),
+                lab.scale_mode.get(),
+            ))
         });
         let position = lab.flash_step;
         // The position survives a change of parameters where it can (same block and phase).
@@ -131,14 +137,16 @@ pub fn FlashView() -> impl IntoView {
             class="step flash"
             data-testid="flash-view"
             data-view="flash"
+            id="section-flash"
             tabindex="0"
             aria-label=move || text().title
             on:keydown=on_key
         >
             <h2 class="step-title">
-                <span class="step-number">7</span>
+                <span class="step-number">{Section::Flash.number()}</span>
                 {move || text().title}
             </h2>
+            <SectionShare section=Section::Flash />
             <p class="caption">{move || text().caption}</p>
             <player::PlayerControls player=player />
             <div class="flash-layout">

@@ -1,262 +1,265 @@
-//! Drawing a heatmap on its canvas: the cells from one `ImageData` buffer scaled up with one
-//! `drawImage` (never a canvas call per cell), the token labels and the colour legend around
-//! them. The label layer is kept while the labels and the size stay the same, so a change of
-//! values costs one `putImageData` and one `drawImage`.
+//! Drawing a heatmap: its layout (cell size, label areas), the cells from one `ImageData` buffer
+//! scaled up with one `drawImage` (never a canvas call per cell), the row and column labels, and
+//! the colour bar with the values at its ends and what scale it is. On screen each part has its
+//! own canvas (the labels stay in view while the cells scroll); an export draws them all, with an
+//! optional title, on one canvas at twice the pixels or more.
 
 use wasm_bindgen::{Clamped, JsCast, JsValue};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageData};
 
-use crate::ui::browser::canvas::{context, pixel_ratio};
+use crate::ui::browser::canvas::context;
+use crate::ui::i18n::Lang;
 use crate::ui::model::format::{format_value, shorten_label};
 use crate::ui::model::matrix::{MatrixView, pixels};
 
 pub const FONT: &str =
     "12px system-ui, -apple-system, 'Segoe UI', 'Noto Sans CJK SC', 'PingFang SC', sans-serif";
+const TITLE_FONT: &str =
+    "bold 14px system-ui, -apple-system, 'Segoe UI', 'Noto Sans CJK SC', 'PingFang SC', sans-serif";
 const MAX_LABEL_CHARS: usize = 12;
-const LEGEND_HEIGHT: f64 = 34.0;
-/// The largest cell side, in CSS pixels: big enough to point at, small enough to see the whole.
+/// The colour bar and its values; and with the note under it, in an export.
+pub const LEGEND_HEIGHT: f64 = 32.0;
+const NOTED_LEGEND_HEIGHT: f64 = 46.0;
+const LEGEND_WIDTH: f64 = 180.0;
+/// Cell sides, in CSS pixels: labelled cells never go below the height of a label (so every row
+/// and column keeps its label, and wide matrices scroll instead of shrinking into slivers), and
+/// never above a size that still shows the whole at a glance.
+const MIN_LABELLED_CELL: f64 = 14.0;
 const MAX_CELL: f64 = 22.0;
+/// Beyond this many CSS pixels a side would be too large a canvas: cells shrink and labels thin.
+const MAX_SIDE: f64 = 6000.0;
 
-/// Where the grid sits in the canvas, in CSS pixels.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Layout {
-    pub key: LayoutKey,
-    pub left: f64,
-    pub top: f64,
-    pub cell: f64,
-}
-
-/// Everything the label layer depends on.
+/// What a layout depends on.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LayoutKey {
     pub rows: usize,
     pub cols: usize,
-    row_labels: Vec<String>,
-    col_labels: Vec<String>,
-    available: f64,
-    ratio: f64,
-    ink: String,
-    compact: bool,
-    legend: bool,
+    pub row_labels: Vec<String>,
+    pub col_labels: Vec<String>,
+    /// The width the frame offers, in CSS pixels.
+    pub available: f64,
+    pub compact: bool,
+}
+
+/// Where everything goes, in CSS pixels.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Layout {
+    pub key: LayoutKey,
+    /// The width of the row labels, and the height of the column labels.
+    pub left: f64,
+    pub top: f64,
+    pub cell: f64,
+    /// Column labels stand upright (short ones) or are turned.
+    pub upright: bool,
+    /// Every `label_every`-th label is drawn (1 unless the matrix is too large to label fully).
+    pub label_every: usize,
+}
+
+impl Layout {
+    pub fn grid_width(&self) -> f64 {
+        self.cell * self.key.cols as f64
+    }
+
+    pub fn grid_height(&self) -> f64 {
+        self.cell * self.key.rows as f64
+    }
+
+    /// Sizes the cells and the label areas for `key`, measuring labels with `measure`.
+    pub fn new(key: LayoutKey, measure: impl Fn(&str) -> f64) -> Self {
+        let widest = |labels: &[String]| {
+            labels
+                .iter()
+                .map(|label| measure(&short(label)))
+                .fold(0.0f64, f64::max)
+                .ceil()
+        };
+        let (rows, cols) = (key.rows.max(1) as f64, key.cols.max(1) as f64);
+        if key.compact {
+            let cell = (key.available.clamp(40.0, 900.0) / cols)
+                .floor()
+                .clamp(2.0, MAX_CELL);
+            return Self {
+                key,
+                left: 0.0,
+                top: 0.0,
+                cell,
+                upright: true,
+                label_every: 1,
+            };
+        }
+        let left = widest(&key.row_labels) + 8.0;
+        let widest_column = widest(&key.col_labels);
+        let fitting = ((key.available - left - 4.0) / cols).floor();
+        let largest_side = rows.max(cols);
+        let cell = if largest_side * MIN_LABELLED_CELL <= MAX_SIDE {
+            fitting.clamp(MIN_LABELLED_CELL, MAX_CELL)
+        } else {
+            (MAX_SIDE / largest_side)
+                .floor()
+                .clamp(1.0, MIN_LABELLED_CELL)
+        };
+        let label_every = (MIN_LABELLED_CELL / cell).ceil().max(1.0) as usize;
+        let upright = widest_column <= cell - 2.0;
+        let top = if upright { 20.0 } else { widest_column + 10.0 };
+        Self {
+            key,
+            left,
+            top,
+            cell,
+            upright,
+            label_every,
+        }
+    }
 }
 
 fn short(label: &str) -> String {
     shorten_label(label, MAX_LABEL_CHARS)
 }
 
-/// How a heatmap is drawn.
-pub struct DrawOptions {
-    pub compact: bool,
-    pub legend: bool,
-    /// The width the frame offers, once known.
-    pub available: Option<f64>,
-}
-
-/// Canvases kept between redraws: the cells at one pixel each, the legend strip, and the
-/// legend's range (the legend is redrawn only when it changes).
-#[derive(Default)]
-pub struct Surface {
-    cells: Option<HtmlCanvasElement>,
-    legend: Option<HtmlCanvasElement>,
-    legend_range: Option<(f32, f32)>,
-}
-
-/// Draws `data`; keeps the label layer of `previous` when nothing it depends on changed.
-pub fn draw(
+/// Sizes `canvas` to `width` × `height` CSS pixels at `ratio` device pixels each, and returns its
+/// context scaled so that drawing is in CSS pixels.
+pub fn size_canvas(
     canvas: &HtmlCanvasElement,
-    data: &MatrixView,
-    options: &DrawOptions,
-    previous: Option<&Layout>,
-    surface: &mut Surface,
-) -> Result<Layout, JsValue> {
-    let window = web_sys::window().ok_or("no window")?;
-    let document = window.document().ok_or("no document")?;
-    let (rows, cols) = data.values.dim();
-    let ink = window
-        .get_computed_style(canvas)?
-        .map(|style| style.get_property_value("color"))
-        .transpose()?
-        .unwrap_or_else(|| "#222".into());
-    let available = match options.available {
-        Some(width) => width,
-        None => canvas
-            .parent_element()
-            .and_then(|wrap| wrap.parent_element())
-            .map_or(560.0, |frame| f64::from(frame.client_width())),
-    };
-    let key = LayoutKey {
-        rows,
-        cols,
-        row_labels: data.row_labels.clone(),
-        col_labels: data.col_labels.clone(),
-        available,
-        ratio: pixel_ratio(),
-        ink,
-        compact: options.compact,
-        legend: options.legend,
-    };
-    if rows == 0 || cols == 0 {
-        return Ok(Layout {
-            key,
-            left: 0.0,
-            top: 0.0,
-            cell: 1.0,
-        });
+    width: f64,
+    height: f64,
+    ratio: f64,
+) -> Result<CanvasRenderingContext2d, JsValue> {
+    let (w, h) = (
+        (width * ratio).round() as u32,
+        (height * ratio).round() as u32,
+    );
+    if canvas.width() != w || canvas.height() != h {
+        canvas.set_width(w);
+        canvas.set_height(h);
     }
-    let layout = match previous {
-        Some(previous) if previous.key == key => previous.clone(),
-        _ => {
-            surface.legend_range = None;
-            draw_frame(canvas, key)?
-        }
-    };
-    let ctx = context(canvas)?;
-    let (grid_w, grid_h) = (layout.cell * cols as f64, layout.cell * rows as f64);
-    let (rgba, side) = pixels(&data.values, &data.scale);
-    let cells = image_canvas(
-        &document,
-        &mut surface.cells,
-        &rgba,
-        (cols * side) as u32,
-        (rows * side) as u32,
-    )?;
-    ctx.set_image_smoothing_enabled(false);
-    ctx.draw_image_with_html_canvas_element_and_dw_and_dh(
-        &cells,
-        layout.left,
-        layout.top,
-        grid_w,
-        grid_h,
-    )?;
-    let range = data.scale.range();
-    if options.legend && surface.legend_range != Some(range) {
-        draw_legend(
-            &ctx,
-            &document,
-            &mut surface.legend,
-            &layout,
-            data,
-            grid_w,
-            grid_h,
-        )?;
-        surface.legend_range = Some(range);
-    }
-    Ok(layout)
-}
-
-/// Sizes the canvas and draws the labels; returns where the grid goes.
-fn draw_frame(canvas: &HtmlCanvasElement, key: LayoutKey) -> Result<Layout, JsValue> {
-    let ctx = context(canvas)?;
-    ctx.set_font(FONT);
-    let widest = |labels: &[String]| -> Result<f64, JsValue> {
-        labels.iter().try_fold(0.0f64, |widest, label| {
-            Ok(widest.max(ctx.measure_text(&short(label))?.width()))
-        })
-    };
-    let (rows, cols) = (key.rows, key.cols);
-    let (left, widest_column) = if key.compact {
-        (0.0, 0.0)
-    } else {
-        (
-            widest(&key.row_labels)?.ceil() + 8.0,
-            widest(&key.col_labels)?.ceil(),
-        )
-    };
-    let available = key.available.clamp(80.0, 900.0);
-    let cell = ((available - left - 4.0) / cols as f64)
-        .floor()
-        .clamp(if key.compact { 2.0 } else { 3.0 }, MAX_CELL);
-    // Short labels (a Chinese character, a short word) stand upright; longer ones are turned.
-    let upright = widest_column <= cell - 2.0;
-    let top = if key.compact {
-        0.0
-    } else if upright {
-        20.0
-    } else {
-        widest_column + 10.0
-    };
-    let (grid_w, grid_h) = (cell * cols as f64, cell * rows as f64);
-    let width = (left + grid_w + 4.0).max(if key.compact { 0.0 } else { 150.0 });
-    let height = top + grid_h + if key.legend { LEGEND_HEIGHT } else { 0.0 };
-
-    canvas.set_width((width * key.ratio).round() as u32);
-    canvas.set_height((height * key.ratio).round() as u32);
     let style = web_sys::HtmlElement::style(canvas);
     style.set_property("width", &format!("{width}px"))?;
     style.set_property("height", &format!("{height}px"))?;
-    let ctx = context(canvas)?; // Resizing resets the context state.
-    ctx.scale(key.ratio, key.ratio)?;
+    let ctx = context(canvas)?;
+    ctx.set_transform(ratio, 0.0, 0.0, ratio, 0.0, 0.0)?;
+    ctx.clear_rect(0.0, 0.0, width, height);
     ctx.set_font(FONT);
-    ctx.set_fill_style_str(&key.ink);
-
-    if !key.compact {
-        // Labels, thinned out when the cells are too small to name each one.
-        let label_every = (11.0 / cell).ceil().max(1.0) as usize;
-        ctx.set_text_baseline("middle");
-        ctx.set_text_align("right");
-        for (i, label) in key.row_labels.iter().enumerate().step_by(label_every) {
-            ctx.fill_text(&short(label), left - 5.0, top + (i as f64 + 0.5) * cell)?;
-        }
-        ctx.set_text_align(if upright { "center" } else { "left" });
-        for (j, label) in key.col_labels.iter().enumerate().step_by(label_every) {
-            ctx.save();
-            ctx.translate(left + (j as f64 + 0.5) * cell, top - 9.0)?;
-            if !upright {
-                ctx.translate(0.0, 4.0)?;
-                ctx.rotate(-std::f64::consts::FRAC_PI_2)?;
-            }
-            ctx.fill_text(&short(label), 0.0, 0.0)?;
-            ctx.restore();
-        }
-    }
-    Ok(Layout {
-        key,
-        left,
-        top,
-        cell,
-    })
+    Ok(ctx)
 }
 
-/// The colour bar under the grid, with the values at its two ends.
-fn draw_legend(
+/// The row labels, right-aligned in the `layout.left` pixels left of (x, y).
+pub fn row_labels(
+    ctx: &CanvasRenderingContext2d,
+    layout: &Layout,
+    ink: &str,
+    (x, y): (f64, f64),
+) -> Result<(), JsValue> {
+    ctx.set_font(FONT);
+    ctx.set_fill_style_str(ink);
+    ctx.set_text_baseline("middle");
+    ctx.set_text_align("right");
+    let every = layout.label_every;
+    for (i, label) in layout.key.row_labels.iter().enumerate().step_by(every) {
+        ctx.fill_text(
+            &short(label),
+            x + layout.left - 5.0,
+            y + (i as f64 + 0.5) * layout.cell,
+        )?;
+    }
+    Ok(())
+}
+
+/// The column labels, upright or turned, in the `layout.top` pixels above (x, y) + top.
+pub fn column_labels(
+    ctx: &CanvasRenderingContext2d,
+    layout: &Layout,
+    ink: &str,
+    (x, y): (f64, f64),
+) -> Result<(), JsValue> {
+    ctx.set_font(FONT);
+    ctx.set_fill_style_str(ink);
+    ctx.set_text_baseline("middle");
+    ctx.set_text_align(if layout.upright { "center" } else { "left" });
+    let every = layout.label_every;
+    for (j, label) in layout.key.col_labels.iter().enumerate().step_by(every) {
+        ctx.save();
+        ctx.translate(
+            x + (j as f64 + 0.5) * layout.cell,
+            y + layout.top - if layout.upright { 9.0 } else { 5.0 },
+        )?;
+        if !layout.upright {
+            ctx.rotate(-std::f64::consts::FRAC_PI_2)?;
+        }
+        ctx.fill_text(&short(label), 0.0, 0.0)?;
+        ctx.restore();
+    }
+    Ok(())
+}
+
+/// The cells, from `cells` (one pixel, or a 2 × 2 checker, per cell), scaled to the grid at (x, y).
+pub fn cells(
+    ctx: &CanvasRenderingContext2d,
+    cells: &HtmlCanvasElement,
+    layout: &Layout,
+    (x, y): (f64, f64),
+) -> Result<(), JsValue> {
+    ctx.set_image_smoothing_enabled(false);
+    ctx.clear_rect(x, y, layout.grid_width(), layout.grid_height());
+    ctx.draw_image_with_html_canvas_element_and_dw_and_dh(
+        cells,
+        x,
+        y,
+        layout.grid_width(),
+        layout.grid_height(),
+    )
+}
+
+/// The width the colour bar needs.
+pub fn legend_width(layout: &Layout) -> f64 {
+    layout.left + LEGEND_WIDTH + 8.0
+}
+
+/// The colour bar at (x, y) with its two end values; with `note`, what scale it is underneath
+/// (on screen the note is text beside the canvas, so it wraps and translates).
+#[allow(clippy::too_many_arguments)]
+pub fn legend(
     ctx: &CanvasRenderingContext2d,
     document: &web_sys::Document,
-    strip_canvas: &mut Option<HtmlCanvasElement>,
-    layout: &Layout,
+    strip: &mut Option<HtmlCanvasElement>,
     data: &MatrixView,
-    grid_w: f64,
-    grid_h: f64,
+    lang: Lang,
+    ink: &str,
+    (x, y): (f64, f64),
+    note: bool,
 ) -> Result<(), JsValue> {
     let (low, high) = data.scale.range();
-    let strip: Vec<u8> = (0..256)
+    let colours: Vec<u8> = (0..256)
         .flat_map(|i| {
             let [r, g, b] = data.scale.color(low + (high - low) * i as f32 / 255.0);
             [r, g, b, 255]
         })
         .collect();
-    let legend = image_canvas(document, strip_canvas, &strip, 256, 1)?;
-    let legend_w = grid_w.clamp(120.0, 220.0);
-    let y = layout.top + grid_h + 8.0;
-    ctx.clear_rect(
-        0.0,
-        y - 1.0,
-        layout.left + grid_w.max(legend_w) + 4.0,
-        LEGEND_HEIGHT,
-    );
+    let bar = image_canvas(document, strip, &colours, 256, 1)?;
     ctx.set_image_smoothing_enabled(true);
-    ctx.draw_image_with_html_canvas_element_and_dw_and_dh(&legend, layout.left, y, legend_w, 8.0)?;
+    ctx.draw_image_with_html_canvas_element_and_dw_and_dh(&bar, x, y + 6.0, LEGEND_WIDTH, 8.0)?;
     ctx.set_font(FONT);
-    ctx.set_fill_style_str(&layout.key.ink);
+    ctx.set_fill_style_str(ink);
     ctx.set_text_baseline("top");
     ctx.set_text_align("left");
-    ctx.fill_text(&format_value(low), layout.left, y + 11.0)?;
-    ctx.set_text_align("right");
-    ctx.fill_text(&format_value(high), layout.left + legend_w, y + 11.0)?;
+    if high > low {
+        ctx.fill_text(&format_value(low), x, y + 17.0)?;
+        ctx.set_text_align("right");
+        ctx.fill_text(&format_value(high), x + LEGEND_WIDTH, y + 17.0)?;
+    } else {
+        // Every value the same: one number, where it sits on the bar.
+        ctx.fill_text(&format_value(low), x, y + 17.0)?;
+    }
+    if note {
+        ctx.set_text_align("left");
+        ctx.set_global_alpha(0.75);
+        ctx.fill_text(data.legend.label(lang), x, y + 31.0)?;
+        ctx.set_global_alpha(1.0);
+    }
     Ok(())
 }
 
 /// A `width` × `height` canvas holding `rgba`: the one in `slot`, resized if needed, or a new one.
-fn image_canvas(
+pub fn image_canvas(
     document: &web_sys::Document,
     slot: &mut Option<HtmlCanvasElement>,
     rgba: &[u8],
@@ -278,4 +281,95 @@ fn image_canvas(
     let image = ImageData::new_with_u8_clamped_array_and_sh(Clamped(rgba), width, height)?;
     context(&canvas)?.put_image_data(&image, 0.0, 0.0)?;
     Ok(canvas)
+}
+
+/// The cells of `data` on an off-screen canvas, one pixel (or a 2 × 2 checker) per cell.
+pub fn cell_image(
+    document: &web_sys::Document,
+    slot: &mut Option<HtmlCanvasElement>,
+    data: &MatrixView,
+) -> Result<HtmlCanvasElement, JsValue> {
+    let (rows, cols) = data.values.dim();
+    let (rgba, side) = pixels(&data.values, &data.scale);
+    image_canvas(
+        document,
+        slot,
+        &rgba,
+        (cols * side) as u32,
+        (rows * side) as u32,
+    )
+}
+
+/// The whole heatmap on one canvas, for an export: the title (if any), the labels, the cells and
+/// the colour bar, at `ratio` device pixels per CSS pixel on a background of `paper`.
+#[allow(clippy::too_many_arguments)]
+pub fn export(
+    document: &web_sys::Document,
+    layout: &Layout,
+    data: &MatrixView,
+    title: Option<&str>,
+    lang: Lang,
+    (ink, paper): (&str, &str),
+    ratio: f64,
+) -> Result<HtmlCanvasElement, JsValue> {
+    let canvas: HtmlCanvasElement = document.create_element("canvas")?.dyn_into()?;
+    let measure = context(&canvas)?;
+    measure.set_font(TITLE_FONT);
+    let title_width = match title {
+        Some(title) => measure.measure_text(title)?.width() + 16.0,
+        None => 0.0,
+    };
+    let title_height = if title.is_some() { 26.0 } else { 0.0 };
+    let legend = data.legend.shown();
+    let width = (layout.left + layout.grid_width() + 8.0)
+        .max(if legend { legend_width(layout) } else { 0.0 })
+        .max(title_width);
+    let height = title_height
+        + layout.top
+        + layout.grid_height()
+        + if legend { NOTED_LEGEND_HEIGHT } else { 8.0 };
+    let ctx = size_canvas(&canvas, width, height, ratio)?;
+    ctx.set_fill_style_str(paper);
+    ctx.fill_rect(0.0, 0.0, width, height);
+    if let Some(title) = title {
+        ctx.set_font(TITLE_FONT);
+        ctx.set_fill_style_str(ink);
+        ctx.set_text_baseline("top");
+        ctx.set_text_align("left");
+        ctx.fill_text(title, 8.0, 6.0)?;
+    }
+    let origin = (0.0, title_height);
+    if !layout.key.compact {
+        row_labels(&ctx, layout, ink, (0.0, title_height + layout.top))?;
+        column_labels(&ctx, layout, ink, (layout.left, title_height))?;
+    }
+    let image = cell_image(document, &mut None, data)?;
+    let grid = (origin.0 + layout.left, origin.1 + layout.top);
+    cells(&ctx, &image, layout, grid)?;
+    if legend {
+        legend_at(&ctx, document, data, lang, ink, layout, grid)?;
+    }
+    Ok(canvas)
+}
+
+/// The colour bar under a grid drawn at `grid`.
+fn legend_at(
+    ctx: &CanvasRenderingContext2d,
+    document: &web_sys::Document,
+    data: &MatrixView,
+    lang: Lang,
+    ink: &str,
+    layout: &Layout,
+    grid: (f64, f64),
+) -> Result<(), JsValue> {
+    legend(
+        ctx,
+        document,
+        &mut None,
+        data,
+        lang,
+        ink,
+        (grid.0, grid.1 + layout.grid_height() + 4.0),
+        true,
+    )
 }

@@ -1,74 +1,78 @@
-//! A matrix drawn as a heatmap on a canvas (see [`draw`]), with its tools: PNG and CSV export,
-//! and the same numbers as a table ([`table`]).
+//! A matrix drawn as a heatmap (see [`draw`]), with its tools ([`tools`]: PNG and CSV export, the
+//! numbers as a table) and the cell cursor ([`cursor`]: hover, tap, arrow keys).
 //!
-//! Hovering a cell, a tap on it, or moving the keyboard cursor (arrow keys once the canvas has
-//! focus) reports the cell through `on_cell`; an outline marks it.
+//! Every labelled cell stays large enough to read its row and column labels: a wide or tall matrix
+//! scrolls inside its frame, its labels sticking to the edges, rather than shrinking into a sliver.
+//! The colour bar under it says which scale the colours follow.
 //!
 //! A heatmap draws only while it is on screen (or about to be): off screen its data is not even
 //! computed, and it draws the latest data when it scrolls into view. It takes only what it shows
-//! (its data, label, language and theme) and reports through callbacks: it knows nothing of the
+//! (its data, labels, language and theme) and reports through callbacks: it knows nothing of the
 //! lab around it.
 
+mod cursor;
 mod draw;
 mod table;
+mod tools;
 
 use leptos::prelude::*;
-use web_sys::{KeyboardEvent, PointerEvent};
 
+use crate::ui::browser::canvas::{computed, pixel_ratio};
 use crate::ui::browser::clock::now_ms;
 use crate::ui::browser::observers::{observe_visible, observe_width};
-use crate::ui::browser::share::{download_png, download_text, report as report_download};
 use crate::ui::i18n::Lang;
-use crate::ui::model::matrix::{MatrixView, Span, csv};
+use crate::ui::model::matrix::{MatrixView, Span};
 use crate::ui::model::theme::Theme;
-use draw::{DrawOptions, Layout, Surface, draw};
+use draw::{Layout, LayoutKey};
 use table::MatrixTable;
+use tools::HeatmapTools;
 
+pub use cursor::{CellPick, Paint};
 pub use draw::FONT;
 
-/// What every heatmap needs from the page around it: the language of its tools and the theme
-/// (its labels take the theme's ink, so a new theme redraws them).
+/// What every heatmap needs from the page around it: the language of its tools and legend, the
+/// theme (its labels take the theme's ink, so a new theme redraws them), and whether exported
+/// images carry a title line.
 #[derive(Debug, Clone, Copy)]
 pub struct Look {
     pub lang: Signal<Lang>,
     pub theme: Signal<Theme>,
+    pub titles: Signal<bool>,
 }
 
-/// A cell the user points at or moved the keyboard cursor to, with where it is on screen.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct CellPick {
-    pub row: usize,
-    pub col: usize,
-    /// The cell's centre in viewport (client) coordinates.
-    pub x: f64,
-    pub y: f64,
+/// Canvases kept between redraws: the cells at one pixel each and the legend's strip.
+#[derive(Default)]
+struct Surface {
+    cells: Option<web_sys::HtmlCanvasElement>,
+    strip: Option<web_sys::HtmlCanvasElement>,
+    /// The legend as last drawn (it is redrawn only when its scale or note changes).
+    legend: Option<(
+        crate::ui::model::colormap::Scale,
+        crate::ui::model::matrix::Legend,
+        Lang,
+    )>,
 }
 
-/// How a paint gesture on a cell began or goes on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Paint {
-    /// A press (or Space/Enter on the keyboard cursor): toggle this cell.
-    Start,
-    /// The pointer moved onto this cell with the button held: give it the same value.
-    Continue,
-}
-
-/// A heatmap canvas that redraws whenever `data` changes.
+/// A heatmap that redraws whenever `data` changes.
 #[component]
 pub fn Heatmap(
     #[prop(into)] data: Signal<Option<MatrixView>>,
-    /// The page's language and theme.
+    /// The page's language, theme and export settings.
     look: Look,
-    /// The `data-testid` of the canvas.
+    /// The `data-testid` of the cell canvas; its other parts are named after it.
     #[prop(into)]
     test_id: String,
-    /// What the heatmap shows, for screen readers.
+    /// What the heatmap shows, for screen readers (and the table's caption).
     #[prop(into)]
     label: Signal<String>,
-    /// Called with the hovered or keyboard-selected cell, and `None` when it is left.
+    /// The title line of an exported image (when titles are on) and its file name, without
+    /// extension. By default the label and the test id.
+    #[prop(optional, into)]
+    export: Option<Signal<(String, String)>>,
+    /// Called with the hovered, tapped or keyboard-selected cell, and `None` when it is left.
     #[prop(optional)]
     on_cell: Option<Callback<Option<CellPick>>>,
-    /// No labels and no legend: for small multiples.
+    /// No labels, no legend, no tools: for small multiples.
     #[prop(optional)]
     compact: bool,
     /// Called after each redraw with its duration, in milliseconds.
@@ -77,190 +81,132 @@ pub fn Heatmap(
     /// Makes the cells paintable (the mask editor): press or drag over cells.
     #[prop(optional)]
     on_paint: Option<Callback<(usize, usize, Paint)>>,
-    /// No colour legend (for matrices whose colours are categories).
-    #[prop(optional)]
-    no_legend: bool,
     /// A block of cells to outline (FlashAttention's current tile and blocks).
     #[prop(optional, into)]
     highlight: Option<Signal<Option<Span>>>,
-    /// No "show as table" (for colours that are states, not numbers).
+    /// No "show as table" and no CSV (for colours that are states, not numbers).
     #[prop(optional)]
     no_table: bool,
 ) -> impl IntoView {
-    let canvas = NodeRef::<leptos::html::Canvas>::new();
+    let grid = NodeRef::<leptos::html::Canvas>::new();
+    let rows_canvas = NodeRef::<leptos::html::Canvas>::new();
+    let cols_canvas = NodeRef::<leptos::html::Canvas>::new();
+    let legend_canvas = NodeRef::<leptos::html::Canvas>::new();
+    let scroller = NodeRef::<leptos::html::Div>::new();
+    let frame = NodeRef::<leptos::html::Div>::new();
     let layout = RwSignal::new(None::<Layout>);
-    let cursor = RwSignal::new(None::<(usize, usize)>);
-    // Where the keyboard cursor was when focus left: focus coming back resumes there.
-    let resume = StoredValue::new(None::<(usize, usize)>);
     let surface = StoredValue::new_local(Surface::default());
     // The width this heatmap may use, from a ResizeObserver on its frame: the layout follows the
     // page without reading sizes (which would force a reflow) on every redraw.
     let width = RwSignal::new(None::<f64>);
-    observe_width(
-        move || {
-            canvas
-                .get()
-                .and_then(|c| c.parent_element())
-                .and_then(|wrap| wrap.parent_element())
-        },
-        width,
-    );
+    observe_width(move || frame.get().map(Into::into), width);
     let visible = RwSignal::new(false);
-    observe_visible(move || canvas.get().map(Into::into), visible);
+    observe_visible(move || frame.get().map(Into::into), visible);
 
     Effect::new(move |_| {
         if !visible.get() {
             return;
         }
         look.theme.track();
-        let available = width.get();
-        let Some(canvas) = canvas.get() else {
-            return;
-        };
-        let Some(data) = data.get() else {
-            // Nothing to show (a step without a tile): an empty canvas, not a stale picture.
-            canvas.set_width(0);
-            canvas.set_height(0);
-            let style = web_sys::HtmlElement::style(&canvas);
-            let _ = style.set_property("width", "0px");
-            let _ = style.set_property("height", "0px");
-            layout.set(None);
-            cursor.set(None);
+        let lang = look.lang.get();
+        let available = width.get().unwrap_or(560.0);
+        let (Some(grid), Some(rows_canvas), Some(cols_canvas), Some(legend_canvas)) = (
+            grid.get(),
+            rows_canvas.get(),
+            cols_canvas.get(),
+            legend_canvas.get(),
+        ) else {
             return;
         };
         let start = now_ms();
-        let previous = layout.get_untracked();
-        let options = DrawOptions {
-            compact,
-            legend: !compact && !no_legend,
-            available,
-        };
-        let drawn = surface
-            .try_update_value(|surface| draw(&canvas, &data, &options, previous.as_ref(), surface));
-        match drawn {
-            Some(Ok(new_layout)) if previous.as_ref() != Some(&new_layout) => {
-                layout.set(Some(new_layout));
-            }
-            Some(Err(error)) => {
-                web_sys::console::error_2(&"heatmap: drawing failed".into(), &error)
-            }
-            _ => {}
-        }
-        // A cursor outside a smaller matrix is dropped.
-        let (rows, cols) = data.values.dim();
-        if cursor
-            .get_untracked()
-            .is_some_and(|(r, c)| r >= rows || c >= cols)
-        {
-            cursor.set(None);
-        }
-        if resume
-            .get_value()
-            .is_some_and(|(r, c)| r >= rows || c >= cols)
-        {
-            resume.set_value(None);
+        let result = data.with(|data| {
+            let Some(data) = data else {
+                // Nothing to show (a step without a tile): empty canvases, not a stale picture.
+                for canvas in [&grid, &rows_canvas, &cols_canvas, &legend_canvas] {
+                    draw::size_canvas(canvas, 0.0, 0.0, 1.0)?;
+                }
+                layout.set(None);
+                return Ok(());
+            };
+            let key = LayoutKey {
+                rows: data.values.nrows(),
+                cols: data.values.ncols(),
+                row_labels: data.row_labels.clone(),
+                col_labels: data.col_labels.clone(),
+                available,
+                compact,
+            };
+            let ink = computed(&grid, "color").unwrap_or_else(|| "#222".into());
+            let ratio = pixel_ratio();
+            let previous = layout.get_untracked().filter(|p| p.key == key);
+            let relabel = previous.is_none();
+            let current = if let Some(previous) = previous {
+                previous
+            } else {
+                let measure = draw::size_canvas(&rows_canvas, 1.0, 1.0, 1.0)?;
+                let new = Layout::new(key, |text| {
+                    measure.measure_text(text).map_or(0.0, |m| m.width())
+                });
+                if !compact {
+                    let ctx = draw::size_canvas(&rows_canvas, new.left, new.grid_height(), ratio)?;
+                    draw::row_labels(&ctx, &new, &ink, (0.0, 0.0))?;
+                    let ctx = draw::size_canvas(&cols_canvas, new.grid_width(), new.top, ratio)?;
+                    draw::column_labels(&ctx, &new, &ink, (0.0, 0.0))?;
+                }
+                layout.set(Some(new.clone()));
+                new
+            };
+            let document = web_sys::window()
+                .and_then(|w| w.document())
+                .ok_or("no document")?;
+            surface
+                .try_update_value(|surface| -> Result<(), wasm_bindgen::JsValue> {
+                    let image = draw::cell_image(&document, &mut surface.cells, data)?;
+                    let ctx = draw::size_canvas(
+                        &grid,
+                        current.grid_width(),
+                        current.grid_height(),
+                        ratio,
+                    )?;
+                    draw::cells(&ctx, &image, &current, (0.0, 0.0))?;
+                    let shown = (data.scale, data.legend, lang);
+                    if !compact && data.legend.shown() {
+                        if relabel || surface.legend != Some(shown) {
+                            let ctx = draw::size_canvas(
+                                &legend_canvas,
+                                draw::legend_width(&current),
+                                draw::LEGEND_HEIGHT,
+                                ratio,
+                            )?;
+                            draw::legend(
+                                &ctx,
+                                &document,
+                                &mut surface.strip,
+                                data,
+                                lang,
+                                &ink,
+                                (current.left, 0.0),
+                                false,
+                            )?;
+                            surface.legend = Some(shown);
+                        }
+                    } else {
+                        draw::size_canvas(&legend_canvas, 0.0, 0.0, 1.0)?;
+                        surface.legend = None;
+                    }
+                    Ok(())
+                })
+                .unwrap_or(Ok(()))
+        });
+        if let Err(error) = result {
+            web_sys::console::error_2(&"heatmap: drawing failed".into(), &error);
         }
         if let Some(on_drawn) = on_drawn {
             on_drawn.run(now_ms() - start);
         }
     });
 
-    let report = move |pick: Option<(usize, usize)>| {
-        cursor.set(pick);
-        let Some(on_cell) = on_cell else { return };
-        let picked = pick.and_then(|(row, col)| {
-            let layout = layout.get_untracked()?;
-            let rect = canvas.get_untracked()?.get_bounding_client_rect();
-            Some(CellPick {
-                row,
-                col,
-                x: rect.left() + layout.left + (col as f64 + 0.5) * layout.cell,
-                y: rect.top() + layout.top + (row as f64 + 0.5) * layout.cell,
-            })
-        });
-        on_cell.run(picked);
-    };
-    // The cell under a pointer at viewport coordinates (x, y).
-    let cell_at = move |x: f64, y: f64| -> Option<(usize, usize)> {
-        let layout = layout.get_untracked()?;
-        let rect = canvas.get_untracked()?.get_bounding_client_rect();
-        let (x, y) = (x - rect.left(), y - rect.top());
-        let (col, row) = (
-            (x - layout.left) / layout.cell,
-            (y - layout.top) / layout.cell,
-        );
-        (col >= 0.0
-            && row >= 0.0
-            && (col as usize) < layout.key.cols
-            && (row as usize) < layout.key.rows)
-            .then_some((row as usize, col as usize))
-    };
-    let on_pointer_move = move |ev: PointerEvent| {
-        let pick = cell_at(f64::from(ev.client_x()), f64::from(ev.client_y()));
-        if pick != cursor.get_untracked() {
-            report(pick);
-            if let (Some(on_paint), Some((row, col))) = (on_paint, pick)
-                && ev.buttons() & 1 == 1
-            {
-                on_paint.run((row, col, Paint::Continue));
-            }
-        }
-    };
-    let on_pointer_down = move |ev: PointerEvent| {
-        let Some(on_paint) = on_paint else { return };
-        if let Some((row, col)) = cell_at(f64::from(ev.client_x()), f64::from(ev.client_y())) {
-            ev.prevent_default();
-            report(Some((row, col)));
-            on_paint.run((row, col, Paint::Start));
-        }
-    };
-    let on_key = move |ev: KeyboardEvent| {
-        let Some(layout) = layout.get_untracked() else {
-            return;
-        };
-        let (rows, cols) = (layout.key.rows, layout.key.cols);
-        // A key pressed before the cursor exists (focus can arrive without a focus event when the
-        // window itself is not focused) starts it where it last was.
-        let (row, col) = cursor
-            .get_untracked()
-            .or_else(|| resume.get_value())
-            .unwrap_or((0, 0));
-        let moved = match ev.key().as_str() {
-            "ArrowUp" => Some((row.saturating_sub(1), col)),
-            "ArrowDown" => Some(((row + 1).min(rows - 1), col)),
-            "ArrowLeft" => Some((row, col.saturating_sub(1))),
-            "ArrowRight" => Some((row, (col + 1).min(cols - 1))),
-            "Home" => Some((row, 0)),
-            "End" => Some((row, cols - 1)),
-            "Escape" => {
-                report(None);
-                return;
-            }
-            " " | "Enter" => {
-                if let Some(on_paint) = on_paint {
-                    ev.prevent_default();
-                    on_paint.run((row, col, Paint::Start));
-                }
-                return;
-            }
-            _ => return,
-        };
-        ev.prevent_default();
-        report(moved);
-    };
-    let outline = move || {
-        let (Some((row, col)), Some(layout)) = (cursor.get(), layout.get()) else {
-            return "display: none".to_string();
-        };
-        format!(
-            "left: {}px; top: {}px; width: {}px; height: {}px",
-            layout.left + col as f64 * layout.cell - 1.0,
-            layout.top + row as f64 * layout.cell - 1.0,
-            layout.cell + 2.0,
-            layout.cell + 2.0
-        )
-    };
-
+    let cursor = cursor::Cursor::new(layout, grid, scroller, data, on_cell, on_paint);
     let span_outline = move || {
         let (Some(span), Some(layout)) = (highlight.and_then(|h| h.get()), layout.get()) else {
             return "display: none".to_string();
@@ -270,81 +216,95 @@ pub fn Heatmap(
         let rows = span.rows.start.min(layout.key.rows)..span.rows.end.min(layout.key.rows);
         format!(
             "left: {}px; top: {}px; width: {}px; height: {}px",
-            layout.left + cols.start as f64 * layout.cell - 2.0,
-            layout.top + rows.start as f64 * layout.cell - 2.0,
+            cols.start as f64 * layout.cell - 2.0,
+            rows.start as f64 * layout.cell - 2.0,
             cols.len() as f64 * layout.cell + 4.0,
             rows.len() as f64 * layout.cell + 4.0
         )
     };
-    // The same numbers as an HTML table, for screen readers and anyone who wants the digits.
     let as_table = RwSignal::new(false);
-    let lang = look.lang;
-    let text = move || lang.get().text();
     let table_id = format!("{test_id}-table");
-    let toggle_id = format!("{test_id}-table-toggle");
-    let offers_table = !compact && !no_table;
-    let name = test_id.trim_start_matches("heatmap-").to_string();
-    let png_name = format!("{name}.png");
-    let csv_name = format!("{name}.csv");
-    let export_png = move |_| {
-        if let Some(canvas) = canvas.get_untracked() {
-            report_download(download_png(&png_name, &canvas));
-        }
-    };
-    let export_csv = move |_| {
-        if let Some(data) = data.get_untracked() {
-            report_download(download_text(&csv_name, "text/csv", &csv(&data)));
-        }
+    let legend_id = format!("{test_id}-legend");
+    let note_id = format!("{test_id}-legend-note");
+    let tools_id = test_id.clone();
+    let export = export.unwrap_or_else(|| {
+        let name = test_id.trim_start_matches("heatmap-").to_string();
+        Signal::derive(move || (label.get(), name.clone()))
+    });
+    let sheet_style = move || {
+        layout.with(|l| match l {
+            Some(l) => format!(
+                "grid-template-columns: {}px {}px; grid-template-rows: {}px {}px",
+                l.left,
+                l.grid_width(),
+                l.top,
+                l.grid_height()
+            ),
+            None => String::new(),
+        })
     };
     view! {
-        <div class="heatmap-tools" hidden=compact>
-            <button type="button" class="table-toggle" data-testid=format!("{test_id}-png") on:click=export_png
-                title=move || format!("{} — {}", text().export_png, label.get())>
-                {move || text().export_png}
-            </button>
-            <button type="button" class="table-toggle" data-testid=format!("{test_id}-csv") on:click=export_csv
-                hidden=!offers_table
-                title=move || format!("{} — {}", text().export_csv, label.get())>
-                {move || text().export_csv}
-            </button>
-        <button
-            type="button"
-            class="table-toggle"
-            hidden=!offers_table
-            data-testid=toggle_id
-            aria-pressed=move || as_table.get().to_string()
-            on:click=move |_| as_table.update(|t| *t = !*t)
-        >
-            {move || if as_table.get() { text().hide_table } else { text().show_table }}
-        </button>
+        <div class="heatmap" class:compact=compact node_ref=frame>
+            <Show when=move || !compact>
+                <HeatmapTools
+                    data=data
+                    layout=layout.read_only()
+                    look=look
+                    label=label
+                    export=export
+                    test_id=tools_id.clone()
+                    offers_table=!no_table
+                    as_table=as_table
+                />
+            </Show>
+            <div class="heatmap-scroll" node_ref=scroller>
+                <div class="heatmap-sheet" style=sheet_style>
+                    <div class="heatmap-corner" aria-hidden="true"></div>
+                    <canvas class="heatmap-cols" node_ref=cols_canvas aria-hidden="true" width="0" height="0"></canvas>
+                    <canvas class="heatmap-rows" node_ref=rows_canvas aria-hidden="true" width="0" height="0"></canvas>
+                    <div class="heatmap-grid">
+                        <canvas
+                            class="heatmap-cells"
+                            node_ref=grid
+                            width="0"
+                            height="0"
+                            data-testid=test_id
+                            role="img"
+                            tabindex="0"
+                            aria-label=label
+                            on:pointermove=move |ev| cursor.pointer_move(&ev)
+                            on:pointerdown=move |ev| cursor.pointer_down(&ev)
+                            on:pointerleave=move |ev| cursor.pointer_leave(&ev)
+                            on:keydown=move |ev| cursor.key(&ev)
+                            on:focus=move |_| cursor.focus()
+                            on:blur=move |_| cursor.blur()
+                        ></canvas>
+                        <div class="cell-outline" style=move || cursor.outline() aria-hidden="true"></div>
+                        <div class="span-outline" style=span_outline aria-hidden="true" data-testid="span-outline"></div>
+                    </div>
+                </div>
+            </div>
+            <canvas class="heatmap-legend" node_ref=legend_canvas data-testid=legend_id width="0" height="0"
+                role="img" aria-label=move || data.with(|d| d.as_ref().map(|d| legend_text(d, look.lang.get())))></canvas>
+            <p class="legend-note help" data-testid=note_id
+                style=move || layout.with(|l| format!("margin-left: {}px", l.as_ref().map_or(0.0, |l| l.left)))>
+                {move || data.with(|d| d.as_ref().filter(|_| !compact).map(|d| d.legend.label(look.lang.get())))}
+            </p>
+            <Show when=move || as_table.get()>
+                <MatrixTable data=data label=label lang=look.lang test_id=table_id.clone() />
+            </Show>
         </div>
-        <div class="heatmap-wrap">
-            <canvas
-                class="heatmap"
-                node_ref=canvas
-                data-testid=test_id
-                role="img"
-                tabindex="0"
-                aria-label=label
-                on:pointermove=on_pointer_move
-                on:pointerdown=on_pointer_down
-                on:pointerleave=move |_| report(None)
-                on:keydown=on_key
-                on:focus=move |_| {
-                    if cursor.get_untracked().is_none() {
-                        report(Some(resume.get_value().unwrap_or((0, 0))));
-                    }
-                }
-                on:blur=move |_| {
-                    resume.set_value(cursor.get_untracked());
-                    report(None);
-                }
-            ></canvas>
-            <div class="cell-outline" style=outline aria-hidden="true"></div>
-            <div class="span-outline" style=span_outline aria-hidden="true" data-testid="span-outline"></div>
-        </div>
-        <Show when=move || as_table.get()>
-            <MatrixTable data=data label=label lang=lang test_id=table_id.clone() />
-        </Show>
     }
+}
+
+/// What the colour bar shows, in words (for screen readers and tests).
+fn legend_text(data: &MatrixView, lang: Lang) -> String {
+    use crate::ui::model::format::format_value;
+    let (low, high) = data.scale.range();
+    format!(
+        "{} … {}: {}",
+        format_value(low),
+        format_value(high),
+        data.legend.label(lang)
+    )
 }

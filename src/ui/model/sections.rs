@@ -1,0 +1,117 @@
+//! The sections of the page (the steps of the pipeline and the FlashAttention player), the
+//! panels an embed can show, and which panels embed each section.
+
+use super::stages::Stage;
+use crate::ui::i18n::Lang;
+
+/// A section of the page: a step heading with its views. Its id is its name in links
+/// (`view=`) and its `data-view` attribute.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Section {
+    Tokens,
+    Qkv,
+    Scores,
+    Softmax,
+    Values,
+    AllHeads,
+    Combine,
+    Flash,
+}
+
+impl Section {
+    pub const ALL: [Section; 8] = [
+        Self::Tokens,
+        Self::Qkv,
+        Self::Scores,
+        Self::Softmax,
+        Self::Values,
+        Self::AllHeads,
+        Self::Combine,
+        Self::Flash,
+    ];
+
+    pub fn id(self) -> &'static str {
+        match self {
+            Self::Tokens => "tokens",
+            Self::Qkv => "qkv",
+            Self::Scores => "scores",
+            Self::Softmax => "softmax",
+            Self::Values => "values",
+            Self::AllHeads => "all-heads",
+            Self::Combine => "combine",
+            Self::Flash => "flash",
+        }
+    }
+
+    pub fn from_id(id: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|s| s.id() == id)
+    }
+
+    /// The stages whose heatmaps the section shows, in order.
+    pub fn stages(self) -> &'static [Stage] {
+        match self {
+            Self::Tokens => &[
+                Stage::Embeddings,
+                Stage::Positions,
+                Stage::X,
+                Stage::NormedX,
+            ],
+            Self::Qkv => &[Stage::Q, Stage::K, Stage::V],
+            Self::Scores => &[Stage::Dot, Stage::Scaled, Stage::Masked],
+            Self::Softmax => &[Stage::Weights],
+            Self::Values => &[Stage::HeadOutput],
+            Self::AllHeads | Self::Flash => &[],
+            Self::Combine => &[Stage::Concat, Stage::Projected, Stage::Output],
+        }
+    }
+
+    /// The embed panels that show this section.
+    pub fn panels(self) -> Vec<&'static str> {
+        match self {
+            Self::Softmax => vec!["weights", "head-view"],
+            Self::AllHeads => vec!["all-heads"],
+            Self::Flash => vec!["flash"],
+            _ => self.stages().iter().map(|s| s.id()).collect(),
+        }
+    }
+
+    /// The step's number on the page.
+    pub fn number(self) -> usize {
+        match self {
+            Self::Tokens => 1,
+            Self::Qkv => 2,
+            Self::Scores => 3,
+            Self::Softmax => 4,
+            Self::Values => 5,
+            Self::AllHeads => 5,
+            Self::Combine => 6,
+            Self::Flash => 7,
+        }
+    }
+
+    pub fn title(self, lang: Lang) -> &'static str {
+        let t = lang.text();
+        match self {
+            Self::Tokens => t.steps.tokens,
+            Self::Qkv => t.steps.qkv,
+            Self::Scores => t.steps.scores,
+            Self::Softmax => t.steps.softmax,
+            Self::Values => t.steps.values,
+            Self::AllHeads => t.all_heads,
+            Self::Combine => t.steps.combine,
+            Self::Flash => t.flash.title,
+        }
+    }
+}
+
+/// The panels an embed can show besides the stages: the head view, the small multiples of all
+/// heads, the FlashAttention player, the sentence box and the controls.
+pub const EXTRA_PANELS: [&str; 5] = ["head-view", "all-heads", "flash", "sentence", "controls"];
+
+/// What an embed shows when its link names no panels.
+pub const DEFAULT_PANELS: [&str; 2] = ["weights", "head-view"];
+
+/// Whether `name` is a panel an embed can show.
+pub fn is_panel(name: &str) -> bool {
+    Stage::from_id(name).is_some() || EXTRA_PANELS.contains(&name)
+}
