@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every command block of README.md marked `<!-- checked: trace -->` exactly as written (a
 # user copies them), and checks that each prints a trace: JSON with tokens and heads, or, for
-# `"trace": false`, tokens and an output. A README command that no longer works fails the test
+# `"trace": false`, tokens and an output; for the trained model, tokens and layers. A README command that no longer works fails the test
 # command, so the README cannot drift from the code.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,7 +32,7 @@ for block in "$blocks"/*.sh; do
   if ! printf '%s' "$output" | node -e '
       const text = require("fs").readFileSync(0, "utf8");
       const trace = JSON.parse(text);
-      const ok = Array.isArray(trace.tokens) && (Array.isArray(trace.heads) || Array.isArray(trace.output));
+      const ok = Array.isArray(trace.tokens) && [trace.heads, trace.output, trace.layers].some(Array.isArray);
       if (!ok) { console.error("not a trace: " + text.slice(0, 200)); process.exit(1); }
       console.log(`ok: a trace of ${trace.tokens.length} tokens`);'; then
     failed=1

@@ -3,6 +3,7 @@
 //!   (seq_len, d_model, n_heads) = (64, 64, 4), (128, 128, 8), (512, 512, 8);
 //! - the untraced outputs (standard in row chunks + flash) at (4096, 64, 4), with the peak heap
 //!   memory it allocates, measured by a counting allocator;
+//! - the trained model's forward pass at 128 characters (assets/model);
 //! - the same trace and outputs on the machine's GPU through wgpu (lavapipe, a software Vulkan,
 //!   on the CI machine: its numbers show the GPU path's overhead; on a real GPU, its speed).
 //!
@@ -83,6 +84,32 @@ mod native {
                 |b, config| b.iter(|| compute_trace(black_box(config))),
             );
         }
+        group.finish();
+    }
+
+    /// The trained model (assets/model): a forward pass with every intermediate at 128
+    /// characters, and one layer traced again with FlashAttention's steps.
+    pub fn model(c: &mut Criterion) {
+        let gpt = attention_core::api::load_model(
+            include_bytes!("../assets/model/model.safetensors"),
+            include_str!("../assets/model/config.json"),
+            include_str!("../assets/model/vocab.json"),
+        )
+        .expect("the shipped model loads");
+        let text = "The cat sat on the mat because it was tired. 猫坐在垫子上，因为它累了。";
+        let sentence: String = text.repeat(4).chars().take(128).collect();
+        let (tokens, ids): (Vec<String>, Vec<u32>) = gpt.tokenize(&sentence).into_iter().unzip();
+        let run = attention_core::gpt::GptRun::default();
+        let mut group = c.benchmark_group("model");
+        group.bench_function("forward 128 characters", |b| {
+            b.iter(|| gpt.forward(black_box(&tokens), black_box(&ids), &run))
+        });
+        let forward = gpt
+            .forward(&tokens, &ids, &run)
+            .expect("128 characters fit");
+        group.bench_function("layer trace with flash steps", |b| {
+            b.iter(|| forward.layer_trace(black_box(1)))
+        });
         group.finish();
     }
 
@@ -168,7 +195,13 @@ mod native {
 }
 
 #[cfg(not(target_arch = "wasm32"))]
-criterion::criterion_group!(benches, native::traced, native::untraced, native::gpu);
+criterion::criterion_group!(
+    benches,
+    native::traced,
+    native::untraced,
+    native::model,
+    native::gpu
+);
 #[cfg(not(target_arch = "wasm32"))]
 criterion::criterion_main!(benches);
 

@@ -78,6 +78,7 @@ fn hand_worked_two_tokens() {
                 w_k: identity.clone(),
                 w_v: identity.clone(),
                 w_o: identity.clone(),
+                biases: None,
             }),
             ..params_for_x(identity.clone())
         };
@@ -118,6 +119,7 @@ fn hand_worked_causal_three_tokens() {
             w_k: identity.clone(),
             w_v: identity.clone(),
             w_o: identity,
+            biases: None,
         }),
         ..params_for_x(x)
     };

@@ -174,6 +174,21 @@ test('without WebGPU the GPU choice falls back to the CPU and says why', async (
   await page.evaluate(() => window.attentionLab.set({ backend: 'auto' }));
 });
 
+test('the trained model is fetched only when chosen, and runs in the page', async () => {
+  assert.deepEqual(requests.filter((url) => url.includes('/model/')), [], 'the default view never waits for the model');
+  await page.evaluate(() => window.attentionLab.set({ model: 'trained', sentence: 'xq7kb@ xq7kb', temperature: 1 }));
+  await page.waitForFunction(() => window.attentionLab.state().model_status === 'ready' && window.attentionLab.state().predictions, null, { timeout: 30000 });
+  const state = await page.evaluate(() => window.attentionLab.state());
+  // An induction head at work: after "xq7kb@ xq7kb" comes "@" again.
+  assert.equal(state.predictions[0].token, '@', JSON.stringify(state.predictions));
+  assert.ok(requests.some((url) => url.endsWith('/model/model.safetensors')));
+  const overview = await shown('[data-testid=heatmap-model-1-0]');
+  assert.ok(overview.colours > 4, `${overview.colours} colours`);
+  const labels = await page.locator('[data-testid=role-label]').allInnerTexts();
+  assert.ok(labels.some((l) => l.startsWith('induction head')), labels.join(' | '));
+  await page.evaluate(() => window.attentionLab.set({ model: 'random', sentence: 'The cat sat on the mat because it was tired.' }));
+});
+
 test('a screenshot when asked (SCREENSHOT=path)', { skip: !process.env.SCREENSHOT }, async () => {
   // A fresh page from a link, in a tall window: views draw only on screen, and this one shows
   // the first four steps at once.

@@ -85,6 +85,8 @@ pub fn random_config(seed: u64) -> Config {
         block_rows: Some(1 + pick(5)),
         block_cols: Some(1 + pick(5)),
         layer_norm,
+        norm: None,
+        model_layer: None,
         trace: true,
     }
     .validate()

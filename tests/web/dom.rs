@@ -33,6 +33,11 @@ pub fn find(host: &HtmlElement, selector: &str) -> Element {
         .unwrap_or_else(|| panic!("no element matches {selector}"))
 }
 
+/// The text of the first element matching `selector`.
+pub fn text_of(host: &HtmlElement, selector: &str) -> String {
+    find(host, selector).text_content().unwrap_or_default()
+}
+
 pub fn texts(host: &HtmlElement, selector: &str) -> Vec<String> {
     let nodes = host.query_selector_all(selector).unwrap();
     (0..nodes.length())

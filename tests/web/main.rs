@@ -11,4 +11,5 @@ mod flash;
 mod gpu;
 mod input;
 mod links;
+mod model;
 mod views;

@@ -49,10 +49,6 @@ fn centre_pixel(canvas: &Element) -> [u8; 3] {
     [data[at], data[at + 1], data[at + 2]]
 }
 
-fn text_of(host: &HtmlElement, selector: &str) -> String {
-    find(host, selector).text_content().unwrap_or_default()
-}
-
 async fn lab(host: &HtmlElement, params: serde_json::Value) {
     let _ = api("set", Some(params));
     tick().await;
@@ -232,6 +228,6 @@ async fn formulas_follow_the_settings_and_random_weights_say_so() {
         "LN(x + MHA(x))"
     );
     assert!(text_of(&host, "[data-testid=weights-untrained]").contains("random"));
-    assert!(text_of(&host, "[data-testid=random-weights-note]").contains("not learned"));
+    assert!(text_of(&host, "[data-testid=weights-note]").contains("not learned"));
     drop(app);
 }

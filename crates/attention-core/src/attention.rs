@@ -10,7 +10,7 @@ use super::weights::{Dims, Weights};
 /// Q, K and V of every head: the inputs multiplied by W_Q, W_K and W_V once.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Projections {
-    /// [seq_len, n_heads·d_k] = X_q · W_Q
+    /// [seq_len, n_heads·d_k] = X_q · W_Q (+ b_q)
     pub q: Array2<f32>,
     /// [key_len, n_kv_heads·d_k] = X_kv · W_K
     pub k: Array2<f32>,
@@ -21,11 +21,17 @@ pub struct Projections {
 impl Projections {
     /// `x_q` gives the queries; `x_kv` the keys and values (the same matrix in self-attention).
     pub fn new(x_q: ArrayView2<f32>, x_kv: ArrayView2<f32>, weights: &Weights) -> Self {
-        Self {
+        let mut projections = Self {
             q: x_q.dot(&weights.w_q),
             k: x_kv.dot(&weights.w_k),
             v: x_kv.dot(&weights.w_v),
+        };
+        if let Some(biases) = &weights.biases {
+            projections.q += &biases.q;
+            projections.k += &biases.k;
+            projections.v += &biases.v;
         }
+        projections
     }
 
     /// What head `head` reads: its K/V group, its queries [seq_len, d_k], and that group's keys

@@ -6,6 +6,7 @@ use ndarray::{Array2, ArrayView2};
 
 use super::embed::{positional_encoding, token_embeddings};
 use super::error::ConfigError;
+use super::layer_norm::Norm;
 use super::mask::{Mask, MaskSpec};
 use super::tokenize::{Tokens, tokenize};
 use super::weights::{Dims, Weights};
@@ -49,6 +50,13 @@ pub enum Input {
     Tokens(Vec<String>),
     /// Explicit vectors [seq_len, d_model], used as they are (no positions added).
     X(Array2<f32>),
+    /// Explicit vectors [seq_len, d_model] with the tokens they stand for, and, when they are
+    /// embeddings plus positions, those two parts (a trained model's residual stream).
+    Vectors {
+        tokens: Vec<String>,
+        x: Array2<f32>,
+        parts: Option<(Array2<f32>, Array2<f32>)>,
+    },
 }
 
 /// Optional residual connection and LayerNorm around the attention layer.
@@ -98,6 +106,10 @@ pub struct Params {
     /// Keys per FlashAttention tile; default [`auto_block`] of the keys.
     pub block_cols: Option<usize>,
     pub layer_norm: LayerNormMode,
+    /// A trained model's LayerNorm (its γ, β and ε); default the lab's (γ = 1, β = 0, ε = 10⁻⁶).
+    pub norm: Option<Norm>,
+    /// Set when this is layer `n` of the trained model (the views say so).
+    pub model_layer: Option<usize>,
     /// Whether the caller will record every intermediate (limits the size).
     pub trace: bool,
 }
@@ -120,6 +132,8 @@ impl Params {
             block_rows: None,
             block_cols: None,
             layer_norm: LayerNormMode::None,
+            norm: None,
+            model_layer: None,
             trace: true,
         }
     }
@@ -153,6 +167,8 @@ pub struct Config {
     block_rows: usize,
     block_cols: usize,
     layer_norm: LayerNormMode,
+    norm: Norm,
+    model_layer: Option<usize>,
 }
 
 impl Config {
@@ -220,6 +236,16 @@ impl Config {
 
     pub fn layer_norm(&self) -> LayerNormMode {
         self.layer_norm
+    }
+
+    /// The LayerNorm Pre-LN and Post-LN apply.
+    pub fn norm(&self) -> &Norm {
+        &self.norm
+    }
+
+    /// Which layer of the trained model this is, if it is one.
+    pub fn model_layer(&self) -> Option<usize> {
+        self.model_layer
     }
 }
 
@@ -337,6 +363,8 @@ impl Params {
             block_rows,
             block_cols,
             layer_norm: self.layer_norm,
+            norm: self.norm.clone().unwrap_or_default(),
+            model_layer: self.model_layer,
         })
     }
 }
@@ -366,14 +394,16 @@ impl InputFields {
 
 fn resolve_d_model(input: &Input, d_model: Option<usize>) -> Result<usize, ConfigError> {
     match (input, d_model) {
-        (Input::X(x), Some(d_model)) if x.ncols() != d_model => Err(ConfigError::ShapeMismatch {
-            field: "x",
-            expected_rows: x.nrows(),
-            expected_cols: d_model,
-            rows: x.nrows(),
-            cols: x.ncols(),
-        }),
-        (Input::X(x), _) => in_range("d_model", x.ncols(), 1, MAX_WIDTH),
+        (Input::X(x) | Input::Vectors { x, .. }, Some(d_model)) if x.ncols() != d_model => {
+            Err(ConfigError::ShapeMismatch {
+                field: "x",
+                expected_rows: x.nrows(),
+                expected_cols: d_model,
+                rows: x.nrows(),
+                cols: x.ncols(),
+            })
+        }
+        (Input::X(x) | Input::Vectors { x, .. }, _) => in_range("d_model", x.ncols(), 1, MAX_WIDTH),
         (_, d_model) => in_range("d_model", d_model.unwrap_or(DEFAULT_D_MODEL), 1, MAX_WIDTH),
     }
 }
@@ -410,6 +440,25 @@ fn sequence(input: &Input, d_model: usize, fields: InputFields) -> Result<Sequen
                 });
             }
             Ok(embedded(tokens.clone()))
+        }
+        Input::Vectors { tokens, x, parts } => {
+            check_len(fields.x, x.nrows())?;
+            if tokens.len() != x.nrows() {
+                return Err(ConfigError::ShapeMismatch {
+                    field: fields.tokens,
+                    expected_rows: x.nrows(),
+                    expected_cols: 1,
+                    rows: tokens.len(),
+                    cols: 1,
+                });
+            }
+            check_values(fields.x, x.view())?;
+            Ok(Sequence {
+                origin: input.clone(),
+                tokens: tokens.clone(),
+                x: x.clone(),
+                parts: parts.clone(),
+            })
         }
         Input::X(x) => {
             check_len(fields.x, x.nrows())?;
@@ -511,6 +560,16 @@ fn check_weights(weights: &Weights, dims: &Dims) -> Result<Weights, ConfigError>
     check_shape("weights.w_k", weights.w_k.view(), d_model, n_kv_heads * d_k)?;
     check_shape("weights.w_v", weights.w_v.view(), d_model, n_kv_heads * d_v)?;
     check_shape("weights.w_o", weights.w_o.view(), n_heads * d_v, d_model)?;
+    if let Some(biases) = &weights.biases {
+        for (field, bias, len) in [
+            ("weights.b_q", &biases.q, n_heads * d_k),
+            ("weights.b_k", &biases.k, n_kv_heads * d_k),
+            ("weights.b_v", &biases.v, n_kv_heads * d_v),
+            ("weights.b_o", &biases.o, d_model),
+        ] {
+            check_shape(field, bias.view().insert_axis(ndarray::Axis(0)), 1, len)?;
+        }
+    }
     Ok(weights.clone())
 }
 

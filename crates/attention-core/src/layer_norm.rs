@@ -1,19 +1,48 @@
-//! Layer normalisation over the feature dimension, with γ = 1 and β = 0.
+//! Layer normalisation over the feature dimension: each row becomes (x − μ) / √(σ² + ε), then
+//! scaled and shifted by a learned γ and β where a trained model has them (γ = 1, β = 0 else).
 
-use ndarray::{Array2, ArrayView2};
+use ndarray::{Array1, Array2, ArrayView2};
 
 /// ε of the source notebook's `LayerNormalization`.
 pub const EPSILON: f32 = 1e-6;
 
-/// [rows, d]: each row becomes (x − μ) / √(σ² + ε), with μ and σ² (biased) taken over that row.
-pub fn layer_norm(x: ArrayView2<f32>) -> Array2<f32> {
-    let mut out = x.to_owned();
-    for mut row in out.rows_mut() {
-        let n = row.len() as f32;
-        let mean = row.sum() / n;
-        let variance = row.iter().map(|v| (v - mean) * (v - mean)).sum::<f32>() / n;
-        let inverse_std = 1.0 / (variance + EPSILON).sqrt();
-        row.mapv_inplace(|v| (v - mean) * inverse_std);
+/// A LayerNorm: its ε, and a trained model's γ and β ([d] each).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Norm {
+    pub epsilon: f32,
+    pub affine: Option<(Array1<f32>, Array1<f32>)>,
+}
+
+impl Default for Norm {
+    /// The lab's LayerNorm: ε = 10⁻⁶, γ = 1, β = 0.
+    fn default() -> Self {
+        Self {
+            epsilon: EPSILON,
+            affine: None,
+        }
     }
-    out
+}
+
+impl Norm {
+    /// [rows, d]: each row normalised with μ and σ² (biased) taken over that row, then γ · x + β.
+    pub fn apply(&self, x: ArrayView2<f32>) -> Array2<f32> {
+        let mut out = x.to_owned();
+        for mut row in out.rows_mut() {
+            let n = row.len() as f32;
+            let mean = row.sum() / n;
+            let variance = row.iter().map(|v| (v - mean) * (v - mean)).sum::<f32>() / n;
+            let inverse_std = 1.0 / (variance + self.epsilon).sqrt();
+            row.mapv_inplace(|v| (v - mean) * inverse_std);
+            if let Some((gamma, beta)) = &self.affine {
+                row *= gamma;
+                row += beta;
+            }
+        }
+        out
+    }
+}
+
+/// [rows, d]: the lab's LayerNorm (γ = 1, β = 0, ε = 10⁻⁶).
+pub fn layer_norm(x: ArrayView2<f32>) -> Array2<f32> {
+    Norm::default().apply(x)
 }

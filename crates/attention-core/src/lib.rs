@@ -11,8 +11,10 @@ pub mod attention;
 pub mod config;
 pub mod embed;
 pub mod error;
+pub mod experiments;
 pub mod fastmath;
 pub mod flash;
+pub mod gpt;
 pub mod layer_norm;
 pub mod mask;
 pub mod rng;
@@ -25,5 +27,6 @@ pub use config::{Config, Input, LayerNormMode, Params};
 pub use error::ConfigError;
 pub use mask::{Mask, MaskSpec};
 pub use trace::{
-    Backend, Computed, Outputs, Trace, compute_outputs, compute_trace, outputs_from, trace_from,
+    Backend, Computed, FlashDetail, Outputs, Trace, compute_outputs, compute_trace,
+    compute_trace_with, outputs_from, trace_from,
 };

@@ -6,7 +6,6 @@ use ndarray::{Array2, ArrayView2, Axis, Zip, concatenate};
 use super::attention::{Projections, attend, attend_output};
 use super::config::{Config, LayerNormMode};
 use super::flash::{FlashHead, flash_attention};
-use super::layer_norm::layer_norm;
 
 /// Which engine produced the numbers.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -89,8 +88,23 @@ pub struct Outputs {
     pub backend: Backend,
 }
 
+/// How much of FlashAttention a trace records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FlashDetail {
+    /// Every tile step (for the step-by-step view).
+    Steps,
+    /// Its output only (the steps list is empty): what a model's every layer needs.
+    OutputOnly,
+}
+
 /// Runs standard and flash attention with every intermediate recorded.
 pub fn compute_trace(config: &Config) -> Trace {
+    compute_trace_with(config, FlashDetail::Steps)
+}
+
+/// Runs standard attention with every intermediate recorded, and FlashAttention with `flash`'s
+/// detail.
+pub fn compute_trace_with(config: &Config, flash: FlashDetail) -> Trace {
     let dims = *config.dims();
     let (scale, mask) = (config.scale(), config.mask());
     let attention_input = attention_input(config);
@@ -101,7 +115,15 @@ pub fn compute_trace(config: &Config) -> Trace {
     for head in 0..dims.n_heads {
         let (kv_group, q, k, v) = projections.head(&dims, head);
         let standard = attend(q, k, v, scale, mask);
-        flash_heads.push(flash_attention(q, k, v, scale, mask, config.block(), true));
+        flash_heads.push(flash_attention(
+            q,
+            k,
+            v,
+            scale,
+            mask,
+            config.block(),
+            flash == FlashDetail::Steps,
+        ));
         heads.push(HeadTrace {
             kv_group,
             q: q.to_owned(),
@@ -115,7 +137,7 @@ pub fn compute_trace(config: &Config) -> Trace {
     }
 
     let concat = concat_heads(heads.iter().map(|h| h.output.view()));
-    let projected = concat.dot(&config.weights().w_o);
+    let projected = config.weights().project_out(concat.view());
     let output = residual_and_norm(config, projected.clone());
     let flash_output = finish(
         config,
@@ -154,11 +176,11 @@ pub fn compute_outputs(config: &Config) -> Outputs {
         standard.push(attend_output(q, k, v, scale, mask).0);
         flash.push(flash_attention(q, k, v, scale, mask, config.block(), false).output);
     }
-    let w_o = &config.weights().w_o;
+    let weights = config.weights();
     outputs_from(
         config,
-        concat_heads(standard.iter().map(|a| a.view())).dot(w_o),
-        concat_heads(flash.iter().map(|a| a.view())).dot(w_o),
+        weights.project_out(concat_heads(standard.iter().map(|a| a.view())).view()),
+        weights.project_out(concat_heads(flash.iter().map(|a| a.view())).view()),
         Backend::Cpu,
     )
 }
@@ -281,7 +303,7 @@ pub fn outputs_from(
 /// Pre-LN, else X.
 pub fn attention_input(config: &Config) -> Array2<f32> {
     match config.layer_norm() {
-        LayerNormMode::Pre => layer_norm(config.x()),
+        LayerNormMode::Pre => config.norm().apply(config.x()),
         LayerNormMode::None | LayerNormMode::Post => config.x().to_owned(),
     }
 }
@@ -312,16 +334,16 @@ fn concat_heads<'a>(outputs: impl Iterator<Item = ArrayView2<'a, f32>>) -> Array
     concatenate(Axis(1), &views).unwrap_or_else(|_| Array2::zeros((0, 0)))
 }
 
-/// concat · W_O, then the residual and LayerNorm when asked.
+/// concat · W_O (+ b_o), then the residual and LayerNorm when asked.
 fn finish(config: &Config, concat: Array2<f32>) -> Array2<f32> {
-    residual_and_norm(config, concat.dot(&config.weights().w_o))
+    residual_and_norm(config, config.weights().project_out(concat.view()))
 }
 
 fn residual_and_norm(config: &Config, projected: Array2<f32>) -> Array2<f32> {
     match config.layer_norm() {
         LayerNormMode::None => projected,
         LayerNormMode::Pre => projected + config.x(),
-        LayerNormMode::Post => layer_norm((projected + config.x()).view()),
+        LayerNormMode::Post => config.norm().apply((projected + config.x()).view()),
     }
 }
 

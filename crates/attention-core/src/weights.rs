@@ -1,6 +1,6 @@
 //! The four projection matrices of multi-head attention, and their seeded initialisation.
 
-use ndarray::Array2;
+use ndarray::{Array1, Array2};
 
 use super::rng::{SplitMix64, stream_seed};
 
@@ -38,6 +38,21 @@ pub struct Weights {
     pub w_v: Array2<f32>,
     /// [n_heads·d_v, d_model]
     pub w_o: Array2<f32>,
+    /// Added after each projection, as trained models (GPT-2) have them; `None`: no biases.
+    pub biases: Option<Biases>,
+}
+
+/// The bias vectors of the four projections: Q = X W_Q + b_q, and so on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Biases {
+    /// [n_heads·d_k]
+    pub q: Array1<f32>,
+    /// [n_kv_heads·d_k]
+    pub k: Array1<f32>,
+    /// [n_kv_heads·d_v]
+    pub v: Array1<f32>,
+    /// [d_model]
+    pub o: Array1<f32>,
 }
 
 impl Weights {
@@ -49,7 +64,17 @@ impl Weights {
             w_k: xavier_uniform(seed, "w_k", dims.d_model, dims.n_kv_heads * dims.d_k),
             w_v: xavier_uniform(seed, "w_v", dims.d_model, dims.n_kv_heads * dims.d_v),
             w_o: xavier_uniform(seed, "w_o", dims.n_heads * dims.d_v, dims.d_model),
+            biases: None,
         }
+    }
+
+    /// concat · W_O (+ b_o): the output projection. concat: [seq_len, n_heads·d_v].
+    pub fn project_out(&self, concat: ndarray::ArrayView2<f32>) -> Array2<f32> {
+        let mut out = concat.dot(&self.w_o);
+        if let Some(biases) = &self.biases {
+            out += &biases.o;
+        }
+        out
     }
 }
 

@@ -67,6 +67,7 @@ impl GpuBackend {
 
     /// Every intermediate, as [`attention_core::compute_trace`] gives them.
     pub async fn trace(&mut self, config: &Config) -> Result<Trace, GpuError> {
+        supported(config)?;
         let mut parts = self.run(config, true).await?;
         let dims = *config.dims();
         let (n, m) = (config.seq_len(), config.key_len());
@@ -101,6 +102,7 @@ impl GpuBackend {
 
     /// The outputs only, in chunks of query rows: no seq_len² buffer.
     pub async fn outputs(&mut self, config: &Config) -> Result<Outputs, GpuError> {
+        supported(config)?;
         let mut parts = self.run(config, false).await?;
         let (n, d_model) = (config.seq_len(), config.dims().d_model);
         let mut take = |part: Part| {
@@ -464,4 +466,12 @@ async fn read_back(
     };
     staging.unmap();
     Ok(parts)
+}
+
+/// What the shaders compute: projections without biases (a trained model's have them).
+fn supported(config: &Config) -> Result<(), GpuError> {
+    match config.weights().biases {
+        Some(_) => Err(GpuError::Unsupported("projection biases")),
+        None => Ok(()),
+    }
 }

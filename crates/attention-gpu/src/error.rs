@@ -18,6 +18,8 @@ pub enum GpuError {
     TooLarge { needed: u64, limit: u64 },
     #[error("reading the results back from the GPU failed: {0}")]
     Readback(String),
+    #[error("the GPU backend does not compute {0} yet; the CPU does")]
+    Unsupported(&'static str),
 }
 
 impl GpuError {
@@ -31,6 +33,7 @@ impl GpuError {
             Self::Shader(_) => "shader-error",
             Self::TooLarge { .. } => "too-large",
             Self::Readback(_) => "readback-failed",
+            Self::Unsupported(_) => "unsupported",
         }
     }
 }

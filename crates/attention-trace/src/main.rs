@@ -3,7 +3,7 @@
 
 #[cfg(not(target_arch = "wasm32"))]
 fn main() -> std::process::ExitCode {
-    use std::io::{Read, Write};
+    use std::io::Read;
     use std::process::ExitCode;
 
     use attention_core::api::{BackendChoice, outputs_json, parse_request, trace_json};
@@ -22,6 +22,12 @@ fn main() -> std::process::ExitCode {
         Ok(request) => request,
         Err(error) => return fail(error.to_string()),
     };
+    if request.is_trained() {
+        return match trained(&request) {
+            Ok(json) => write(json),
+            Err(message) => fail(message),
+        };
+    }
     let config = match request.to_params().and_then(|p| Ok(p.validate()?)) {
         Ok(config) => config,
         Err(error) => return fail(error.to_string()),
@@ -47,18 +53,57 @@ fn main() -> std::process::ExitCode {
     } else {
         outputs_json(&compute_outputs(&config))
     };
-    let written = json.map_err(std::io::Error::from).and_then(|json| {
-        let mut stdout = std::io::stdout().lock();
-        stdout.write_all(json.as_bytes())?;
-        stdout.write_all(b"\n")
-    });
-    match written {
-        Ok(()) => ExitCode::SUCCESS,
+    match json {
+        Ok(json) => write(json),
         Err(error) => {
             eprintln!("attention-trace: could not write the trace: {error}");
             ExitCode::FAILURE
         }
     }
+}
+
+/// Writes `json` and a line break to stdout.
+#[cfg(not(target_arch = "wasm32"))]
+fn write(json: String) -> std::process::ExitCode {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(json.as_bytes())
+        .and_then(|()| stdout.write_all(b"\n"))
+    {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("attention-trace: could not write the trace: {error}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+/// The trained model shipped with the lab (assets/model), built into the binary.
+#[cfg(not(target_arch = "wasm32"))]
+const MODEL: (&[u8], &str, &str) = (
+    include_bytes!("../../../assets/model/model.safetensors"),
+    include_str!("../../../assets/model/config.json"),
+    include_str!("../../../assets/model/vocab.json"),
+);
+
+/// `"model": "trained"`: the shipped model on the request's sentence, every layer traced, with
+/// the next-token predictions.
+#[cfg(not(target_arch = "wasm32"))]
+fn trained(request: &attention_core::api::Request) -> Result<String, String> {
+    use attention_core::api::{BackendChoice, forward_json, load_model};
+    if request.backend == Some(BackendChoice::Gpu) {
+        return Err(
+            "backend: the GPU backend does not compute the trained model yet; use \"cpu\"".into(),
+        );
+    }
+    let (sentence, run) = request.trained_run().map_err(|e| e.to_string())?;
+    let model = load_model(MODEL.0, MODEL.1, MODEL.2).map_err(|e| format!("model: {e}"))?;
+    let (tokens, ids): (Vec<String>, Vec<u32>) = model.tokenize(&sentence).into_iter().unzip();
+    let forward = model
+        .forward(&tokens, &ids, &run)
+        .map_err(|e| e.to_string())?;
+    forward_json(&model, &forward).map_err(|e| e.to_string())
 }
 
 #[cfg(target_arch = "wasm32")]

@@ -145,3 +145,83 @@ fn bad_input_exits_2_naming_the_field() {
     assert_eq!(code, 2);
     assert!(stderr.contains("4096"), "{stderr}");
 }
+
+#[test]
+fn the_trained_model_traces_every_layer_and_predicts() {
+    let t = trace(r#"{"model": "trained", "sentence": "xq7kb@ xq7kb"}"#);
+    assert_eq!(t["model"], "trained");
+    assert_eq!(
+        t["tokens"].as_array().unwrap().len(),
+        12,
+        "one token per character"
+    );
+    assert_eq!(
+        t["mask"], "causal",
+        "the trained model reads causally by default"
+    );
+    let layers = t["layers"].as_array().unwrap();
+    assert_eq!(layers.len(), t["n_layer"].as_u64().unwrap() as usize);
+    for layer in layers {
+        let heads = layer["heads"].as_array().unwrap();
+        assert_eq!(heads.len(), t["n_head"].as_u64().unwrap() as usize);
+        for key in ["q", "k", "v", "scores", "weights", "output"] {
+            assert_eq!(heads[0][key].as_array().unwrap().len(), 12, "{key}");
+        }
+        for key in ["residual_in", "residual_out"] {
+            assert_eq!(
+                layer[key][0].as_array().unwrap().len(),
+                t["n_embd"].as_u64().unwrap() as usize
+            );
+        }
+    }
+    let predictions = t["predictions"].as_array().unwrap();
+    assert_eq!(predictions.len(), 12);
+    let last = predictions[11].as_array().unwrap();
+    assert_eq!(last.len(), 5);
+    // The induction circuit: after "xq7kb" seen once before, "@" comes next.
+    assert_eq!(last[0]["token"], "@", "{last:?}");
+    let p: Vec<f64> = last.iter().map(|p| p["p"].as_f64().unwrap()).collect();
+    assert!(
+        p.windows(2).all(|w| w[0] >= w[1]),
+        "most likely first: {p:?}"
+    );
+
+    // Temperature and mask reach every layer.
+    let hot = trace(
+        r#"{"model": "trained", "sentence": "abc", "temperature": 100, "mask": {"kind": "none"}}"#,
+    );
+    assert_eq!(hot["mask"], "none");
+    for layer in hot["layers"].as_array().unwrap() {
+        let row = layer["heads"][0]["weights"][0].as_array().unwrap();
+        assert!(
+            row.iter()
+                .all(|w| (w.as_f64().unwrap() - 1.0 / 3.0).abs() < 0.05),
+            "{row:?}"
+        );
+    }
+}
+
+#[test]
+fn the_trained_models_fixed_shape_is_a_clear_error() {
+    for (input, field) in [
+        (
+            r#"{"model": "trained", "sentence": "ab", "d_model": 16}"#,
+            "d_model",
+        ),
+        (
+            r#"{"model": "trained", "sentence": "ab", "n_heads": 2}"#,
+            "n_heads",
+        ),
+        (
+            r#"{"model": "trained", "sentence": "ab", "source_sentence": "c"}"#,
+            "source_sentence",
+        ),
+        (r#"{"model": "trained", "x": [[1, 2]]}"#, "x"),
+        (r#"{"model": "pretrained", "sentence": "ab"}"#, "model"),
+    ] {
+        let (code, stdout, stderr) = run(input);
+        assert_eq!(code, 2, "{input}: {stdout}");
+        assert!(stderr.contains(field), "{input}: {stderr}");
+        assert!(stdout.is_empty());
+    }
+}

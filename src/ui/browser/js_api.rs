@@ -15,12 +15,15 @@ use crate::ui::i18n::Lang;
 use crate::ui::model::colormap::ScaleMode;
 use crate::ui::model::notice::{ApiError, Notice};
 use crate::ui::model::theme::Theme;
+use crate::ui::state::model::{ModelStatus, trained_request};
 use crate::ui::state::{Lab, probe, simulate_loss};
 use attention_core::api::{parse_request, trace_json};
 
 /// The view settings a host may send beside the parameters.
 /// `head` and `step` count from 1, as the page and its links do.
-const VIEW_KEYS: [&str; 7] = ["head", "lang", "theme", "step", "view", "panels", "scale"];
+const VIEW_KEYS: [&str; 8] = [
+    "head", "lang", "theme", "step", "view", "panels", "scale", "layer",
+];
 
 /// Applies a JSON object of parameters and view settings (as `set()` and the embedding protocol
 /// receive them). Everything is checked first; on a refusal nothing changes.
@@ -46,6 +49,7 @@ pub fn apply_message(lab: Lab, params: &Value) -> Result<(), ApiError> {
     };
     let head = counted("head")?;
     let step = counted("step")?;
+    let layer = counted("layer")?;
     let scale = view
         .get("scale")
         .map(|v| {
@@ -95,6 +99,9 @@ pub fn apply_message(lab: Lab, params: &Value) -> Result<(), ApiError> {
     if let Some(step) = step {
         lab.flash_step.set(step);
     }
+    if let Some(layer) = layer {
+        lab.layer.set(layer);
+    }
     if let Some(lang) = new_lang {
         lab.lang.set(lang);
     }
@@ -122,11 +129,22 @@ pub fn apply(lab: Lab, update: &str) -> Result<(), ApiError> {
     let refuse = ApiError::Request;
     let update = parse_request(update).map_err(refuse)?;
     let merged = lab.request.get_untracked().merged(&update);
-    let previous = lab.shown.get_untracked();
-    merged
-        .to_params()
-        .and_then(|params| Ok(params.validate_reusing(previous.as_ref().map(|t| &t.0.config))?))
-        .map_err(refuse)?;
+    if merged.is_trained() {
+        // The trained model reads the sentence, the mask, the temperature and the tiles; a
+        // setting it fixes is refused, naming it.
+        if let Some(field) = update.fixed_by_model() {
+            return Err(ApiError::Request(
+                attention_core::api::RequestError::FixedByModel { field },
+            ));
+        }
+        trained_request(&merged).trained_run().map_err(refuse)?;
+    } else {
+        let previous = lab.shown.get_untracked();
+        merged
+            .to_params()
+            .and_then(|params| Ok(params.validate_reusing(previous.as_ref().map(|t| &t.0.config))?))
+            .map_err(refuse)?;
+    }
     lab.change(update);
     Ok(())
 }
@@ -144,6 +162,40 @@ pub fn state_json(lab: Lab) -> String {
         object.insert("theme".into(), json!(lab.theme.get_untracked().name()));
         object.insert("step".into(), json!(lab.flash_step.get_untracked() + 1));
         object.insert("scale".into(), json!(lab.scale_mode.get_untracked().name()));
+        object.insert("layer".into(), json!(lab.layer.get_untracked() + 1));
+        if request.is_trained() && request.mask.is_none() {
+            // The mask the trained model runs under when none is chosen: its training mask.
+            object.insert("mask".into(), json!({"kind": "causal"}));
+        }
+        object.insert(
+            "model_status".into(),
+            json!(match lab.model_status.get_untracked() {
+                ModelStatus::Idle => "idle",
+                ModelStatus::Loading => "loading",
+                ModelStatus::Ready(_) => "ready",
+                ModelStatus::Failed(_) => "failed",
+            }),
+        );
+        if let Some(Ok(run)) = lab.forward.get_untracked() {
+            let next: Vec<Value> = match lab.model_status.get_untracked() {
+                ModelStatus::Ready(gpt) => run
+                    .0
+                    .tokens
+                    .len()
+                    .checked_sub(1)
+                    .map(|last| {
+                        gpt.0
+                            .predictions(&run.0, last, 5)
+                            .iter()
+                            .map(|p| json!({"token": gpt.0.vocab.get(p.id as usize), "p": p.p}))
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+                _ => Vec::new(),
+            };
+            object.insert("predictions".into(), json!(next));
+            object.insert("forward_ms".into(), json!(run.1));
+        }
         object.insert("view".into(), json!(lab.view.get_untracked()));
         if let Some(embed) = lab.embed.get_untracked() {
             object.insert("panels".into(), json!(embed.panels));

@@ -34,6 +34,7 @@ pub fn apply_view(lab: Lab, view: &ViewSettings) {
     lab.theme.set(view.theme);
     lab.flash_step.set(view.step);
     lab.scale_mode.set(view.scale);
+    lab.layer.set(view.layer);
     lab.view.set(view.view.clone());
     if let Some(lang) = view.lang {
         lab.lang.set(lang);
@@ -50,6 +51,7 @@ pub fn current(lab: Lab) -> LinkState {
             theme: lab.theme.get(),
             step: lab.flash_step.get(),
             scale: lab.scale_mode.get(),
+            layer: lab.layer.get(),
             view: lab.view.get(),
         },
         embed: lab.embed.get(),

@@ -7,5 +7,6 @@ pub mod clock;
 pub mod embed;
 pub mod js_api;
 pub mod location;
+pub mod model_files;
 pub mod observers;
 pub mod share;

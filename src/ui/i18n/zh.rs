@@ -3,8 +3,8 @@
 use attention_core::ConfigError;
 
 use super::{
-    ErrorTexts, ExplainTexts, FallbackTexts, FlashText, KvTexts, LinkTexts, MaskTexts, ScaleTexts,
-    ShareTexts, StageText, StageTexts, StepTexts, Text,
+    ErrorTexts, ExplainTexts, FallbackTexts, FlashText, KvTexts, LinkTexts, MaskTexts, ModelTexts,
+    ScaleTexts, ShareTexts, StageText, StageTexts, StepTexts, Text,
 };
 
 fn config_error(error: &ConfigError) -> String {
@@ -152,6 +152,62 @@ pub static TEXT: Text = Text {
         names: ["如实", "对比度"],
         help: "如实：权重使用固定的 0 … 1 刻度，三个分数阶段共用一个刻度，因此缩放和温度会改变画面。对比度：每个矩阵按自身范围拉伸。",
     },
+    model: ModelTexts {
+        section: "权重",
+        names: ["随机", "训练好的模型"],
+        loading: "正在加载训练好的模型（4 MB，来自本站）……",
+        failed: |why| format!("训练好的模型无法加载：{why}。随机权重仍然可用。"),
+        ready: |layers, heads, width, parameters| {
+            format!(
+                "一个 GPT-2：{layers} 层 × {heads} 个头，宽度 {width}，共 {parameters} 个参数，每个字符一个词元。"
+            )
+        },
+        about: [
+            "这是为本实验室训练的小型 GPT-2，训练文本是 Debian 与 PyPI 软件包中的中英文（名言、技术手册、商品评论）：它学会了猜下一个字符。",
+            "所以它的注意力头各有分工：预测下一个字符时，看紧挨着的前一个字符很有用（前一词元头）；在后面的层里，把当前字符上次出现之后的内容复制过来也很有用（归纳头：试着把一串随机字符输入两遍）。",
+            "它训练时用的是因果掩码，只能往前看。换一种掩码，它就会看到训练中从未见过的东西：看看它的预测怎样出错。",
+            "温度作用于每一层：调高温度，每个头的注意力就变得平均，学到的模式被抹平；调低温度，每个头只挑一个键。",
+        ],
+        fixed_shape: |d_model, heads, d_k| {
+            format!("由训练好的模型固定：d_model {d_model}，{heads} 个头，d_k {d_k}。")
+        },
+        fixed_norm: "与 GPT-2 一样采用 Pre-LN：x + Attn(LN₁(x))，再 x + MLP(LN₂(x))，每个层归一化都有学到的 γ 和 β（ε = 10⁻⁵）。",
+        no_cross: "训练好的模型只读一个句子：交叉注意力需要随机权重。",
+        layer_label: "层",
+        overview_title: "所有头一览",
+        overview_help: "每一层、每个头在你的句子上的注意力权重，实时计算。点击其中一个，下方即展开它。",
+        next_title: "接下来是什么",
+        next_help: "模型认为最后一个字符（或指针下的字符）之后最可能出现的五个字符。",
+        after: |position, token| format!("第 {position} 个字符「{token}」之后"),
+        continue_button: "续写",
+        greedy: "最可能的",
+        sampling: "采样温度",
+        sampling_help: "0：总是选最可能的；越高越多变。它与注意力的温度无关。",
+        roles_title: "每个头在这里做什么",
+        roles_help: "在你的句子上测得的：每个头的注意力有多少落在前一个字符上、落在查询字符早先出现之后的那个字符上（归纳）、落在第一个字符上，以及落在同一字符的早先副本上。",
+        role_names: ["前一个", "归纳", "第一个", "相同"],
+        role_previous: |share| format!("前一词元头：{share:.2} 的权重落在前一个字符上"),
+        role_induction: |share| {
+            format!("归纳头：{share:.2} 的权重落在同一字符上次出现之后的字符上")
+        },
+        role_first: |share| format!("首词元头：{share:.2} 的权重落在第一个字符上"),
+        role_same: |share| format!("相同词元头：{share:.2} 的权重落在该字符的早先副本上"),
+        role_mixed: "在这个句子上没有单一的分工",
+        embeddings: "每个字符学到的词向量：训练好的表 wte 中的一行，与输出层共享。",
+        positions: "GPT-2 为每个位置学习一个向量（wpe 中的一行），而不是用正弦和余弦。",
+        x_first: "进入第一层的残差流：词向量加位置向量。",
+        x_later: |layer| format!("进入第 {layer} 层的残差流：前面各层累加的结果。"),
+        normed_x: "LN₁ 先把每一行归一化，再用学到的 γ 和 β 缩放和平移。",
+        output: "注意力的输出加回残差流；随后是这个模块的 MLP。",
+        learned_embedding: "学到的词向量：这个词元在 wte 中的那一行。",
+        learned_position: "学到的位置向量：这个位置在 wpe 中的那一行。",
+        residual_stream: "残差流，即前面各层留下的结果。",
+        learned_note: |layer, head, role| {
+            format!(
+                "这些权重是训练学到的：训练模型第 {layer} 层的第 {head} 个头。在这句话上：{role}。"
+            )
+        },
+    },
     share: ShareTexts {
         link_here: "链接",
         embed_here: "嵌入",
@@ -281,6 +337,7 @@ pub static TEXT: Text = Text {
         too_large: "超出了这块 GPU 的缓冲区上限，因此由 CPU 计算",
         readback_failed: "从 GPU 读回结果失败，因此由 CPU 计算",
         not_ready: "GPU 尚未就绪，因此由 CPU 计算",
+        unsupported: "训练好的模型在 CPU 上运行：GPU 后端暂时还不支持它的偏置项。",
         software_adapter: |name| format!("这里唯一的 GPU 是软件实现（{name}），CPU 更快。"),
         small_input: |tokens| format!("少于 {tokens} 个词元时，CPU 比与 GPU 往返更快。"),
     },
@@ -399,6 +456,7 @@ pub static TEXT: Text = Text {
         config: config_error,
         json: |path, message| format!("参数 {path} 无效：{message}"),
         input_twice: |field| format!("{field}：请只用 sentence、tokens、x 中的一种方式给出输入。"),
+        fixed_by_model: |field| format!("{field} 由训练好的模型固定：切换到随机权重才能自己选择。"),
         bad_view_value: |name| format!("{name}：不是有效的值"),
         not_an_object: "params：应为一个由参数组成的对象",
         showing_last_good: "下方仍显示上一次的有效结果。",

@@ -3,7 +3,7 @@
 
 use super::colormap::ScaleMode;
 use crate::ui::i18n::Lang;
-use attention_core::api::{BackendChoice, LayerNormRequest, MaskRequest};
+use attention_core::api::{BackendChoice, LayerNormRequest, MaskRequest, ModelChoice};
 
 /// Log-scale temperature slider: position 0…1000 maps to T = 0.05 … 10.
 pub const T_MIN: f64 = 0.05;
@@ -208,5 +208,26 @@ impl Choice for ScaleMode {
 
     fn name(self) -> &'static str {
         ScaleMode::name(self)
+    }
+}
+
+impl Choice for ModelChoice {
+    fn all() -> Vec<Self> {
+        vec![Self::Random, Self::Trained]
+    }
+
+    fn label(self, lang: Lang) -> &'static str {
+        let names = lang.text().model.names;
+        match self {
+            Self::Random => names[0],
+            Self::Trained => names[1],
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Self::Random => "random",
+            Self::Trained => "trained",
+        }
     }
 }

@@ -25,6 +25,8 @@ pub enum FallbackReason {
     ReadbackFailed,
     /// The GPU job queue had no device to run on.
     NotReady,
+    /// The GPU backend does not compute this (the trained model's biases).
+    Unsupported,
     /// "auto": the only adapter is a software rasteriser, slower than the CPU.
     SoftwareAdapter,
     /// "auto": too few tokens for a round trip to the GPU to pay off.
@@ -42,6 +44,7 @@ impl FallbackReason {
             GpuError::Shader(_) => Self::ShaderError,
             GpuError::TooLarge { .. } => Self::TooLarge,
             GpuError::Readback(_) => Self::ReadbackFailed,
+            GpuError::Unsupported(_) => Self::Unsupported,
         }
     }
 
@@ -57,6 +60,7 @@ impl FallbackReason {
             Self::TooLarge => "too-large",
             Self::ReadbackFailed => "readback-failed",
             Self::NotReady => "not-ready",
+            Self::Unsupported => "unsupported",
             Self::SoftwareAdapter => "software-adapter",
             Self::SmallInput => "small-input",
         }
@@ -91,7 +95,7 @@ impl Fallback {
             | GpuError::DeviceLost(detail)
             | GpuError::Shader(detail)
             | GpuError::Readback(detail) => detail.clone(),
-            GpuError::TooLarge { .. } => error.to_string(),
+            GpuError::TooLarge { .. } | GpuError::Unsupported(_) => error.to_string(),
         };
         Self::new(FallbackReason::of(error), detail)
     }
@@ -116,6 +120,7 @@ impl Fallback {
             FallbackReason::TooLarge => with_detail(texts.too_large),
             FallbackReason::ReadbackFailed => with_detail(texts.readback_failed),
             FallbackReason::NotReady => with_detail(texts.not_ready),
+            FallbackReason::Unsupported => texts.unsupported.into(),
             FallbackReason::SoftwareAdapter => (texts.software_adapter)(&self.detail),
             FallbackReason::SmallInput => (texts.small_input)(AUTO_GPU_MIN_TOKENS),
         }

@@ -37,6 +37,11 @@ fn terms(a: ArrayView1<f32>, b: ArrayView1<f32>, lang: Lang) -> String {
     text
 }
 
+/// " + b (0.123)" for a projection's bias, if it has one.
+fn bias_term(bias: Option<f32>) -> String {
+    bias.map_or(String::new(), |b| format!(" + b ({})", format_value(b)))
+}
+
 /// Why key `j` is hidden from query `i`, in words.
 pub fn mask_reason(spec: &MaskSpec, i: usize, j: usize, lang: Lang) -> String {
     let masks = &lang.text().masks;
@@ -82,7 +87,13 @@ pub fn explain(
     );
     let allowed = keyed && trace.mask[[row, col]];
     let lines = match stage {
+        Stage::Embeddings if config.model_layer().is_some() => {
+            vec![lang.text().model.learned_embedding.into()]
+        }
         Stage::Embeddings => vec![words.embedding.into()],
+        Stage::Positions if config.model_layer().is_some() => {
+            vec![lang.text().model.learned_position.into()]
+        }
         Stage::Positions => {
             let pair = col / 2 * 2;
             let f = if col.is_multiple_of(2) { "sin" } else { "cos" };
@@ -99,6 +110,9 @@ pub fn explain(
                 num(p[[row, col]]),
                 format_value(value)
             )],
+            None if config.model_layer().is_some() => {
+                vec![lang.text().model.residual_stream.into()]
+            }
             None => vec![words.given_x.into()],
         },
         Stage::NormedX => {
@@ -106,20 +120,41 @@ pub fn explain(
             let n = x.len() as f32;
             let mean = x.sum() / n;
             let variance = x.iter().map(|v| (v - mean) * (v - mean)).sum::<f32>() / n;
-            vec![format!(
-                "LN(x) = (x − μ) / √(σ² + ε) = ({} − {}) / √({} + 10⁻⁶) = {}",
+            let norm = config.norm();
+            let normed = format!(
+                "({} − {}) / √({} + {})",
                 num(x[col]),
                 num(mean),
                 format_value(variance),
-                format_value(value)
-            )]
+                format_value(norm.epsilon)
+            );
+            vec![match &norm.affine {
+                // A trained model's LayerNorm scales and shifts by its learned γ and β.
+                Some((gamma, beta)) => format!(
+                    "LN(x) = γ · {normed} + β = {} · {normed} + {} = {}",
+                    num(gamma[col]),
+                    num(beta[col]),
+                    format_value(value)
+                ),
+                None => format!(
+                    "LN(x) = (x − μ) / √(σ² + ε) = {normed} = {}",
+                    format_value(value)
+                ),
+            }]
         }
         Stage::Q => {
             let w = config.weights().w_q.column(head_col(dims.d_k));
             vec![
                 format!(
-                    "q = x · W_Q[:, {}] = {}",
+                    "q = x · W_Q[:, {}]{} = {}",
                     head_col(dims.d_k),
+                    bias_term(
+                        config
+                            .weights()
+                            .biases
+                            .as_ref()
+                            .map(|b| b.q[head_col(dims.d_k)])
+                    ),
                     terms(trace.attention_input.row(row), w, lang)
                 ),
                 format!("= {}", format_value(value)),
@@ -135,11 +170,19 @@ pub fn explain(
                 Some(source) => source.x.row(row),
                 None => trace.attention_input.row(row),
             };
+            let bias = config.weights().biases.as_ref().map(|b| {
+                if stage == Stage::K {
+                    b.k[group_col(width)]
+                } else {
+                    b.v[group_col(width)]
+                }
+            });
             vec![
                 format!(
-                    "{} = x · W_{name}[:, {}] = {}",
+                    "{} = x · W_{name}[:, {}]{} = {}",
                     name.to_lowercase(),
                     group_col(width),
+                    bias_term(bias),
                     terms(source, w.column(group_col(width)), lang)
                 ),
                 format!("= {}", format_value(value)),

@@ -158,8 +158,8 @@ pub fn grid(replay: &Replay, frame: &Frame) -> (MatrixView, Option<Span>) {
     (
         MatrixView {
             values,
-            row_labels: trace.config.tokens().to_vec(),
-            col_labels: trace.config.key_sequence().tokens.clone(),
+            row_labels: super::visible_all(trace.config.tokens()),
+            col_labels: super::visible_all(&trace.config.key_sequence().tokens),
             scale: Scale::Palette(&GRID),
             legend: Legend::Hidden,
         },
@@ -245,8 +245,8 @@ pub fn tile(replay: &Replay, frame: &Frame) -> Option<(MatrixView, bool)> {
         MatrixView {
             scale,
             legend,
-            row_labels: trace.config.tokens()[step.rows.clone()].to_vec(),
-            col_labels: trace.config.key_sequence().tokens[step.cols.clone()].to_vec(),
+            row_labels: super::visible_all(&trace.config.tokens()[step.rows.clone()]),
+            col_labels: super::visible_all(&trace.config.key_sequence().tokens[step.cols.clone()]),
             values,
         },
         show_probs,
@@ -283,7 +283,7 @@ pub fn accumulator(replay: &Replay, frame: &Frame) -> (MatrixView, bool) {
         MatrixView {
             scale: own_range(&values),
             legend: Legend::OwnRange,
-            row_labels: replay.trace.0.config.tokens()[step.rows.clone()].to_vec(),
+            row_labels: super::visible_all(&replay.trace.0.config.tokens()[step.rows.clone()]),
             col_labels: (0..d_v).map(|d| d.to_string()).collect(),
             values,
         },

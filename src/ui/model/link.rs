@@ -7,7 +7,7 @@
 //! [`LinkNotice`]; markup is only ever text.
 
 use attention_core::api::{
-    BackendChoice, BlockRequest, LayerNormRequest, MaskRequest, Request, RequestError,
+    BackendChoice, BlockRequest, LayerNormRequest, MaskRequest, ModelChoice, Request, RequestError,
 };
 
 use super::colormap::ScaleMode;
@@ -31,6 +31,8 @@ pub struct ViewSettings {
     pub step: usize,
     /// Honest colour scales, or each matrix's own range for contrast.
     pub scale: ScaleMode,
+    /// The trained model's layer, from 0 (links count from 1).
+    pub layer: usize,
     /// The part of the page in view (a step's id, see `views/pipeline.rs`).
     pub view: Option<String>,
 }
@@ -162,6 +164,9 @@ pub fn choice_named<T: Choice>(name: &str) -> Option<T> {
 pub fn to_query(state: &LinkState) -> String {
     let mut pairs: Vec<(&str, String)> = Vec::new();
     let r = &state.request;
+    if let Some(model) = r.model {
+        pairs.push(("model", model.name().into()));
+    }
     if let Some(sentence) = &r.sentence {
         pairs.push(("sentence", sentence.clone()));
     }
@@ -228,6 +233,9 @@ pub fn to_query(state: &LinkState) -> String {
     }
     if v.step > 0 {
         pairs.push(("step", (v.step + 1).to_string()));
+    }
+    if v.layer > 0 {
+        pairs.push(("layer", (v.layer + 1).to_string()));
     }
     if v.scale != ScaleMode::Honest {
         pairs.push(("scale", v.scale.name().into()));
@@ -362,15 +370,17 @@ pub fn parse_query(query: &str) -> (LinkState, Vec<LinkNotice>) {
                 None => notices.push(malformed(&name, &value)),
             },
             // Counted from 1, as the page shows them.
-            "head" | "step" => match value.parse::<usize>() {
-                Ok(n) if n >= 1 => {
-                    if name == "head" {
-                        state.view.head = n - 1;
-                    } else {
-                        state.view.step = n - 1;
-                    }
-                }
+            "head" | "step" | "layer" => match value.parse::<usize>() {
+                Ok(n) if n >= 1 => match name.as_str() {
+                    "head" => state.view.head = n - 1,
+                    "step" => state.view.step = n - 1,
+                    _ => state.view.layer = n - 1,
+                },
                 _ => notices.push(malformed(&name, &value)),
+            },
+            "model" => match choice_named::<ModelChoice>(&value) {
+                Some(model) => r.model = Some(model),
+                None => notices.push(malformed(&name, &value)),
             },
             "scale" => match ScaleMode::from_name(&value) {
                 Some(mode) => state.view.scale = mode,

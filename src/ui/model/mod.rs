@@ -14,6 +14,7 @@ pub mod link;
 pub mod matrix;
 pub mod memory_chart;
 pub mod notice;
+pub mod roles;
 pub mod sections;
 pub mod stages;
 pub mod theme;
@@ -21,6 +22,22 @@ pub mod theme;
 use std::sync::Arc;
 
 use attention_core::Trace;
+
+/// A token as a label shows it: the trained model's one-character tokens include spaces and line
+/// breaks, which would be blank; they are drawn as ␣ and ⏎ (and a tab as ⇥).
+pub fn visible(token: &str) -> String {
+    match token {
+        " " => "␣".into(),
+        "\n" => "⏎".into(),
+        "\t" => "⇥".into(),
+        other => other.into(),
+    }
+}
+
+/// Every token of a sequence as a label shows it.
+pub fn visible_all(tokens: &[String]) -> Vec<String> {
+    tokens.iter().map(|t| visible(t)).collect()
+}
 
 /// A computed trace, compared by identity: the UI never diffs matrices to see a change.
 #[derive(Debug, Clone)]

@@ -8,6 +8,10 @@ use crate::ui::i18n::Lang;
 /// (`view=`) and its `data-view` attribute.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Section {
+    /// The trained model: every layer and head at a glance, with their roles.
+    Model,
+    /// The trained model: what it predicts next.
+    Next,
     Tokens,
     Qkv,
     Scores,
@@ -19,7 +23,9 @@ pub enum Section {
 }
 
 impl Section {
-    pub const ALL: [Section; 8] = [
+    pub const ALL: [Section; 10] = [
+        Self::Model,
+        Self::Next,
         Self::Tokens,
         Self::Qkv,
         Self::Scores,
@@ -32,6 +38,8 @@ impl Section {
 
     pub fn id(self) -> &'static str {
         match self {
+            Self::Model => "model",
+            Self::Next => "next",
             Self::Tokens => "tokens",
             Self::Qkv => "qkv",
             Self::Scores => "scores",
@@ -60,7 +68,7 @@ impl Section {
             Self::Scores => &[Stage::Dot, Stage::Scaled, Stage::Masked],
             Self::Softmax => &[Stage::Weights],
             Self::Values => &[Stage::HeadOutput],
-            Self::AllHeads | Self::Flash => &[],
+            Self::Model | Self::Next | Self::AllHeads | Self::Flash => &[],
             Self::Combine => &[Stage::Concat, Stage::Projected, Stage::Output],
         }
     }
@@ -71,13 +79,16 @@ impl Section {
             Self::Softmax => vec!["weights", "head-view"],
             Self::AllHeads => vec!["all-heads"],
             Self::Flash => vec!["flash"],
+            Self::Model => vec!["model-view", "head-roles"],
+            Self::Next => vec!["next-token"],
             _ => self.stages().iter().map(|s| s.id()).collect(),
         }
     }
 
-    /// The step's number on the page.
-    pub fn number(self) -> usize {
-        match self {
+    /// The step's number on the page (the trained model's own sections have none).
+    pub fn number(self) -> Option<usize> {
+        Some(match self {
+            Self::Model | Self::Next => return None,
             Self::Tokens => 1,
             Self::Qkv => 2,
             Self::Scores => 3,
@@ -86,12 +97,14 @@ impl Section {
             Self::AllHeads => 5,
             Self::Combine => 6,
             Self::Flash => 7,
-        }
+        })
     }
 
     pub fn title(self, lang: Lang) -> &'static str {
         let t = lang.text();
         match self {
+            Self::Model => t.model.overview_title,
+            Self::Next => t.model.next_title,
             Self::Tokens => t.steps.tokens,
             Self::Qkv => t.steps.qkv,
             Self::Scores => t.steps.scores,
@@ -106,7 +119,16 @@ impl Section {
 
 /// The panels an embed can show besides the stages: the head view, the small multiples of all
 /// heads, the FlashAttention player, the sentence box and the controls.
-pub const EXTRA_PANELS: [&str; 5] = ["head-view", "all-heads", "flash", "sentence", "controls"];
+pub const EXTRA_PANELS: [&str; 8] = [
+    "head-view",
+    "all-heads",
+    "flash",
+    "sentence",
+    "controls",
+    "model-view",
+    "head-roles",
+    "next-token",
+];
 
 /// What an embed shows when its link names no panels.
 pub const DEFAULT_PANELS: [&str; 2] = ["weights", "head-view"];

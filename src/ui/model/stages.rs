@@ -90,6 +90,24 @@ impl Stage {
         }
     }
 
+    /// Its caption for this trace: a trained model's layer explains its learned embeddings,
+    /// its residual stream and its learned LayerNorm.
+    pub fn caption(self, trace: &Trace, lang: Lang) -> String {
+        let Some(layer) = trace.config.model_layer() else {
+            return self.text(lang).caption.into();
+        };
+        let model = &lang.text().model;
+        match self {
+            Self::Embeddings => model.embeddings.into(),
+            Self::Positions => model.positions.into(),
+            Self::X if layer == 0 => model.x_first.into(),
+            Self::X => (model.x_later)(layer + 1),
+            Self::NormedX => model.normed_x.into(),
+            Self::Output => model.output.into(),
+            _ => self.text(lang).caption.into(),
+        }
+    }
+
     /// Its formula as the current settings compute it: Q comes from LN(X) under Pre-LN, K and V
     /// from the source S in cross-attention, the block output follows the LayerNorm chosen, and
     /// the scaled scores say what they are divided by now.
@@ -97,13 +115,34 @@ impl Stage {
         let config = &trace.config;
         let pre_ln = config.layer_norm() == LayerNormMode::Pre;
         let cross = config.source().is_some();
-        let input = if pre_ln { "LN(X)" } else { "X" };
+        let trained = config.model_layer().is_some();
+        let input = match (pre_ln, trained) {
+            (true, true) => "LN₁(X)",
+            (true, false) => "LN(X)",
+            (false, _) => "X",
+        };
         let keys_from = if cross { "S" } else { input };
+        // A trained model's projections have biases.
+        let bias = |name: &str| {
+            if config.weights().biases.is_some() {
+                format!(" + b_{name}")
+            } else {
+                String::new()
+            }
+        };
         let dims = config.dims();
         match self {
-            Self::Q => format!("Q = {input} W_Q"),
-            Self::K => format!("K = {keys_from} W_K"),
-            Self::V => format!("V = {keys_from} W_V"),
+            Self::Q => format!("Q = {input} W_Q{}", bias("Q")),
+            Self::K => format!("K = {keys_from} W_K{}", bias("K")),
+            Self::V => format!("V = {keys_from} W_V{}", bias("V")),
+            Self::Projected => format!("concat · W_O{}", bias("O")),
+            Self::Embeddings if trained => "E = wte[token]".into(),
+            Self::Positions if trained => "P = wpe[position]".into(),
+            Self::X if trained && config.model_layer() != Some(0) => {
+                "X = the residual stream".into()
+            }
+            Self::NormedX if trained => "γ ⊙ (x − μ) / √(σ² + ε) + β".into(),
+            Self::Output if trained => "x + Attn(LN₁(x))".into(),
             Self::Scaled => format!(
                 "QKᵀ / (√d_k · T), {} √{} · {} = {}",
                 lang.text().divided_by,
@@ -218,8 +257,8 @@ impl Stage {
 
     pub fn row_labels(self, trace: &Trace) -> Vec<String> {
         match self {
-            Self::K | Self::V => trace.config.key_sequence().tokens.clone(),
-            _ => trace.config.tokens().to_vec(),
+            Self::K | Self::V => super::visible_all(&trace.config.key_sequence().tokens),
+            _ => super::visible_all(trace.config.tokens()),
         }
     }
 
@@ -228,7 +267,7 @@ impl Stage {
         let numbered = |n: usize| (0..n).map(|i| i.to_string()).collect();
         match self {
             Self::Dot | Self::Scaled | Self::Masked | Self::Weights => {
-                trace.config.key_sequence().tokens.clone()
+                super::visible_all(&trace.config.key_sequence().tokens)
             }
             Self::Q | Self::K => numbered(dims.d_k),
             Self::V | Self::HeadOutput => numbered(dims.d_v),

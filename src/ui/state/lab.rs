@@ -5,16 +5,17 @@
 use leptos::prelude::*;
 
 use super::gpu_jobs::{GpuJobs, schedule};
+use super::model::{self, ForwardRef, ModelStatus, trained_request};
 use crate::ui::browser::clock::now_ms;
 use crate::ui::i18n::{EXAMPLES, Lang};
 use crate::ui::model::TraceRef;
 use crate::ui::model::colormap::ScaleMode;
-use crate::ui::model::engine::{Engine, Fallback, GpuStatus, choice, choose};
+use crate::ui::model::engine::{Engine, Fallback, FallbackReason, GpuStatus, choice, choose};
 use crate::ui::model::link::{Embed, LinkNotice};
 use crate::ui::model::notice::Notice;
 use crate::ui::model::stages::Stage;
 use crate::ui::model::theme::Theme;
-use attention_core::api::{MaskRequest, Request, RequestError};
+use attention_core::api::{BackendChoice, MaskRequest, Request, RequestError};
 use attention_core::{Config, compute_trace};
 
 /// The result of computing the current request.
@@ -110,6 +111,12 @@ pub struct Lab {
     pub scale_mode: RwSignal<ScaleMode>,
     /// Whether exported images carry a title line (the matrix, the sentence, the settings).
     pub export_titles: RwSignal<bool>,
+    /// The trained model: not asked for, loading, ready, or failed.
+    pub model_status: RwSignal<ModelStatus>,
+    /// The trained model's forward pass on the current sentence, when it is chosen and loaded.
+    pub forward: Memo<Option<Result<ForwardRef, RequestError>>>,
+    /// The trained model's layer the pipeline shows (clamped to its layers when read).
+    pub layer: RwSignal<usize>,
 }
 
 impl Lab {
@@ -118,8 +125,25 @@ impl Lab {
         let timing = StoredValue::new(Timing::default());
         let gpu = RwSignal::new(GpuStatus::Probing);
         let jobs = GpuJobs::new();
+        let model_status = RwSignal::new(ModelStatus::Idle);
+        let layer = RwSignal::new(0usize);
+        // The trained model's forward pass: only what it reads (the sentence, mask, temperature
+        // and tiles; not the random shape, the layer or the head looked at) makes it run again.
+        // `None` while the model is not loaded.
+        let trained_input =
+            Memo::new(move |_| request.with(|r| r.is_trained().then(|| trained_request(r))));
+        let forward = Memo::new(move |_| {
+            let current = trained_input.get()?;
+            model_status.with(|status| match status {
+                ModelStatus::Ready(gpt) => Some(model::run(&gpt.0, &current)),
+                _ => None,
+            })
+        });
         let outcome = Memo::new(move |previous: Option<&Outcome>| {
             let current = request.get();
+            if current.is_trained() {
+                return trained_outcome(forward, layer, &current, previous, timing);
+            }
             let tokens = current.lengths().0.unwrap_or(0);
             let engine = gpu.with(|status| choose(choice(&current), status, tokens));
             let previous_trace = previous.and_then(|o| o.result.as_ref().ok());
@@ -178,6 +202,9 @@ impl Lab {
             embed: RwSignal::new(None),
             scale_mode: RwSignal::new(ScaleMode::Honest),
             export_titles: RwSignal::new(true),
+            model_status,
+            forward,
+            layer,
         };
         // Pending work goes to the GPU. The request is tracked too: a change made while the GPU
         // is busy leaves the outcome as it was (the last result, pending) but must be queued.
@@ -245,6 +272,48 @@ impl Lab {
             timing.update_ms = timing.update_ms.max(now_ms() - timing.started_ms);
         });
     }
+}
+
+/// The outcome of the trained model: the selected layer's attention, traced with FlashAttention's
+/// steps, from the forward pass; while the model loads, the last result, marked pending.
+fn trained_outcome(
+    forward: Memo<Option<Result<ForwardRef, RequestError>>>,
+    layer: RwSignal<usize>,
+    request: &Request,
+    previous: Option<&Outcome>,
+    timing: StoredValue<Timing>,
+) -> Outcome {
+    let started_ms = now_ms();
+    let fallback = (choice(request) == BackendChoice::Gpu)
+        .then(|| Fallback::new(FallbackReason::Unsupported, ""));
+    let outcome = match forward.get() {
+        Some(Ok(run)) => {
+            let layers = run.0.layers.len();
+            let trace = run.0.layer_trace(layer.get().min(layers.saturating_sub(1)));
+            Outcome {
+                fallback,
+                ..Outcome::computed(Ok(TraceRef::new(trace)), now_ms() - started_ms, started_ms)
+            }
+        }
+        Some(Err(error)) => Outcome::computed(Err(error), now_ms() - started_ms, started_ms),
+        None => match previous {
+            Some(previous) => Outcome {
+                pending: true,
+                ..previous.clone()
+            },
+            None => Outcome {
+                pending: true,
+                ..compute(&Lab::default_request(), None)
+            },
+        },
+    };
+    timing.update_value(|timing| {
+        if timing.started_ms == 0.0 {
+            timing.started_ms = outcome.started_ms;
+        }
+        timing.update_ms = now_ms() - timing.started_ms;
+    });
+    outcome
 }
 
 /// Resizes a custom mask to the request's token counts.

@@ -3,6 +3,7 @@
 
 mod gpu_jobs;
 mod lab;
+pub mod model;
 
 pub use gpu_jobs::{GpuJobs, probe, schedule, simulate_loss};
 pub use lab::{ActiveCell, Lab, Outcome, Timing, compute};

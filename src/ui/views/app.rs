@@ -10,7 +10,7 @@ use super::live_region::LiveRegion;
 use super::pipeline::Pipeline;
 use super::share_bar::ShareBar;
 use super::tooltip::Tooltip;
-use crate::ui::browser::{canvas, embed, js_api, location};
+use crate::ui::browser::{canvas, embed, js_api, location, model_files};
 use crate::ui::i18n::Lang;
 use crate::ui::model::format::format_ms;
 use crate::ui::state::Lab;
@@ -37,6 +37,7 @@ pub fn App(#[prop(optional)] page: bool) -> impl IntoView {
     lab.link_notices.set(notices);
     provide_context(lab);
     js_api::install(lab);
+    model_files::load_when_needed(lab);
     #[cfg(target_arch = "wasm32")]
     crate::ui::state::probe(lab);
 

@@ -8,6 +8,7 @@ use super::flash::FlashView;
 use super::head_view::HeadView;
 use super::input_panel::InputPanel;
 use super::live_region::LiveRegion;
+use super::model_views::{ModelOverview, NextToken};
 use super::pipeline::{AllHeads, StageCard};
 use super::tooltip::Tooltip;
 use crate::ui::browser::location;
@@ -29,6 +30,10 @@ fn panel(name: &str) -> AnyView {
         ("flash", _) => view! { <div class="embed-panel wide"><FlashView /></div> }.into_any(),
         ("sentence", _) => view! { <div class="embed-panel"><InputPanel /></div> }.into_any(),
         ("controls", _) => view! { <div class="embed-panel"><Controls /></div> }.into_any(),
+        ("model-view" | "head-roles", _) => {
+            view! { <div class="embed-panel wide"><ModelOverview /></div> }.into_any()
+        }
+        ("next-token", _) => view! { <div class="embed-panel"><NextToken /></div> }.into_any(),
         // Unknown panels never get here: the link left them out, with a notice.
         _ => ().into_any(),
     }

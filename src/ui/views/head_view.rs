@@ -10,6 +10,7 @@ use crate::ui::browser::canvas::{computed, context, pixel_ratio};
 use crate::ui::browser::observers::{observe_visible, observe_width};
 use crate::ui::browser::share::{download_png, report};
 use crate::ui::model::format::shorten_label;
+use crate::ui::model::visible_all;
 use crate::ui::state::Lab;
 use ndarray::Array2;
 
@@ -67,8 +68,8 @@ pub fn HeadView() -> impl IntoView {
         let head = lab.selected_head().min(trace.0.heads.len() - 1);
         Some(Lines {
             weights: trace.0.heads[head].weights.clone(),
-            queries: trace.0.config.tokens().to_vec(),
-            keys: trace.0.config.key_sequence().tokens.clone(),
+            queries: visible_all(trace.0.config.tokens()),
+            keys: visible_all(&trace.0.config.key_sequence().tokens),
         })
     });
     Effect::new(move |_| {

@@ -4,6 +4,7 @@
 use leptos::prelude::*;
 
 use crate::ui::i18n::EXAMPLES;
+use crate::ui::model::visible_all;
 use crate::ui::state::Lab;
 use attention_core::api::Request;
 
@@ -40,6 +41,7 @@ pub fn InputPanel() -> impl IntoView {
     let lab = expect_context::<Lab>();
     let text = move || lab.lang.get().text();
     let sentence = move || lab.request.with(|r| r.sentence.clone().unwrap_or_default());
+    let trained = move || lab.request.with(|r| r.is_trained());
     let source = move || lab.request.with(|r| r.source_sentence.clone());
     let set_sentence = move |value: String| {
         lab.change(Request {
@@ -51,7 +53,7 @@ pub fn InputPanel() -> impl IntoView {
     let tokens = Memo::new(move |_| {
         lab.shown
             .get()
-            .map(|t| t.0.config.tokens().to_vec())
+            .map(|t| visible_all(t.0.config.tokens()))
             .unwrap_or_default()
     });
     let source_tokens = Memo::new(move |_| {
@@ -111,13 +113,16 @@ pub fn InputPanel() -> impl IntoView {
                 <input
                     type="checkbox"
                     data-testid="cross-toggle"
-                    prop:checked=move || source().is_some()
+                    prop:checked=move || source().is_some() && !trained()
+                    disabled=trained
                     on:change=move |ev| toggle_cross(event_target_checked(&ev))
                 />
                 {move || text().cross_attention}
-                <span class="help">{move || text().cross_attention_help}</span>
+                <span class="help">
+                    {move || if trained() { text().model.no_cross } else { text().cross_attention_help }}
+                </span>
             </label>
-            <Show when=move || source().is_some()>
+            <Show when=move || source().is_some() && !trained()>
                 <label class="field-label" for="source-sentence">
                     {move || text().source_label}
                 </label>

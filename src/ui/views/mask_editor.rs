@@ -9,6 +9,7 @@ use super::heatmap::{Heatmap, Paint};
 use super::pipeline::look;
 use crate::ui::model::colormap::Scale;
 use crate::ui::model::matrix::{Legend, MatrixView};
+use crate::ui::model::visible_all;
 use crate::ui::state::Lab;
 use attention_core::api::{MaskRequest, Request};
 
@@ -45,10 +46,13 @@ pub fn MaskEditor() -> impl IntoView {
                     f32::NEG_INFINITY
                 }
             }),
-            row_labels: labels(rows, trace.as_ref().map(|t| t.0.config.tokens().to_vec())),
+            row_labels: labels(
+                rows,
+                trace.as_ref().map(|t| visible_all(t.0.config.tokens())),
+            ),
             col_labels: labels(
                 cols,
-                trace.map(|t| t.0.config.key_sequence().tokens.clone()),
+                trace.map(|t| visible_all(&t.0.config.key_sequence().tokens)),
             ),
             scale: Scale::UNIT,
             legend: Legend::Hidden,

@@ -10,6 +10,7 @@ pub mod heatmap;
 pub mod input_panel;
 pub mod live_region;
 pub mod mask_editor;
+pub mod model_views;
 pub mod pipeline;
 pub mod share_bar;
 pub mod tooltip;

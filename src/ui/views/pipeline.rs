@@ -7,10 +7,12 @@ use leptos::prelude::*;
 use super::flash::FlashView;
 use super::head_view::HeadView;
 use super::heatmap::{CellPick, Heatmap, Look};
+use super::model_views::{ModelOverview, NextToken};
 use crate::ui::browser::{location, share};
 use crate::ui::model::controls::{Choice, MaskKind};
 use crate::ui::model::link::LinkState;
 use crate::ui::model::matrix::{Legend, MatrixView};
+use crate::ui::model::roles::label;
 use crate::ui::model::sections::Section;
 use crate::ui::model::stages::Stage;
 use crate::ui::state::{ActiveCell, Lab};
@@ -213,11 +215,11 @@ pub fn SectionShare(section: Section) -> impl IntoView {
 
 /// A section's heading: its number, its title, and its link and embed buttons.
 #[component]
-fn SectionHeading(section: Section) -> impl IntoView {
+pub fn SectionHeading(section: Section) -> impl IntoView {
     let lab = expect_context::<Lab>();
     view! {
         <h2 class="step-title">
-            <span class="step-number">{section.number()}</span>
+            {section.number().map(|n| view! { <span class="step-number">{n}</span> })}
             {move || section.title(lab.lang.get())}
         </h2>
         <SectionShare section=section />
@@ -258,6 +260,17 @@ fn SoftmaxSection() -> impl IntoView {
             })
         })
     };
+    // Random weights make accidental patterns; a trained head's pattern is what it learned.
+    let weights_note = move || {
+        let learned = lab.forward.with(|f| {
+            let run = f.as_ref()?.as_ref().ok()?;
+            let (layer, head) = (lab.layer.get(), lab.selected_head());
+            let roles = run.0.head_roles();
+            let role = label(roles.get(layer)?.get(head)?, lab.lang.get());
+            Some((text().model.learned_note)(layer + 1, head + 1, &role))
+        });
+        learned.unwrap_or_else(|| text().random_weights_note.to_string())
+    };
     let section = Section::Softmax;
     view! {
         <section class="step" data-view=section.id() id="section-softmax">
@@ -273,7 +286,7 @@ fn SoftmaxSection() -> impl IntoView {
                 </figure>
             </div>
             <p class="note" data-testid="fully-masked-note">{fully_masked}</p>
-            <p class="help block" data-testid="random-weights-note">{move || text().random_weights_note}</p>
+            <p class="help block" data-testid="weights-note">{weights_note}</p>
         </section>
     }
 }
@@ -316,7 +329,41 @@ fn HeadSelector() -> impl IntoView {
                     .collect_view()
             }}
             <span class="help">"K/V " {move || group() + 1}</span>
+            <LayerSelector />
         </div>
+    }
+}
+
+/// Buttons to choose the trained model's layer the pipeline shows.
+#[component]
+fn LayerSelector() -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let layers = Memo::new(move |_| {
+        lab.forward.with(|f| {
+            f.as_ref()
+                .and_then(|f| f.as_ref().ok())
+                .map_or(0, |f| f.0.layers.len())
+        })
+    });
+    let selected = move || lab.layer.get().min(layers.get().saturating_sub(1));
+    view! {
+        <Show when=move || lab.request.with(|r| r.is_trained()) && (layers.get() > 0)>
+            <span class="layer-selector" data-testid="layer-selector">
+                <span class="field-label">{move || lab.lang.get().text().model.layer_label}</span>
+                {move || {
+                    (0..layers.get())
+                        .map(|l| view! {
+                            <button type="button" role="tab" data-testid=format!("layer-tab-{l}")
+                                aria-selected=move || (selected() == l).to_string()
+                                class:active=move || selected() == l
+                                on:click=move |_| lab.layer.set(l)>
+                                {l + 1}
+                            </button>
+                        })
+                        .collect_view()
+                }}
+            </span>
+        </Show>
     }
 }
 
@@ -402,6 +449,10 @@ pub fn Pipeline() -> impl IntoView {
                 </div>
             </div>
             <p class="help block">{move || text().cell_hint} " " {move || text().scales.help}</p>
+            <Show when=move || lab.request.with(|r| r.is_trained())>
+                <NextToken />
+                <ModelOverview />
+            </Show>
             <StageSection section=Section::Tokens />
             <div class="sticky-heads">
                 <HeadSelector />

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::config::{DEFAULT_N_HEADS, matrix_from_rows};
+use crate::gpt::GptRun;
 use crate::weights::Weights;
 use crate::{ConfigError, Input, LayerNormMode, MaskSpec, Params};
 
@@ -45,6 +46,16 @@ pub struct BlockRequest {
     pub cols: Option<usize>,
 }
 
+/// Which weights attention runs with: seeded random draws of any shape, or the trained model
+/// shipped with the lab (its shape fixed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ModelChoice {
+    #[default]
+    Random,
+    Trained,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum LayerNormRequest {
@@ -59,6 +70,8 @@ pub enum LayerNormRequest {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Request {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<ModelChoice>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sentence: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -111,6 +124,11 @@ pub enum RequestError {
     },
     #[error(transparent)]
     Config(#[from] ConfigError),
+    /// A setting the trained model fixes (its shape, its weights, its LayerNorm).
+    #[error(
+        "{field}: the trained model's {field} is fixed; use \"model\": \"random\" to choose it"
+    )]
+    FixedByModel { field: &'static str },
 }
 
 impl RequestError {
@@ -120,6 +138,7 @@ impl RequestError {
             Self::Json { path, .. } => path.clone(),
             Self::Input { field, .. } => (*field).to_string(),
             Self::Config(error) => error.field().to_string(),
+            Self::FixedByModel { field } => (*field).to_string(),
         }
     }
 }
@@ -185,6 +204,8 @@ impl Request {
                 LayerNormRequest::Pre => LayerNormMode::Pre,
                 LayerNormRequest::Post => LayerNormMode::Post,
             },
+            norm: None,
+            model_layer: None,
             trace: self.trace.unwrap_or(true),
         })
     }
@@ -225,6 +246,7 @@ fn weights(request: &WeightsRequest) -> Result<Weights, RequestError> {
         w_k: float_matrix("weights.w_k", &request.w_k)?,
         w_v: float_matrix("weights.w_v", &request.w_v)?,
         w_o: float_matrix("weights.w_o", &request.w_o)?,
+        biases: None,
     })
 }
 
@@ -260,6 +282,9 @@ impl Request {
             merged.source_tokens = update.source_tokens.clone();
             merged.source_x = update.source_x.clone();
         }
+        if update.model.is_some() {
+            merged.model = update.model;
+        }
         macro_rules! take {
             ($($field:ident),*) => {
                 $(if update.$field.is_some() {
@@ -287,10 +312,73 @@ impl Request {
 }
 
 impl Request {
+    /// Whether this request asks for the trained model.
+    pub fn is_trained(&self) -> bool {
+        self.model == Some(ModelChoice::Trained)
+    }
+
+    /// The trained model's run: the text, and the controls that act on it (mask, temperature,
+    /// tiles). Settings the model fixes are refused, naming the first one given.
+    pub fn trained_run(&self) -> Result<(String, GptRun), RequestError> {
+        if let Some(field) = self.fixed_by_model() {
+            return Err(RequestError::FixedByModel { field });
+        }
+        let sentence = self.sentence.clone().ok_or(RequestError::Input {
+            field: "sentence",
+            message: "the trained model reads a sentence",
+        })?;
+        let block = self.block.unwrap_or_default();
+        let mask = self.mask.as_ref().map(mask_spec).transpose()?;
+        Ok((
+            sentence,
+            GptRun {
+                mask: mask.unwrap_or(MaskSpec::Causal),
+                temperature: self.temperature.unwrap_or(1.0),
+                block: (block.rows, block.cols),
+            },
+        ))
+    }
+
+    /// The first setting given here that the trained model fixes (its shape, its weights, its
+    /// LayerNorm, a second sentence), if any.
+    pub fn fixed_by_model(&self) -> Option<&'static str> {
+        let fixed = [
+            ("d_model", self.d_model.is_some()),
+            ("n_heads", self.n_heads.is_some()),
+            ("n_kv_heads", self.n_kv_heads.is_some()),
+            ("d_k", self.d_k.is_some()),
+            ("d_v", self.d_v.is_some()),
+            ("seed", self.seed.is_some()),
+            ("weights", self.weights.is_some()),
+            (
+                "layer_norm",
+                self.layer_norm.is_some_and(|l| l != LayerNormRequest::Pre),
+            ),
+            ("tokens", self.tokens.is_some()),
+            ("x", self.x.is_some()),
+            ("source_sentence", self.source_sentence.is_some()),
+            ("source_tokens", self.source_tokens.is_some()),
+            ("source_x", self.source_x.is_some()),
+        ];
+        fixed
+            .iter()
+            .find(|(_, given)| *given)
+            .map(|(field, _)| *field)
+    }
+
     /// The number of query and key tokens this request describes, where they can be told
     /// without computing (`None` for a sequence that would not validate).
     pub fn lengths(&self) -> (Option<usize>, Option<usize>) {
         use crate::config::MAX_TOKENS;
+        if self.is_trained() {
+            // The trained model reads one character per token, and one sentence.
+            let n = self
+                .sentence
+                .as_deref()
+                .map(|s| crate::gpt::normalise(s).chars().count())
+                .filter(|&n| n > 0);
+            return (n, n);
+        }
         use crate::tokenize::{Tokens, tokenize};
         let length =
             |sentence: &Option<String>, tokens: &Option<Vec<String>>, x: &Option<Vec<Vec<f64>>>| {

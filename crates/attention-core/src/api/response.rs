@@ -154,6 +154,39 @@ fn step_json<'a>(step: &'a FlashStep, mask: &'a Array2<bool>) -> StepJson<'a> {
     }
 }
 
+/// Every head of a trace: q, k, v, scores (masked cells null), weights, output.
+fn heads(trace: &Trace) -> Vec<HeadJson<'_>> {
+    trace
+        .heads
+        .iter()
+        .map(|head| HeadJson {
+            kv_group: head.kv_group,
+            q: matrix(&head.q),
+            k: matrix(&head.k),
+            v: matrix(&head.v),
+            scores: masked(&head.scores, &trace.mask, [0, 0]),
+            weights: matrix(&head.weights),
+            output: matrix(&head.output),
+            fully_masked_rows: &head.fully_masked_rows,
+        })
+        .collect()
+}
+
+/// A trace's heads as a JSON value (the trained model's layers use the trace's per-head shape).
+pub fn trace_heads_json(trace: &Trace) -> serde_json::Value {
+    serde_json::to_value(heads(trace)).unwrap_or(serde_json::Value::Null)
+}
+
+/// A matrix as a JSON value: rows of numbers, non-finite ones null.
+pub fn matrix_json(values: ArrayView2<f32>) -> serde_json::Value {
+    serde_json::to_value(Matrix { values, mask: None }).unwrap_or(serde_json::Value::Null)
+}
+
+/// The name of a trace's mask kind.
+pub fn mask_name(trace: &Trace) -> &'static str {
+    trace.config.mask().spec().kind()
+}
+
 /// The trace in the CLI's JSON shape.
 pub fn trace_json(trace: &Trace) -> serde_json::Result<String> {
     let config = &trace.config;
@@ -172,20 +205,7 @@ pub fn trace_json(trace: &Trace) -> serde_json::Result<String> {
         scale: config.scale(),
         mask: config.mask().spec().kind(),
         layer_norm: config.layer_norm().name(),
-        heads: trace
-            .heads
-            .iter()
-            .map(|head| HeadJson {
-                kv_group: head.kv_group,
-                q: matrix(&head.q),
-                k: matrix(&head.k),
-                v: matrix(&head.v),
-                scores: masked(&head.scores, &trace.mask, [0, 0]),
-                weights: matrix(&head.weights),
-                output: matrix(&head.output),
-                fully_masked_rows: &head.fully_masked_rows,
-            })
-            .collect(),
+        heads: heads(trace),
         concat: matrix(&trace.concat),
         output: matrix(&trace.output),
         flash: FlashJson {

@@ -17,9 +17,15 @@ pub fn LayerNormControl() -> impl IntoView {
             ..Request::default()
         })
     });
+    let trained = super::trained(lab);
     view! {
         <h2>{move || text().layer_section}</h2>
-        <Segmented selected=selected lang=lab.lang test_id="layer-norm" on_select=select />
-        <p class="help block">{move || text().layer_norm_help}</p>
+        <Show
+            when=move || !trained.get()
+            fallback=move || view! { <p class="help block" data-testid="norm-fixed">{move || text().model.fixed_norm}</p> }
+        >
+            <Segmented selected=selected lang=lab.lang test_id="layer-norm" on_select=select />
+            <p class="help block">{move || text().layer_norm_help}</p>
+        </Show>
     }
 }

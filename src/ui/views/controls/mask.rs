@@ -24,7 +24,13 @@ pub fn MaskControl() -> impl IntoView {
     let mask = move || lab.request.with(|r| r.mask.clone());
     // The kind alone decides which extra control shows: changing a valid length or painting a
     // cell must not rebuild (and so reset) the control being used.
-    let kind = Memo::new(move |_| lab.request.with(|r| MaskKind::of(r.mask.as_ref())));
+    // The trained model runs under its causal mask unless another is chosen.
+    let kind = Memo::new(move |_| {
+        lab.request.with(|r| match (&r.mask, r.is_trained()) {
+            (None, true) => MaskKind::Causal,
+            (mask, _) => MaskKind::of(mask.as_ref()),
+        })
+    });
     let valid_len = Signal::derive(move || match mask() {
         Some(MaskRequest::Padding { valid_len }) => valid_len,
         _ => 0,

@@ -5,6 +5,7 @@
 mod backend;
 mod layer_norm;
 mod mask;
+mod model;
 mod shape;
 mod softmax;
 mod tiles;
@@ -23,15 +24,21 @@ pub use widgets::{AutoIntControl, IntControl, Segmented};
 pub fn Controls() -> impl IntoView {
     view! {
         <section class="panel controls" data-testid="controls">
+            <model::ModelControl />
+            <weights::WeightsControl />
             <shape::ModelShape />
             <softmax::Softmax />
             <mask::MaskControl />
-            <weights::WeightsControl />
             <layer_norm::LayerNormControl />
             <backend::BackendControl />
             <tiles::FlashTiles />
         </section>
     }
+}
+
+/// Whether the trained model is chosen (its shape, weights and LayerNorm are then fixed).
+fn trained(lab: Lab) -> Memo<bool> {
+    Memo::new(move |_| lab.request.with(|r| r.is_trained()))
 }
 
 /// The dimensions in effect (the shown trace's; the defaults before the first one).

@@ -62,8 +62,15 @@ pub fn ModelShape() -> impl IntoView {
     let set_width = move |field: fn(&mut Request) -> &mut Option<usize>| {
         Callback::new(move |v: Option<usize>| lab.edit(|r| *field(r) = v))
     };
+    let trained = super::trained(lab);
     view! {
         <h2>{move || text().model_section}</h2>
+        <Show when=move || trained.get()>
+            <p class="help block" data-testid="shape-fixed">
+                {move || { let d = dims.get(); (text().model.fixed_shape)(d.d_model, d.n_heads, d.d_k) }}
+            </p>
+        </Show>
+        <Show when=move || !trained.get()>
         <IntControl
             label="d_model"
             help=Signal::derive(move || text().d_model_help.to_string())
@@ -150,5 +157,6 @@ pub fn ModelShape() -> impl IntoView {
                 on_change=set_width(|r| &mut r.d_v)
             />
         </div>
+        </Show>
     }
 }

@@ -17,8 +17,9 @@ pub fn WeightsControl() -> impl IntoView {
             ..Request::default()
         })
     };
+    let trained = super::trained(lab);
     view! {
-        <h2>{move || text().weights_section}</h2>
+        <Show when=move || !trained.get()>
         <div class="control">
             <label class="control-label" for="seed">{move || text().seed}</label>
             <div class="control-row">
@@ -38,8 +39,8 @@ pub fn WeightsControl() -> impl IntoView {
                     {move || text().reroll}
                 </button>
             </div>
-            <p class="help block" data-testid="weights-untrained">{move || text().random_weights_note}</p>
         </div>
+        </Show>
     }
 }
 

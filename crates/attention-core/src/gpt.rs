@@ -1,0 +1,626 @@
+//! A trained GPT-2 (Radford et al., 2019), run forward with every intermediate kept: token and
+//! learned position embeddings; pre-LN blocks x = x + Attn(LN₁(x)); x = x + MLP(LN₂(x)); a final
+//! LayerNorm; the LM head tied to the token embedding. Tokens are characters.
+//!
+//! Each layer's attention is the lab's own: a [`Config`] whose input is LN₁(x), whose weights are
+//! the layer's W_Q, W_K, W_V, W_O with their biases, under the mask and temperature the user
+//! chose, computed by [`crate::compute_trace`]. So the views, the tooltips and FlashAttention
+//! work on a trained model's heads exactly as on random ones.
+
+use ndarray::{Array1, Array2, ArrayView1, ArrayView2, s};
+
+use crate::config::{Config, Input, LayerNormMode, Params};
+use crate::error::ConfigError;
+use crate::layer_norm::Norm;
+use crate::mask::MaskSpec;
+use crate::trace::{FlashDetail, Trace, compute_trace_with};
+use crate::weights::{Biases, Weights};
+
+/// The token for characters outside the vocabulary.
+pub const UNK: &str = "<unk>";
+
+/// GPT-2's hyper-parameters, as its `config.json` names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GptShape {
+    pub n_layer: usize,
+    pub n_head: usize,
+    pub n_embd: usize,
+    /// The longest input.
+    pub n_positions: usize,
+    pub vocab_size: usize,
+}
+
+/// One block's parameters. The attention's are kept as the lab's [`Weights`] (Q, K and V taken
+/// apart from GPT-2's c_attn), the MLP's as c_fc and c_proj.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Block {
+    pub ln_1: Norm,
+    pub attention: Weights,
+    pub ln_2: Norm,
+    /// [n_embd, 4·n_embd], [4·n_embd]
+    pub c_fc: (Array2<f32>, Array1<f32>),
+    /// [4·n_embd, n_embd], [n_embd]
+    pub c_proj: (Array2<f32>, Array1<f32>),
+}
+
+/// A trained GPT-2 and its vocabulary.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Gpt {
+    pub shape: GptShape,
+    pub epsilon: f32,
+    /// The characters, index = id; id 0 is [`UNK`].
+    pub vocab: Vec<String>,
+    index: std::collections::HashMap<char, u32>,
+    /// [vocab_size, n_embd]
+    pub wte: Array2<f32>,
+    /// [n_positions, n_embd]
+    pub wpe: Array2<f32>,
+    pub blocks: Vec<Block>,
+    pub ln_f: Norm,
+}
+
+/// What can be wrong with a model's files.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ModelError {
+    #[error("the model file is not safetensors: {0}")]
+    Format(String),
+    #[error("the model file lacks {0}")]
+    Missing(String),
+    #[error("{name}: expected shape {expected:?}, found {found:?}")]
+    Shape {
+        name: String,
+        expected: Vec<usize>,
+        found: Vec<usize>,
+    },
+    #[error("config.json: {0}")]
+    Config(String),
+    #[error("vocab.json: {0}")]
+    Vocab(String),
+}
+
+impl Gpt {
+    /// A model from its parts. `c_attn` is GPT-2's [n_embd, 3·n_embd] Conv1D weight with Q, K
+    /// and V side by side (and its [3·n_embd] bias); the tensors come by Hugging Face's names.
+    pub fn new(
+        shape: GptShape,
+        epsilon: f32,
+        vocab: Vec<String>,
+        tensor: &mut Source,
+    ) -> Result<Self, ModelError> {
+        let GptShape {
+            n_layer,
+            n_head,
+            n_embd: d,
+            n_positions,
+            vocab_size,
+        } = shape;
+        if vocab.len() != vocab_size {
+            return Err(ModelError::Vocab(format!(
+                "{} tokens, config.json says {vocab_size}",
+                vocab.len()
+            )));
+        }
+        if n_head == 0 || d % n_head != 0 {
+            return Err(ModelError::Config(format!(
+                "n_embd {d} is not a multiple of n_head {n_head}"
+            )));
+        }
+        let wte = matrix(tensor, "wte.weight", vocab_size, d)?;
+        let wpe = matrix(tensor, "wpe.weight", n_positions, d)?;
+        let ln_f = norm(tensor, "ln_f", d, epsilon)?;
+        let mut blocks = Vec::with_capacity(n_layer);
+        for i in 0..n_layer {
+            let name = |part: &str| format!("h.{i}.{part}");
+            let c_attn = matrix(tensor, &name("attn.c_attn.weight"), d, 3 * d)?;
+            let c_attn_b = vector(tensor, &name("attn.c_attn.bias"), 3 * d)?;
+            let attention = Weights {
+                w_q: c_attn.slice(s![.., 0..d]).to_owned(),
+                w_k: c_attn.slice(s![.., d..2 * d]).to_owned(),
+                w_v: c_attn.slice(s![.., 2 * d..3 * d]).to_owned(),
+                w_o: matrix(tensor, &name("attn.c_proj.weight"), d, d)?,
+                biases: Some(Biases {
+                    q: c_attn_b.slice(s![0..d]).to_owned(),
+                    k: c_attn_b.slice(s![d..2 * d]).to_owned(),
+                    v: c_attn_b.slice(s![2 * d..3 * d]).to_owned(),
+                    o: vector(tensor, &name("attn.c_proj.bias"), d)?,
+                }),
+            };
+            blocks.push(Block {
+                ln_1: norm(tensor, &name("ln_1"), d, epsilon)?,
+                attention,
+                ln_2: norm(tensor, &name("ln_2"), d, epsilon)?,
+                c_fc: (
+                    matrix(tensor, &name("mlp.c_fc.weight"), d, 4 * d)?,
+                    vector(tensor, &name("mlp.c_fc.bias"), 4 * d)?,
+                ),
+                c_proj: (
+                    matrix(tensor, &name("mlp.c_proj.weight"), 4 * d, d)?,
+                    vector(tensor, &name("mlp.c_proj.bias"), d)?,
+                ),
+            });
+        }
+        let index = vocab
+            .iter()
+            .enumerate()
+            .filter_map(|(id, token)| {
+                let mut chars = token.chars();
+                match (chars.next(), chars.next()) {
+                    (Some(c), None) => Some((c, id as u32)),
+                    _ => None,
+                }
+            })
+            .collect();
+        Ok(Self {
+            shape,
+            epsilon,
+            vocab,
+            index,
+            wte,
+            wpe,
+            blocks,
+            ln_f,
+        })
+    }
+
+    /// How many numbers the model holds (the LM head shares the token embedding's).
+    pub fn parameter_count(&self) -> usize {
+        let norm = |n: &Norm| n.affine.as_ref().map_or(0, |(g, b)| g.len() + b.len());
+        let weights = |w: &Weights| {
+            w.w_q.len()
+                + w.w_k.len()
+                + w.w_v.len()
+                + w.w_o.len()
+                + w.biases
+                    .as_ref()
+                    .map_or(0, |b| b.q.len() + b.k.len() + b.v.len() + b.o.len())
+        };
+        self.wte.len()
+            + self.wpe.len()
+            + norm(&self.ln_f)
+            + self
+                .blocks
+                .iter()
+                .map(|b| {
+                    norm(&b.ln_1)
+                        + norm(&b.ln_2)
+                        + weights(&b.attention)
+                        + b.c_fc.0.len()
+                        + b.c_fc.1.len()
+                        + b.c_proj.0.len()
+                        + b.c_proj.1.len()
+                })
+                .sum::<usize>()
+    }
+
+    /// The text as the model reads it: full-width letters and digits as ASCII, runs of spaces and
+    /// tabs as one space, at most two line breaks in a row (as in training); then one token per
+    /// character, [`UNK`] for characters outside the vocabulary.
+    pub fn tokenize(&self, text: &str) -> Vec<(String, u32)> {
+        normalise(text)
+            .chars()
+            .map(|c| match self.index.get(&c) {
+                Some(&id) => (c.to_string(), id),
+                None => (c.to_string(), 0),
+            })
+            .collect()
+    }
+
+    /// Runs the model on `ids` (at most `n_positions`) with every layer's attention under `run`'s
+    /// mask and temperature. Each layer's attention is traced without FlashAttention's steps
+    /// (see [`GptForward::layer_trace`] for one layer with them).
+    pub fn forward(
+        &self,
+        tokens: &[String],
+        ids: &[u32],
+        run: &GptRun,
+    ) -> Result<GptForward, ConfigError> {
+        let n = ids.len();
+        if n == 0 {
+            return Err(ConfigError::EmptyInput { field: "sentence" });
+        }
+        if n > self.shape.n_positions {
+            return Err(ConfigError::TooManyTokens {
+                field: "sentence",
+                count: n,
+                max: self.shape.n_positions,
+            });
+        }
+        let d = self.shape.n_embd;
+        let embeddings = Array2::from_shape_fn((n, d), |(i, j)| self.wte[[ids[i] as usize, j]]);
+        let positions = self.wpe.slice(s![0..n, ..]).to_owned();
+        let mut x = &embeddings + &positions;
+        let mut layers = Vec::with_capacity(self.blocks.len());
+        for (index, block) in self.blocks.iter().enumerate() {
+            let residual_in = x.clone();
+            let parts = (index == 0).then(|| (embeddings.clone(), positions.clone()));
+            let config = self.layer_config(index, tokens, residual_in.clone(), parts, run)?;
+            let attention = compute_trace_with(&config, FlashDetail::OutputOnly);
+            // The lab's Pre-LN block: its output is x + Attn(LN₁(x)).
+            let after_attention = attention.output.clone();
+            let normed = block.ln_2.apply(after_attention.view());
+            let mut hidden = normed.dot(&block.c_fc.0);
+            hidden += &block.c_fc.1;
+            hidden.mapv_inplace(gelu);
+            let mut mlp = hidden.dot(&block.c_proj.0);
+            mlp += &block.c_proj.1;
+            x = &after_attention + &mlp;
+            layers.push(GptLayer {
+                residual_in,
+                attention,
+                after_attention,
+                mlp,
+                residual_out: x.clone(),
+            });
+        }
+        let final_norm = self.ln_f.apply(x.view());
+        Ok(GptForward {
+            tokens: tokens.to_vec(),
+            ids: ids.to_vec(),
+            embeddings,
+            positions,
+            layers,
+            final_norm,
+        })
+    }
+
+    /// The next-token scores after `position` of `forward`: LN_f(x) · wteᵀ, [vocab_size]. Computed
+    /// on demand (one row costs n_embd × vocab_size multiply-adds; every row at 128 characters
+    /// would be most of a forward pass, and a view shows one position at a time).
+    pub fn logits(&self, forward: &GptForward, position: usize) -> Array1<f32> {
+        self.wte.dot(&forward.final_norm.row(position))
+    }
+
+    /// The next-token scores after every position, [seq_len, vocab_size].
+    pub fn all_logits(&self, forward: &GptForward) -> Array2<f32> {
+        forward.final_norm.dot(&self.wte.t())
+    }
+
+    /// The `k` most likely next tokens after `position`, most likely first.
+    pub fn predictions(&self, forward: &GptForward, position: usize, k: usize) -> Vec<Prediction> {
+        top_k(self.logits(forward, position).view(), k)
+    }
+
+    /// The attention of block `index` as one of the lab's Pre-LN blocks: input x (the residual
+    /// stream; for the first block embeddings plus positions), LN₁ with its learned γ and β, the
+    /// block's weights and biases, the run's mask and temperature; its output x + Attn(LN₁(x)).
+    fn layer_config(
+        &self,
+        index: usize,
+        tokens: &[String],
+        x: Array2<f32>,
+        parts: Option<(Array2<f32>, Array2<f32>)>,
+        run: &GptRun,
+    ) -> Result<Config, ConfigError> {
+        let block = &self.blocks[index];
+        Params {
+            input: Input::Vectors {
+                tokens: tokens.to_vec(),
+                x,
+                parts,
+            },
+            n_heads: self.shape.n_head,
+            temperature: run.temperature,
+            mask: run.mask.clone(),
+            weights: Some(block.attention.clone()),
+            block_rows: run.block.0,
+            block_cols: run.block.1,
+            layer_norm: LayerNormMode::Pre,
+            norm: Some(block.ln_1.clone()),
+            model_layer: Some(index),
+            trace: true,
+            ..Params::sentence("")
+        }
+        .validate()
+    }
+}
+
+/// The tensor `name` of a model file, [rows, cols].
+type Source<'a> = dyn FnMut(&str, &[usize]) -> Result<Vec<f32>, ModelError> + 'a;
+
+fn matrix(
+    tensor: &mut Source,
+    name: &str,
+    rows: usize,
+    cols: usize,
+) -> Result<Array2<f32>, ModelError> {
+    let values = tensor(name, &[rows, cols])?;
+    Array2::from_shape_vec((rows, cols), values).map_err(|e| ModelError::Format(e.to_string()))
+}
+
+fn vector(tensor: &mut Source, name: &str, len: usize) -> Result<Array1<f32>, ModelError> {
+    Ok(Array1::from(tensor(name, &[len])?))
+}
+
+fn norm(tensor: &mut Source, prefix: &str, len: usize, epsilon: f32) -> Result<Norm, ModelError> {
+    Ok(Norm {
+        epsilon,
+        affine: Some((
+            vector(tensor, &format!("{prefix}.weight"), len)?,
+            vector(tensor, &format!("{prefix}.bias"), len)?,
+        )),
+    })
+}
+
+/// How to run the model: the lab's controls that act on every layer's attention.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GptRun {
+    /// Causal by default: GPT-2 was trained never to look ahead. Another mask lets a student see
+    /// what happens when it does, or cannot look back.
+    pub mask: MaskSpec,
+    pub temperature: f64,
+    /// FlashAttention's tile size; `None`: chosen from the input.
+    pub block: (Option<usize>, Option<usize>),
+}
+
+impl Default for GptRun {
+    fn default() -> Self {
+        Self {
+            mask: MaskSpec::Causal,
+            temperature: 1.0,
+            block: (None, None),
+        }
+    }
+}
+
+/// One block as it ran.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GptLayer {
+    /// [seq_len, n_embd]: the residual stream entering the block.
+    pub residual_in: Array2<f32>,
+    /// The block's attention, as the lab traces a Pre-LN block: its input is residual_in, its
+    /// `attention_input` LN₁(x), its `projected` Attn(LN₁(x)) (c_proj and its bias included),
+    /// its `output` x + Attn(LN₁(x)).
+    pub attention: Trace,
+    /// x + Attn(LN₁(x))
+    pub after_attention: Array2<f32>,
+    /// MLP(LN₂(x)), [seq_len, n_embd]
+    pub mlp: Array2<f32>,
+    /// [seq_len, n_embd]: the residual stream leaving the block.
+    pub residual_out: Array2<f32>,
+}
+
+/// One next token and its probability.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Prediction {
+    pub id: u32,
+    pub p: f32,
+}
+
+/// Every number of one forward pass.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GptForward {
+    pub tokens: Vec<String>,
+    pub ids: Vec<u32>,
+    /// [seq_len, n_embd]: wte of each token.
+    pub embeddings: Array2<f32>,
+    /// [seq_len, n_embd]: wpe of each position.
+    pub positions: Array2<f32>,
+    pub layers: Vec<GptLayer>,
+    /// [seq_len, n_embd]: the final LayerNorm of the residual stream, from which
+    /// [`Gpt::logits`] scores the next token after each position.
+    pub final_norm: Array2<f32>,
+}
+
+impl GptForward {
+    /// Layer `layer`'s attention with FlashAttention's steps recorded (for the step-by-step view).
+    pub fn layer_trace(&self, layer: usize) -> Trace {
+        crate::trace::compute_trace(
+            &self.layers[layer.min(self.layers.len() - 1)]
+                .attention
+                .config,
+        )
+    }
+}
+
+/// The `k` largest entries of `logits`, as softmax probabilities over all of them.
+pub fn top_k(logits: ArrayView1<f32>, k: usize) -> Vec<Prediction> {
+    let max = logits.fold(f32::NEG_INFINITY, |m, &v| m.max(v));
+    let sum: f64 = logits.iter().map(|&v| f64::from((v - max).exp())).sum();
+    // One pass keeping the k best, most likely first (ties: the smaller id), instead of sorting
+    // the whole vocabulary at every position.
+    let mut best: Vec<usize> = Vec::with_capacity(k + 1);
+    for (id, &v) in logits.iter().enumerate() {
+        if best.len() == k && best.last().is_none_or(|&last| v <= logits[last]) {
+            continue;
+        }
+        let at = best.partition_point(|&b| logits[b] >= v);
+        best.insert(at, id);
+        best.truncate(k);
+    }
+    best.into_iter()
+        .map(|id| Prediction {
+            id: id as u32,
+            p: (f64::from((logits[id] - max).exp()) / sum) as f32,
+        })
+        .collect()
+}
+
+/// The next token to append after a position whose logits are `logits`: the most likely one when
+/// `sampling` is 0 (greedy), otherwise one drawn from softmax(logits / `sampling`) over the whole
+/// vocabulary, `draw` ∈ [0, 1) choosing where on the cumulative distribution. `<unk>` (id 0) is
+/// never chosen: it would append nothing readable.
+pub fn sample_next(logits: ArrayView1<f32>, sampling: f64, draw: f64) -> Option<u32> {
+    let candidates = || logits.iter().enumerate().skip(1);
+    let (best, &max) = candidates().max_by(|a, b| a.1.total_cmp(b.1).then(b.0.cmp(&a.0)))?;
+    if sampling <= 0.0 || !sampling.is_finite() {
+        return Some(best as u32);
+    }
+    let weights: Vec<(usize, f64)> = candidates()
+        .map(|(id, &v)| (id, (f64::from(v - max) / sampling).exp()))
+        .collect();
+    let total: f64 = weights.iter().map(|w| w.1).sum();
+    let mut left = draw.clamp(0.0, 1.0) * total;
+    for &(id, w) in &weights {
+        if left < w {
+            return Some(id as u32);
+        }
+        left -= w;
+    }
+    Some(best as u32)
+}
+
+/// GELU, tanh approximation (GPT-2's `gelu_new`): ½x(1 + tanh u) with u = √(2/π)(x + 0.044715x³),
+/// computed as x / (1 + e^(−2u)), the same function with one (vectorisable) exponential instead
+/// of a tanh (the MLP's GELUs were a third of a forward pass in wasm, where libm's are software).
+pub fn gelu(x: f32) -> f32 {
+    const C: f32 = 0.797_884_6; // √(2/π)
+    let u = C * (x + 0.044_715 * x * x * x);
+    x / (1.0 + crate::fastmath::exp(-2.0 * u))
+}
+
+/// The text normalisation the model was trained with.
+pub fn normalise(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut newlines = 0;
+    let mut space = false;
+    for c in text.chars() {
+        // Full-width letters and digits (Ａ, ０) as ASCII.
+        let c = if ('\u{ff10}'..='\u{ff5a}').contains(&c) && c.is_alphanumeric() {
+            char::from_u32(c as u32 - 0xfee0).unwrap_or(c)
+        } else {
+            c
+        };
+        match c {
+            ' ' | '\t' | '\u{3000}' => space = true,
+            _ => {
+                if space {
+                    out.push(' ');
+                    space = false;
+                }
+                if c == '\n' {
+                    newlines += 1;
+                    if newlines > 2 {
+                        continue;
+                    }
+                } else {
+                    newlines = 0;
+                }
+                out.push(c);
+            }
+        }
+    }
+    if space {
+        out.push(' ');
+    }
+    out
+}
+
+/// How much each head of each layer attends to the keys a role names, on this input.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct HeadRoles {
+    /// Mean weight on the token just before the query (i − 1).
+    pub previous: f32,
+    /// Mean weight on the tokens right after earlier occurrences of the query's own token
+    /// (over the queries whose token occurred before).
+    pub induction: f32,
+    /// Mean weight on the first token.
+    pub first: f32,
+    /// Mean weight on earlier tokens equal to the query's own.
+    pub same: f32,
+}
+
+impl GptForward {
+    /// [layers][heads] role scores on this input.
+    pub fn head_roles(&self) -> Vec<Vec<HeadRoles>> {
+        self.layers
+            .iter()
+            .map(|layer| {
+                layer
+                    .attention
+                    .heads
+                    .iter()
+                    .map(|head| roles(head.weights.view(), &self.ids))
+                    .collect()
+            })
+            .collect()
+    }
+}
+
+fn roles(weights: ArrayView2<f32>, ids: &[u32]) -> HeadRoles {
+    let n = ids.len();
+    let mean = |values: Vec<f32>| {
+        if values.is_empty() {
+            0.0
+        } else {
+            values.iter().sum::<f32>() / values.len() as f32
+        }
+    };
+    let previous = mean((1..n).map(|i| weights[[i, i - 1]]).collect());
+    let first = mean((1..n).map(|i| weights[[i, 0]]).collect());
+    let mut induction = Vec::new();
+    let mut same = Vec::new();
+    for i in 1..n {
+        let earlier: Vec<usize> = (0..i).filter(|&j| ids[j] == ids[i]).collect();
+        if earlier.is_empty() {
+            continue;
+        }
+        same.push(earlier.iter().map(|&j| weights[[i, j]]).sum());
+        induction.push(
+            earlier
+                .iter()
+                .filter(|&&j| j + 1 < i)
+                .map(|&j| weights[[i, j + 1]])
+                .sum(),
+        );
+    }
+    HeadRoles {
+        previous,
+        induction: mean(induction),
+        first,
+        same: mean(same),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::array;
+
+    #[test]
+    fn gelu_is_gpt2s_tanh_approximation() {
+        for i in -2000..=2000 {
+            let x = i as f32 / 100.0;
+            let u = 0.797_884_6 * (x + 0.044_715 * x * x * x);
+            let tanh_form = 0.5 * x * (1.0 + u.tanh());
+            assert!(
+                (gelu(x) - tanh_form).abs() <= 1e-6 * x.abs().max(1.0),
+                "{x}"
+            );
+        }
+        assert!(gelu(-100.0).abs() < 1e-30);
+        assert_eq!(gelu(100.0), 100.0);
+    }
+
+    #[test]
+    fn top_k_keeps_the_most_likely_first_and_ties_by_id() {
+        let logits = array![1.0f32, 3.0, 2.0, 3.0, f32::NEG_INFINITY, 0.5];
+        let ids: Vec<u32> = top_k(logits.view(), 3).iter().map(|p| p.id).collect();
+        assert_eq!(ids, vec![1, 3, 2]);
+        let all = top_k(logits.view(), 10);
+        assert_eq!(all.len(), 6);
+        let total: f32 = all.iter().map(|p| p.p).sum();
+        assert!((total - 1.0).abs() < 1e-6);
+        assert!(all.windows(2).all(|w| w[0].p >= w[1].p));
+        assert!(top_k(logits.view(), 0).is_empty());
+    }
+
+    #[test]
+    fn continuing_takes_the_most_likely_or_samples_the_whole_distribution() {
+        // id 0 is <unk>: never chosen, even when it is the most likely.
+        let logits = array![9.0f32, 2.0, 1.0, 0.0];
+        assert_eq!(sample_next(logits.view(), 0.0, 0.99), Some(1), "greedy");
+        // softmax([2, 1, 0]) = [0.665, 0.245, 0.090].
+        assert_eq!(sample_next(logits.view(), 1.0, 0.1), Some(1));
+        assert_eq!(sample_next(logits.view(), 1.0, 0.7), Some(2));
+        assert_eq!(sample_next(logits.view(), 1.0, 0.95), Some(3));
+        // A low sampling temperature sharpens: the same draw lands on the most likely.
+        assert_eq!(sample_next(logits.view(), 0.2, 0.7), Some(1));
+        // A high one flattens: it reaches the least likely sooner.
+        assert_eq!(sample_next(logits.view(), 100.0, 0.7), Some(3));
+        assert_eq!(
+            sample_next(array![1.0f32].view(), 1.0, 0.5),
+            None,
+            "only <unk>: nothing"
+        );
+    }
+}

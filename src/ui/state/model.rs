@@ -1,0 +1,64 @@
+//! The trained model in the page: whether it is loaded, and its forward pass on the current
+//! sentence. The model's files are fetched only when it is first asked for (the default view
+//! never waits for them); `browser::model_files` fetches them and reports here.
+
+use std::sync::Arc;
+
+use crate::ui::browser::clock::now_ms;
+use attention_core::api::{ModelChoice, Request, RequestError};
+use attention_core::gpt::{Gpt, GptForward};
+
+/// The shipped model, compared by identity.
+#[derive(Debug, Clone)]
+pub struct GptRef(pub Arc<Gpt>);
+
+impl PartialEq for GptRef {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+/// Where the trained model is.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum ModelStatus {
+    /// Not asked for yet: nothing fetched.
+    #[default]
+    Idle,
+    Loading,
+    Ready(GptRef),
+    /// The files could not be fetched or read; the message says why.
+    Failed(String),
+}
+
+/// A forward pass, compared by identity, with how long it took.
+#[derive(Debug, Clone)]
+pub struct ForwardRef(pub Arc<GptForward>, pub f64);
+
+impl PartialEq for ForwardRef {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+/// What the trained model reads from a request: the sentence, the mask, the temperature and the
+/// tiles. The settings it fixes (the shape, the seed, LayerNorm, a second sentence) are kept in
+/// the request for random weights, and left out here.
+pub fn trained_request(request: &Request) -> Request {
+    Request {
+        model: Some(ModelChoice::Trained),
+        sentence: request.sentence.clone(),
+        mask: request.mask.clone(),
+        temperature: request.temperature,
+        block: request.block,
+        ..Request::default()
+    }
+}
+
+/// The trained model on `request`'s sentence.
+pub fn run(gpt: &Gpt, request: &Request) -> Result<ForwardRef, RequestError> {
+    let started = now_ms();
+    let (sentence, run) = trained_request(request).trained_run()?;
+    let (tokens, ids): (Vec<String>, Vec<u32>) = gpt.tokenize(&sentence).into_iter().unzip();
+    let forward = gpt.forward(&tokens, &ids, &run)?;
+    Ok(ForwardRef(Arc::new(forward), now_ms() - started))
+}

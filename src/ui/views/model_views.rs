@@ -1,0 +1,261 @@
+//! The trained model's own views: every layer and head at a glance (a click opens one in the
+//! pipeline), what each head does on this sentence, and what the model predicts next, with a
+//! button that continues the sentence one character at a time.
+
+use leptos::prelude::*;
+
+use super::heatmap::Heatmap;
+use super::pipeline::{SectionHeading, look};
+use crate::ui::model::matrix::Legend;
+use crate::ui::model::roles::{Role, dominant, label};
+use crate::ui::model::sections::Section;
+use crate::ui::model::stages::Stage;
+use crate::ui::model::visible;
+use crate::ui::state::Lab;
+use crate::ui::state::model::ForwardRef;
+use attention_core::api::Request;
+use attention_core::gpt::sample_next;
+
+/// The forward pass the views show, when the trained model ran.
+fn forward(lab: Lab) -> Memo<Option<ForwardRef>> {
+    Memo::new(move |_| {
+        lab.forward
+            .with(|f| f.as_ref().and_then(|f| f.as_ref().ok()).cloned())
+    })
+}
+
+/// Every layer × head as a small heatmap of its weights, with its role on this sentence.
+#[component]
+pub fn ModelOverview() -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let texts = move || &lab.lang.get().text().model;
+    let run = forward(lab);
+    let shape = Memo::new(move |_| {
+        run.with(|r| {
+            r.as_ref().map_or((0, 0), |r| {
+                (r.0.layers.len(), r.0.layers[0].attention.heads.len())
+            })
+        })
+    });
+    let roles = Memo::new(move |_| run.with(|r| r.as_ref().map(|r| r.0.head_roles())));
+    let section = Section::Model;
+    view! {
+        <section class="step model-overview" data-view=section.id() data-testid="model-view">
+            <SectionHeading section=section />
+            <p class="caption">{move || texts().overview_help}</p>
+            <div class="model-grid" style=move || format!("grid-template-columns: repeat({}, minmax(90px, 1fr))", shape.get().1.max(1))>
+                {move || {
+                    let (layers, heads) = shape.get();
+                    (0..layers).flat_map(|l| (0..heads).map(move |h| (l, h))).map(|(l, h)| {
+                        let data = Memo::new(move |_| {
+                            let run = run.get()?;
+                            let trace = &run.0.layers.get(l)?.attention;
+                            let mut view = Stage::Weights.view(trace, h, lab.scale_mode.get());
+                            view.row_labels.clear();
+                            view.col_labels.clear();
+                            view.legend = Legend::Hidden;
+                            Some(view)
+                        });
+                        let role = move || {
+                            roles.with(|r| r.as_ref().and_then(|r| dominant(&r[l][h])).map(|(role, _)| role.name(lab.lang.get())))
+                        };
+                        let active = move || lab.layer.get() == l && lab.selected_head() == h;
+                        view! {
+                            <button type="button" class="small-multiple" data-testid=format!("model-head-{l}-{h}")
+                                class:active=active
+                                title=move || roles.with(|r| r.as_ref().map(|r| label(&r[l][h], lab.lang.get())).unwrap_or_default())
+                                on:click=move |_| { lab.layer.set(l); lab.head.set(h); }>
+                                <span class="small-multiple-title">
+                                    {move || format!("{} {} · {} {}", texts().layer_label, l + 1, lab.lang.get().text().head_label, h + 1)}
+                                    <span class="role-tag">{role}</span>
+                                </span>
+                                <Heatmap data=data look=look(lab) test_id=format!("heatmap-model-{l}-{h}")
+                                    label=Signal::derive(move || format!("{} {} · {} {}", texts().layer_label, l + 1, lab.lang.get().text().head_label, h + 1))
+                                    compact=true />
+                            </button>
+                        }
+                    }).collect_view()
+                }}
+            </div>
+            <HeadRoles />
+        </section>
+    }
+}
+
+/// Each head's measured role scores on this sentence, and its label.
+#[component]
+fn HeadRoles() -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let texts = move || &lab.lang.get().text().model;
+    let run = forward(lab);
+    let rows = Memo::new(move |_| {
+        run.with(|r| r.as_ref().map(|r| r.0.head_roles()))
+            .unwrap_or_default()
+    });
+    view! {
+        <h3>{move || texts().roles_title}</h3>
+        <p class="caption">{move || texts().roles_help}</p>
+        <table class="roles-table" data-testid="head-roles">
+            <thead><tr>
+                <th scope="col">{move || texts().layer_label}</th>
+                <th scope="col">{move || lab.lang.get().text().head_label}</th>
+                {Role::ALL.iter().map(|&role| view! { <th scope="col">{move || role.name(lab.lang.get())}</th> }).collect_view()}
+                <th scope="col"></th>
+            </tr></thead>
+            <tbody>
+                {move || rows.get().into_iter().enumerate().flat_map(|(l, heads)| {
+                    heads.into_iter().enumerate().map(move |(h, roles)| {
+                        let strongest = dominant(&roles).map(|(role, _)| role);
+                        view! {
+                            <tr data-testid=format!("roles-{l}-{h}")>
+                                <td>{l + 1}</td>
+                                <td>{h + 1}</td>
+                                {Role::ALL.iter().map(|&role| view! {
+                                    <td class:strong=strongest == Some(role)>{format!("{:.2}", role.score(&roles))}</td>
+                                }).collect_view()}
+                                <td class="role-label" data-testid="role-label">{move || label(&roles, lab.lang.get())}</td>
+                            </tr>
+                        }
+                    }).collect::<Vec<_>>()
+                }).collect_view()}
+            </tbody>
+        </table>
+    }
+}
+
+/// The model's top predictions after the last character (or after the one under the pointer),
+/// and a button that appends the next character.
+#[component]
+pub fn NextToken() -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let texts = move || &lab.lang.get().text().model;
+    let run = forward(lab);
+    let focus = RwSignal::new(None::<usize>);
+    let sampling = RwSignal::new(0.0f64);
+    let position = move || {
+        let n = run.with(|r| r.as_ref().map_or(0, |r| r.0.tokens.len()));
+        focus
+            .get()
+            .filter(|&p| p < n)
+            .unwrap_or(n.saturating_sub(1))
+    };
+    let capacity = Memo::new(move |_| {
+        lab.model_status.with(|s| match s {
+            crate::ui::state::model::ModelStatus::Ready(g) => g.0.shape.n_positions,
+            _ => 0,
+        })
+    });
+    let predictions = move || {
+        let at = position();
+        run.with(|r| {
+            r.as_ref().map(|r| {
+                lab.model_status.with(|s| match s {
+                    crate::ui::state::model::ModelStatus::Ready(g) if at < r.0.tokens.len() => g
+                        .0
+                        .predictions(&r.0, at, 5)
+                        .into_iter()
+                        .map(|p| {
+                            let token = g.0.vocab.get(p.id as usize).cloned().unwrap_or_default();
+                            (token, p.p)
+                        })
+                        .collect::<Vec<_>>(),
+                    _ => Vec::new(),
+                })
+            })
+        })
+        .unwrap_or_default()
+    };
+    let full = move || {
+        run.with(|r| {
+            r.as_ref()
+                .is_none_or(|r| r.0.tokens.len() >= capacity.get())
+        })
+    };
+    let continue_sentence = move |_| {
+        let Some(run) = run.get_untracked() else {
+            return;
+        };
+        let Some(last) = run.0.tokens.len().checked_sub(1) else {
+            return;
+        };
+        let logits = lab.model_status.with_untracked(|s| match s {
+            crate::ui::state::model::ModelStatus::Ready(g) => Some(g.0.logits(&run.0, last)),
+            _ => None,
+        });
+        let Some(logits) = logits else {
+            return;
+        };
+        let draw = random_draw();
+        let Some(id) = sample_next(logits.view(), sampling.get_untracked(), draw) else {
+            return;
+        };
+        let token = lab.model_status.with_untracked(|s| match s {
+            crate::ui::state::model::ModelStatus::Ready(g) => g.0.vocab.get(id as usize).cloned(),
+            _ => None,
+        });
+        if let Some(token) = token.filter(|t| t != attention_core::gpt::UNK) {
+            let sentence = lab
+                .request
+                .with_untracked(|r| r.sentence.clone().unwrap_or_default());
+            focus.set(None);
+            lab.change(Request {
+                sentence: Some(format!("{sentence}{token}")),
+                ..Request::default()
+            });
+        }
+    };
+    let section = Section::Next;
+    view! {
+        <section class="step next-token" data-view=section.id() data-testid="next-token">
+            <SectionHeading section=section />
+            <p class="caption">{move || texts().next_help}</p>
+            <ol class="tokens next-positions" on:pointerleave=move |_| focus.set(None)>
+                {move || run.with(|r| r.as_ref().map(|r| r.0.tokens.clone()).unwrap_or_default()).into_iter().enumerate().map(|(i, token)| view! {
+                    <li class="chip" class:active=move || position() == i tabindex="0"
+                        on:pointerenter=move |_| focus.set(Some(i)) on:focus=move |_| focus.set(Some(i))>
+                        <span class="chip-index">{i}</span><span class="chip-text">{visible(&token)}</span>
+                    </li>
+                }).collect_view()}
+            </ol>
+            <p class="help block" data-testid="next-after">
+                {move || run.with(|r| r.as_ref().map(|r| (texts().after)(position(), &visible(r.0.tokens.get(position()).map_or("", String::as_str)))))}
+            </p>
+            <ul class="predictions" data-testid="predictions">
+                {move || predictions().into_iter().map(|(token, p)| view! {
+                    <li>
+                        <span class="prediction-token">{visible(&token)}</span>
+                        <span class="prediction-bar" style=format!("width: {:.1}%", (p * 100.0).max(0.5))></span>
+                        <span class="prediction-p">{format!("{:.1}%", p * 100.0)}</span>
+                    </li>
+                }).collect_view()}
+            </ul>
+            <div class="control-row continue-row">
+                <button type="button" class="button" data-testid="continue" disabled=full on:click=continue_sentence>
+                    {move || texts().continue_button}
+                </button>
+                <label class="control-label">
+                    {move || texts().sampling}
+                    " "
+                    <input type="range" min="0" max="2" step="0.1" data-testid="sampling"
+                        prop:value=move || sampling.get().to_string()
+                        on:input=move |ev| if let Ok(v) = event_target_value(&ev).parse() { sampling.set(v) } />
+                    " "
+                    <span class="help">{move || if sampling.get() == 0.0 { texts().greedy.to_string() } else { format!("{:.1}", sampling.get()) }}</span>
+                </label>
+            </div>
+            <p class="help block">{move || texts().sampling_help}</p>
+        </section>
+    }
+}
+
+/// A number in [0, 1) for sampling: random in the browser, fixed elsewhere.
+fn random_draw() -> f64 {
+    #[cfg(target_arch = "wasm32")]
+    {
+        js_sys::Math::random()
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        0.5
+    }
+}

@@ -1,0 +1,103 @@
+//! The trained model shipped in assets/model: its files load, and the lab's forward pass (the
+//! core's attention, layer by layer) reproduces the logits and attention weights the training
+//! framework (JAX) computed for the same inputs, within 10⁻⁴. Natively and in the browser.
+
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+#[cfg(target_arch = "wasm32")]
+wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
+
+use attention_core::api::load_model;
+use attention_core::gpt::{Gpt, GptRun, UNK, gelu, normalise};
+use serde_json::Value;
+
+const SAFETENSORS: &[u8] = include_bytes!("../assets/model/model.safetensors");
+const CONFIG: &str = include_str!("../assets/model/config.json");
+const VOCAB: &str = include_str!("../assets/model/vocab.json");
+const FIXTURES: &str = include_str!("fixtures/model.json");
+const TOLERANCE: f32 = 1e-4;
+
+fn model() -> Gpt {
+    load_model(SAFETENSORS, CONFIG, VOCAB).expect("the shipped model loads")
+}
+
+#[test]
+fn the_shipped_files_hold_a_gpt2_of_at_most_five_megabytes() {
+    assert!(
+        SAFETENSORS.len() <= 5_000_000,
+        "{} bytes",
+        SAFETENSORS.len()
+    );
+    let model = model();
+    let config: Value = serde_json::from_str(CONFIG).unwrap();
+    assert_eq!(config["model_type"], "gpt2");
+    assert_eq!(
+        model.blocks.len(),
+        config["n_layer"].as_u64().unwrap() as usize
+    );
+    assert_eq!(model.vocab[0], UNK);
+    assert!(
+        model.vocab.iter().skip(1).all(|t| t.chars().count() == 1),
+        "one character per token"
+    );
+}
+
+#[test]
+fn the_forward_pass_reproduces_the_training_frameworks_logits() {
+    let model = model();
+    let fixtures: Value = serde_json::from_str(FIXTURES).unwrap();
+    let fixtures = fixtures["fixtures"].as_array().unwrap();
+    assert!(fixtures.len() >= 3);
+    for fixture in fixtures {
+        let text = fixture["text"].as_str().unwrap();
+        let ids: Vec<u32> = serde_json::from_value(fixture["ids"].clone()).unwrap();
+        let tokenized: Vec<u32> = model.tokenize(text).into_iter().map(|(_, id)| id).collect();
+        assert_eq!(tokenized, ids, "{text}: the same tokens as in training");
+        let tokens: Vec<String> = model.tokenize(text).into_iter().map(|(t, _)| t).collect();
+        let forward = model.forward(&tokens, &ids, &GptRun::default()).unwrap();
+        let logits = model.all_logits(&forward);
+        let chosen: Vec<usize> = serde_json::from_value(fixture["token_ids"].clone()).unwrap();
+        let expected: Vec<Vec<f32>> = serde_json::from_value(fixture["logits"].clone()).unwrap();
+        let mut worst = 0.0f32;
+        for (position, row) in expected.iter().enumerate() {
+            for (&id, &logit) in chosen.iter().zip(row) {
+                let got = logits[[position, id]];
+                worst = worst.max((got - logit).abs());
+                assert!(
+                    (got - logit).abs() <= TOLERANCE * logit.abs().max(1.0),
+                    "{text}: logit of {:?} after position {position}: {got}, JAX {logit}",
+                    model.vocab[id]
+                );
+            }
+        }
+        let weights: Vec<Vec<Vec<f32>>> =
+            serde_json::from_value(fixture["layer0_weights"].clone()).unwrap();
+        for (h, head) in weights.iter().enumerate() {
+            for (i, row) in head.iter().enumerate() {
+                for (j, &w) in row.iter().enumerate() {
+                    let got = forward.layers[0].attention.heads[h].weights[[i, j]];
+                    assert!(
+                        (got - w).abs() <= TOLERANCE,
+                        "{text}: head {h} weight [{i}][{j}]: {got}, JAX {w}"
+                    );
+                }
+            }
+        }
+        eprintln!("{text}: largest logit difference {worst:e}");
+    }
+}
+
+#[test]
+fn the_model_tokenizes_characters_as_it_was_trained() {
+    let model = model();
+    assert_eq!(normalise("Ａ１\t\t b\n\n\n\nc"), "A1 b\n\nc");
+    let tokens = model.tokenize("猫 sat");
+    assert_eq!(tokens.len(), 5);
+    assert!(tokens.iter().all(|(_, id)| *id != 0), "{tokens:?}");
+    assert_eq!(
+        model.tokenize("\u{10FFFF}")[0].1,
+        0,
+        "unknown characters are <unk>"
+    );
+    assert!((gelu(1.0) - 0.841_192).abs() < 1e-5);
+}

@@ -1,0 +1,140 @@
+//! The trained model in the page: chosen by a link or `set`, run on the user's sentence, its
+//! layers and heads shown, its predictions and head roles, the continue button, and the settings
+//! it fixes refused with a message.
+
+use attention_core::api::load_model;
+use attention_lab::ui::App;
+use attention_lab::ui::browser::model_files;
+use leptos::mount::mount_to;
+use leptos::task::tick;
+use leptos::view;
+use serde_json::json;
+use wasm_bindgen_test::wasm_bindgen_test;
+
+use super::dom::*;
+
+/// The shipped model, handed to the lab directly (the test server has no `model/` folder).
+fn provide_model() {
+    let gpt = load_model(
+        include_bytes!("../../assets/model/model.safetensors"),
+        include_str!("../../assets/model/config.json"),
+        include_str!("../../assets/model/vocab.json"),
+    )
+    .unwrap();
+    model_files::provide(gpt);
+}
+
+#[wasm_bindgen_test]
+async fn the_trained_model_runs_on_the_sentence_with_its_views() {
+    provide_model();
+    let host = host();
+    let app = mount_to(host.clone(), || view! { <App /> });
+    tick().await;
+    let answer = api(
+        "set",
+        Some(json!({"model": "trained", "sentence": "xq7kb@ xq7kb"})),
+    );
+    assert_eq!(answer, json!({"ok": true}));
+    let s = until_state("the trained model", |s| {
+        s["model_status"] == "ready" && s["predictions"].is_array()
+    })
+    .await;
+    assert_eq!(s["model"], "trained");
+    assert_eq!(
+        s["mask"],
+        json!({"kind": "causal"}),
+        "GPT-2 starts under its causal mask"
+    );
+    assert_eq!(
+        s["tokens"].as_array().unwrap().len(),
+        12,
+        "one token per character"
+    );
+    // After "xq7kb" seen once before, the induction head points at what followed it: "@".
+    let next = &s["predictions"][0];
+    assert_eq!(next["token"], "@", "{}", s["predictions"]);
+
+    // Every layer and head at a glance, with their roles; a layer selector beside the heads.
+    tick().await;
+    assert_eq!(
+        host.query_selector_all("[data-testid^=model-head-]")
+            .unwrap()
+            .length(),
+        12
+    );
+    assert_eq!(
+        host.query_selector_all("[data-testid=head-roles] tbody tr")
+            .unwrap()
+            .length(),
+        12
+    );
+    let labels = texts(&host, "[data-testid=role-label]");
+    assert!(
+        labels.iter().any(|l| l.starts_with("induction head")),
+        "{labels:?}"
+    );
+    click(&host, "[data-testid=layer-tab-1]");
+    tick().await;
+    assert_eq!(state()["layer"], 2);
+    assert!(
+        find(&host, "[data-testid=formula-q]")
+            .text_content()
+            .unwrap()
+            .contains("LN₁(X) W_Q + b_Q")
+    );
+    // Under a trained head's weights, what it learned, not the random-weights note.
+    click(&host, "[data-testid=model-head-1-3]");
+    tick().await;
+    let note = text_of(&host, "[data-testid=weights-note]");
+    assert!(
+        note.starts_with("Learned weights: layer 2, head 4") && note.contains("induction head"),
+        "{note}"
+    );
+    click(&host, "[data-testid=model-head-2-3]");
+    tick().await;
+    assert_eq!(
+        (state()["layer"].clone(), state()["head"].clone()),
+        (json!(3), json!(4))
+    );
+
+    // Continue appends the most likely character.
+    click(&host, "[data-testid=continue]");
+    let s = until_state("the sentence to grow", |s| {
+        s["sentence"]
+            .as_str()
+            .is_some_and(|t| t.chars().count() == 13)
+    })
+    .await;
+    assert_eq!(
+        s["sentence"].as_str().unwrap().chars().count(),
+        13,
+        "{}",
+        s["sentence"]
+    );
+
+    // What the model fixes is refused, naming it.
+    let refused = api("set", Some(json!({"d_model": 32})));
+    assert_eq!(refused["ok"], false);
+    assert!(
+        refused["error"].as_str().unwrap().contains("d_model"),
+        "{refused}"
+    );
+    // The temperature acts on every layer: at T = 10 the predictions are far less sure.
+    let sure = state()["predictions"][0]["p"].as_f64().unwrap();
+    api("set", Some(json!({"temperature": 10.0})));
+    let flat = until_state("a new forward pass", |s| s["temperature"] == 10.0).await;
+    assert_ne!(flat["predictions"][0]["p"].as_f64().unwrap(), sure);
+
+    // Back to random weights: the random shape is there again.
+    api(
+        "set",
+        Some(json!({"model": "random", "sentence": "the cat sat"})),
+    );
+    let s = until_state("random weights", |s| s["model"] == "random").await;
+    assert_eq!(
+        s["tokens"].as_array().unwrap().len(),
+        3,
+        "the word tokenizer again"
+    );
+    drop(app);
+}
