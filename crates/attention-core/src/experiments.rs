@@ -79,7 +79,7 @@ pub fn mean_variance(values: impl IntoIterator<Item = f64>) -> (f64, f64) {
 }
 
 /// A standard normal draw (Box–Muller) from the portable generator.
-fn normal(rng: &mut SplitMix64) -> f64 {
+pub fn normal(rng: &mut SplitMix64) -> f64 {
     let u1 = rng.next_unit().max(f64::MIN_POSITIVE);
     let u2 = rng.next_unit();
     (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()

@@ -4,7 +4,8 @@
 //! Plain Rust over `ndarray`. This crate knows nothing about the browser, the GPU or the UI (its
 //! `Cargo.toml` has no such dependency: Cargo enforces it); those crates depend on it, never the
 //! reverse. Inputs are checked once, in [`config`], into a [`Config`]; after that every function
-//! here is infallible. Only [`api`] knows about JSON (serde).
+//! here is infallible. Only [`api`] knows about JSON (serde); [`lessons`]' result types derive
+//! `Serialize` so that the CLI prints them as they are.
 
 pub mod api;
 pub mod attention;
@@ -16,6 +17,7 @@ pub mod fastmath;
 pub mod flash;
 pub mod gpt;
 pub mod layer_norm;
+pub mod lessons;
 pub mod mask;
 pub mod rng;
 pub mod softmax;

@@ -60,6 +60,11 @@ impl Mask {
         }
     }
 
+    /// No mask over `queries` × `keys`: always valid.
+    pub fn unmasked(queries: usize, keys: usize) -> Self {
+        Self::new_unchecked(MaskSpec::None, queries, keys)
+    }
+
     pub fn spec(&self) -> &MaskSpec {
         &self.spec
     }

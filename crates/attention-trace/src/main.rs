@@ -22,6 +22,16 @@ fn main() -> std::process::ExitCode {
         Ok(request) => request,
         Err(error) => return fail(error.to_string()),
     };
+    let lesson = match request.lesson() {
+        Ok(lesson) => lesson,
+        Err(error) => return fail(error.to_string()),
+    };
+    if let Some(lesson) = lesson {
+        return match lesson_experiment(&request, lesson) {
+            Ok(json) => write(json),
+            Err(message) => fail(message),
+        };
+    }
     if request.is_trained() {
         return match trained(&request) {
             Ok(json) => write(json),
@@ -104,6 +114,49 @@ fn trained(request: &attention_core::api::Request) -> Result<String, String> {
         .forward(&tokens, &ids, &run)
         .map_err(|e| e.to_string())?;
     forward_json(&model, &forward).map_err(|e| e.to_string())
+}
+
+/// `"lesson": "<chapter>"`: the chapter's experiment on the request's trace (with the trained
+/// model, on the focus's layer); for `complexity`, timed here from 64 to 2048 tokens.
+#[cfg(not(target_arch = "wasm32"))]
+fn lesson_experiment(
+    request: &attention_core::api::Request,
+    (chapter, focus, layer): (
+        attention_core::lessons::Chapter,
+        attention_core::lessons::Focus,
+        usize,
+    ),
+) -> Result<String, String> {
+    use attention_core::api::{lesson_json, load_model};
+    use attention_core::lessons::{Chapter, experiment, measure_cost};
+    let trace = if request.is_trained() {
+        let (sentence, run) = request.trained_run().map_err(|e| e.to_string())?;
+        let model = load_model(MODEL.0, MODEL.1, MODEL.2).map_err(|e| format!("model: {e}"))?;
+        let (tokens, ids): (Vec<String>, Vec<u32>) = model.tokenize(&sentence).into_iter().unzip();
+        let forward = model
+            .forward(&tokens, &ids, &run)
+            .map_err(|e| e.to_string())?;
+        if layer >= forward.layers.len() {
+            return Err(format!(
+                "focus.layer: the trained model has {} layers",
+                forward.layers.len()
+            ));
+        }
+        forward.layer_trace(layer)
+    } else {
+        let config = request
+            .to_params()
+            .and_then(|p| Ok(p.validate()?))
+            .map_err(|e| e.to_string())?;
+        attention_core::compute_trace(&config)
+    };
+    let result = experiment(chapter, &trace, &focus);
+    let cost = (chapter == Chapter::Complexity).then(|| {
+        let started = std::time::Instant::now();
+        let clock = move || started.elapsed().as_secs_f64() * 1000.0;
+        measure_cost(&[64, 128, 256, 512, 1024, 2048], &clock)
+    });
+    lesson_json(chapter, &result, cost.as_ref()).map_err(|e| e.to_string())
 }
 
 #[cfg(target_arch = "wasm32")]

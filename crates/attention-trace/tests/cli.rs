@@ -225,3 +225,81 @@ fn the_trained_models_fixed_shape_is_a_clear_error() {
         assert!(stdout.is_empty());
     }
 }
+
+#[test]
+fn every_lesson_runs_its_experiment_from_the_cli() {
+    for chapter in [
+        "tokens",
+        "qkv",
+        "scaling",
+        "softmax",
+        "masks",
+        "multihead",
+        "gqa",
+        "cross",
+        "layernorm",
+        "stability",
+        "flash",
+        "variants",
+        "exercises",
+    ] {
+        let out = trace(&format!(
+            r#"{{"sentence": "the cat sat on the mat", "mask": {{"kind": "causal"}}, "lesson": "{chapter}", "focus": {{"head": 2, "query": 4}}}}"#
+        ));
+        assert_eq!(out["lesson"], chapter);
+        let experiment = &out["experiment"];
+        assert_eq!(experiment["chapter"], chapter);
+        if let Some(query) = experiment.get("query") {
+            assert_eq!(query, 3, "{chapter}: queries count from 1 in the request");
+        }
+    }
+    let softmax = trace(
+        r#"{"sentence": "the cat sat on the mat", "mask": {"kind": "causal"}, "lesson": "softmax", "focus": {"query": 4}}"#,
+    );
+    assert_eq!(softmax["experiment"]["allowed"], 4);
+    assert_eq!(softmax["experiment"]["sweep"].as_array().unwrap().len(), 41);
+    let trained = trace(
+        r#"{"model": "trained", "sentence": "xq7kb@ xq7kb", "lesson": "multihead", "focus": {"layer": 2}}"#,
+    );
+    assert_eq!(trained["experiment"]["n_heads"], 4);
+}
+
+#[test]
+fn a_bad_lesson_is_a_clear_error() {
+    for (input, field) in [
+        (
+            r#"{"sentence": "a b", "lesson": "nonsense"}"#,
+            "lesson: unknown chapter",
+        ),
+        (
+            r#"{"sentence": "a b", "lesson": "qkv", "focus": {"head": 0}}"#,
+            "focus.head: counts from 1",
+        ),
+        (
+            r#"{"sentence": "a b", "focus": {"head": 1}}"#,
+            "focus: a focus needs a lesson",
+        ),
+        (
+            r#"{"sentence": "a b", "lesson": "stability", "focus": {"factor": -1}}"#,
+            "focus.factor",
+        ),
+        (
+            r#"{"model": "trained", "sentence": "ab", "lesson": "qkv", "focus": {"layer": 9}}"#,
+            "focus.layer: the trained model has 3 layers",
+        ),
+    ] {
+        let (code, stdout, stderr) = run(input);
+        assert_eq!(code, 2, "{input}");
+        assert!(stdout.is_empty());
+        assert!(stderr.contains(field), "{input}: {stderr}");
+    }
+}
+
+#[test]
+fn the_complexity_lesson_times_attention_and_fits_the_slope() {
+    let out = trace(r#"{"sentence": "a b c", "lesson": "complexity"}"#);
+    let points = out["measured"]["points"].as_array().unwrap();
+    assert_eq!(points.len(), 6);
+    assert_eq!(points[0]["n"], 64);
+    assert!(out["measured"]["standard_slope"].as_f64().unwrap() > 1.0);
+}

@@ -1,13 +1,15 @@
 //! The JSON shape of a request and of a trace, shared by the `attention-trace` CLI, the page's
 //! `window.attentionLab` API and the tests. Depends on the core; the core does not know it.
 
+mod lesson;
 mod model;
 mod request;
 mod response;
 
+pub use lesson::lesson_json;
 pub use model::{f16_to_f32, forward_json, load_model};
 pub use request::{
-    BackendChoice, BlockRequest, LayerNormRequest, MaskRequest, ModelChoice, Request, RequestError,
-    WeightsRequest, parse_request,
+    BackendChoice, BlockRequest, FocusRequest, LayerNormRequest, MaskRequest, ModelChoice, Request,
+    RequestError, WeightsRequest, parse_request,
 };
 pub use response::{outputs_json, trace_json};

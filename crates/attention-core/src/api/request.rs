@@ -6,6 +6,7 @@ use thiserror::Error;
 
 use crate::config::{DEFAULT_N_HEADS, matrix_from_rows};
 use crate::gpt::GptRun;
+use crate::lessons::{Chapter, Focus};
 use crate::weights::Weights;
 use crate::{ConfigError, Input, LayerNormMode, MaskSpec, Params};
 
@@ -110,6 +111,23 @@ pub struct Request {
     pub backend: Option<BackendChoice>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub trace: Option<bool>,
+    /// A lesson's experiment instead of the trace: a chapter's id (see [`Chapter`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lesson: Option<String>,
+    /// What the lesson looks at: head, query and layer counted from 1, as the page counts.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub focus: Option<FocusRequest>,
+}
+
+/// The head, query (and the trained model's layer) a lesson looks at, counted from 1, and the
+/// stability chapter's factor k.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FocusRequest {
+    pub head: Option<usize>,
+    pub query: Option<usize>,
+    pub layer: Option<usize>,
+    pub factor: Option<f32>,
 }
 
 /// Why a request was refused. The message starts with the field's name.
@@ -337,6 +355,50 @@ impl Request {
                 block: (block.rows, block.cols),
             },
         ))
+    }
+
+    /// The lesson asked for, if any, with its focus (from 0) and the trained model's layer (from
+    /// 0).
+    pub fn lesson(&self) -> Result<Option<(Chapter, Focus, usize)>, RequestError> {
+        let Some(id) = &self.lesson else {
+            if self.focus.is_some() {
+                return Err(RequestError::Input {
+                    field: "focus",
+                    message: "a focus needs a lesson",
+                });
+            }
+            return Ok(None);
+        };
+        let chapter = Chapter::from_id(id).ok_or(RequestError::Input {
+            field: "lesson",
+            message: "unknown chapter; one of tokens, qkv, scaling, softmax, masks, multihead, \
+                      gqa, cross, layernorm, stability, complexity, flash, variants, exercises",
+        })?;
+        let focus = self.focus.unwrap_or_default();
+        let counted = |value: Option<usize>, field: &'static str| match value {
+            None => Ok(0),
+            Some(0) => Err(RequestError::Input {
+                field,
+                message: "counts from 1, as the page does",
+            }),
+            Some(n) => Ok(n - 1),
+        };
+        let factor = focus.factor.unwrap_or(1.0);
+        if !(factor.is_finite() && factor > 0.0) {
+            return Err(RequestError::Input {
+                field: "focus.factor",
+                message: "must be a number above 0",
+            });
+        }
+        Ok(Some((
+            chapter,
+            Focus {
+                head: counted(focus.head, "focus.head")?,
+                query: counted(focus.query, "focus.query")?,
+                factor,
+            },
+            counted(focus.layer, "focus.layer")?,
+        )))
     }
 
     /// The first setting given here that the trained model fixes (its shape, its weights, its
