@@ -355,6 +355,10 @@ mod links {
                 .then(|| ["weights", "flash", "scores"][pick(3) as usize].to_string()),
             scale: [ScaleMode::Honest, ScaleMode::Contrast][pick(2) as usize],
             layer: pick(3) as usize,
+            lesson: (pick(2) == 0).then(|| {
+                attention_core::lessons::Chapter::ALL
+                    [pick(attention_core::lessons::Chapter::ALL.len() as u64) as usize]
+            }),
         };
         let embed = (pick(3) == 0).then(|| Embed {
             panels: ["weights", "head-view", "flash"][..pick(4) as usize]

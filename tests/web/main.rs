@@ -10,6 +10,7 @@ mod dom;
 mod flash;
 mod gpu;
 mod input;
+mod learn;
 mod links;
 mod model;
 mod views;

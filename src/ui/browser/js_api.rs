@@ -18,11 +18,12 @@ use crate::ui::model::theme::Theme;
 use crate::ui::state::model::{ModelStatus, trained_request};
 use crate::ui::state::{Lab, probe, simulate_loss};
 use attention_core::api::{parse_request, trace_json};
+use attention_core::lessons::Chapter;
 
 /// The view settings a host may send beside the parameters.
 /// `head` and `step` count from 1, as the page and its links do.
-const VIEW_KEYS: [&str; 8] = [
-    "head", "lang", "theme", "step", "view", "panels", "scale", "layer",
+const VIEW_KEYS: [&str; 9] = [
+    "head", "lang", "theme", "step", "view", "panels", "scale", "layer", "lesson",
 ];
 
 /// Applies a JSON object of parameters and view settings (as `set()` and the embedding protocol
@@ -90,8 +91,21 @@ pub fn apply_message(lab: Lab, params: &Value) -> Result<(), ApiError> {
                 .ok_or_else(|| bad("panels"))
         })
         .transpose()?;
+    // A chapter's id opens the Learn mode at that chapter; null (or "") goes back to the lab.
+    let lesson = view
+        .get("lesson")
+        .map(|v| match v {
+            Value::Null => Ok(None),
+            Value::String(s) if s.is_empty() => Ok(None),
+            Value::String(s) => Chapter::from_id(s).map(Some).ok_or(bad("lesson")),
+            _ => Err(bad("lesson")),
+        })
+        .transpose()?;
     if !request.is_empty() {
         apply(lab, &Value::Object(request).to_string())?;
+    }
+    if let Some(lesson) = lesson {
+        lab.lesson.set(lesson);
     }
     if let Some(head) = head {
         lab.head.set(head);
@@ -197,6 +211,10 @@ pub fn state_json(lab: Lab) -> String {
             object.insert("forward_ms".into(), json!(run.1));
         }
         object.insert("view".into(), json!(lab.view.get_untracked()));
+        object.insert(
+            "lesson".into(),
+            json!(lab.lesson.get_untracked().map(|c| c.id())),
+        );
         if let Some(embed) = lab.embed.get_untracked() {
             object.insert("panels".into(), json!(embed.panels));
         }

@@ -36,6 +36,7 @@ pub fn apply_view(lab: Lab, view: &ViewSettings) {
     lab.scale_mode.set(view.scale);
     lab.layer.set(view.layer);
     lab.view.set(view.view.clone());
+    lab.lesson.set(view.lesson);
     if let Some(lang) = view.lang {
         lab.lang.set(lang);
     }
@@ -53,6 +54,7 @@ pub fn current(lab: Lab) -> LinkState {
             scale: lab.scale_mode.get(),
             layer: lab.layer.get(),
             view: lab.view.get(),
+            lesson: lab.lesson.get(),
         },
         embed: lab.embed.get(),
     }

@@ -530,4 +530,5 @@ pub static TEXT: Text = Text {
         not_an_object: "params: expected an object of parameters",
         showing_last_good: "The views still show the last valid result.",
     },
+    learn: &super::learn_en::LEARN,
 };

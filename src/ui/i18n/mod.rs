@@ -8,6 +8,9 @@
 //! follow the course's source articles.
 
 mod en;
+pub mod learn;
+mod learn_en;
+mod learn_zh;
 mod zh;
 
 use attention_core::ConfigError;
@@ -483,6 +486,7 @@ pub struct Text {
     pub explain: ExplainTexts,
     pub flash: FlashText,
     pub errors: ErrorTexts,
+    pub learn: &'static learn::LearnTexts,
 }
 
 /// Example sentences offered under the sentence box (the same in both languages: they are data).

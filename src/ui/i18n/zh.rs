@@ -461,4 +461,5 @@ pub static TEXT: Text = Text {
         not_an_object: "params：应为一个由参数组成的对象",
         showing_last_good: "下方仍显示上一次的有效结果。",
     },
+    learn: &super::learn_zh::LEARN,
 };

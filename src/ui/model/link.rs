@@ -15,6 +15,7 @@ use super::controls::Choice;
 use super::sections::is_panel;
 use super::theme::Theme;
 use crate::ui::i18n::Lang;
+use attention_core::lessons::Chapter;
 
 /// Texts longer than this are refused in a link (a sentence of 4096 tokens fits).
 pub const MAX_TEXT: usize = 20_000;
@@ -35,6 +36,8 @@ pub struct ViewSettings {
     pub layer: usize,
     /// The part of the page in view (a step's id, see `views/pipeline.rs`).
     pub view: Option<String>,
+    /// The Learn mode's chapter (`lesson=<id>`); `None`: the full lab.
+    pub lesson: Option<Chapter>,
 }
 
 /// How the lab is embedded in another page.
@@ -243,6 +246,9 @@ pub fn to_query(state: &LinkState) -> String {
     if let Some(view) = &v.view {
         pairs.push(("view", view.clone()));
     }
+    if let Some(lesson) = v.lesson {
+        pairs.push(("lesson", lesson.id().into()));
+    }
     if let Some(lang) = v.lang {
         pairs.push(("lang", lang.name().into()));
     }
@@ -394,6 +400,10 @@ pub fn parse_query(query: &str) -> (LinkState, Vec<LinkNotice>) {
                     notices.push(malformed(&name, &value));
                 }
             }
+            "lesson" => match Chapter::from_id(&value) {
+                Some(chapter) => state.view.lesson = Some(chapter),
+                None => notices.push(malformed(&name, &value)),
+            },
             "lang" => match Lang::from_name(&value) {
                 Some(lang) => state.view.lang = Some(lang),
                 None => notices.push(malformed(&name, &value)),

@@ -10,6 +10,8 @@ pub mod explain;
 pub mod flash_frames;
 pub mod flash_views;
 pub mod format;
+pub mod lesson;
+pub mod line_chart;
 pub mod link;
 pub mod matrix;
 pub mod memory_chart;

@@ -11,11 +11,13 @@ use crate::ui::i18n::{EXAMPLES, Lang};
 use crate::ui::model::TraceRef;
 use crate::ui::model::colormap::ScaleMode;
 use crate::ui::model::engine::{Engine, Fallback, FallbackReason, GpuStatus, choice, choose};
+use crate::ui::model::lesson::Progress;
 use crate::ui::model::link::{Embed, LinkNotice};
 use crate::ui::model::notice::Notice;
 use crate::ui::model::stages::Stage;
 use crate::ui::model::theme::Theme;
 use attention_core::api::{BackendChoice, MaskRequest, Request, RequestError};
+use attention_core::lessons::Chapter;
 use attention_core::{Config, compute_trace};
 
 /// The result of computing the current request.
@@ -117,6 +119,17 @@ pub struct Lab {
     pub forward: Memo<Option<Result<ForwardRef, RequestError>>>,
     /// The trained model's layer the pipeline shows (clamped to its layers when read).
     pub layer: RwSignal<usize>,
+    /// The Learn mode's chapter; `None` shows the full lab.
+    pub lesson: RwSignal<Option<Chapter>>,
+    /// Presentation mode: large type, the chapter filling the screen, arrow keys to move.
+    pub presenting: RwSignal<bool>,
+    /// What the lessons look at: the query (from 0, clamped; at first the last token, which sees
+    /// the most keys under a causal mask; the head is `head`) and the stability
+    /// chapter's factor k.
+    pub lesson_query: RwSignal<usize>,
+    pub lesson_factor: RwSignal<f32>,
+    /// The learner's answers and chapters seen (kept in local storage by `browser::progress`).
+    pub progress: RwSignal<Progress>,
 }
 
 impl Lab {
@@ -205,6 +218,11 @@ impl Lab {
             model_status,
             forward,
             layer,
+            lesson: RwSignal::new(None),
+            presenting: RwSignal::new(false),
+            lesson_query: RwSignal::new(usize::MAX),
+            lesson_factor: RwSignal::new(1.0),
+            progress: RwSignal::new(Progress::default()),
         };
         // Pending work goes to the GPU. The request is tracked too: a change made while the GPU
         // is busy leaves the outcome as it was (the last result, pending) but must be queued.

@@ -6,11 +6,12 @@ use leptos::prelude::*;
 use super::controls::Controls;
 use super::embed_layout::EmbedLayout;
 use super::input_panel::InputPanel;
+use super::learn::LearnMode;
 use super::live_region::LiveRegion;
 use super::pipeline::Pipeline;
 use super::share_bar::ShareBar;
 use super::tooltip::Tooltip;
-use crate::ui::browser::{canvas, embed, js_api, location, model_files};
+use crate::ui::browser::{canvas, embed, js_api, location, model_files, progress};
 use crate::ui::i18n::Lang;
 use crate::ui::model::format::format_ms;
 use crate::ui::state::Lab;
@@ -38,6 +39,7 @@ pub fn App(#[prop(optional)] page: bool) -> impl IntoView {
     provide_context(lab);
     js_api::install(lab);
     model_files::load_when_needed(lab);
+    progress::keep(lab);
     #[cfg(target_arch = "wasm32")]
     crate::ui::state::probe(lab);
 
@@ -73,7 +75,8 @@ fn FullLab() -> impl IntoView {
     // button that stays in reach: they sit next to the view they change.
     let controls_open = RwSignal::new(false);
     view! {
-        <div class="lab" lang=move || lab.lang.get().code() class:controls-open=controls_open>
+        <div class="lab" lang=move || lab.lang.get().code() class:controls-open=controls_open
+            class:learning=move || lab.lesson.with(Option::is_some) class:presenting=move || lab.presenting.get()>
             <nav class="skip-links" aria-label="skip links">
                 <a href="#controls" data-testid="skip-controls">{move || text().share.skip_to_controls}</a>
                 <a href="#section-softmax" data-testid="skip-weights">{move || text().share.skip_to_weights}</a>
@@ -85,6 +88,7 @@ fn FullLab() -> impl IntoView {
                     <p class="tagline">{move || text().tagline}</p>
                 </div>
                 <div class="masthead-tools">
+                    <ModeSwitch />
                     <BackendBadge />
                     <button
                         type="button"
@@ -121,7 +125,9 @@ fn FullLab() -> impl IntoView {
                     </div>
                 </aside>
                 <main class="main">
-                    <Pipeline />
+                    <Show when=move || lab.lesson.with(Option::is_some) fallback=|| view! { <Pipeline /> }>
+                        <LearnMode />
+                    </Show>
                 </main>
             </div>
             <button type="button" class="button controls-fab" data-testid="controls-open"
@@ -131,6 +137,37 @@ fn FullLab() -> impl IntoView {
             </button>
             <Tooltip />
             <LiveRegion />
+        </div>
+    }
+}
+
+/// Lab or Learn: the full pipeline, or the guided chapters (the first unseen one, or the last
+/// one open).
+#[component]
+fn ModeSwitch() -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let learn = move || lab.lang.get().text().learn;
+    let last = StoredValue::new(attention_core::lessons::Chapter::Tokens);
+    Effect::new(move |_| {
+        if let Some(chapter) = lab.lesson.get() {
+            last.set_value(chapter);
+        }
+    });
+    let learning = move || lab.lesson.with(Option::is_some);
+    view! {
+        <div class="mode-switch" role="group">
+            <button type="button" class="pill" data-testid="mode-lab" aria-pressed=move || (!learning()).to_string()
+                on:click=move |_| { lab.presenting.set(false); lab.lesson.set(None); }>
+                {move || learn().lab}
+            </button>
+            <button type="button" class="pill" data-testid="mode-learn" aria-pressed=move || learning().to_string()
+                on:click=move |_| {
+                    if !learning() {
+                        lab.lesson.set(Some(last.get_value()));
+                    }
+                }>
+                {move || learn().learn}
+            </button>
         </div>
     }
 }

@@ -7,6 +7,7 @@ use super::controls::Controls;
 use super::flash::FlashView;
 use super::head_view::HeadView;
 use super::input_panel::InputPanel;
+use super::learn::ChapterPage;
 use super::live_region::LiveRegion;
 use super::model_views::{ModelOverview, NextToken};
 use super::pipeline::{AllHeads, StageCard};
@@ -70,9 +71,12 @@ pub fn EmbedLayout() -> impl IntoView {
                 <a href=full target="_blank" rel="noopener" data-testid="open-full">{move || text().open_full}</a>
             </div>
             <LinkNotices />
-            <div class="embed-panels">
-                {move || panels.get().iter().map(|p| panel(p)).collect_view()}
-            </div>
+            // A chapter (`?embed=1&lesson=<id>`) replaces the panels.
+            <Show when=move || lab.lesson.with(Option::is_none) fallback=|| view! { <ChapterPage /> }>
+                <div class="embed-panels">
+                    {move || panels.get().iter().map(|p| panel(p)).collect_view()}
+                </div>
+            </Show>
             <Tooltip />
             <LiveRegion />
         </div>

@@ -8,6 +8,7 @@ pub mod flash;
 pub mod head_view;
 pub mod heatmap;
 pub mod input_panel;
+pub mod learn;
 pub mod live_region;
 pub mod mask_editor;
 pub mod model_views;

@@ -293,7 +293,7 @@ fn SoftmaxSection() -> impl IntoView {
 
 /// Buttons to choose the head the per-head views show.
 #[component]
-fn HeadSelector() -> impl IntoView {
+pub fn HeadSelector() -> impl IntoView {
     let lab = expect_context::<Lab>();
     let text = move || lab.lang.get().text();
     let heads = Memo::new(move |_| {

@@ -1,0 +1,159 @@
+//! The Learn mode's text: the chapters (what each teaches, a "try this", a question to answer
+//! before the experiment shows what happens) and the experiments' labels. One struct, filled in
+//! `learn_en.rs` and `learn_zh.rs`.
+
+/// One chapter.
+pub struct ChapterText {
+    pub title: &'static str,
+    /// The lesson, a few short paragraphs.
+    pub body: &'static [&'static str],
+    pub try_this: &'static str,
+    /// Predict, then reveal (the right choice is in `ui::model::lesson::answer`).
+    pub question: &'static str,
+    pub choices: [&'static str; 3],
+    /// Why the right answer is right, shown after answering.
+    pub explain: &'static str,
+}
+
+/// One of the articles' exercises, answered step by step.
+pub struct ExerciseText {
+    pub title: &'static str,
+    pub steps: &'static [&'static str],
+}
+
+pub struct LearnTexts {
+    pub learn: &'static str,
+    pub lab: &'static str,
+    pub contents: &'static str,
+    /// "Chapter 3 of 14"
+    pub chapter_of: fn(usize, usize) -> String,
+    pub previous: &'static str,
+    pub next: &'static str,
+    pub present: &'static str,
+    pub end_present: &'static str,
+    pub present_help: &'static str,
+    pub try_this: &'static str,
+    pub predict: &'static str,
+    pub reveal: &'static str,
+    pub right: &'static str,
+    pub not_quite: &'static str,
+    pub answer_first: &'static str,
+    pub experiment: &'static str,
+    pub views: &'static str,
+    /// Right answers of questions.
+    pub score: fn(usize, usize) -> String,
+    pub reset: &'static str,
+    pub stored_here: &'static str,
+    pub query: &'static str,
+    pub open_in_lab: &'static str,
+    pub chapters: [ChapterText; 14],
+    pub exercises: [ExerciseText; 3],
+    pub x: ExperimentTexts,
+}
+
+/// The labels of the experiments' tables, charts and results.
+pub struct ExperimentTexts {
+    pub token: &'static str,
+    pub key: &'static str,
+    pub head: &'static str,
+    pub weight: &'static str,
+    /// The same token at two places: (token, first, second, |ΔE|, |ΔX|), positions from 1.
+    pub repeated: fn(&str, usize, usize, f64, f64) -> String,
+    pub no_repeat: &'static str,
+    /// (query token, head from 1, d_k)
+    pub qkv_intro: fn(&str, usize, usize) -> String,
+    pub dot: &'static str,
+    pub masked: &'static str,
+    pub variance_title: &'static str,
+    pub variance_y: &'static str,
+    pub raw: &'static str,
+    pub scaled: &'static str,
+    pub theory: &'static str,
+    pub saturation_title: &'static str,
+    pub saturation_y: &'static str,
+    pub largest_raw: &'static str,
+    pub largest_scaled: &'static str,
+    pub gradient_raw: &'static str,
+    pub gradient_scaled: &'static str,
+    pub heads_caption: &'static str,
+    pub var_raw: &'static str,
+    pub var_scaled: &'static str,
+    /// Histogram titles: q·k, q·k / √d_k of the selected head.
+    pub hist_raw: &'static str,
+    pub hist_scaled: &'static str,
+    /// The selected row without and with the scale: largest, entropy, p(1 − p) each.
+    pub row_result: fn([f64; 6]) -> String,
+    pub sweep_title: &'static str,
+    pub temperature: &'static str,
+    pub sweep_y: &'static str,
+    pub largest: &'static str,
+    pub entropy_share: &'static str,
+    /// (T, largest, entropy, ln n, arg-max token)
+    pub sweep_result: fn(f64, f64, f64, f64, &str) -> String,
+    pub with_infinity: &'static str,
+    pub with_large_negative: &'static str,
+    /// A fully masked row: (weights with −∞, weights with −10⁹)
+    pub all_masked: fn(&str, &str) -> String,
+    pub fully_masked: fn(&str) -> String,
+    pub no_fully_masked: &'static str,
+    pub distance_caption: &'static str,
+    pub mean_distance: fn(f64) -> String,
+    /// (h, d_model, h heads of d_model / h, one head of d_model, current shape)
+    pub head_parameters: fn(usize, usize, usize, usize, usize) -> String,
+    pub kv_heads: &'static str,
+    pub kind: &'static str,
+    /// Multi-head, grouped-query, multi-query.
+    pub kinds: [&'static str; 3],
+    pub kv_parameters: &'static str,
+    pub parameters: &'static str,
+    pub cache_per_token: &'static str,
+    pub cache_4096: &'static str,
+    pub current: &'static str,
+    pub not_cross: &'static str,
+    pub add_source: &'static str,
+    /// (queries, keys)
+    pub cross_result: fn(usize, usize) -> String,
+    pub source_token: &'static str,
+    pub mean: &'static str,
+    pub std: &'static str,
+    pub after_mean: &'static str,
+    pub after_std: &'static str,
+    pub stream_title: &'static str,
+    pub blocks: &'static str,
+    pub stream_y: &'static str,
+    pub pre_ln: &'static str,
+    pub post_ln: &'static str,
+    /// (Pre-LN's size after the stack, Post-LN's, blocks)
+    pub stream_result: fn(f64, f64, usize) -> String,
+    pub factor: &'static str,
+    pub naive_f32: &'static str,
+    pub naive_f16: &'static str,
+    pub stable_f16: &'static str,
+    /// (largest k·score, the k where f16 breaks, the k where f32 breaks) — "none below 10 000"
+    /// when it does not.
+    pub overflow: fn(f32, &str, &str) -> String,
+    pub never: &'static str,
+    /// (largest absolute error, largest relative error) of QKᵀ in f16
+    pub f16_error: fn(f32, f32) -> String,
+    /// (n, cells of every head, score bytes standard, one tile, path through an RNN)
+    pub counts: fn(usize, usize, usize, usize, usize) -> String,
+    pub measure: &'static str,
+    /// Measuring at n …
+    pub measuring: fn(usize) -> String,
+    pub time_title: &'static str,
+    pub time_y: &'static str,
+    pub standard: &'static str,
+    pub flash: &'static str,
+    /// Fitted slopes: (standard, flash)
+    pub slope: fn(f64, f64) -> String,
+    pub measure_help: &'static str,
+    /// (tiles, skipped, standard cells, tile cells, max |Δ|)
+    pub flash_counts: fn(usize, usize, usize, usize, f32) -> String,
+    /// Strided, fixed.
+    pub patterns: [&'static str; 2],
+    /// (pattern, stride, cells, n√n, causal cells)
+    pub sparse_counts: fn(&str, usize, usize, f64, usize) -> String,
+    /// (max |Δ|, mean |Δ|, linear cost, softmax cost)
+    pub linear: fn(f64, f64, usize, usize) -> String,
+    pub go_to: &'static str,
+}

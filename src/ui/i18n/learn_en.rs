@@ -1,0 +1,375 @@
+//! The Learn mode in English.
+
+use super::learn::{ChapterText, ExerciseText, ExperimentTexts, LearnTexts};
+
+pub const LEARN: LearnTexts = LearnTexts {
+    learn: "Learn",
+    lab: "Lab",
+    contents: "Chapters",
+    chapter_of: |i, n| format!("Chapter {i} of {n}"),
+    previous: "← Previous",
+    next: "Next →",
+    present: "Present",
+    end_present: "End presentation",
+    present_help: "← and → move between chapters; Esc ends the presentation.",
+    try_this: "Try this",
+    predict: "Predict first",
+    reveal: "Just show me",
+    right: "Right.",
+    not_quite: "Not quite.",
+    answer_first: "Commit to an answer above, and the experiment shows what really happens.",
+    experiment: "The experiment, on your sentence",
+    views: "The lab's views for this chapter",
+    score: |right, all| format!("{right} of {all} questions answered right"),
+    reset: "Forget my answers",
+    stored_here: "Your progress stays in this browser; nothing is sent anywhere.",
+    query: "Query",
+    open_in_lab: "Open in the full lab",
+    chapters: [
+        ChapterText {
+            title: "Tokens become vectors",
+            body: &[
+                "Attention never sees letters. The sentence is cut into tokens, and each token is looked up in an embedding table E: one row of d_model numbers per token of the vocabulary.",
+                "A lookup knows what a token is but not where it stands, and attention by itself has no sense of order. So a position vector P is added: X = E + P. Every later step reads X.",
+            ],
+            try_this: "Type a sentence that uses one word twice, then compare the two rows of E and of X below.",
+            question: "The same word appears twice in a sentence. Are its two rows of X equal?",
+            choices: [
+                "Yes: the same word gives the same vector",
+                "No: the positions differ, so X differs",
+                "No: each lookup is a new random draw",
+            ],
+            explain: "The embedding rows are identical (one row per vocabulary entry), but P depends on the position, so the two rows of X = E + P differ. That is the only way the model can tell the two occurrences apart.",
+        },
+        ChapterText {
+            title: "Queries, keys and values",
+            body: &[
+                "Each token's x is projected three times. The query q = x W_Q says what this token is looking for; the key k = x W_K says what it offers to be found by; the value v = x W_V is what it hands over once it is chosen.",
+                "The match between token i looking and token j being found is the dot product q_i · k_j. Because W_Q and W_K are different matrices, how much i looks for j need not equal how much j looks for i.",
+            ],
+            try_this: "Pick a query token below and read which keys it matches best; then compare the QKᵀ heatmap above and below its diagonal.",
+            question: "Q and K come from the same X. Is q_i · k_j always equal to q_j · k_i?",
+            choices: [
+                "Yes, the dot product is symmetric",
+                "No: W_Q and W_K differ, so QKᵀ is not symmetric",
+                "Only when i and j are the same word",
+            ],
+            explain: "q_i · k_j = x_i W_Q W_Kᵀ x_jᵀ. The matrix W_Q W_Kᵀ is not symmetric in general, so the score matrix is not either: attention from i to j is a different question from attention from j to i.",
+        },
+        ChapterText {
+            title: "Why divide by √d_k",
+            body: &[
+                "If the entries of q and k have mean 0 and variance 1, their dot product is a sum of d_k independent products, each of variance 1: its variance is d_k. At d_k = 512 typical scores are ±22.",
+                "Softmax of scores that far apart puts almost all the weight on one key. Its gradient, p(1 − p) for that key, then nearly vanishes, and the layer stops learning. Dividing by √d_k brings the variance back to 1 whatever d_k is.",
+            ],
+            try_this: "Move d_k (or d_model) in the controls and watch the variance of your own heads in the table; the curves show random vectors from d_k = 4 to 512.",
+            question: "At d_k = 512, without dividing by √d_k, what is the largest softmax weight of a row of 16 random keys, on average?",
+            choices: [
+                "About 1/16: the weights stay even",
+                "About 0.3",
+                "Almost 1: one key takes nearly everything",
+            ],
+            explain: "The scores spread as √512 ≈ 22.6, so the top score usually beats the next by several units and exp turns that into a weight near 1; the gradient p(1 − p) collapses toward 0. With the scale the row looks the same at every d_k.",
+        },
+        ChapterText {
+            title: "Softmax and temperature",
+            body: &[
+                "Softmax turns a row of scores into weights that are positive and sum to 1. Dividing the scores by a temperature T before softmax changes how sharp the row is.",
+                "As T → 0 the weights approach the arg-max: one key gets everything (entropy 0). As T grows they approach the uniform 1/n (entropy ln n). T = 1 is the plain formula.",
+            ],
+            try_this: "Drag the temperature slider and watch the marker move along the curves, and the weights heatmap flatten or sharpen on the honest 0 … 1 scale.",
+            question: "What happens to a row of weights as T goes from 1 to 10?",
+            choices: [
+                "It gets sharper",
+                "It flattens toward uniform",
+                "Nothing: softmax normalises T away",
+            ],
+            explain: "softmax(s / T): a large T shrinks every difference between scores, so exp gives nearly equal numbers and the row tends to 1/n, its entropy to ln n.",
+        },
+        ChapterText {
+            title: "Masks",
+            body: &[
+                "A mask says which keys a query may see. Padding hides the filler at the end of a short sentence; causal hides the future (a language model predicting the next token must not read it); a sliding window keeps only neighbours; a custom mask hides any cell.",
+                "Masked scores are set to −∞ before softmax, so exp gives exactly 0. Implementations often use a large negative number instead. The two agree as long as a row keeps one visible key; when every key is masked they do not.",
+            ],
+            try_this: "Choose a causal or padding mask in the controls, or click cells in the custom mask editor until a whole row is hidden.",
+            question: "Every key of a query is masked with −10⁹ instead of −∞. What are its weights?",
+            choices: ["All zero", "Uniform: 1/n on every key", "NaN"],
+            explain: "With −10⁹ everywhere, every score is equal, and softmax of equal scores is uniform: the query attends evenly to keys it must not see. With −∞, exp gives 0/0; the lab (like FlashAttention) defines such a row as zeros and says so.",
+        },
+        ChapterText {
+            title: "Why several heads",
+            body: &[
+                "One head makes one weighting of the sentence per query. Several heads, each with its own W_Q, W_K, W_V of width d_model / h, can look for different things at once: the previous word, the subject, a repeated name.",
+                "The heads' outputs are concatenated and mixed by W_O. Splitting d_model into h heads costs the same parameters as one wide head: the gain is in variety, not in size.",
+            ],
+            try_this: "Change the number of heads and compare the heads side by side; the table measures how differently they attend.",
+            question: "h heads of d_model / h each, against one head of d_model: how many parameters do W_Q, W_K, W_V, W_O have?",
+            choices: ["h times more", "The same", "h times fewer"],
+            explain: "W_Q is d_model × (h · d_model / h) = d_model × d_model either way, and so are W_K, W_V and W_O: 4 d_model² in both cases. The table computes it from your shape.",
+        },
+        ChapterText {
+            title: "Multi-query and grouped-query attention",
+            body: &[
+                "When a model generates text it keeps the keys and values of every earlier token (the KV cache), for every layer. With many heads that cache, not the weights, is what fills the memory.",
+                "Grouped-query attention lets several query heads share one K/V head; multi-query attention shares a single K/V head among all. Queries stay per head, so heads still ask different questions.",
+            ],
+            try_this: "In the controls, tick “share K/V” and lower the K/V heads; watch the cache column and the K, V stages.",
+            question: "From 8 K/V heads to 1 (multi-query), the KV cache per token becomes…",
+            choices: ["the same", "half as large", "one eighth as large"],
+            explain: "The cache holds d_k + d_v numbers per K/V head and token: going from 8 K/V heads to 1 divides it by 8, while W_Q and W_O are unchanged.",
+        },
+        ChapterText {
+            title: "Cross-attention",
+            body: &[
+                "In self-attention queries, keys and values come from the same sentence. In cross-attention the queries come from one sequence and the keys and values from another: a translation's decoder asks questions of the encoded source sentence.",
+                "The weight matrix is then n × m: one row per query token, one column per source token, and each row still sums to 1 over the source.",
+            ],
+            try_this: "Give a second sentence (the button below adds one); the table shows which source token each query weighs most.",
+            question: "Queries from a 5-token sentence, keys and values from an 8-token one. The weight matrix is…",
+            choices: ["5 × 5", "5 × 8", "8 × 8"],
+            explain: "One row per query (5), one column per key (8). The output has one row per query: each query gets a mixture of the source's values.",
+        },
+        ChapterText {
+            title: "LayerNorm, Pre-LN and Post-LN",
+            body: &[
+                "LayerNorm rescales each token's vector to mean 0 and standard deviation 1 (then applies a learned γ and β). In a residual block it can sit after the addition, LN(x + F(x)) (Post-LN, the original Transformer), or before the sublayer, x + F(LN(x)) (Pre-LN).",
+                "Post-LN holds the residual stream at a fixed size, but every gradient passes through a LayerNorm per block, and deep stacks need a learning-rate warm-up. Pre-LN leaves an untouched identity path from the output to the input, which trains more stably; its stream grows with depth.",
+            ],
+            try_this: "Choose Pre-LN in the controls to see LN(X) among the stages; the chart stacks random blocks under each placement.",
+            question: "After 24 random blocks, whose residual stream has grown?",
+            choices: ["Pre-LN's", "Post-LN's", "Neither: LayerNorm fixes both"],
+            explain: "Post-LN normalises after every addition, so the stream's size is 1 after each block. Pre-LN normalises only what enters F; the sum x + F(LN(x)) keeps adding, so the stream grows block after block.",
+        },
+        ChapterText {
+            title: "Numerical stability and precision",
+            body: &[
+                "exp overflows: in f32 above about 88.7, in f16 above ln 65504 ≈ 11.09. A softmax that exponentiates the raw scores gives ∞ / ∞ = NaN as soon as one score passes that point.",
+                "Subtracting the row's maximum first changes nothing mathematically (it cancels in the ratio) but makes every exponent ≤ 0, so nothing overflows. And f16 keeps only 11 significant bits, so QKᵀ in f16 carries visible error: attention's scores are kept in f32 under mixed precision.",
+            ],
+            try_this: "Raise the factor k that multiplies your scores and find where the naive f16 softmax breaks; the stable one never does.",
+            question: "In f16, without subtracting the maximum, softmax breaks once a score passes about…",
+            choices: ["11", "88", "65 504"],
+            explain: "The largest f16 is 65 504, and e^11.09 ≈ 65 504: one score above 11.09 makes exp infinite. f32 lasts until 88.7. The experiment finds the exact k for your row.",
+        },
+        ChapterText {
+            title: "O(n²)",
+            body: &[
+                "Every query is compared with every key: n² scores per head, each costing d_k multiply-adds, and n² weights to store. Doubling the sentence quadruples the work and the memory of the score matrix.",
+                "The reward is the path length: any token reaches any other in one step, where a recurrent network needs up to n − 1 steps, through which information and gradients fade.",
+            ],
+            try_this: "Press “Measure” to time one head at n from 64 to 4096 in this page; the fitted slope on log–log axes is the exponent.",
+            question: "Doubling n multiplies standard attention's time by about…",
+            choices: ["2", "4", "8"],
+            explain: "(2n)² = 4n². The measured slope comes out near 2 once n is large enough for the n² part to dominate; small n shows fixed costs.",
+        },
+        ChapterText {
+            title: "FlashAttention",
+            body: &[
+                "FlashAttention computes exactly the same result without ever holding the n × n matrix. It walks over tiles of queries and keys, keeping for each query row a running maximum m, a running sum l and an output accumulator.",
+                "When a new tile raises the maximum, what was summed so far is rescaled by exp(m_old − m_new): this online softmax is what lets it finish each row without seeing it whole. Memory for scores falls from n² to one tile.",
+            ],
+            try_this: "Step through the tiles in the player below; with a causal mask, count the tiles it skips.",
+            question: "FlashAttention's output compared with standard attention's is…",
+            choices: [
+                "an approximation",
+                "the same, up to floating-point rounding",
+                "more accurate",
+            ],
+            explain: "It is an exact algorithm: the same sums in a different order. The lab computes both and shows the largest difference, around 10⁻⁷.",
+        },
+        ChapterText {
+            title: "Sparse and linear attention",
+            body: &[
+                "Sparse attention computes only some cells: a strided pattern lets each query see its last √n neighbours and every √n-th token before them; a fixed pattern sees its own block and a summary token of each earlier block. About n√n cells instead of n²/2.",
+                "Linear attention replaces exp(q · k) by φ(q) · φ(k) with a positive feature map such as φ = elu + 1. Then (φ(K)ᵀ V) can be summed once, and the cost is linear in n; the weights are no longer a softmax, so the output differs. Multi-query attention (see that chapter) saves memory, not computation.",
+            ],
+            try_this: "Make the sentence longer and watch how the sparse patterns' cell counts grow against n√n and n².",
+            question: "A strided pattern with stride √n computes about how many cells?",
+            choices: ["n", "n√n", "n²"],
+            explain: "Each of the n queries sees about √n neighbours and about √n strided keys: about 2n√n cells, against n(n + 1)/2 for full causal attention.",
+        },
+        ChapterText {
+            title: "Exercises",
+            body: &[
+                "The course's articles end with three exercises. Each answer below is worked step by step, with the chapter whose experiment shows it on your own sentence.",
+            ],
+            try_this: "Answer each exercise yourself first, then open the chapter it points to and check the number.",
+            question: "",
+            choices: ["", "", ""],
+            explain: "",
+        },
+    ],
+    exercises: [
+        ExerciseText {
+            title: "1. The complexity of self-attention",
+            steps: &[
+                "Time: QKᵀ is n × d_k times d_k × n, so n² d_k multiply-adds per head; weights · V another n² d_v; the projections n d_model² each. Over h heads with h d_k = d_model: O(n² d_model + n d_model²).",
+                "Memory: the n × n weights per head, O(h n²), unless FlashAttention avoids storing them (O(n) extra).",
+                "Effect of n: doubling n quadruples the attention part — the Complexity chapter measures the slope in this page.",
+                "Against an RNN: an RNN costs O(n d²) but takes n sequential steps, and the path between the first and last token is n − 1 steps; attention's is 1 and its n² work runs in parallel.",
+            ],
+        },
+        ExerciseText {
+            title: "2. Multi-head attention",
+            steps: &[
+                "Why better than one head: each head has its own projections and can attend to something different; one head must average everything into one weighting. The Why several heads chapter measures how different your heads' weights are.",
+                "How many heads: more heads cost no parameters (4 d_model² either way) but make each d_k = d_model / h smaller; too small a d_k limits what one head can match. Common choices keep d_k at 64 or 128.",
+                "Allocating parameters: grouped-query attention shares K/V heads to shrink the KV cache while keeping the query heads — the GQA chapter's table.",
+            ],
+        },
+        ExerciseText {
+            title: "3. Pre-LN against Post-LN",
+            steps: &[
+                "Post-LN, LN(x + F(x)): the stream stays normalised, but the gradient to early layers passes through every LayerNorm; deep models need warm-up and train less stably.",
+                "Pre-LN, x + F(LN(x)): an identity path runs from output to input, so gradients reach early layers undamped and training is stable without warm-up; the stream grows with depth, so a final LayerNorm is added.",
+                "The LayerNorm chapter stacks 24 random blocks under each and draws the stream's size; the lab's LayerNorm control switches the block between them.",
+            ],
+        },
+    ],
+    x: ExperimentTexts {
+        token: "token",
+        key: "key",
+        head: "head",
+        weight: "weight",
+        repeated: |t, a, b, de, dx| {
+            format!(
+                "“{t}” stands at positions {a} and {b}: its embeddings differ by |ΔE| = {de:.3}, its rows of X by |ΔX| = {dx:.3}."
+            )
+        },
+        no_repeat: "No token repeats in this sentence: use a word twice to see E stay the same while X changes.",
+        qkv_intro: |t, h, d| {
+            format!("The query of “{t}” (head {h}, d_k = {d}) against every key, best match first:")
+        },
+        dot: "q · k",
+        masked: "masked",
+        variance_title: "Variance of q · k, random unit-variance vectors",
+        variance_y: "variance",
+        raw: "q · k",
+        scaled: "q · k / √d_k",
+        theory: "d_k (theory)",
+        saturation_title: "Softmax of 16 random scores: largest weight and its gradient",
+        saturation_y: "mean over 200 rows",
+        largest_raw: "largest weight, unscaled",
+        largest_scaled: "largest weight, ÷ √d_k",
+        gradient_raw: "p(1 − p), unscaled",
+        gradient_scaled: "p(1 − p), ÷ √d_k",
+        heads_caption: "Your heads: variance of q · k over every query and key",
+        var_raw: "var(q · k)",
+        var_scaled: "var(q · k / √d_k)",
+        hist_raw: "q · k of the selected head",
+        hist_scaled: "q · k / √d_k, same axis",
+        row_result: |v| {
+            format!(
+                "Your selected query, softmax without the scale: largest weight {:.3}, entropy {:.3}, gradient p(1 − p) {:.3}; with ÷ √d_k: {:.3}, {:.3}, {:.3}.",
+                v[0], v[1], v[2], v[3], v[4], v[5]
+            )
+        },
+        sweep_title: "The selected query's weights as T sweeps from 0.05 to 10",
+        temperature: "temperature T",
+        sweep_y: "0 … 1",
+        largest: "largest weight",
+        entropy_share: "entropy ÷ ln n",
+        sweep_result: |t, p, h, u, k| {
+            format!(
+                "At T = {t}: largest weight {p:.3}, entropy {h:.3} nats of at most ln n = {u:.3}. As T → 0 everything goes to “{k}”; as T grows the row tends to uniform."
+            )
+        },
+        with_infinity: "masked with −∞",
+        with_large_negative: "masked with −10⁹",
+        all_masked: |a, b| {
+            format!("The same row with every key masked — with −∞: {a}; with −10⁹: {b}.")
+        },
+        fully_masked: |rows| {
+            format!(
+                "With your mask, these queries see no key at all: {rows}. Their weights and outputs are zero."
+            )
+        },
+        no_fully_masked: "With your mask, every query sees at least one key.",
+        distance_caption: "How differently two heads attend: the mean over queries of ½ Σ |a − b| between their weight rows (0 = identical, 1 = disjoint)",
+        mean_distance: |d| format!("Mean over pairs of heads: {d:.3}."),
+        head_parameters: |h, d, split, single, current| {
+            format!(
+                "Projections of {h} heads of {d}/{h}: {split} parameters; one head of {d}: {single}; your shape: {current}."
+            )
+        },
+        kv_heads: "K/V heads",
+        kind: "kind",
+        kinds: ["multi-head", "grouped-query", "multi-query"],
+        kv_parameters: "W_K, W_V parameters",
+        parameters: "all projections",
+        cache_per_token: "KV cache per token and layer (f16)",
+        cache_4096: "for 4096 tokens",
+        current: "yours",
+        not_cross: "This is self-attention: keys and values come from the same sentence. Add a second sentence to attend across.",
+        add_source: "Add a second sentence",
+        cross_result: |n, m| {
+            format!("{n} queries × {m} keys: each query's strongest source token:")
+        },
+        source_token: "source token",
+        mean: "mean",
+        std: "std",
+        after_mean: "mean after LN",
+        after_std: "std after LN",
+        stream_title: "Size (RMS) of the residual stream through random blocks",
+        blocks: "blocks",
+        stream_y: "RMS",
+        pre_ln: "Pre-LN: x + F(LN(x))",
+        post_ln: "Post-LN: LN(x + F(x))",
+        stream_result: |pre, post, n| {
+            format!(
+                "After {n} blocks the Pre-LN stream has RMS {pre:.2}; the Post-LN stream {post:.2}."
+            )
+        },
+        factor: "multiply the scores by k",
+        naive_f32: "naive, f32",
+        naive_f16: "naive, f16",
+        stable_f16: "max subtracted, f16",
+        overflow: |top, f16, f32| {
+            format!(
+                "The largest k · score is {top:.2}. The naive softmax breaks at k = {f16} in f16 and at k = {f32} in f32."
+            )
+        },
+        never: "none below 10 000",
+        f16_error: |abs, rel| {
+            format!(
+                "QKᵀ of this head with f16 inputs, products and sums: largest error {abs:.2e} ({:.2} % of the value) against f32.",
+                rel * 100.0
+            )
+        },
+        counts: |n, cells, std, tile, rnn| {
+            format!(
+                "At n = {n}: {cells} scores over the heads; the score matrix of one head holds {std} bytes in f32, one FlashAttention tile {tile}. From the first token to the last: 1 step for attention, {rnn} for a recurrent network."
+            )
+        },
+        measure: "Measure",
+        measuring: |n| format!("Measuring at n = {n}…"),
+        time_title: "Time of one head (d_k = 32), measured in this page",
+        time_y: "milliseconds",
+        standard: "standard",
+        flash: "flash",
+        slope: |s, f| {
+            format!(
+                "Fitted slope on log–log axes (n ≥ 256): standard {s:.2}, flash {f:.2} (2 means O(n²))."
+            )
+        },
+        measure_help: "The page measures the fastest of a few runs at each size; it pauses for about a second at 4096.",
+        flash_counts: |tiles, skipped, std, tile, diff| {
+            format!(
+                "{tiles} tiles, {skipped} skipped by the mask; standard attention holds {std} scores per head, FlashAttention one tile of {tile}. Largest difference between their outputs: {diff:.1e}."
+            )
+        },
+        patterns: ["strided", "fixed"],
+        sparse_counts: |p, stride, cells, nsn, causal| {
+            format!(
+                "{p} (stride {stride}): {cells} cells, against n√n = {nsn:.0} and {causal} for full causal attention."
+            )
+        },
+        linear: |max, mean, lin, soft| {
+            format!(
+                "Linear attention (φ = elu + 1) on the selected head: largest difference from softmax attention {max:.3}, mean {mean:.3}; cost {lin} multiply-adds against {soft}."
+            )
+        },
+        go_to: "Go to this chapter",
+    },
+};

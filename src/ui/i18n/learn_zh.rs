@@ -1,0 +1,361 @@
+//! 学习模式的中文文本。
+
+use super::learn::{ChapterText, ExerciseText, ExperimentTexts, LearnTexts};
+
+pub const LEARN: LearnTexts = LearnTexts {
+    learn: "学习",
+    lab: "实验室",
+    contents: "章节",
+    chapter_of: |i, n| format!("第 {i} 章，共 {n} 章"),
+    previous: "← 上一章",
+    next: "下一章 →",
+    present: "演示",
+    end_present: "结束演示",
+    present_help: "← 和 → 切换章节；Esc 结束演示。",
+    try_this: "动手试试",
+    predict: "先预测",
+    reveal: "直接看结果",
+    right: "答对了。",
+    not_quite: "不太对。",
+    answer_first: "先在上面选定一个答案，实验再告诉你实际会发生什么。",
+    experiment: "实验：用你的句子",
+    views: "本章对应的实验室视图",
+    score: |right, all| format!("{all} 道题中答对 {right} 道"),
+    reset: "清除我的答案",
+    stored_here: "学习进度只保存在这个浏览器里，不会发送到任何地方。",
+    query: "查询",
+    open_in_lab: "在完整实验室中打开",
+    chapters: [
+        ChapterText {
+            title: "词元变成向量",
+            body: &[
+                "注意力看不到文字本身。句子先被切成词元，每个词元在嵌入表 E 中查出一行 d_model 个数：词表里每个词元对应一行。",
+                "查表只知道词元是什么，不知道它在哪里，而注意力本身对顺序一无所知。所以要加上位置向量 P：X = E + P。之后的每一步读的都是 X。",
+            ],
+            try_this: "输入一个把同一个词用两次的句子，然后比较下面 E 和 X 中这两行。",
+            question: "同一个词在句中出现两次，它在 X 中的两行相等吗？",
+            choices: [
+                "相等：同一个词得到同一个向量",
+                "不相等：位置不同，所以 X 不同",
+                "不相等：每次查表都是新的随机抽取",
+            ],
+            explain: "两行嵌入完全相同（词表中每个词元只有一行），但 P 取决于位置，所以 X = E + P 的两行不同。模型正是靠这一点区分两次出现。",
+        },
+        ChapterText {
+            title: "查询、键与值",
+            body: &[
+                "每个词元的 x 被投影三次。查询 q = x W_Q 表示这个词元在找什么；键 k = x W_K 表示它能被什么找到；值 v = x W_V 是它被选中后交出去的内容。",
+                "词元 i 去找、词元 j 被找到的匹配程度是点积 q_i · k_j。由于 W_Q 和 W_K 是不同的矩阵，i 对 j 的关注不必等于 j 对 i 的关注。",
+            ],
+            try_this: "在下面选一个查询词元，看它和哪些键最匹配；再比较 QKᵀ 热力图对角线两侧。",
+            question: "Q 和 K 都由同一个 X 得到。q_i · k_j 一定等于 q_j · k_i 吗？",
+            choices: [
+                "是，点积是对称的",
+                "不是：W_Q 与 W_K 不同，QKᵀ 不对称",
+                "只有 i 和 j 是同一个词时才相等",
+            ],
+            explain: "q_i · k_j = x_i W_Q W_Kᵀ x_jᵀ。矩阵 W_Q W_Kᵀ 一般不对称，所以分数矩阵也不对称：i 对 j 的注意力与 j 对 i 的注意力是两个不同的问题。",
+        },
+        ChapterText {
+            title: "为什么要除以 √d_k",
+            body: &[
+                "如果 q 和 k 的每个分量均值为 0、方差为 1，它们的点积是 d_k 个独立乘积之和，每个乘积方差为 1：点积的方差就是 d_k。d_k = 512 时，典型的分数在 ±22 左右。",
+                "分数相差这么大，softmax 几乎把全部权重给一个键。这个键的梯度 p(1 − p) 随之几乎消失，这一层就学不动了。除以 √d_k 后，无论 d_k 多大，方差都回到 1。",
+            ],
+            try_this: "在控制面板中改变 d_k（或 d_model），看表中你自己各个头的方差；曲线给出 d_k 从 4 到 512 的随机向量。",
+            question: "d_k = 512 且不除以 √d_k 时，16 个随机键的一行 softmax 中，最大权重平均约为多少？",
+            choices: [
+                "约 1/16：权重保持均匀",
+                "约 0.3",
+                "接近 1：一个键几乎拿走全部",
+            ],
+            explain: "分数的标准差约为 √512 ≈ 22.6，最高分通常比第二名高出好几个单位，exp 把它变成接近 1 的权重；梯度 p(1 − p) 趋于 0。缩放之后，各个 d_k 下的一行看起来都差不多。",
+        },
+        ChapterText {
+            title: "Softmax 与温度",
+            body: &[
+                "Softmax 把一行分数变成为正且和为 1 的权重。在 softmax 之前把分数除以温度 T，可以改变这一行的尖锐程度。",
+                "T → 0 时权重趋向 arg-max：一个键得到全部（熵为 0）。T 变大时趋向均匀分布 1/n（熵为 ln n）。T = 1 就是原始公式。",
+            ],
+            try_this: "拖动温度滑块，看标记沿曲线移动，权重热力图在如实的 0 … 1 色标上变平或变尖。",
+            question: "T 从 1 变到 10 时，一行权重会怎样？",
+            choices: [
+                "变得更尖锐",
+                "变平，趋向均匀",
+                "不变：softmax 会把 T 归一化掉",
+            ],
+            explain: "softmax(s / T)：T 越大，分数之间的差距越小，exp 给出的数几乎相等，这一行趋向 1/n，熵趋向 ln n。",
+        },
+        ChapterText {
+            title: "掩码",
+            body: &[
+                "掩码规定一个查询能看哪些键。填充掩码遮住短句末尾的填充；因果掩码遮住未来（预测下一个词元的语言模型不能偷看）；滑动窗口只保留邻近的词元；自定义掩码可以遮住任意格子。",
+                "被遮住的分数在 softmax 之前设为 −∞，exp 正好得到 0。实际实现常用一个很大的负数代替。只要这一行还有一个可见的键，两者结果相同；当所有键都被遮住时就不同了。",
+            ],
+            try_this: "在控制面板中选择因果或填充掩码，或者在自定义掩码编辑器中点格子，直到整行都被遮住。",
+            question: "某个查询的所有键都用 −10⁹ 而不是 −∞ 遮住。它的权重是什么？",
+            choices: ["全为 0", "均匀：每个键 1/n", "NaN"],
+            explain: "所有分数都是 −10⁹，彼此相等，相等分数的 softmax 是均匀分布：这个查询平均地关注了本不该看的键。用 −∞ 时 exp 给出 0/0；本实验室（和 FlashAttention 一样）把这样的行定义为全零，并明确说明。",
+        },
+        ChapterText {
+            title: "为什么要多个头",
+            body: &[
+                "一个头对每个查询只给出一种加权方式。多个头各有宽度为 d_model / h 的 W_Q、W_K、W_V，可以同时寻找不同的东西：前一个词、主语、重复出现的名字。",
+                "各个头的输出拼接起来，再由 W_O 混合。把 d_model 分成 h 个头与一个宽头的参数量相同：收获在于多样性，而不在于规模。",
+            ],
+            try_this: "改变头数，并排比较各个头；表格度量它们的注意方式有多不同。",
+            question: "h 个宽 d_model / h 的头，对比一个宽 d_model 的头：W_Q、W_K、W_V、W_O 的参数量是？",
+            choices: ["多 h 倍", "一样多", "少 h 倍"],
+            explain: "W_Q 是 d_model × (h · d_model / h) = d_model × d_model，两种情况相同，W_K、W_V、W_O 也一样：都是 4 d_model²。表格用你当前的形状计算。",
+        },
+        ChapterText {
+            title: "多查询与分组查询注意力",
+            body: &[
+                "模型生成文本时，要为每一层保存之前所有词元的键和值（KV 缓存）。头多了以后，占满显存的是这个缓存，而不是权重。",
+                "分组查询注意力（GQA）让几个查询头共用一个 K/V 头；多查询注意力（MQA）让所有查询头共用同一个 K/V 头。查询仍然按头区分，所以各个头仍在问不同的问题。",
+            ],
+            try_this: "在控制面板中勾选“共享 K/V”，并减少 K/V 头数；观察缓存一列和 K、V 两个阶段。",
+            question: "从 8 个 K/V 头减到 1 个（多查询），每个词元的 KV 缓存变为……",
+            choices: ["不变", "一半", "八分之一"],
+            explain: "每个 K/V 头、每个词元缓存 d_k + d_v 个数：K/V 头从 8 个减到 1 个，缓存就除以 8，而 W_Q 和 W_O 不变。",
+        },
+        ChapterText {
+            title: "交叉注意力",
+            body: &[
+                "自注意力中，查询、键和值都来自同一句话。交叉注意力中，查询来自一个序列，键和值来自另一个序列：翻译模型的解码器就是这样向编码后的源句提问的。",
+                "此时权重矩阵是 n × m：每个查询词元一行，每个源词元一列，每行在源句上的和仍为 1。",
+            ],
+            try_this: "给出第二个句子（下面的按钮会添加一句）；表格显示每个查询最看重哪个源词元。",
+            question: "查询来自 5 个词元的句子，键和值来自 8 个词元的句子。权重矩阵是……",
+            choices: ["5 × 5", "5 × 8", "8 × 8"],
+            explain: "每个查询一行（5 行），每个键一列（8 列）。输出每个查询一行：每个查询得到源句各个值的一个加权混合。",
+        },
+        ChapterText {
+            title: "层归一化：Pre-LN 与 Post-LN",
+            body: &[
+                "层归一化（LayerNorm）把每个词元的向量调整为均值 0、标准差 1（再乘以可学习的 γ、加上 β）。在残差块中，它可以放在相加之后，LN(x + F(x))（Post-LN，原始 Transformer 的做法），也可以放在子层之前，x + F(LN(x))（Pre-LN）。",
+                "Post-LN 让残差流保持固定大小，但每个梯度都要穿过每一块的 LayerNorm，深层网络需要学习率预热。Pre-LN 从输出到输入留有一条不受影响的恒等路径，训练更稳定；它的残差流会随深度增长。",
+            ],
+            try_this: "在控制面板中选择 Pre-LN，就能在各阶段中看到 LN(X)；图表在两种放置方式下堆叠随机块。",
+            question: "经过 24 个随机块后，哪一种的残差流变大了？",
+            choices: ["Pre-LN", "Post-LN", "都没有：LayerNorm 把两者都固定住了"],
+            explain: "Post-LN 每次相加后都归一化，所以每块之后残差流大小都是 1。Pre-LN 只归一化进入 F 的部分；x + F(LN(x)) 不断累加，残差流一块接一块地增长。",
+        },
+        ChapterText {
+            title: "数值稳定性与精度",
+            body: &[
+                "exp 会溢出：f32 中大约超过 88.7，f16 中超过 ln 65504 ≈ 11.09。直接对原始分数取指数的 softmax，只要有一个分数越过这个点，就会得到 ∞ / ∞ = NaN。",
+                "先减去这一行的最大值，在数学上不改变结果（比值中会约掉），却让每个指数都 ≤ 0，于是不会溢出。另外 f16 只有 11 位有效二进制位，用 f16 算 QKᵀ 会带来明显误差：混合精度训练中注意力分数仍用 f32 计算。",
+            ],
+            try_this: "调大乘在分数上的系数 k，找出朴素 f16 softmax 失效的位置；稳定版本永远不会失效。",
+            question: "在 f16 中、不减去最大值时，分数超过大约多少 softmax 就会失效？",
+            choices: ["11", "88", "65 504"],
+            explain: "f16 能表示的最大数是 65 504，而 e^11.09 ≈ 65 504：只要一个分数超过 11.09，exp 就变成无穷大。f32 要到 88.7 才溢出。实验会为你的这一行找出确切的 k。",
+        },
+        ChapterText {
+            title: "O(n²)",
+            body: &[
+                "每个查询都要和每个键比较：每个头 n² 个分数，每个分数 d_k 次乘加，还要存 n² 个权重。句子长度加倍，分数矩阵的计算量和内存都变为四倍。",
+                "换来的是路径长度：任意两个词元之间一步可达，而循环神经网络最多需要 n − 1 步，信息和梯度在途中逐渐衰减。",
+            ],
+            try_this: "点击“测量”，在本页面中对一个头从 n = 64 到 4096 计时；双对数坐标上拟合出的斜率就是指数。",
+            question: "n 加倍时，标准注意力的耗时大约变为原来的……",
+            choices: ["2 倍", "4 倍", "8 倍"],
+            explain: "(2n)² = 4n²。当 n 大到 n² 项占主导时，测得的斜率接近 2；n 较小时看到的是固定开销。",
+        },
+        ChapterText {
+            title: "FlashAttention",
+            body: &[
+                "FlashAttention 得到完全相同的结果，却从不保存 n × n 矩阵。它按块遍历查询和键，为每个查询行维护一个运行最大值 m、一个运行和 l 和一个输出累加器。",
+                "当新的块抬高了最大值时，之前累加的内容乘以 exp(m_old − m_new) 重新缩放：正是这种在线 softmax 让它不必看到整行就能算完每一行。分数所需内存从 n² 降到一个块。",
+            ],
+            try_this: "在下面的播放器中逐块前进；使用因果掩码时，数一数它跳过了多少块。",
+            question: "FlashAttention 的输出与标准注意力相比……",
+            choices: ["是一种近似", "相同，只差浮点舍入", "更精确"],
+            explain: "它是精确算法：同样的求和，只是顺序不同。本实验室同时计算两者，并显示最大差值，约为 10⁻⁷。",
+        },
+        ChapterText {
+            title: "稀疏注意力与线性注意力",
+            body: &[
+                "稀疏注意力只计算部分格子：跨步（strided）模式让每个查询看最近的 √n 个邻居，以及更早处每隔 √n 个的词元；固定（fixed）模式看自己所在的块，以及之前每个块的一个汇总词元。约 n√n 个格子，而不是 n²/2。",
+                "线性注意力用 φ(q) · φ(k) 代替 exp(q · k)，φ 是正的特征映射，例如 elu + 1。这样 φ(K)ᵀ V 只需求和一次，代价与 n 成线性；但权重不再是 softmax，输出也就不同。多查询注意力（见该章）节省的是内存，而不是计算。",
+            ],
+            try_this: "把句子加长，观察两种稀疏模式的格子数如何相对于 n√n 和 n² 增长。",
+            question: "步长为 √n 的跨步模式大约计算多少个格子？",
+            choices: ["n", "n√n", "n²"],
+            explain: "n 个查询中的每一个大约看 √n 个邻居和 √n 个跨步的键：约 2n√n 个格子，而完整的因果注意力是 n(n + 1)/2。",
+        },
+        ChapterText {
+            title: "练习",
+            body: &[
+                "课程文章最后有三道练习。下面逐步给出每道题的解答，并指向在你自己的句子上展示答案的章节。",
+            ],
+            try_this: "先自己回答每道题，再打开它指向的章节核对数字。",
+            question: "",
+            choices: ["", "", ""],
+            explain: "",
+        },
+    ],
+    exercises: [
+        ExerciseText {
+            title: "1. 自注意力的复杂度",
+            steps: &[
+                "时间：QKᵀ 是 n × d_k 乘以 d_k × n，每个头 n² d_k 次乘加；权重乘 V 再加 n² d_v；各投影各 n d_model²。h 个头且 h d_k = d_model 时：O(n² d_model + n d_model²)。",
+                "空间：每个头 n × n 的权重，共 O(h n²)；FlashAttention 不保存它们时只需 O(n) 额外内存。",
+                "序列长度的影响：n 加倍，注意力部分变为四倍——“O(n²)”一章在本页面中测量斜率。",
+                "与 RNN 比较：RNN 代价为 O(n d²)，但要顺序走 n 步，第一个词元到最后一个词元的路径是 n − 1 步；注意力的路径是 1 步，n² 的计算可以并行。",
+            ],
+        },
+        ExerciseText {
+            title: "2. 多头注意力",
+            steps: &[
+                "为什么比单头好：每个头有自己的投影，可以关注不同的东西；单头只能把一切平均成一种加权。“为什么要多个头”一章度量你的各个头的权重有多不同。",
+                "头数的影响：头数增加不增加参数（都是 4 d_model²），但每个头的 d_k = d_model / h 变小；d_k 太小会限制一个头能匹配的内容。常见做法让 d_k 保持在 64 或 128。",
+                "参数分配：分组查询注意力共享 K/V 头以缩小 KV 缓存，同时保留全部查询头——见 GQA 一章的表格。",
+            ],
+        },
+        ExerciseText {
+            title: "3. Pre-LN 与 Post-LN",
+            steps: &[
+                "Post-LN，LN(x + F(x))：残差流保持归一化，但传到前面各层的梯度要穿过每一个 LayerNorm；深层模型需要预热，训练不够稳定。",
+                "Pre-LN，x + F(LN(x))：从输出到输入有一条恒等路径，梯度不受衰减地到达前面各层，不用预热也能稳定训练；残差流随深度增长，所以最后要再加一个 LayerNorm。",
+                "“层归一化”一章在两种放置方式下各堆叠 24 个随机块并画出残差流大小；实验室的 LayerNorm 控件可以在两者之间切换。",
+            ],
+        },
+    ],
+    x: ExperimentTexts {
+        token: "词元",
+        key: "键",
+        head: "头",
+        weight: "权重",
+        repeated: |t, a, b, de, dx| {
+            format!(
+                "“{t}”出现在第 {a} 和第 {b} 个位置：两行嵌入相差 |ΔE| = {de:.3}，两行 X 相差 |ΔX| = {dx:.3}。"
+            )
+        },
+        no_repeat: "这个句子中没有重复的词元：把一个词用两次，就能看到 E 不变而 X 改变。",
+        qkv_intro: |t, h, d| {
+            format!("“{t}”的查询（第 {h} 个头，d_k = {d}）与每个键的匹配，最匹配的在前：")
+        },
+        dot: "q · k",
+        masked: "已遮住",
+        variance_title: "q · k 的方差：单位方差的随机向量",
+        variance_y: "方差",
+        raw: "q · k",
+        scaled: "q · k / √d_k",
+        theory: "d_k（理论值）",
+        saturation_title: "16 个随机分数的 softmax：最大权重及其梯度",
+        saturation_y: "200 行的平均",
+        largest_raw: "最大权重，未缩放",
+        largest_scaled: "最大权重，÷ √d_k",
+        gradient_raw: "p(1 − p)，未缩放",
+        gradient_scaled: "p(1 − p)，÷ √d_k",
+        heads_caption: "你的各个头：所有查询与键之间 q · k 的方差",
+        var_raw: "var(q · k)",
+        var_scaled: "var(q · k / √d_k)",
+        hist_raw: "所选头的 q · k",
+        hist_scaled: "q · k / √d_k，同一坐标轴",
+        row_result: |v| {
+            format!(
+                "你选中的查询，不缩放时 softmax：最大权重 {:.3}，熵 {:.3}，梯度 p(1 − p) {:.3}；除以 √d_k 后：{:.3}、{:.3}、{:.3}。",
+                v[0], v[1], v[2], v[3], v[4], v[5]
+            )
+        },
+        sweep_title: "T 从 0.05 到 10 时所选查询的权重",
+        temperature: "温度 T",
+        sweep_y: "0 … 1",
+        largest: "最大权重",
+        entropy_share: "熵 ÷ ln n",
+        sweep_result: |t, p, h, u, k| {
+            format!(
+                "T = {t} 时：最大权重 {p:.3}，熵 {h:.3} 奈特，上限 ln n = {u:.3}。T → 0 时全部权重归于“{k}”；T 变大时这一行趋向均匀。"
+            )
+        },
+        with_infinity: "用 −∞ 遮住",
+        with_large_negative: "用 −10⁹ 遮住",
+        all_masked: |a, b| format!("同一行把所有键都遮住——用 −∞：{a}；用 −10⁹：{b}。"),
+        fully_masked: |rows| {
+            format!("在你的掩码下，这些查询看不到任何键：{rows}。它们的权重和输出都是零。")
+        },
+        no_fully_masked: "在你的掩码下，每个查询至少能看到一个键。",
+        distance_caption: "两个头的注意方式有多不同：各查询权重行之间 ½ Σ |a − b| 的平均（0 = 相同，1 = 完全不重叠）",
+        mean_distance: |d| format!("各对头的平均值：{d:.3}。"),
+        head_parameters: |h, d, split, single, current| {
+            format!(
+                "{h} 个宽 {d}/{h} 的头的投影：{split} 个参数；一个宽 {d} 的头：{single}；你当前的形状：{current}。"
+            )
+        },
+        kv_heads: "K/V 头",
+        kind: "类型",
+        kinds: ["多头", "分组查询", "多查询"],
+        kv_parameters: "W_K、W_V 参数",
+        parameters: "全部投影",
+        cache_per_token: "每个词元每层的 KV 缓存（f16）",
+        cache_4096: "4096 个词元",
+        current: "当前",
+        not_cross: "现在是自注意力：键和值来自同一个句子。添加第二个句子即可跨句注意。",
+        add_source: "添加第二个句子",
+        cross_result: |n, m| format!("{n} 个查询 × {m} 个键：每个查询最看重的源词元："),
+        source_token: "源词元",
+        mean: "均值",
+        std: "标准差",
+        after_mean: "LN 后均值",
+        after_std: "LN 后标准差",
+        stream_title: "残差流经过随机块后的大小（均方根）",
+        blocks: "块数",
+        stream_y: "均方根",
+        pre_ln: "Pre-LN：x + F(LN(x))",
+        post_ln: "Post-LN：LN(x + F(x))",
+        stream_result: |pre, post, n| {
+            format!("经过 {n} 块后，Pre-LN 残差流的均方根为 {pre:.2}；Post-LN 为 {post:.2}。")
+        },
+        factor: "把分数乘以 k",
+        naive_f32: "朴素，f32",
+        naive_f16: "朴素，f16",
+        stable_f16: "减去最大值，f16",
+        overflow: |top, f16, f32| {
+            format!(
+                "k · 分数的最大值为 {top:.2}。朴素 softmax 在 f16 中于 k = {f16} 失效，在 f32 中于 k = {f32} 失效。"
+            )
+        },
+        never: "10 000 以内不会",
+        f16_error: |abs, rel| {
+            format!(
+                "这个头的 QKᵀ 用 f16 输入、乘积和求和计算：与 f32 相比最大误差 {abs:.2e}（为该值的 {:.2} %）。",
+                rel * 100.0
+            )
+        },
+        counts: |n, cells, std, tile, rnn| {
+            format!(
+                "n = {n} 时：所有头共 {cells} 个分数；一个头的分数矩阵占 {std} 字节（f32），FlashAttention 的一个块占 {tile} 字节。从第一个词元到最后一个：注意力 1 步，循环网络 {rnn} 步。"
+            )
+        },
+        measure: "测量",
+        measuring: |n| format!("正在测量 n = {n}……"),
+        time_title: "一个头（d_k = 32）的耗时，在本页面中测得",
+        time_y: "毫秒",
+        standard: "标准",
+        flash: "flash",
+        slope: |s, f| {
+            format!("双对数坐标上拟合的斜率（n ≥ 256）：标准 {s:.2}，flash {f:.2}（2 即 O(n²)）。")
+        },
+        measure_help: "页面在每个规模下取几次运行中最快的一次；到 4096 时会停顿约一秒。",
+        flash_counts: |tiles, skipped, std, tile, diff| {
+            format!(
+                "共 {tiles} 个块，其中 {skipped} 个被掩码跳过；标准注意力每个头保存 {std} 个分数，FlashAttention 只保存一个 {tile} 个分数的块。两者输出的最大差值：{diff:.1e}。"
+            )
+        },
+        patterns: ["跨步", "固定"],
+        sparse_counts: |p, stride, cells, nsn, causal| {
+            format!(
+                "{p}（步长 {stride}）：{cells} 个格子；对比 n√n = {nsn:.0}，完整因果注意力为 {causal}。"
+            )
+        },
+        linear: |max, mean, lin, soft| {
+            format!(
+                "在所选头上做线性注意力（φ = elu + 1）：与 softmax 注意力的最大差值 {max:.3}，平均 {mean:.3}；代价 {lin} 次乘加，对比 {soft}。"
+            )
+        },
+        go_to: "前往该章",
+    },
+};

@@ -1,0 +1,130 @@
+// Learn as a teacher and a student use it: a link opens a chapter, an embed shows only the
+// chapter, presentation mode hides the controls and moves with the arrow keys, the learner's
+// answers survive a reload (local storage), and the chapter fits a phone.
+//
+// node --test tests/e2e/learn.mjs   (after trunk build --release)
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { serve } from './serve.mjs';
+import { launch, ROOT, nextFrames } from './browser.mjs';
+
+let server;
+let browser;
+let page;
+
+before(async () => {
+  server = await serve(join(ROOT, 'dist'));
+  browser = await launch();
+  page = await browser.newPage();
+});
+
+after(async () => {
+  await browser?.close();
+  server?.close();
+});
+
+async function open(query) {
+  await page.goto(`${server.url}?${query}`);
+  await page.waitForSelector('[data-testid=chapter]', { timeout: 30000 });
+  await nextFrames(page);
+}
+
+const chapter = () => page.getAttribute('[data-testid=chapter]', 'data-chapter');
+
+test('a link opens the chapter, and the address follows the chapter', async () => {
+  await open('lesson=softmax&lang=en');
+  assert.equal(await chapter(), 'softmax');
+  assert.equal(await page.textContent('[data-testid=chapter-title]'), 'Softmax and temperature');
+  await page.click('[data-testid=chapter-next]');
+  await nextFrames(page);
+  assert.equal(await chapter(), 'masks');
+  await page.waitForFunction(() => location.search.includes('lesson=masks'), null, { timeout: 5000 });
+  // Lab and Learn switch in the masthead; Learn comes back to the chapter left.
+  await page.click('[data-testid=mode-lab]');
+  await nextFrames(page);
+  assert.equal(await page.locator('[data-testid=learn]').count(), 0);
+  await page.click('[data-testid=mode-learn]');
+  await nextFrames(page);
+  assert.equal(await chapter(), 'masks');
+});
+
+test('presentation mode: the chapter fills the screen, arrows move, Esc ends', async () => {
+  await open('lesson=scaling&lang=en');
+  await page.click('[data-testid=present]');
+  await nextFrames(page);
+  assert.equal(await page.locator('.sidebar').isVisible(), false, 'controls hidden');
+  assert.equal(await page.locator('.chapter-list').isVisible(), false);
+  const size = await page.$eval('[data-testid=chapter]', (e) => parseFloat(getComputedStyle(e).fontSize));
+  assert.ok(size >= 20, `large type: ${size}px`);
+  // The controls wait behind a button.
+  await page.click('[data-testid=controls-open]');
+  await nextFrames(page);
+  assert.equal(await page.locator('[data-testid=controls-sheet]').isVisible(), true, 'controls when asked for');
+  await page.click('[data-testid=controls-open]');
+  await nextFrames(page);
+  assert.equal(await page.locator('.sidebar').isVisible(), false);
+  await page.locator('[data-testid=chapter-title]').click();
+  await page.keyboard.press('ArrowRight');
+  await nextFrames(page);
+  assert.equal(await chapter(), 'softmax');
+  await page.keyboard.press('ArrowLeft');
+  await page.keyboard.press('ArrowLeft');
+  await nextFrames(page);
+  assert.equal(await chapter(), 'qkv');
+  await page.keyboard.press('Escape');
+  await nextFrames(page);
+  assert.equal(await page.locator('.sidebar').isVisible(), true);
+  // Out of presentation the arrows belong to the page again.
+  await page.keyboard.press('ArrowRight');
+  await nextFrames(page);
+  assert.equal(await chapter(), 'qkv');
+});
+
+test('answers stay in this browser across a reload', async () => {
+  await open('lesson=gqa&lang=en');
+  await page.click('[data-testid=lesson-reset]');
+  await page.click('[data-testid=choice-2]');
+  await nextFrames(page);
+  assert.match(await page.textContent('[data-testid=verdict]'), /^Right\./);
+  await page.reload();
+  await page.waitForSelector('[data-testid=chapter]');
+  await nextFrames(page);
+  assert.match(await page.textContent('[data-testid=verdict]'), /^Right\./);
+  assert.equal(await page.locator('[data-testid=experiment-open]').count(), 1);
+  assert.match(await page.textContent('[data-testid=lesson-score]'), /^1 of 13/);
+  const stored = await page.evaluate(() => localStorage.getItem('attention-lab.learn.v1'));
+  assert.deepEqual(JSON.parse(stored).answers, { gqa: 2 });
+});
+
+test('an embedded chapter shows the chapter alone', async () => {
+  await open('embed=1&lesson=layernorm&lang=zh');
+  assert.equal(await chapter(), 'layernorm');
+  assert.equal(await page.locator('[data-testid=embed]').count(), 1);
+  assert.equal(await page.locator('.chapter-list').count(), 0, 'no chapter list in an embed');
+  assert.equal(await page.locator('[data-testid=present]').count(), 0);
+  assert.match(await page.textContent('[data-testid=chapter-title]'), /层归一化/);
+});
+
+test('the complexity chapter measures in the page and fits a slope near 2', async () => {
+  await open('lesson=complexity&lang=en');
+  await page.click('[data-testid=reveal]');
+  await page.click('[data-testid=lesson-measure]');
+  await page.waitForFunction(
+    () => document.querySelector('[data-testid=lesson-slope]')?.textContent.includes('standard'),
+    null,
+    { timeout: 60000 },
+  );
+  const text = await page.textContent('[data-testid=lesson-slope]');
+  const slope = Number(text.match(/standard (\d+\.\d+)/)[1]);
+  assert.ok(slope > 1.5 && slope < 2.6, text);
+});
+
+test('a chapter fits a phone', async () => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  await open('lesson=variants&lang=en');
+  await page.click('[data-testid=reveal]');
+  await nextFrames(page);
+  const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+  assert.ok(wide <= 392, `page width ${wide}`);
+});
