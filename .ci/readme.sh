@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every command block of README.md marked `<!-- checked: trace -->` exactly as written (a
 # user copies them), and checks that each prints a trace: JSON with tokens and heads, or, for
-# `"trace": false`, tokens and an output; for the trained model, tokens and layers. A README command that no longer works fails the test
+# `"trace": false`, tokens and an output; for the trained model, tokens and layers; for a
+# lesson, its chapter's experiment. A README command that no longer works fails the test
 # command, so the README cannot drift from the code.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,9 +33,10 @@ for block in "$blocks"/*.sh; do
   if ! printf '%s' "$output" | node -e '
       const text = require("fs").readFileSync(0, "utf8");
       const trace = JSON.parse(text);
-      const ok = Array.isArray(trace.tokens) && [trace.heads, trace.output, trace.layers].some(Array.isArray);
+      const ok = (Array.isArray(trace.tokens) && [trace.heads, trace.output, trace.layers].some(Array.isArray))
+        || (typeof trace.lesson === "string" && trace.experiment && trace.experiment.chapter === trace.lesson);
       if (!ok) { console.error("not a trace: " + text.slice(0, 200)); process.exit(1); }
-      console.log(`ok: a trace of ${trace.tokens.length} tokens`);'; then
+      console.log(trace.lesson ? `ok: the ${trace.lesson} experiment` : `ok: a trace of ${trace.tokens.length} tokens`);'; then
     failed=1
   fi
 done

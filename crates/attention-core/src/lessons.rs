@@ -3,11 +3,9 @@
 //!
 //! Each experiment reads a [`Trace`] (the current sentence and settings) and a [`Focus`] (the
 //! head and query the learner looks at) and returns plain numbers; the mathematics is in
-//! [`crate::experiments`]. The result types derive `Serialize` so that the CLI prints them as
-//! they are.
+//! [`crate::experiments`]. `api::lesson_json` writes them as JSON for the CLI.
 
 use ndarray::{Array1, Array2, ArrayView1, ArrayView2};
-use serde::Serialize;
 
 use crate::attention::attend_output;
 use crate::experiments::{
@@ -128,8 +126,7 @@ impl Focus {
 
 /// A chapter's experiment on one trace. Chapters without numbers of their own (the exercises)
 /// have none.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "chapter", rename_all = "lowercase")]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Experiment {
     Tokens(TokensExperiment),
     Qkv(QkvExperiment),
@@ -183,7 +180,7 @@ fn distance(a: ArrayView1<f32>, b: ArrayView1<f32>) -> f64 {
 // tokens: E + P = X
 // ---------------------------------------------------------------------------------------------
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct TokenNorms {
     pub token: String,
     /// |E_i|, |P_i|, |X_i| (E and P absent when X was given directly)
@@ -193,7 +190,7 @@ pub struct TokenNorms {
 }
 
 /// The same token at two places: identical embeddings, different X (the positions differ).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct RepeatedToken {
     pub token: String,
     pub first: usize,
@@ -204,7 +201,7 @@ pub struct RepeatedToken {
     pub x_distance: f64,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct TokensExperiment {
     pub d_model: usize,
     pub norms: Vec<TokenNorms>,
@@ -248,7 +245,7 @@ fn tokens(trace: &Trace) -> TokensExperiment {
 // qkv: what a query matches
 // ---------------------------------------------------------------------------------------------
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct KeyMatch {
     pub key: usize,
     pub token: String,
@@ -257,7 +254,7 @@ pub struct KeyMatch {
     pub allowed: bool,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct QkvExperiment {
     pub head: usize,
     pub query: usize,
@@ -302,7 +299,7 @@ fn qkv(trace: &Trace, focus: &Focus) -> QkvExperiment {
 // ---------------------------------------------------------------------------------------------
 
 /// Random unit-variance vectors at one d_k.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ScalingPoint {
     pub d_k: usize,
     /// Measured variance of q·k (theory d_k) and of q·k / √d_k (theory 1).
@@ -317,7 +314,7 @@ pub struct ScalingPoint {
 }
 
 /// One of the learner's heads.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct HeadVariance {
     pub head: usize,
     pub raw_variance: f64,
@@ -325,14 +322,14 @@ pub struct HeadVariance {
 }
 
 /// The selected query's row, softmax without and with the scale (at T = 1, over allowed keys).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct RowSaturation {
     pub largest: f64,
     pub entropy: f64,
     pub gradient: f64,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ScalingExperiment {
     pub d_k: usize,
     pub random: Vec<ScalingPoint>,
@@ -451,14 +448,14 @@ fn scaling(trace: &Trace, focus: &Focus) -> ScalingExperiment {
 // softmax: temperature
 // ---------------------------------------------------------------------------------------------
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SweepSample {
     pub temperature: f64,
     pub largest: f64,
     pub entropy: f64,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SoftmaxExperiment {
     pub head: usize,
     pub query: usize,
@@ -529,7 +526,7 @@ fn softmax(trace: &Trace, focus: &Focus) -> SoftmaxExperiment {
 // masks: −∞ against a large negative number
 // ---------------------------------------------------------------------------------------------
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct MasksExperiment {
     pub mask: &'static str,
     pub query: usize,
@@ -588,7 +585,7 @@ fn masks(trace: &Trace, focus: &Focus) -> MasksExperiment {
 // multihead: how different the heads are, and what they cost
 // ---------------------------------------------------------------------------------------------
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct MultiheadExperiment {
     pub n_heads: usize,
     pub d_model: usize,
@@ -640,7 +637,7 @@ fn multihead(trace: &Trace) -> MultiheadExperiment {
 // gqa: what sharing K/V saves
 // ---------------------------------------------------------------------------------------------
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct KvRow {
     pub kv_heads: usize,
     /// Parameters of W_K and W_V, and of the whole attention layer.
@@ -651,7 +648,7 @@ pub struct KvRow {
     pub current: bool,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct GqaExperiment {
     pub n_heads: usize,
     pub d_k: usize,
@@ -686,7 +683,7 @@ fn gqa(trace: &Trace) -> GqaExperiment {
 // cross: queries from one sentence, keys and values from another
 // ---------------------------------------------------------------------------------------------
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CrossMatch {
     pub query_token: String,
     /// The source token it weighs most, and that weight.
@@ -694,7 +691,7 @@ pub struct CrossMatch {
     pub weight: f64,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CrossExperiment {
     /// False in self-attention: the chapter offers a second sentence.
     pub is_cross: bool,
@@ -737,7 +734,7 @@ fn cross(trace: &Trace, focus: &Focus) -> CrossExperiment {
 // layernorm: each token before and after; a stack of blocks under Pre-LN and Post-LN
 // ---------------------------------------------------------------------------------------------
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct TokenStats {
     pub token: String,
     pub mean: f64,
@@ -746,7 +743,7 @@ pub struct TokenStats {
     pub normed_std: f64,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LayernormExperiment {
     pub tokens: Vec<TokenStats>,
     /// The residual stream's RMS after 0, 1, …, `depth` random blocks.
@@ -790,7 +787,7 @@ fn layernorm(trace: &Trace) -> LayernormExperiment {
 // stability: overflow without the max, and f16
 // ---------------------------------------------------------------------------------------------
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct StabilityExperiment {
     pub head: usize,
     pub query: usize,
@@ -850,7 +847,7 @@ fn stability(trace: &Trace, focus: &Focus) -> StabilityExperiment {
 // complexity: O(n²), measured
 // ---------------------------------------------------------------------------------------------
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ComplexityExperiment {
     pub n: usize,
     pub d_model: usize,
@@ -883,14 +880,14 @@ fn complexity(trace: &Trace) -> ComplexityExperiment {
 }
 
 /// One size of the timing experiment.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CostPoint {
     pub n: usize,
     pub standard_ms: f64,
     pub flash_ms: f64,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CostMeasurement {
     pub d_k: usize,
     pub points: Vec<CostPoint>,
@@ -979,7 +976,7 @@ pub fn measure_cost(sizes: &[usize], clock: &dyn Fn() -> f64) -> CostMeasurement
 // flash: what the tiles save
 // ---------------------------------------------------------------------------------------------
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct FlashExperiment {
     pub n: usize,
     pub keys: usize,
@@ -1024,7 +1021,7 @@ fn flash(trace: &Trace) -> FlashExperiment {
 // variants: sparse and linear attention
 // ---------------------------------------------------------------------------------------------
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SparseRow {
     pub pattern: &'static str,
     pub stride: usize,
@@ -1033,7 +1030,7 @@ pub struct SparseRow {
     pub mask: Vec<Vec<u8>>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct VariantsExperiment {
     pub n: usize,
     /// Cells of full causal attention, n(n + 1)/2, and the n√n the sparse patterns aim at.

@@ -4,8 +4,7 @@
 //! Plain Rust over `ndarray`. This crate knows nothing about the browser, the GPU or the UI (its
 //! `Cargo.toml` has no such dependency: Cargo enforces it); those crates depend on it, never the
 //! reverse. Inputs are checked once, in [`config`], into a [`Config`]; after that every function
-//! here is infallible. Only [`api`] knows about JSON (serde); [`lessons`]' result types derive
-//! `Serialize` so that the CLI prints them as they are.
+//! here is infallible. Only [`api`] knows about JSON (serde).
 
 pub mod api;
 pub mod attention;

@@ -250,7 +250,7 @@ fn every_lesson_runs_its_experiment_from_the_cli() {
         let experiment = &out["experiment"];
         assert_eq!(experiment["chapter"], chapter);
         if let Some(query) = experiment.get("query") {
-            assert_eq!(query, 3, "{chapter}: queries count from 1 in the request");
+            assert_eq!(query, 4, "{chapter}: queries count from 1, in and out");
         }
     }
     let softmax = trace(

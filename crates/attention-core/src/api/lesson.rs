@@ -1,21 +1,320 @@
 //! A lesson's experiment as JSON: `{"lesson": "scaling", "experiment": {...}}`, with the cost
-//! measurement when the caller timed one (the CLI does; the page draws its own).
+//! measurement when the caller timed one (the CLI does; the page draws its own). Heads, queries,
+//! keys and positions count from 1, as the page and the request do.
 
 use serde_json::{Value, json};
 
-use crate::lessons::{Chapter, CostMeasurement, Experiment};
+use crate::lessons::{
+    Chapter, ComplexityExperiment, CostMeasurement, CostPoint, CrossExperiment, CrossMatch,
+    Experiment, FlashExperiment, GqaExperiment, HeadVariance, KeyMatch, KvRow, LayernormExperiment,
+    MasksExperiment, MultiheadExperiment, QkvExperiment, RepeatedToken, RowSaturation,
+    ScalingExperiment, ScalingPoint, SoftmaxExperiment, SparseRow, StabilityExperiment,
+    SweepSample, TokenNorms, TokenStats, TokensExperiment, VariantsExperiment,
+};
 
 pub fn lesson_json(
     chapter: Chapter,
     experiment: &Experiment,
     cost: Option<&CostMeasurement>,
 ) -> Result<String, serde_json::Error> {
-    let mut out = json!({
-        "lesson": chapter.id(),
-        "experiment": experiment,
-    });
+    let mut body = match experiment {
+        Experiment::Tokens(v) => tokens_experiment(v),
+        Experiment::Qkv(v) => qkv_experiment(v),
+        Experiment::Scaling(v) => scaling_experiment(v),
+        Experiment::Softmax(v) => softmax_experiment(v),
+        Experiment::Masks(v) => masks_experiment(v),
+        Experiment::Multihead(v) => multihead_experiment(v),
+        Experiment::Gqa(v) => gqa_experiment(v),
+        Experiment::Cross(v) => cross_experiment(v),
+        Experiment::Layernorm(v) => layernorm_experiment(v),
+        Experiment::Stability(v) => stability_experiment(v),
+        Experiment::Complexity(v) => complexity_experiment(v),
+        Experiment::Flash(v) => flash_experiment(v),
+        Experiment::Variants(v) => variants_experiment(v),
+        Experiment::Exercises => json!({}),
+    };
+    if let Value::Object(map) = &mut body {
+        map.insert("chapter".into(), json!(chapter.id()));
+    }
+    let mut out = json!({"lesson": chapter.id(), "experiment": body});
     if let (Some(cost), Value::Object(map)) = (cost, &mut out) {
-        map.insert("measured".into(), serde_json::to_value(cost)?);
+        map.insert("measured".into(), cost_measurement(cost));
     }
     serde_json::to_string(&out)
+}
+
+fn token_norms(v: &TokenNorms) -> Value {
+    json!({
+        "token": v.token,
+        "embedding": v.embedding,
+        "position": v.position,
+        "x": v.x,
+    })
+}
+
+fn repeated_token(v: &RepeatedToken) -> Value {
+    json!({
+        "token": v.token,
+        "first": v.first + 1,
+        "second": v.second + 1,
+        "embedding_distance": v.embedding_distance,
+        "x_distance": v.x_distance,
+    })
+}
+
+fn tokens_experiment(v: &TokensExperiment) -> Value {
+    json!({
+        "d_model": v.d_model,
+        "norms": v.norms.iter().map(token_norms).collect::<Vec<_>>(),
+        "repeated": v.repeated.as_ref().map(repeated_token),
+    })
+}
+
+fn key_match(v: &KeyMatch) -> Value {
+    json!({
+        "key": v.key + 1,
+        "token": v.token,
+        "dot": v.dot,
+        "allowed": v.allowed,
+    })
+}
+
+fn qkv_experiment(v: &QkvExperiment) -> Value {
+    json!({
+        "head": v.head + 1,
+        "query": v.query + 1,
+        "query_token": v.query_token,
+        "d_k": v.d_k,
+        "d_v": v.d_v,
+        "query_norm": v.query_norm,
+        "matches": v.matches.iter().map(key_match).collect::<Vec<_>>(),
+    })
+}
+
+fn scaling_point(v: &ScalingPoint) -> Value {
+    json!({
+        "d_k": v.d_k,
+        "raw_variance": v.raw_variance,
+        "scaled_variance": v.scaled_variance,
+        "raw_largest": v.raw_largest,
+        "raw_gradient": v.raw_gradient,
+        "scaled_largest": v.scaled_largest,
+        "scaled_gradient": v.scaled_gradient,
+    })
+}
+
+fn head_variance(v: &HeadVariance) -> Value {
+    json!({
+        "head": v.head + 1,
+        "raw_variance": v.raw_variance,
+        "scaled_variance": v.scaled_variance,
+    })
+}
+
+fn row_saturation(v: &RowSaturation) -> Value {
+    json!({
+        "largest": v.largest,
+        "entropy": v.entropy,
+        "gradient": v.gradient,
+    })
+}
+
+fn scaling_experiment(v: &ScalingExperiment) -> Value {
+    json!({
+        "d_k": v.d_k,
+        "random": v.random.iter().map(scaling_point).collect::<Vec<_>>(),
+        "heads": v.heads.iter().map(head_variance).collect::<Vec<_>>(),
+        "range": v.range,
+        "raw_histogram": v.raw_histogram,
+        "scaled_histogram": v.scaled_histogram,
+        "row_raw": row_saturation(&v.row_raw),
+        "row_scaled": row_saturation(&v.row_scaled),
+    })
+}
+
+fn sweep_sample(v: &SweepSample) -> Value {
+    json!({
+        "temperature": v.temperature,
+        "largest": v.largest,
+        "entropy": v.entropy,
+    })
+}
+
+fn softmax_experiment(v: &SoftmaxExperiment) -> Value {
+    json!({
+        "head": v.head + 1,
+        "query": v.query + 1,
+        "temperature": v.temperature,
+        "current": sweep_sample(&v.current),
+        "sweep": v.sweep.iter().map(sweep_sample).collect::<Vec<_>>(),
+        "allowed": v.allowed,
+        "uniform_entropy": v.uniform_entropy,
+        "argmax_key": v.argmax_key.map(|k| k + 1),
+        "argmax_token": v.argmax_token,
+    })
+}
+
+fn masks_experiment(v: &MasksExperiment) -> Value {
+    json!({
+        "mask": v.mask,
+        "query": v.query + 1,
+        "allowed_per_row": v.allowed_per_row,
+        "fully_masked_rows": v.fully_masked_rows.iter().map(|r| r + 1).collect::<Vec<_>>(),
+        "with_infinity": v.with_infinity,
+        "with_large_negative": v.with_large_negative,
+        "all_masked_infinity": v.all_masked_infinity,
+        "all_masked_large_negative": v.all_masked_large_negative,
+    })
+}
+
+fn multihead_experiment(v: &MultiheadExperiment) -> Value {
+    json!({
+        "n_heads": v.n_heads,
+        "d_model": v.d_model,
+        "distances": v.distances,
+        "mean_distance": v.mean_distance,
+        "split_parameters": v.split_parameters,
+        "single_parameters": v.single_parameters,
+        "current_parameters": v.current_parameters,
+    })
+}
+
+fn kv_row(v: &KvRow) -> Value {
+    json!({
+        "kv_heads": v.kv_heads,
+        "kv_parameters": v.kv_parameters,
+        "parameters": v.parameters,
+        "cache_bytes_per_token": v.cache_bytes_per_token,
+        "current": v.current,
+    })
+}
+
+fn gqa_experiment(v: &GqaExperiment) -> Value {
+    json!({
+        "n_heads": v.n_heads,
+        "d_k": v.d_k,
+        "d_v": v.d_v,
+        "rows": v.rows.iter().map(kv_row).collect::<Vec<_>>(),
+    })
+}
+
+fn cross_match(v: &CrossMatch) -> Value {
+    json!({
+        "query_token": v.query_token,
+        "source_token": v.source_token,
+        "weight": v.weight,
+    })
+}
+
+fn cross_experiment(v: &CrossExperiment) -> Value {
+    json!({
+        "is_cross": v.is_cross,
+        "queries": v.queries,
+        "keys": v.keys,
+        "head": v.head + 1,
+        "best": v.best.iter().map(cross_match).collect::<Vec<_>>(),
+    })
+}
+
+fn token_stats(v: &TokenStats) -> Value {
+    json!({
+        "token": v.token,
+        "mean": v.mean,
+        "std": v.std,
+        "normed_mean": v.normed_mean,
+        "normed_std": v.normed_std,
+    })
+}
+
+fn layernorm_experiment(v: &LayernormExperiment) -> Value {
+    json!({
+        "tokens": v.tokens.iter().map(token_stats).collect::<Vec<_>>(),
+        "depth": v.depth,
+        "pre_ln": v.pre_ln,
+        "post_ln": v.post_ln,
+    })
+}
+
+fn stability_experiment(v: &StabilityExperiment) -> Value {
+    json!({
+        "head": v.head + 1,
+        "query": v.query + 1,
+        "scores": v.scores,
+        "factor": v.factor,
+        "largest_score": v.largest_score,
+        "naive_f32": v.naive_f32,
+        "naive_f16": v.naive_f16,
+        "stable_f16": v.stable_f16,
+        "overflow_f32": v.overflow_f32,
+        "overflow_f16": v.overflow_f16,
+        "f16_abs_error": v.f16_abs_error,
+        "f16_rel_error": v.f16_rel_error,
+    })
+}
+
+fn complexity_experiment(v: &ComplexityExperiment) -> Value {
+    json!({
+        "n": v.n,
+        "d_model": v.d_model,
+        "cells": v.cells,
+        "multiply_adds": v.multiply_adds,
+        "standard_bytes": v.standard_bytes,
+        "flash_bytes": v.flash_bytes,
+        "attention_path": v.attention_path,
+        "recurrent_path": v.recurrent_path,
+    })
+}
+
+fn cost_point(v: &CostPoint) -> Value {
+    json!({
+        "n": v.n,
+        "standard_ms": v.standard_ms,
+        "flash_ms": v.flash_ms,
+    })
+}
+
+fn cost_measurement(v: &CostMeasurement) -> Value {
+    json!({
+        "d_k": v.d_k,
+        "points": v.points.iter().map(cost_point).collect::<Vec<_>>(),
+        "standard_slope": v.standard_slope,
+        "flash_slope": v.flash_slope,
+    })
+}
+
+fn flash_experiment(v: &FlashExperiment) -> Value {
+    json!({
+        "n": v.n,
+        "keys": v.keys,
+        "block_rows": v.block_rows,
+        "block_cols": v.block_cols,
+        "tiles": v.tiles,
+        "skipped_tiles": v.skipped_tiles,
+        "standard_cells": v.standard_cells,
+        "tile_cells": v.tile_cells,
+        "max_abs_diff": v.max_abs_diff,
+    })
+}
+
+fn sparse_row(v: &SparseRow) -> Value {
+    json!({
+        "pattern": v.pattern,
+        "stride": v.stride,
+        "cells": v.cells,
+        "mask": v.mask,
+    })
+}
+
+fn variants_experiment(v: &VariantsExperiment) -> Value {
+    json!({
+        "n": v.n,
+        "causal_cells": v.causal_cells,
+        "n_sqrt_n": v.n_sqrt_n,
+        "sparse": v.sparse.iter().map(sparse_row).collect::<Vec<_>>(),
+        "head": v.head + 1,
+        "linear_max_diff": v.linear_max_diff,
+        "linear_mean_diff": v.linear_mean_diff,
+        "linear_cost": v.linear_cost,
+        "softmax_cost": v.softmax_cost,
+    })
 }
