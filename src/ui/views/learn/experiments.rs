@@ -785,6 +785,10 @@ fn variants(lab: Lab, e: Memo<Option<Experiment>>) -> impl IntoView {
             <p class="lesson-result" data-testid="lesson-result">
                 {(x.linear)(e.linear_max_diff, e.linear_mean_diff, e.linear_cost, e.softmax_cost)}
             </p>
+            <button type="button" class="table-toggle" data-testid="variants-gqa"
+                on:click=move |_| lab.lesson.set(Some(Chapter::Gqa))>
+                {format!("{} — {}", x.go_to, lab.lang.get_untracked().text().learn.chapters[Chapter::Gqa.index()].title)}
+            </button>
         }
         .into_any()
     }
