@@ -47,7 +47,8 @@ async function shown(selector) {
       colours.add((data[i] << 16) | (data[i + 1] << 8) | data[i + 2]);
       hash = (hash * 31 + data[i] + 7 * data[i + 1] + 13 * data[i + 2]) >>> 0;
     }
-    return { width: canvas.width, colours: colours.size, hash };
+    // The width on screen: a heatmap's canvas holds one pixel per cell, stretched by CSS.
+    return { width: canvas.getBoundingClientRect().width, colours: colours.size, hash };
   }, selector);
 }
 

@@ -172,13 +172,21 @@ fn draw(
     let row = (520.0 / queries.max(keys) as f64).clamp(3.0, 22.0);
     let height = row * queries.max(keys) as f64 + 12.0;
 
-    canvas.set_width((width * ratio).round() as u32);
-    canvas.set_height((height * ratio).round() as u32);
-    let css = web_sys::HtmlElement::style(canvas);
-    css.set_property("width", &format!("{width}px"))?;
-    css.set_property("height", &format!("{height}px"))?;
+    // Resizing a canvas reallocates and clears it even to the same size: only when it changes.
+    let (w, h) = (
+        (width * ratio).round() as u32,
+        (height * ratio).round() as u32,
+    );
+    if canvas.width() != w || canvas.height() != h {
+        canvas.set_width(w);
+        canvas.set_height(h);
+        let css = web_sys::HtmlElement::style(canvas);
+        css.set_property("width", &format!("{width}px"))?;
+        css.set_property("height", &format!("{height}px"))?;
+    }
     let ctx = context(canvas)?;
-    ctx.scale(ratio, ratio)?;
+    ctx.set_transform(ratio, 0.0, 0.0, ratio, 0.0, 0.0)?;
+    ctx.clear_rect(0.0, 0.0, width, height);
     ctx.set_font(FONT);
     let label_w = (width * 0.28).min(110.0);
     let (x_left, x_right) = (label_w + 6.0, width - label_w - 6.0);

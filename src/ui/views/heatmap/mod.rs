@@ -40,10 +40,9 @@ pub struct Look {
     pub titles: Signal<bool>,
 }
 
-/// Canvases kept between redraws: the cells at one pixel each and the legend's strip.
+/// Kept between redraws: the legend's strip.
 #[derive(Default)]
 struct Surface {
-    cells: Option<web_sys::HtmlCanvasElement>,
     strip: Option<web_sys::HtmlCanvasElement>,
     /// The legend as last drawn (it is redrawn only when its scale or note changes).
     legend: Option<(
@@ -136,7 +135,8 @@ pub fn Heatmap(
                 available,
                 compact,
             };
-            let ink = computed(&grid, "color").unwrap_or_else(|| "#222".into());
+            // The theme's ink, read (a style lookup) only when labels or the legend are drawn.
+            let ink = || computed(&grid, "color").unwrap_or_else(|| "#222".into());
             let ratio = pixel_ratio();
             let previous = layout.get_untracked().filter(|p| p.key == key);
             let relabel = previous.is_none();
@@ -148,6 +148,7 @@ pub fn Heatmap(
                     measure.measure_text(text).map_or(0.0, |m| m.width())
                 });
                 if !compact {
+                    let ink = ink();
                     let ctx = draw::size_canvas(&rows_canvas, new.left, new.grid_height(), ratio)?;
                     draw::row_labels(&ctx, &new, &ink, (0.0, 0.0))?;
                     let ctx = draw::size_canvas(&cols_canvas, new.grid_width(), new.top, ratio)?;
@@ -161,14 +162,7 @@ pub fn Heatmap(
                 .ok_or("no document")?;
             surface
                 .try_update_value(|surface| -> Result<(), wasm_bindgen::JsValue> {
-                    let image = draw::cell_image(&document, &mut surface.cells, data)?;
-                    let ctx = draw::size_canvas(
-                        &grid,
-                        current.grid_width(),
-                        current.grid_height(),
-                        ratio,
-                    )?;
-                    draw::cells(&ctx, &image, &current, (0.0, 0.0))?;
+                    draw::cells_on_grid(&grid, data, &current)?;
                     let shown = (data.scale, data.legend, lang);
                     if !compact && data.legend.shown() {
                         if relabel || surface.legend != Some(shown) {
@@ -184,7 +178,7 @@ pub fn Heatmap(
                                 &mut surface.strip,
                                 data,
                                 lang,
-                                &ink,
+                                &ink(),
                                 (current.left, 0.0),
                                 false,
                             )?;

@@ -1,0 +1,73 @@
+// Typing into a long sentence (issue 14's table): for 256, 1024, 2048 and 4096 tokens, the time
+// from a typed character to the next painted frame, the main thread's long tasks while typing,
+// and the page's JavaScript heap. Not a test: it prints numbers (benches/README.md keeps them).
+//
+//   trunk build --release && node tests/e2e/typing_bench.mjs [characters]
+//
+// Each character is typed as a user types it (a key press in the sentence box, after the previous
+// frame was painted); "to the next painted frame" ends in the first requestAnimationFrame
+// callback after the input event has been handled, plus one more task (the frame's paint).
+import { join } from 'node:path';
+import { serve } from './serve.mjs';
+import { launch, ROOT } from './browser.mjs';
+
+const characters = Number(process.argv[2] ?? 20);
+const sizes = [256, 1024, 2048, 4096];
+
+const server = await serve(join(ROOT, 'dist'));
+const browser = await launch();
+const page = await browser.newPage();
+await page.setViewportSize({ width: 1400, height: 1000 });
+await page.goto(server.url);
+await page.waitForSelector('[data-testid=token-chip]', { timeout: 30000 });
+const cdp = await page.context().newCDPSession(page);
+await cdp.send('Performance.enable');
+
+const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+for (const n of sizes) {
+  const set = await page.evaluate((n) => {
+    const words = ['the', 'cat', 'sat', 'on', 'a', 'warm', 'mat', 'today', '猫', '坐'];
+    const sentence = Array.from({ length: n - 1 }, (_, i) => words[i % words.length]).join(' ') + ' x';
+    return window.attentionLab.set({ sentence, d_model: 64, n_heads: 4, n_kv_heads: 4, temperature: 1 });
+  }, n);
+  await page.waitForTimeout(n >= 2048 ? 3000 : 1000);
+  const tokens = await page.evaluate(() => window.attentionLab.state().tokens?.length ?? 0);
+  await page.evaluate(() => {
+    window.__long = [];
+    window.__observer?.disconnect();
+    window.__observer = new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) window.__long.push(e.duration);
+    });
+    window.__observer.observe({ type: 'longtask', buffered: false });
+  });
+  await page.focus('[data-testid=sentence]');
+  await page.keyboard.press('End');
+  const times = [];
+  for (let i = 0; i < characters; i++) {
+    const ms = await page.evaluate(() => new Promise((resolve) => {
+      requestAnimationFrame(() => setTimeout(() => {
+        const box = document.querySelector('[data-testid=sentence]');
+        const start = performance.now();
+        box.value += 'y';
+        box.dispatchEvent(new InputEvent('input', { bubbles: true, data: 'y', inputType: 'insertText' }));
+        requestAnimationFrame(() => {
+          const channel = new MessageChannel();
+          channel.port1.onmessage = () => resolve(performance.now() - start);
+          channel.port2.postMessage(0);
+        });
+      }, 0));
+    }));
+    times.push(ms);
+  }
+  const long = await page.evaluate(() => window.__long.slice());
+  const heap = (await cdp.send('Performance.getMetrics')).metrics.find((m) => m.name === 'JSHeapUsedSize')?.value ?? 0;
+  const sorted = times.slice().sort((a, b) => a - b);
+  const state = await page.evaluate(() => ({ error: document.querySelector('[data-testid=error]')?.textContent ?? null }));
+  console.log(
+    `${n} tokens (${tokens} shown${set.ok ? '' : ', refused: ' + set.error}${state.error ? '; page says: ' + state.error.slice(0, 80) : ''}): ` +
+    `typed character → next painted frame median ${quantile(sorted, 0.5).toFixed(0)} ms, p95 ${quantile(sorted, 0.95).toFixed(0)} ms; ` +
+    `long tasks while typing: ${long.length} (longest ${long.length ? Math.max(...long).toFixed(0) : 0} ms); JS heap ${(heap / 1048576).toFixed(0)} MiB`,
+  );
+}
+await browser.close();
+server.close();
