@@ -1,5 +1,6 @@
 //! Drawing a heatmap: its layout (cell size, label areas), the cells from one `ImageData` buffer
-//! scaled up with one `drawImage` (never a canvas call per cell), the row and column labels, and
+//! (never a canvas call per cell: on screen one backing pixel per cell that CSS stretches, in an
+//! export scaled up with one `drawImage`), the row and column labels, and
 //! the colour bar with the values at its ends and what scale it is. On screen each part has its
 //! own canvas (the labels stay in view while the cells scroll); an export draws them all, with an
 //! optional title, on one canvas at twice the pixels or more.
