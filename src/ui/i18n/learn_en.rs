@@ -103,7 +103,7 @@ pub const LEARN: LearnTexts = LearnTexts {
                 "One head makes one weighting of the sentence per query. Several heads, each with its own W_Q, W_K, W_V of width d_model / h, can look for different things at once: the previous word, the subject, a repeated name.",
                 "The heads' outputs are concatenated and mixed by W_O. Splitting d_model into h heads costs the same parameters as one wide head: the gain is in variety, not in size.",
             ],
-            try_this: "Change the number of heads and compare the heads side by side; the table measures how differently they attend.",
+            try_this: "Change the number of heads and compare the heads side by side; the table measures how differently they attend. Then choose the trained model (Weights, in the controls): its heads learned different jobs — one looks at the character before — and the distances grow.",
             question: "h heads of d_model / h each, against one head of d_model: how many parameters do W_Q, W_K, W_V, W_O have?",
             choices: ["h times more", "The same", "h times fewer"],
             explain: "W_Q is d_model × (h · d_model / h) = d_model × d_model either way, and so are W_K, W_V and W_O: 4 d_model² in both cases. The table computes it from your shape.",

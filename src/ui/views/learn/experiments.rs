@@ -503,6 +503,7 @@ fn cross(lab: Lab, e: Memo<Option<Experiment>>) -> impl IntoView {
         if !e.is_cross {
             return view! {
                 <p class="lesson-result" data-testid="lesson-result">{x.not_cross}</p>
+                {trained.then(|| view! { <p class="help">{lab.lang.get().text().model.no_cross}</p> })}
                 <button type="button" class="button" data-testid="lesson-add-source" disabled=trained on:click=add_source>
                     {x.add_source}
                 </button>
