@@ -1042,3 +1042,17 @@ mod trained_model {
         );
     }
 }
+
+#[test]
+fn large_traces_are_computed_after_a_paint() {
+    use attention_lab::ui::model::engine::{LATER_CELLS, computes_later};
+    assert!(
+        !computes_later(8, 128, 128),
+        "the 128-token goal stays synchronous"
+    );
+    assert!(computes_later(4, 256, 256));
+    assert!(computes_later(1, 4096, 4096));
+    assert!(!computes_later(2, 11, 11));
+    assert_eq!(LATER_CELLS, 4 * 256 * 256);
+    assert!(computes_later(usize::MAX, 2, 2), "no overflow");
+}

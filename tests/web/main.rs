@@ -12,5 +12,6 @@ mod gpu;
 mod input;
 mod learn;
 mod links;
+mod long;
 mod model;
 mod views;

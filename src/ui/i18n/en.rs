@@ -345,6 +345,11 @@ pub static TEXT: Text = Text {
     computed_on_cpu: "CPU",
     computed_on_gpu: "GPU",
     computing: "computing…",
+    computing_trace: |n, h| {
+        format!(
+            "Computing {n} tokens × {h} heads… the views show the last result until it is done."
+        )
+    },
     last_update: "last update",
     backend_section: "Compute on",
     backend_names: ["auto", "GPU", "CPU"],

@@ -453,6 +453,8 @@ pub struct Text {
     pub computed_on_cpu: &'static str,
     pub computed_on_gpu: &'static str,
     pub computing: &'static str,
+    /// A large trace is being computed: (tokens, heads). The views show the last result until then.
+    pub computing_trace: fn(usize, usize) -> String,
     pub last_update: &'static str,
     pub backend_section: &'static str,
     /// Auto, GPU, CPU.

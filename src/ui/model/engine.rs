@@ -185,6 +185,18 @@ pub enum Engine {
     Gpu,
 }
 
+/// Traced attention cells (heads × queries × keys) from which the CPU computes after the page
+/// has painted, as a job that newer changes replace (see `state::cpu_jobs`): 256 tokens with 4
+/// heads, where computing and redrawing in the same task as the keystroke took 25 ms or more
+/// (`tests/e2e/typing_bench.mjs`), so a typed character no longer waits for it.
+pub const LATER_CELLS: usize = 1 << 18;
+
+/// Whether the CPU computes a trace of `heads` × `tokens` × `keys` cells later, after a paint,
+/// rather than at once.
+pub fn computes_later(heads: usize, tokens: usize, keys: usize) -> bool {
+    heads.saturating_mul(tokens).saturating_mul(keys) >= LATER_CELLS
+}
+
 /// Chooses the engine for `choice`, given the GPU's state and the number of query tokens.
 pub fn choose(choice: BackendChoice, status: &GpuStatus, tokens: usize) -> Engine {
     match (choice, status) {

@@ -4,13 +4,16 @@
 
 use leptos::prelude::*;
 
+use super::cpu_jobs::{self, CpuJobs};
 use super::gpu_jobs::{GpuJobs, schedule};
 use super::model::{self, ForwardRef, ModelStatus, trained_request};
 use crate::ui::browser::clock::now_ms;
 use crate::ui::i18n::{EXAMPLES, Lang};
 use crate::ui::model::TraceRef;
 use crate::ui::model::colormap::ScaleMode;
-use crate::ui::model::engine::{Engine, Fallback, FallbackReason, GpuStatus, choice, choose};
+use crate::ui::model::engine::{
+    Engine, Fallback, FallbackReason, GpuStatus, choice, choose, computes_later,
+};
 use crate::ui::model::lesson::Progress;
 use crate::ui::model::link::{Embed, LinkNotice};
 use crate::ui::model::notice::Notice;
@@ -30,8 +33,11 @@ pub struct Outcome {
     pub started_ms: f64,
     /// Why the CPU computed when the GPU was asked for, or "auto" chose the CPU.
     pub fallback: Option<Fallback>,
-    /// The GPU is still computing this request; `result` is the previous one.
+    /// The GPU (or, with `later`, the CPU after a paint) is still computing this request;
+    /// `result` is the previous one.
     pub pending: bool,
+    /// The CPU computes this request as a job after the page has painted (a large trace).
+    pub later: bool,
 }
 
 impl Outcome {
@@ -46,6 +52,7 @@ impl Outcome {
             started_ms,
             fallback: None,
             pending: false,
+            later: false,
         }
     }
 }
@@ -101,6 +108,8 @@ pub struct Lab {
     /// The GPU of the session.
     pub gpu: RwSignal<GpuStatus>,
     pub jobs: GpuJobs,
+    /// Large traces the CPU computes after a paint, newest request first.
+    pub cpu_jobs: CpuJobs,
     /// The FlashAttention player's position (a frame index).
     pub flash_step: RwSignal<usize>,
     /// The part of the page in view (a step's id), for links.
@@ -138,6 +147,7 @@ impl Lab {
         let timing = StoredValue::new(Timing::default());
         let gpu = RwSignal::new(GpuStatus::Probing);
         let jobs = GpuJobs::new();
+        let cpu_jobs = CpuJobs::new();
         let model_status = RwSignal::new(ModelStatus::Idle);
         let layer = RwSignal::new(0usize);
         // The trained model's forward pass: only what it reads (the sentence, mask, temperature
@@ -160,7 +170,25 @@ impl Lab {
             let tokens = current.lengths().0.unwrap_or(0);
             let engine = gpu.with(|status| choose(choice(&current), status, tokens));
             let previous_trace = previous.and_then(|o| o.result.as_ref().ok());
+            let heads = current
+                .n_heads
+                .unwrap_or(attention_core::config::DEFAULT_N_HEADS);
+            let keys = current.lengths().1.unwrap_or(tokens);
+            let later = previous_trace.is_some() && computes_later(heads, tokens, keys);
             let outcome = match engine {
+                // A large trace: the last result, marked pending, until the CPU job answers.
+                Engine::Cpu(fallback) if later => match cpu_jobs.done.get() {
+                    Some((answered, outcome)) if answered == current => Outcome {
+                        fallback,
+                        ..outcome
+                    },
+                    _ => Outcome {
+                        pending: true,
+                        later: true,
+                        fallback,
+                        ..previous.cloned().unwrap_or_else(|| compute(&current, None))
+                    },
+                },
                 Engine::Cpu(fallback) => Outcome {
                     fallback,
                     ..compute(&current, previous_trace.map(|t| &t.0.config))
@@ -209,6 +237,7 @@ impl Lab {
             timing,
             gpu,
             jobs,
+            cpu_jobs,
             flash_step: RwSignal::new(0),
             view: RwSignal::new(None),
             link_notices: RwSignal::new(Vec::new()),
@@ -228,8 +257,10 @@ impl Lab {
         // is busy leaves the outcome as it was (the last result, pending) but must be queued.
         Effect::new(move |_| {
             let current = request.get();
-            if outcome.with(|o| o.pending) {
-                schedule(lab, current);
+            match outcome.with(|o| (o.pending, o.later)) {
+                (true, true) => cpu_jobs::schedule(lab, current),
+                (true, false) => schedule(lab, current),
+                _ => {}
             }
         });
         lab

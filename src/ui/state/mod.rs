@@ -1,6 +1,7 @@
 //! The lab's reactive state: the parameters, what the user looks at, the computed trace, and the
 //! GPU's job queue. Shared by every view through the Leptos context; never touches the DOM.
 
+pub mod cpu_jobs;
 mod gpu_jobs;
 mod lab;
 pub mod model;

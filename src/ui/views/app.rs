@@ -232,7 +232,12 @@ fn BackendBadge() -> impl IntoView {
             _ => text().computed_on_cpu.to_string(),
         };
         if outcome.pending {
-            format!("{} · {}", text().computed_on_gpu, text().computing)
+            let on = if outcome.later {
+                text().computed_on_cpu
+            } else {
+                text().computed_on_gpu
+            };
+            format!("{on} · {}", text().computing)
         } else {
             format!("{engine} · {}", format_ms(outcome.compute_ms))
         }

@@ -429,6 +429,30 @@ pub fn AllHeads() -> impl IntoView {
     }
 }
 
+/// While a large trace is computed after a paint: what is being computed (the views keep the
+/// last result until it is done).
+#[component]
+pub fn ComputingNote() -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let note = move || {
+        let (pending, later) = lab.outcome.with(|o| (o.pending, o.later));
+        (pending && later).then(|| {
+            let (tokens, heads) = lab.request.with(|r| {
+                (
+                    r.lengths().0.unwrap_or(0),
+                    r.n_heads.unwrap_or(attention_core::config::DEFAULT_N_HEADS),
+                )
+            });
+            (lab.lang.get().text().computing_trace)(tokens, heads)
+        })
+    };
+    view! {
+        <p class="computing-note" role="status" data-testid="computing" class:shown=move || note().is_some()>
+            {note}
+        </p>
+    }
+}
+
 /// The whole pipeline.
 #[component]
 pub fn Pipeline() -> impl IntoView {
@@ -449,6 +473,7 @@ pub fn Pipeline() -> impl IntoView {
                 </div>
             </div>
             <p class="help block">{move || text().cell_hint} " " {move || text().scales.help}</p>
+            <ComputingNote />
             <Show when=move || lab.request.with(|r| r.is_trained())>
                 <NextToken />
                 <ModelOverview />
