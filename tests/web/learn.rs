@@ -139,9 +139,9 @@ async fn the_experiments_show_the_learners_own_numbers() {
     frames().await;
     click(&host, "[data-testid=reveal]");
     frames().await;
-    // "the" at positions 1 and 4: one embedding, two rows of X.
+    // "the" at positions 0 and 3 (as the chips number them): one embedding, two rows of X.
     let tokens = text_of(&host, "[data-testid=lesson-result]");
-    assert!(tokens.contains("positions 1 and 4"), "{tokens}");
+    assert!(tokens.contains("positions 0 and 3"), "{tokens}");
     assert!(tokens.contains("|ΔE| = 0.000"), "{tokens}");
 
     // A row with every key masked: zeros with −∞, 1/5 each with −10⁹.

@@ -250,13 +250,16 @@ fn every_lesson_runs_its_experiment_from_the_cli() {
         let experiment = &out["experiment"];
         assert_eq!(experiment["chapter"], chapter);
         if let Some(query) = experiment.get("query") {
-            assert_eq!(query, 4, "{chapter}: queries count from 1, in and out");
+            assert_eq!(query, 4, "{chapter}: tokens count from 0, as in the trace");
         }
     }
     let softmax = trace(
         r#"{"sentence": "the cat sat on the mat", "mask": {"kind": "causal"}, "lesson": "softmax", "focus": {"query": 4}}"#,
     );
-    assert_eq!(softmax["experiment"]["allowed"], 4);
+    assert_eq!(
+        softmax["experiment"]["allowed"], 5,
+        "token 4 sees tokens 0 to 4"
+    );
     assert_eq!(softmax["experiment"]["sweep"].as_array().unwrap().len(), 41);
     let trained = trace(
         r#"{"model": "trained", "sentence": "xq7kb@ xq7kb", "lesson": "multihead", "focus": {"layer": 2}}"#,

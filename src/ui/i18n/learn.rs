@@ -57,7 +57,8 @@ pub struct ExperimentTexts {
     pub key: &'static str,
     pub head: &'static str,
     pub weight: &'static str,
-    /// The same token at two places: (token, first, second, |ΔE|, |ΔX|), positions from 1.
+    /// The same token at two places: (token, first, second, |ΔE|, |ΔX|), positions numbered as the
+    /// token chips number them (from 0).
     pub repeated: fn(&str, usize, usize, f64, f64) -> String,
     pub no_repeat: &'static str,
     /// (query token, head from 1, d_k)

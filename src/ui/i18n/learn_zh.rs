@@ -230,7 +230,7 @@ pub const LEARN: LearnTexts = LearnTexts {
         weight: "权重",
         repeated: |t, a, b, de, dx| {
             format!(
-                "“{t}”出现在第 {a} 和第 {b} 个位置：两行嵌入相差 |ΔE| = {de:.3}，两行 X 相差 |ΔX| = {dx:.3}。"
+                "“{t}”出现在位置 {a} 和位置 {b}：两行嵌入相差 |ΔE| = {de:.3}，两行 X 相差 |ΔX| = {dx:.3}。"
             )
         },
         no_repeat: "这个句子中没有重复的词元：把一个词用两次，就能看到 E 不变而 X 改变。",

@@ -1,6 +1,6 @@
 //! A lesson's experiment as JSON: `{"lesson": "scaling", "experiment": {...}}`, with the cost
-//! measurement when the caller timed one (the CLI does; the page draws its own). Heads, queries,
-//! keys and positions count from 1, as the page and the request do.
+//! measurement when the caller timed one (the CLI does; the page draws its own). Heads count from
+//! 1, as the page's head selector; tokens from 0, as its token chips and the trace's arrays.
 
 use serde_json::{Value, json};
 
@@ -55,8 +55,8 @@ fn token_norms(v: &TokenNorms) -> Value {
 fn repeated_token(v: &RepeatedToken) -> Value {
     json!({
         "token": v.token,
-        "first": v.first + 1,
-        "second": v.second + 1,
+        "first": v.first,
+        "second": v.second,
         "embedding_distance": v.embedding_distance,
         "x_distance": v.x_distance,
     })
@@ -72,7 +72,7 @@ fn tokens_experiment(v: &TokensExperiment) -> Value {
 
 fn key_match(v: &KeyMatch) -> Value {
     json!({
-        "key": v.key + 1,
+        "key": v.key,
         "token": v.token,
         "dot": v.dot,
         "allowed": v.allowed,
@@ -82,7 +82,7 @@ fn key_match(v: &KeyMatch) -> Value {
 fn qkv_experiment(v: &QkvExperiment) -> Value {
     json!({
         "head": v.head + 1,
-        "query": v.query + 1,
+        "query": v.query,
         "query_token": v.query_token,
         "d_k": v.d_k,
         "d_v": v.d_v,
@@ -143,13 +143,13 @@ fn sweep_sample(v: &SweepSample) -> Value {
 fn softmax_experiment(v: &SoftmaxExperiment) -> Value {
     json!({
         "head": v.head + 1,
-        "query": v.query + 1,
+        "query": v.query,
         "temperature": v.temperature,
         "current": sweep_sample(&v.current),
         "sweep": v.sweep.iter().map(sweep_sample).collect::<Vec<_>>(),
         "allowed": v.allowed,
         "uniform_entropy": v.uniform_entropy,
-        "argmax_key": v.argmax_key.map(|k| k + 1),
+        "argmax_key": v.argmax_key,
         "argmax_token": v.argmax_token,
     })
 }
@@ -157,9 +157,9 @@ fn softmax_experiment(v: &SoftmaxExperiment) -> Value {
 fn masks_experiment(v: &MasksExperiment) -> Value {
     json!({
         "mask": v.mask,
-        "query": v.query + 1,
+        "query": v.query,
         "allowed_per_row": v.allowed_per_row,
-        "fully_masked_rows": v.fully_masked_rows.iter().map(|r| r + 1).collect::<Vec<_>>(),
+        "fully_masked_rows": v.fully_masked_rows,
         "with_infinity": v.with_infinity,
         "with_large_negative": v.with_large_negative,
         "all_masked_infinity": v.all_masked_infinity,
@@ -238,7 +238,7 @@ fn layernorm_experiment(v: &LayernormExperiment) -> Value {
 fn stability_experiment(v: &StabilityExperiment) -> Value {
     json!({
         "head": v.head + 1,
-        "query": v.query + 1,
+        "query": v.query,
         "scores": v.scores,
         "factor": v.factor,
         "largest_score": v.largest_score,

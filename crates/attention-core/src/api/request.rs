@@ -119,8 +119,9 @@ pub struct Request {
     pub focus: Option<FocusRequest>,
 }
 
-/// The head, query (and the trained model's layer) a lesson looks at, counted from 1, and the
-/// stability chapter's factor k.
+/// The head and the trained model's layer a lesson looks at (counted from 1, as the page's
+/// selectors do), the query token (from 0, as the page's token chips), and the stability
+/// chapter's factor k.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FocusRequest {
@@ -394,7 +395,9 @@ impl Request {
             chapter,
             Focus {
                 head: counted(focus.head, "focus.head")?,
-                query: counted(focus.query, "focus.query")?,
+                // Tokens count from 0, as the page's chips and the trace's arrays do; by default
+                // the last one (it sees the most keys under a causal mask).
+                query: focus.query.unwrap_or(usize::MAX),
                 factor,
             },
             counted(focus.layer, "focus.layer")?,

@@ -106,8 +106,8 @@ fn tokens(lab: Lab, e: Memo<Option<Experiment>>) -> impl IntoView {
         let repeated = match &e.repeated {
             Some(r) => (x.repeated)(
                 &visible(&r.token),
-                r.first + 1,
-                r.second + 1,
+                r.first,
+                r.second,
                 r.embedding_distance,
                 r.x_distance,
             ),
@@ -145,7 +145,7 @@ fn qkv(lab: Lab, e: Memo<Option<Experiment>>) -> impl IntoView {
                     <tbody>
                         {e.matches.iter().map(|m| view! {
                             <tr class:masked=!m.allowed>
-                                <td>{format!("{} {}", m.key + 1, visible(&m.token))}</td>
+                                <td>{format!("{} {}", m.key, visible(&m.token))}</td>
                                 <td>{format!("{:.3}", m.dot)}</td>
                                 <td>{if m.allowed { "" } else { x.masked }}</td>
                             </tr>
@@ -381,7 +381,7 @@ fn masks(lab: Lab, e: Memo<Option<Experiment>>) -> impl IntoView {
             (x.fully_masked)(
                 &e.fully_masked_rows
                     .iter()
-                    .map(|r| (r + 1).to_string())
+                    .map(|r| r.to_string())
                     .collect::<Vec<_>>()
                     .join(", "),
             )
@@ -393,7 +393,7 @@ fn masks(lab: Lab, e: Memo<Option<Experiment>>) -> impl IntoView {
                     <thead><tr><th>{x.key}</th><th>{x.with_infinity}</th><th>{x.with_large_negative}</th></tr></thead>
                     <tbody>
                         {e.with_infinity.iter().zip(&e.with_large_negative).enumerate().map(|(j, (a, b))| view! {
-                            <tr><td>{format!("{} {}", j + 1, keys.get(j).map(|k| visible(k)).unwrap_or_default())}</td>
+                            <tr><td>{format!("{} {}", j, keys.get(j).map(|k| visible(k)).unwrap_or_default())}</td>
                                 <td>{format!("{a:.4}")}</td><td>{format!("{b:.4}")}</td></tr>
                         }).collect_view()}
                     </tbody>

@@ -291,7 +291,7 @@ fn Focus() -> impl IntoView {
                         }
                     }>
                     {move || tokens.get().iter().enumerate().map(|(i, t)| view! {
-                        <option value=i.to_string() selected=move || query() == i>{format!("{} {}", i + 1, visible(t))}</option>
+                        <option value=i.to_string() selected=move || query() == i>{format!("{} {}", i, visible(t))}</option>
                     }).collect_view()}
                 </select>
             </label>
