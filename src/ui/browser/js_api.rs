@@ -304,7 +304,11 @@ fn install_on_window(lab: Lab) -> Result<(), JsValue> {
     });
     let state = Closure::<dyn Fn() -> JsValue>::new(move || parse(&state_json(lab)));
     let trace = Closure::<dyn Fn() -> JsValue>::new(move || {
-        match lab.shown.get_untracked().map(|t| trace_json(&t.0)) {
+        match lab
+            .shown
+            .get_untracked()
+            .map(|t| trace_json(&t.with_flash_steps()))
+        {
             Some(Ok(json)) => parse(&json),
             _ => JsValue::NULL,
         }

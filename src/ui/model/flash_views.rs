@@ -31,6 +31,9 @@ const GRID: [[u8; 3]; 5] = [
 pub struct Replay {
     pub trace: TraceRef,
     pub head: usize,
+    /// The head's FlashAttention with every tile step: the trace's, or recorded here when the
+    /// trace kept only the output.
+    flash: Arc<attention_core::flash::FlashHead>,
     /// The colour scales the tiles are drawn on.
     pub mode: ScaleMode,
     pub frames: Arc<Vec<Frame>>,
@@ -57,10 +60,26 @@ impl Replay {
             block_rows,
             block_cols,
         };
-        let frames = Arc::new(frames(&trace.0.flash.heads[head]));
+        let recorded = &trace.0.flash.heads[head];
+        let flash = if recorded.steps.is_empty() {
+            let h = &trace.0.heads[head];
+            Arc::new(attention_core::flash::flash_attention(
+                h.q.view(),
+                h.k.view(),
+                h.v.view(),
+                config.scale(),
+                config.mask(),
+                config.block(),
+                true,
+            ))
+        } else {
+            Arc::new(recorded.clone())
+        };
+        let frames = Arc::new(frames(&flash));
         Self {
             trace,
             head,
+            flash,
             mode,
             frames,
             sizes,
@@ -73,7 +92,7 @@ impl Replay {
     }
 
     pub fn flash(&self) -> &attention_core::flash::FlashHead {
-        &self.trace.0.flash.heads[self.head]
+        &self.flash
     }
 }
 

@@ -51,6 +51,19 @@ impl TraceRef {
     }
 }
 
+impl TraceRef {
+    /// The trace with every head's FlashAttention steps: this one if it has them, else computed
+    /// again with them (the page traces FlashAttention's output only, and replays the steps of
+    /// the head being viewed; an export gives the CLI's whole shape).
+    pub fn with_flash_steps(&self) -> Trace {
+        if self.0.flash.heads.iter().any(|h| !h.steps.is_empty()) {
+            (*self.0).clone()
+        } else {
+            attention_core::compute_trace(&self.0.config)
+        }
+    }
+}
+
 impl PartialEq for TraceRef {
     fn eq(&self, other: &Self) -> bool {
         Arc::ptr_eq(&self.0, &other.0)

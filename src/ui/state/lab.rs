@@ -21,7 +21,7 @@ use crate::ui::model::stages::Stage;
 use crate::ui::model::theme::Theme;
 use attention_core::api::{BackendChoice, MaskRequest, Request, RequestError};
 use attention_core::lessons::Chapter;
-use attention_core::{Config, compute_trace};
+use attention_core::{Config, FlashDetail, compute_trace_with};
 
 /// The result of computing the current request.
 #[derive(Debug, Clone, PartialEq)]
@@ -58,12 +58,14 @@ impl Outcome {
 }
 
 /// Checks a request and computes its trace, reusing from `previous` what did not change.
+/// FlashAttention's output is computed for every head, its steps only when a head is replayed
+/// (`flash_views::Replay`): recording every tile of every head was half of a large trace.
 pub fn compute(request: &Request, previous: Option<&Config>) -> Outcome {
     let started_ms = now_ms();
     let result = request
         .to_params()
         .and_then(|params| Ok(params.validate_reusing(previous)?))
-        .map(|config| TraceRef::new(compute_trace(&config)));
+        .map(|config| TraceRef::new(compute_trace_with(&config, FlashDetail::OutputOnly)));
     Outcome::computed(result, now_ms() - started_ms, started_ms)
 }
 

@@ -46,7 +46,7 @@ pub fn ShareBar() -> impl IntoView {
             <button type="button" class="pill" data-testid="share-download-trace"
                 on:click=move |_| {
                     if let Some(trace) = lab.shown.get_untracked() {
-                        match trace_json(&trace.0) {
+                        match trace_json(&trace.with_flash_steps()) {
                             Ok(json) => report(download_text("attention-trace.json", "application/json", &json)),
                             Err(error) => web_sys::console::error_1(&error.to_string().into()),
                         }
