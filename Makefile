@@ -28,3 +28,4 @@ bench: tools
 	cargo bench --bench attention
 	trunk build --release
 	node tests/e2e/bench.mjs
+	node tests/e2e/typing_bench.mjs
