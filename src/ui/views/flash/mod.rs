@@ -15,6 +15,7 @@ mod result;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
+use crate::ui::browser::observers::observe_visible;
 use crate::ui::model::flash_frames::{Frame, keep_position};
 use crate::ui::model::flash_views::Replay;
 use crate::ui::model::sections::Section;
@@ -33,8 +34,13 @@ pub struct Player {
 }
 
 impl Player {
-    fn new(lab: Lab) -> Self {
-        let replay = Memo::new(move |_| {
+    /// `visible`: whether the player is on screen (or about to be). Off screen it keeps its last
+    /// replay rather than recording the tile steps of every new trace.
+    fn new(lab: Lab, visible: RwSignal<bool>) -> Self {
+        let replay = Memo::new(move |previous: Option<&Option<Replay>>| {
+            if !visible.get() {
+                return previous.cloned().flatten();
+            }
             let trace = lab.shown.get()?;
             Some(Replay::new(
                 trace,
@@ -106,7 +112,10 @@ impl Player {
 pub fn FlashView() -> impl IntoView {
     let lab = expect_context::<Lab>();
     let text = move || &lab.lang.get().text().flash;
-    let player = Player::new(lab);
+    let section = NodeRef::<leptos::html::Section>::new();
+    let visible = RwSignal::new(false);
+    observe_visible(move || section.get().map(Into::into), visible);
+    let player = Player::new(lab, visible);
     let on_key = move |ev: web_sys::KeyboardEvent| {
         // Keys typed into fields are theirs.
         let in_field = ev
@@ -134,6 +143,7 @@ pub fn FlashView() -> impl IntoView {
     };
     view! {
         <section
+            node_ref=section
             class="step flash"
             data-testid="flash-view"
             data-view="flash"
