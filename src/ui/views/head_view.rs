@@ -72,16 +72,28 @@ pub fn HeadView() -> impl IntoView {
             keys: visible_all(&trace.0.config.key_sequence().tokens),
         })
     });
+    // The theme's ink and accent, read (a style lookup, which can force a style recalculation)
+    // once per theme rather than on every redraw.
+    let colours = StoredValue::new(None::<(crate::ui::model::theme::Theme, String, String)>);
     Effect::new(move |_| {
         if !visible.get() {
             return;
         }
-        lab.theme.track();
+        let theme = lab.theme.get();
         let available = width.get();
         let (Some(canvas), Some(lines)) = (canvas.get(), lines.get()) else {
             return;
         };
-        match draw(&canvas, &lines, focus.get(), available) {
+        let (ink, accent) = match colours.get_value() {
+            Some((t, ink, accent)) if t == theme => (ink, accent),
+            _ => {
+                let ink = computed(&canvas, "color").unwrap_or_else(|| "#222".into());
+                let accent = computed(&canvas, "--accent").unwrap_or_else(|| ink.clone());
+                colours.set_value(Some((theme, ink.clone(), accent.clone())));
+                (ink, accent)
+            }
+        };
+        match draw(&canvas, &lines, focus.get(), available, (&ink, &accent)) {
             Ok(g) => geometry.set_value(Some(g)),
             Err(error) => web_sys::console::error_2(&"head view: drawing failed".into(), &error),
         }
@@ -157,9 +169,8 @@ fn draw(
     lines: &Lines,
     focus: Option<Focus>,
     available: Option<f64>,
+    (ink, accent): (&str, &str),
 ) -> Result<Geometry, JsValue> {
-    let ink = computed(canvas, "color").unwrap_or_else(|| "#222".into());
-    let accent = computed(canvas, "--accent").unwrap_or_else(|| ink.clone());
     let weights = &lines.weights;
     let (queries, keys) = weights.dim();
     let query_labels = &lines.queries;
@@ -211,7 +222,7 @@ fn draw(
         None => weights[[i, j]] >= strong[i],
     };
     // Grouped by opacity level: one path and one stroke per level.
-    ctx.set_stroke_style_str(&accent);
+    ctx.set_stroke_style_str(accent);
     for level in 1..=LEVELS {
         let low = (level - 1) as f32 / LEVELS as f32;
         let high = level as f32 / LEVELS as f32;
@@ -259,7 +270,7 @@ fn draw(
             if i % every != 0 && !focused {
                 continue;
             }
-            ctx.set_fill_style_str(if focused { &accent } else { &ink });
+            ctx.set_fill_style_str(if focused { accent } else { ink });
             ctx.set_global_alpha(if focus.is_some() && !focused {
                 0.55
             } else {
