@@ -12,6 +12,32 @@ pub fn context(canvas: &HtmlCanvasElement) -> Result<CanvasRenderingContext2d, J
         .map_err(JsValue::from)
 }
 
+/// Sizes `canvas` to `width` × `height` CSS pixels at `ratio` device pixels each (resizing only
+/// when the size changes: a resize reallocates and clears the canvas even to the same size), and
+/// returns its context, cleared and scaled so that drawing is in CSS pixels.
+pub fn size_canvas(
+    canvas: &HtmlCanvasElement,
+    width: f64,
+    height: f64,
+    ratio: f64,
+) -> Result<CanvasRenderingContext2d, JsValue> {
+    let (w, h) = (
+        (width * ratio).round() as u32,
+        (height * ratio).round() as u32,
+    );
+    if canvas.width() != w || canvas.height() != h {
+        canvas.set_width(w);
+        canvas.set_height(h);
+    }
+    let style = web_sys::HtmlElement::style(canvas);
+    style.set_property("width", &format!("{width}px"))?;
+    style.set_property("height", &format!("{height}px"))?;
+    let ctx = context(canvas)?;
+    ctx.set_transform(ratio, 0.0, 0.0, ratio, 0.0, 0.0)?;
+    ctx.clear_rect(0.0, 0.0, width, height);
+    Ok(ctx)
+}
+
 /// A CSS property of an element as computed (its text colour, a custom property…).
 pub fn computed(element: &web_sys::Element, property: &str) -> Option<String> {
     web_sys::window()?

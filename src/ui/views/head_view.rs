@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use wasm_bindgen::JsValue;
 use web_sys::{HtmlCanvasElement, PointerEvent};
 
-use crate::ui::browser::canvas::{computed, context, pixel_ratio};
+use crate::ui::browser::canvas::{computed, pixel_ratio, size_canvas};
 use crate::ui::browser::observers::{observe_visible, observe_width};
 use crate::ui::browser::share::{download_png, report};
 use crate::ui::model::format::shorten_label;
@@ -183,21 +183,7 @@ fn draw(
     let row = (520.0 / queries.max(keys) as f64).clamp(3.0, 22.0);
     let height = row * queries.max(keys) as f64 + 12.0;
 
-    // Resizing a canvas reallocates and clears it even to the same size: only when it changes.
-    let (w, h) = (
-        (width * ratio).round() as u32,
-        (height * ratio).round() as u32,
-    );
-    if canvas.width() != w || canvas.height() != h {
-        canvas.set_width(w);
-        canvas.set_height(h);
-        let css = web_sys::HtmlElement::style(canvas);
-        css.set_property("width", &format!("{width}px"))?;
-        css.set_property("height", &format!("{height}px"))?;
-    }
-    let ctx = context(canvas)?;
-    ctx.set_transform(ratio, 0.0, 0.0, ratio, 0.0, 0.0)?;
-    ctx.clear_rect(0.0, 0.0, width, height);
+    let ctx = size_canvas(canvas, width, height, ratio)?;
     ctx.set_font(FONT);
     let label_w = (width * 0.28).min(110.0);
     let (x_left, x_right) = (label_w + 6.0, width - label_w - 6.0);

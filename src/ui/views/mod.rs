@@ -2,6 +2,7 @@
 //! pieces like the heatmap, only the props they show) and never compute attention.
 
 pub mod app;
+pub mod chart;
 pub mod controls;
 pub mod embed_layout;
 pub mod flash;

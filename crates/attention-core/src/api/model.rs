@@ -68,19 +68,22 @@ impl<'a> Safetensors<'a> {
 
     /// The tensor `name` as f32, checked to have `shape`.
     fn get(&self, name: &str, shape: &[usize]) -> Result<Vec<f32>, ModelError> {
+        // A header list of whole numbers (a shape, the data offsets); anything else reads as none.
+        let numbers = |v: &Value| -> Vec<usize> {
+            v.as_array()
+                .map(|s| {
+                    s.iter()
+                        .filter_map(Value::as_u64)
+                        .map(|v| v as usize)
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
         let entry = self
             .header
             .get(name)
             .ok_or_else(|| ModelError::Missing(name.to_string()))?;
-        let found: Vec<usize> = entry["shape"]
-            .as_array()
-            .map(|s| {
-                s.iter()
-                    .filter_map(Value::as_u64)
-                    .map(|v| v as usize)
-                    .collect()
-            })
-            .unwrap_or_default();
+        let found = numbers(&entry["shape"]);
         if found != shape {
             return Err(ModelError::Shape {
                 name: name.to_string(),
@@ -88,15 +91,7 @@ impl<'a> Safetensors<'a> {
                 found,
             });
         }
-        let offsets: Vec<usize> = entry["data_offsets"]
-            .as_array()
-            .map(|s| {
-                s.iter()
-                    .filter_map(Value::as_u64)
-                    .map(|v| v as usize)
-                    .collect()
-            })
-            .unwrap_or_default();
+        let offsets = numbers(&entry["data_offsets"]);
         let bytes = match offsets[..] {
             [begin, end] => self.data.get(begin..end),
             _ => None,

@@ -7,6 +7,7 @@ use crate::ui::browser::canvas::ink_rgb;
 use crate::ui::browser::share::{download_png, download_text, report};
 use crate::ui::model::memory_chart::{MemoryChart, draw};
 use crate::ui::state::Lab;
+use crate::ui::views::chart::paint;
 
 /// The end of the story: flash equals standard, and what it saves as sequences grow.
 #[component]
@@ -35,19 +36,8 @@ pub fn FlashResult() -> impl IntoView {
         })
     });
     Effect::new(move |_| {
-        let (Some(canvas), Some(mut chart)) = (canvas.get(), chart.get()) else {
-            return;
-        };
-        chart.ink = ink_rgb(&canvas);
-        let canvas: web_sys::HtmlCanvasElement = canvas;
-        canvas.set_width(520);
-        canvas.set_height(300);
-        if let Some(backend) = plotters_canvas::CanvasBackend::with_canvas_object(canvas) {
-            use plotters::prelude::IntoDrawingArea;
-            let root = backend.into_drawing_area();
-            if let Err(error) = draw(&root, &chart) {
-                web_sys::console::error_1(&format!("memory chart: {error}").into());
-            }
+        if let (Some(canvas), Some(chart)) = (canvas.get(), chart.get()) {
+            paint(&canvas, chart.line_chart(), (520, 300));
         }
     });
     let diff = move || {

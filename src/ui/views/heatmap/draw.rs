@@ -8,7 +8,7 @@
 use wasm_bindgen::{Clamped, JsCast, JsValue};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageData};
 
-use crate::ui::browser::canvas::context;
+use crate::ui::browser::canvas::{self, context};
 use crate::ui::i18n::Lang;
 use crate::ui::model::format::{format_value, shorten_label};
 use crate::ui::model::matrix::{MatrixView, pixels};
@@ -117,28 +117,14 @@ fn short(label: &str) -> String {
     shorten_label(label, MAX_LABEL_CHARS)
 }
 
-/// Sizes `canvas` to `width` × `height` CSS pixels at `ratio` device pixels each, and returns its
-/// context scaled so that drawing is in CSS pixels.
+/// Sizes `canvas` (see [`canvas::size_canvas`]) with the heatmap's label font set.
 pub fn size_canvas(
     canvas: &HtmlCanvasElement,
     width: f64,
     height: f64,
     ratio: f64,
 ) -> Result<CanvasRenderingContext2d, JsValue> {
-    let (w, h) = (
-        (width * ratio).round() as u32,
-        (height * ratio).round() as u32,
-    );
-    if canvas.width() != w || canvas.height() != h {
-        canvas.set_width(w);
-        canvas.set_height(h);
-    }
-    let style = web_sys::HtmlElement::style(canvas);
-    style.set_property("width", &format!("{width}px"))?;
-    style.set_property("height", &format!("{height}px"))?;
-    let ctx = context(canvas)?;
-    ctx.set_transform(ratio, 0.0, 0.0, ratio, 0.0, 0.0)?;
-    ctx.clear_rect(0.0, 0.0, width, height);
+    let ctx = canvas::size_canvas(canvas, width, height, ratio)?;
     ctx.set_font(FONT);
     Ok(ctx)
 }

@@ -10,12 +10,12 @@ use attention_core::lessons::{
     Chapter, CostPoint, Experiment, Focus, SCALING_DIMS, experiment, measure_cost,
 };
 
-use super::chart::Chart;
 use crate::ui::browser::clock::now_ms;
 use crate::ui::i18n::learn::ExperimentTexts;
 use crate::ui::model::line_chart::{COLORS, LineChart, Series};
 use crate::ui::model::visible;
 use crate::ui::state::Lab;
+use crate::ui::views::chart::Chart;
 
 fn texts(lab: Lab) -> &'static ExperimentTexts {
     &lab.lang.get().text().learn.x

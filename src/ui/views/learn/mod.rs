@@ -3,7 +3,6 @@
 //! learner's own sentence, and the lab's views that show it. A presentation mode fills the screen
 //! with the chapter and moves with the arrow keys.
 
-mod chart;
 mod experiments;
 
 use leptos::ev;

@@ -1,0 +1,42 @@
+//! A line chart on a canvas (see `ui::model::line_chart`), redrawn when its data, the language or
+//! the theme change: the lessons' experiments and FlashAttention's memory chart.
+
+use leptos::prelude::*;
+
+use crate::ui::browser::canvas::ink_rgb;
+use crate::ui::model::line_chart::{LineChart, draw};
+use crate::ui::state::Lab;
+
+/// Draws `chart` on `canvas` at `size` pixels, in the canvas's text colour.
+pub fn paint(
+    canvas: &web_sys::HtmlCanvasElement,
+    mut chart: LineChart,
+    (width, height): (u32, u32),
+) {
+    chart.ink = ink_rgb(canvas);
+    canvas.set_width(width);
+    canvas.set_height(height);
+    if let Some(backend) = plotters_canvas::CanvasBackend::with_canvas_object(canvas.clone()) {
+        use plotters::prelude::IntoDrawingArea;
+        let root = backend.into_drawing_area();
+        if let Err(error) = draw(&root, &chart) {
+            web_sys::console::error_1(&format!("chart: {error}").into());
+        }
+    }
+}
+
+#[component]
+pub fn Chart(chart: Signal<Option<LineChart>>, test_id: &'static str) -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let canvas = NodeRef::<leptos::html::Canvas>::new();
+    Effect::new(move |_| {
+        lab.theme.track();
+        if let (Some(canvas), Some(chart)) = (canvas.get(), chart.get()) {
+            paint(&canvas, chart, (480, 270));
+        }
+    });
+    let label = move || chart.with(|c| c.as_ref().map(|c| c.title.clone()).unwrap_or_default());
+    view! {
+        <canvas class="lesson-chart" node_ref=canvas data-testid=test_id role="img" aria-label=label></canvas>
+    }
+}
