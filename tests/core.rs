@@ -460,3 +460,35 @@ fn the_tile_size_follows_the_input_unless_chosen() {
     .unwrap();
     assert_eq!(cross.block(), (2, 2));
 }
+
+/// The page's worker sends a `Computed` as one flat buffer: the page must read back exactly what
+/// was computed (cross-attention, GQA and every mask among the shapes), and refuse a buffer of
+/// another length rather than misread it.
+#[test]
+fn computed_round_trips_through_the_flat_buffer() {
+    use attention_core::{
+        Backend, Computed, FlashDetail, compute_parts, compute_trace_with, trace_from,
+    };
+    for seed in 0..40 {
+        let config = random_config(seed);
+        let parts = compute_parts(&config);
+        let flat = parts.to_flat();
+        assert_eq!(
+            Computed::from_flat(&config, &flat).as_ref(),
+            Some(&parts),
+            "seed {seed}"
+        );
+        assert_eq!(
+            Computed::from_flat(&config, &flat[1..]),
+            None,
+            "seed {seed}: short buffer"
+        );
+        let trace = trace_from(&config, parts, Backend::Cpu, FlashDetail::OutputOnly);
+        assert_eq!(
+            trace,
+            compute_trace_with(&config, FlashDetail::OutputOnly),
+            "seed {seed}"
+        );
+        assert!(trace.flash.heads.iter().all(|h| h.steps.is_empty()));
+    }
+}

@@ -105,60 +105,48 @@ pub fn compute_trace(config: &Config) -> Trace {
 /// Runs standard attention with every intermediate recorded, and FlashAttention with `flash`'s
 /// detail.
 pub fn compute_trace_with(config: &Config, flash: FlashDetail) -> Trace {
+    trace_from(config, compute_parts(config), Backend::Cpu, flash)
+}
+
+/// What [`trace_from`] needs, computed on the CPU: the projections, each head's scores and
+/// weights, and both outputs (FlashAttention's without its steps). The page's worker computes
+/// this and sends it as [`Computed::to_flat`].
+pub fn compute_parts(config: &Config) -> Computed {
+    compute_parts_with(config, &mut |_, _| {})
+}
+
+/// [`compute_parts`], calling `progress(heads_done, heads)` after each head.
+pub fn compute_parts_with(config: &Config, progress: &mut dyn FnMut(usize, usize)) -> Computed {
     let dims = *config.dims();
     let (scale, mask) = (config.scale(), config.mask());
     let attention_input = attention_input(config);
     let projections = project(config, attention_input.view());
-
-    let mut heads = Vec::with_capacity(dims.n_heads);
-    let mut flash_heads = Vec::with_capacity(dims.n_heads);
+    let mut scores = Vec::with_capacity(dims.n_heads);
+    let mut weights = Vec::with_capacity(dims.n_heads);
+    let mut outputs = Vec::with_capacity(dims.n_heads);
+    let mut flash_outputs = Vec::with_capacity(dims.n_heads);
     for head in 0..dims.n_heads {
-        let (kv_group, q, k, v) = projections.head(&dims, head);
+        let (_, q, k, v) = projections.head(&dims, head);
         let standard = attend(q, k, v, scale, mask);
-        flash_heads.push(flash_attention(
-            q,
-            k,
-            v,
-            scale,
-            mask,
-            config.block(),
-            flash == FlashDetail::Steps,
-        ));
-        heads.push(HeadTrace {
-            kv_group,
-            q: q.to_owned(),
-            k: k.to_owned(),
-            v: v.to_owned(),
-            scores: standard.scores,
-            weights: standard.weights,
-            output: standard.output,
-            fully_masked_rows: standard.fully_masked_rows,
-        });
+        flash_outputs.push(flash_attention(q, k, v, scale, mask, config.block(), false).output);
+        scores.push(standard.scores);
+        weights.push(standard.weights);
+        outputs.push(standard.output);
+        progress(head + 1, dims.n_heads);
     }
-
-    let concat = concat_heads(heads.iter().map(|h| h.output.view()));
-    let projected = config.weights().project_out(concat.view());
-    let output = residual_and_norm(config, projected.clone());
-    let flash_output = finish(
-        config,
-        concat_heads(flash_heads.iter().map(|h| h.output.view())),
-    );
-    let max_abs_diff = max_abs_diff(output.view(), flash_output.view());
-
-    Trace {
-        config: config.clone(),
-        attention_input,
-        mask: mask.to_matrix(),
-        heads,
+    let concat = concat_heads(outputs.iter().map(|a| a.view()));
+    let flash_concat = concat_heads(flash_outputs.iter().map(|a| a.view()));
+    let w = config.weights();
+    Computed {
+        projected: w.project_out(concat.view()),
+        flash_projected: w.project_out(flash_concat.view()),
+        q: projections.q,
+        k: projections.k,
+        v: projections.v,
+        scores,
+        weights,
         concat,
-        projected,
-        output,
-        flash: FlashTrace {
-            output: flash_output,
-            max_abs_diff,
-            heads: flash_heads,
-        },
-        backend: Backend::Cpu,
+        flash_concat,
     }
 }
 
@@ -209,10 +197,86 @@ pub struct Computed {
     pub flash_projected: Array2<f32>,
 }
 
-/// A full trace from another backend's results. FlashAttention's tile steps are replayed on the
-/// CPU from the same Q, K and V (a view of the algorithm, not a second result): the flash outputs
-/// stay the backend's own.
-pub fn trace_from(config: &Config, computed: Computed, backend: Backend) -> Trace {
+impl Computed {
+    /// The shapes of [`Computed::to_flat`]'s matrices, in order, for `config`.
+    fn shapes(config: &Config) -> Vec<(usize, usize)> {
+        let d = config.dims();
+        let (n, m) = (config.seq_len(), config.key_len());
+        let mut shapes = vec![
+            (n, d.n_heads * d.d_k),
+            (m, d.n_kv_heads * d.d_k),
+            (m, d.n_kv_heads * d.d_v),
+        ];
+        shapes.extend(std::iter::repeat_n((n, m), 2 * d.n_heads));
+        let concat = (n, d.n_heads * d.d_v);
+        shapes.extend([concat, (n, d.d_model), concat, (n, d.d_model)]);
+        shapes
+    }
+
+    fn matrices(&self) -> impl Iterator<Item = &Array2<f32>> {
+        [&self.q, &self.k, &self.v]
+            .into_iter()
+            .chain(&self.scores)
+            .chain(&self.weights)
+            .chain([
+                &self.concat,
+                &self.projected,
+                &self.flash_concat,
+                &self.flash_projected,
+            ])
+    }
+
+    /// Every matrix, row-major, one after the other (q, k, v, each head's scores, each head's
+    /// weights, concat, projected, flash_concat, flash_projected): how the page's worker sends
+    /// its result in one transferable buffer. The shapes follow from the config.
+    pub fn to_flat(&self) -> Vec<f32> {
+        let mut flat = Vec::with_capacity(self.matrices().map(Array2::len).sum());
+        for matrix in self.matrices() {
+            flat.extend(matrix.iter());
+        }
+        flat
+    }
+
+    /// The inverse of [`Computed::to_flat`] for `config`; `None` when `flat` has another length.
+    pub fn from_flat(config: &Config, flat: &[f32]) -> Option<Self> {
+        let shapes = Self::shapes(config);
+        if flat.len() != shapes.iter().map(|(r, c)| r * c).sum::<usize>() {
+            return None;
+        }
+        let mut rest = flat;
+        let mut matrices = shapes.into_iter().map(|(rows, cols)| {
+            let (head, tail) = rest.split_at(rows * cols);
+            rest = tail;
+            Array2::from_shape_vec((rows, cols), head.to_vec()).expect("length checked above")
+        });
+        let heads = config.dims().n_heads;
+        let mut next = || matrices.next().expect("one shape per matrix");
+        let (q, k, v) = (next(), next(), next());
+        let scores = (0..heads).map(|_| next()).collect();
+        let weights = (0..heads).map(|_| next()).collect();
+        Some(Self {
+            q,
+            k,
+            v,
+            scores,
+            weights,
+            concat: next(),
+            projected: next(),
+            flash_concat: next(),
+            flash_projected: next(),
+        })
+    }
+}
+
+/// A full trace from another backend's (or a worker's) results. With `flash` at
+/// [`FlashDetail::Steps`], FlashAttention's tile steps are replayed on the CPU from the same Q, K
+/// and V (a view of the algorithm, not a second result): the flash outputs stay the backend's own.
+pub fn trace_from(
+    config: &Config,
+    computed: Computed,
+    backend: Backend,
+    flash: FlashDetail,
+) -> Trace {
     let dims = *config.dims();
     let (scale, mask) = (config.scale(), config.mask());
     let mask_matrix = mask.to_matrix();
@@ -237,14 +301,17 @@ pub fn trace_from(config: &Config, computed: Computed, backend: Backend) -> Trac
         .enumerate()
     {
         let (kv_group, q, k, v) = projections.head(&dims, head);
-        let replay = flash_attention(q, k, v, scale, mask, config.block(), true);
+        let steps = match flash {
+            FlashDetail::Steps => flash_attention(q, k, v, scale, mask, config.block(), true).steps,
+            FlashDetail::OutputOnly => Vec::new(),
+        };
         flash_heads.push(FlashHead {
             output: computed
                 .flash_concat
                 .slice(ndarray::s![.., head_columns(head)])
                 .to_owned(),
-            steps: replay.steps,
-            fully_masked_rows: replay.fully_masked_rows,
+            steps,
+            fully_masked_rows: fully_masked_rows.clone(),
         });
         heads.push(HeadTrace {
             kv_group,
@@ -332,11 +399,6 @@ pub fn key_value_input<'a>(
 fn concat_heads<'a>(outputs: impl Iterator<Item = ArrayView2<'a, f32>>) -> Array2<f32> {
     let views: Vec<_> = outputs.collect();
     concatenate(Axis(1), &views).unwrap_or_else(|_| Array2::zeros((0, 0)))
-}
-
-/// concat · W_O (+ b_o), then the residual and LayerNorm when asked.
-fn finish(config: &Config, concat: Array2<f32>) -> Array2<f32> {
-    residual_and_norm(config, config.weights().project_out(concat.view()))
 }
 
 fn residual_and_norm(config: &Config, projected: Array2<f32>) -> Array2<f32> {

@@ -15,7 +15,7 @@ use super::uniforms::{FlashParams, Slots, SoftmaxParams, mask_code};
 use super::{flash, softmax};
 use attention_core::trace::{attention_input, key_value_input};
 use attention_core::{
-    Backend, Computed, Config, MaskSpec, Outputs, Trace, outputs_from, trace_from,
+    Backend, Computed, Config, FlashDetail, MaskSpec, Outputs, Trace, outputs_from, trace_from,
 };
 
 /// The GPU, its three pipelines, and the buffers of the last shape computed.
@@ -97,7 +97,12 @@ impl GpuBackend {
             flash_concat: take(Part::FlashConcat, n, dims.n_heads * dims.d_v)?,
             flash_projected: take(Part::FlashProjected, n, dims.d_model)?,
         };
-        Ok(trace_from(config, computed, self.backend()))
+        Ok(trace_from(
+            config,
+            computed,
+            self.backend(),
+            FlashDetail::Steps,
+        ))
     }
 
     /// The outputs only, in chunks of query rows: no seq_len² buffer.

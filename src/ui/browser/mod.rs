@@ -11,3 +11,4 @@ pub mod model_files;
 pub mod observers;
 pub mod progress;
 pub mod share;
+pub mod worker;

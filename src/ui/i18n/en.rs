@@ -350,6 +350,9 @@ pub static TEXT: Text = Text {
             "Computing {n} tokens × {h} heads… the views show the last result until it is done."
         )
     },
+    computing_progress: |done, heads| {
+        format!("{done} of {heads} heads done, in the background: keep typing, the newest change wins.")
+    },
     last_update: "last update",
     backend_section: "Compute on",
     backend_names: ["auto", "GPU", "CPU"],

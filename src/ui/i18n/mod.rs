@@ -455,6 +455,8 @@ pub struct Text {
     pub computing: &'static str,
     /// A large trace is being computed: (tokens, heads). The views show the last result until then.
     pub computing_trace: fn(usize, usize) -> String,
+    /// Heads done, heads in all (the worker's progress).
+    pub computing_progress: fn(usize, usize) -> String,
     pub last_update: &'static str,
     pub backend_section: &'static str,
     /// Auto, GPU, CPU.

@@ -318,6 +318,9 @@ pub static TEXT: Text = Text {
     computed_on_gpu: "GPU",
     computing: "计算中……",
     computing_trace: |n, h| format!("正在计算 {n} 个词元 × {h} 个头……完成前视图显示上一次的结果。"),
+    computing_progress: |done, heads| {
+        format!("已在后台算完 {done}/{heads} 个头：可以继续输入，以最新的修改为准。")
+    },
     last_update: "最近一次更新",
     backend_section: "计算设备",
     backend_names: ["自动", "GPU", "CPU"],

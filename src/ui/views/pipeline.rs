@@ -446,10 +446,19 @@ pub fn ComputingNote() -> impl IntoView {
             (lab.lang.get().text().computing_trace)(tokens, heads)
         })
     };
+    // Updated by the worker after each head; not announced (the note above is).
+    let progress = move || {
+        let (pending, later) = lab.outcome.with(|o| (o.pending, o.later));
+        let (done, heads) = lab.cpu_jobs.progress.get().filter(|_| pending && later)?;
+        Some((lab.lang.get().text().computing_progress)(done, heads))
+    };
     view! {
-        <p class="computing-note" role="status" data-testid="computing" class:shown=move || note().is_some()>
-            {note}
-        </p>
+        <div class="computing-note" data-testid="computing-box" class:shown=move || note().is_some()>
+            <p role="status" data-testid="computing">{note}</p>
+            <p class="computing-progress" aria-hidden="true" data-testid="computing-progress">
+                {progress}
+            </p>
+        </div>
     }
 }
 

@@ -1,0 +1,82 @@
+//! Attention Lab's Web Worker: the page posts a request, this computes it on its own thread and
+//! posts the result back, so that typing, scrolling and drawing never wait for a large trace.
+//!
+//! Messages (arrays, so that the page needs no schema):
+//! - to the worker: `[id, request]`, the request as the CLI's JSON;
+//! - from the worker: `["ready"]` once it listens; `[id, "progress", heads_done, heads]` after
+//!   each head; `[id, "done", buffer]` with [`attention_core::Computed::to_flat`] in a transferred
+//!   `ArrayBuffer` (the page rebuilds the trace with `trace_from`, from its own copy of the
+//!   config); `[id, "error", message]` when the request is invalid.
+//!
+//! The page cancels a computation by terminating the worker and starting another.
+
+#[cfg(target_arch = "wasm32")]
+mod worker {
+    use attention_core::api::Request;
+    use attention_core::compute_parts_with;
+    use js_sys::{Array, Float32Array};
+    use wasm_bindgen::prelude::*;
+    use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
+
+    pub fn start() {
+        console_error_panic_hook::set_once();
+        let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
+        let reply = scope.clone();
+        let on_message = Closure::<dyn Fn(MessageEvent)>::new(move |event: MessageEvent| {
+            let message = Array::from(&event.data());
+            let id = message.get(0);
+            let request = message.get(1).as_string().unwrap_or_default();
+            answer(&reply, id, &request);
+        });
+        scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        on_message.forget();
+        post(&scope, &Array::of1(&"ready".into()), None);
+    }
+
+    fn answer(scope: &DedicatedWorkerGlobalScope, id: JsValue, request: &str) {
+        let config = serde_json::from_str::<Request>(request)
+            .map_err(|e| e.to_string())
+            .and_then(|r| r.to_params().map_err(|e| e.to_string()))
+            .and_then(|p| p.validate().map_err(|e| e.to_string()));
+        let config = match config {
+            Ok(config) => config,
+            Err(message) => {
+                let reply = Array::of3(&id, &"error".into(), &message.into());
+                return post(scope, &reply, None);
+            }
+        };
+        let parts = compute_parts_with(&config, &mut |done, heads| {
+            let reply = Array::of4(
+                &id,
+                &"progress".into(),
+                &(done as f64).into(),
+                &(heads as f64).into(),
+            );
+            post(scope, &reply, None);
+        });
+        let flat = Float32Array::from(parts.to_flat().as_slice());
+        let buffer = flat.buffer();
+        post(
+            scope,
+            &Array::of3(&id, &"done".into(), &buffer),
+            Some(&Array::of1(&buffer)),
+        );
+    }
+
+    fn post(scope: &DedicatedWorkerGlobalScope, message: &Array, transfer: Option<&Array>) {
+        // A failed post (the page has gone) leaves nothing to tell.
+        let _ = match transfer {
+            Some(transfer) => scope.post_message_with_transfer(message, transfer),
+            None => scope.post_message(message),
+        };
+    }
+}
+
+fn main() {
+    #[cfg(target_arch = "wasm32")]
+    worker::start();
+    #[cfg(not(target_arch = "wasm32"))]
+    eprintln!(
+        "attention-worker runs inside Attention Lab's page (Trunk builds it); use attention-trace on the command line."
+    );
+}
