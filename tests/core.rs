@@ -490,5 +490,147 @@ fn computed_round_trips_through_the_flat_buffer() {
             "seed {seed}"
         );
         assert!(trace.flash.heads.iter().all(|h| h.steps.is_empty()));
+        // Summarised: overviews instead of the n² matrices, read back alike.
+        let summary = attention_core::compute_parts_with(&config, true, &mut |_, _| {});
+        assert!(summary.scores.is_empty() && summary.overviews.len() == config.dims().n_heads);
+        let read = Computed::from_flat(&config, &summary.to_flat());
+        assert_eq!(read.as_ref(), Some(&summary), "seed {seed}: summarised");
+        let summarised = trace_from(&config, summary, Backend::Cpu, FlashDetail::Steps);
+        assert!(summarised.is_summarised());
+        assert_close(
+            "summarised output",
+            summarised.output.view(),
+            trace.output.view(),
+            1e-6,
+            1e-5,
+        );
+    }
+}
+
+/// A long input's heads are summarised without holding their n² matrices: every block of the
+/// overview must be the max and mean of the full matrices' cells in that block (the masked
+/// stage over allowed cells only), any cell recomputed from its query, key and the row's softmax
+/// numbers must equal the full trace's, and the outputs must not change. 700 × 530 cells
+/// (cross-attention, blocks of 3 × 3 with ragged edges) under each kind of mask.
+#[test]
+fn overviews_summarise_the_full_matrices_exactly() {
+    use attention_core::Input;
+    use attention_core::overview::{OverviewOf, Reduction, attend_overview, region};
+    use ndarray::{Array2, s};
+    let (n, m) = (700, 530);
+    let custom = Array2::from_shape_fn((n, m), |(i, j)| (i * 7 + j * 3) % 5 != 0 && j != 4);
+    for mask in [
+        MaskSpec::None,
+        MaskSpec::Padding { valid_len: 400 },
+        MaskSpec::Window { radius: 6 },
+        MaskSpec::Custom { allowed: custom },
+    ] {
+        let config = Params {
+            input: Input::Tokens((0..n).map(|i| format!("t{}", i % 9)).collect()),
+            source: Some(Input::Tokens(
+                (0..m).map(|i| format!("s{}", i % 7)).collect(),
+            )),
+            d_model: Some(8),
+            n_heads: 2,
+            temperature: 0.5,
+            mask: mask.clone(),
+            ..Params::sentence("")
+        }
+        .validate()
+        .unwrap();
+        let trace = compute_trace(&config);
+        for h in &trace.heads {
+            let (output, overview) = attend_overview(
+                h.q.view(),
+                h.k.view(),
+                h.v.view(),
+                config.scale(),
+                config.mask(),
+            );
+            assert_eq!((overview.row_step, overview.col_step), (3, 3));
+            assert_eq!(overview.scores_max.dim(), (234, 177));
+            assert_close("output", output.view(), h.output.view(), 1e-6, 1e-5);
+            for ((bi, bj), _) in overview.scores_max.indexed_iter() {
+                let rows = bi * 3..(bi * 3 + 3).min(n);
+                let cols = bj * 3..(bj * 3 + 3).min(m);
+                let scores = h.scores.slice(s![rows.clone(), cols.clone()]);
+                let weights = h.weights.slice(s![rows.clone(), cols.clone()]);
+                let allowed = trace.mask.slice(s![rows, cols]);
+                let max = |it: &mut dyn Iterator<Item = f32>| it.fold(f32::NEG_INFINITY, f32::max);
+                let mean = |v: Vec<f32>| v.iter().sum::<f32>() / v.len() as f32;
+                let kept: Vec<f32> = scores
+                    .iter()
+                    .zip(allowed.iter())
+                    .filter(|(_, a)| **a)
+                    .map(|(s, _)| *s)
+                    .collect();
+                let expect = [
+                    (
+                        OverviewOf::Scores,
+                        Reduction::Max,
+                        max(&mut scores.iter().copied()),
+                    ),
+                    (
+                        OverviewOf::Scores,
+                        Reduction::Mean,
+                        mean(scores.iter().copied().collect()),
+                    ),
+                    (
+                        OverviewOf::Weights,
+                        Reduction::Max,
+                        max(&mut weights.iter().copied()),
+                    ),
+                    (
+                        OverviewOf::Weights,
+                        Reduction::Mean,
+                        mean(weights.iter().copied().collect()),
+                    ),
+                    (
+                        OverviewOf::Masked,
+                        Reduction::Max,
+                        max(&mut kept.iter().copied()),
+                    ),
+                    (
+                        OverviewOf::Masked,
+                        Reduction::Mean,
+                        if kept.is_empty() {
+                            f32::NEG_INFINITY
+                        } else {
+                            mean(kept.clone())
+                        },
+                    ),
+                ];
+                for (of, reduction, want) in expect {
+                    let got = overview.blocks(of, reduction)[[bi, bj]];
+                    assert!(
+                        got == want || (got - want).abs() <= 1e-5 * (1.0 + want.abs()),
+                        "{mask:?} {of:?} {reduction:?} block ({bi}, {bj}): {got} vs {want}"
+                    );
+                }
+            }
+            let (scores, weights) = region(
+                h.q.view(),
+                h.k.view(),
+                config.scale(),
+                config.mask(),
+                &overview,
+                300..340,
+                0..530,
+            );
+            assert_close(
+                "region scores",
+                scores.view(),
+                h.scores.slice(s![300..340, ..]),
+                1e-5,
+                1e-5,
+            );
+            assert_close(
+                "region weights",
+                weights.view(),
+                h.weights.slice(s![300..340, ..]),
+                1e-6,
+                1e-4,
+            );
+        }
     }
 }

@@ -18,6 +18,7 @@ pub mod gpt;
 pub mod layer_norm;
 pub mod lessons;
 pub mod mask;
+pub mod overview;
 pub mod rng;
 pub mod softmax;
 pub mod tokenize;

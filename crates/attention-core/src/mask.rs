@@ -13,6 +13,16 @@ pub enum RowKeys<'a> {
     Explicit(ArrayView1<'a, bool>),
 }
 
+impl RowKeys<'_> {
+    /// Whether key `j` (relative to the same first column) is allowed.
+    pub fn allows(&self, j: usize) -> bool {
+        match self {
+            Self::Range(range) => range.contains(&j),
+            Self::Explicit(allowed) => allowed[j],
+        }
+    }
+}
+
 /// A mask as a user asks for it. Checked against the sequence lengths into a [`Mask`].
 #[derive(Debug, Clone, PartialEq, Default)]
 pub enum MaskSpec {

@@ -6,6 +6,7 @@ use ndarray::{Array2, ArrayView2, Axis, Zip, concatenate};
 use super::attention::{Projections, attend, attend_output};
 use super::config::{Config, LayerNormMode};
 use super::flash::{FlashHead, flash_attention};
+use super::overview::{Overview, overviews};
 
 /// Which engine produced the numbers.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -74,6 +75,16 @@ pub struct Trace {
     pub output: Array2<f32>,
     pub flash: FlashTrace,
     pub backend: Backend,
+    /// Per head, when the trace is summarised (`overview::summarises`): its scores and weights
+    /// as overviews, the heads' `scores` and `weights` being empty. Empty otherwise.
+    pub overviews: Vec<Overview>,
+}
+
+impl Trace {
+    /// Whether the heads' n² matrices are kept as overviews only.
+    pub fn is_summarised(&self) -> bool {
+        !self.overviews.is_empty()
+    }
 }
 
 /// The outputs only, computed in O(seq_len · d) extra memory (no [seq_len, key_len] matrix).
@@ -112,15 +123,44 @@ pub fn compute_trace_with(config: &Config, flash: FlashDetail) -> Trace {
 /// weights, and both outputs (FlashAttention's without its steps). The page's worker computes
 /// this and sends it as [`Computed::to_flat`].
 pub fn compute_parts(config: &Config) -> Computed {
-    compute_parts_with(config, &mut |_, _| {})
+    compute_parts_with(config, false, &mut |_, _| {})
 }
 
-/// [`compute_parts`], calling `progress(heads_done, heads)` after each head.
-pub fn compute_parts_with(config: &Config, progress: &mut dyn FnMut(usize, usize)) -> Computed {
+/// [`compute_parts`], calling `progress(heads_done, heads)` after each head; with `summarise`,
+/// each head's scores and weights are kept as an [`Overview`] only (no n² matrix is held).
+pub fn compute_parts_with(
+    config: &Config,
+    summarise: bool,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Computed {
     let dims = *config.dims();
     let (scale, mask) = (config.scale(), config.mask());
     let attention_input = attention_input(config);
     let projections = project(config, attention_input.view());
+    if summarise {
+        let (outputs, overviews) = overviews(config, &projections, progress);
+        let flash_outputs: Vec<_> = (0..dims.n_heads)
+            .map(|head| {
+                let (_, q, k, v) = projections.head(&dims, head);
+                flash_attention(q, k, v, scale, mask, config.block(), false).output
+            })
+            .collect();
+        let concat = concat_heads(outputs.iter().map(|a| a.view()));
+        let flash_concat = concat_heads(flash_outputs.iter().map(|a| a.view()));
+        let w = config.weights();
+        return Computed {
+            projected: w.project_out(concat.view()),
+            flash_projected: w.project_out(flash_concat.view()),
+            q: projections.q,
+            k: projections.k,
+            v: projections.v,
+            scores: Vec::new(),
+            weights: Vec::new(),
+            overviews,
+            concat,
+            flash_concat,
+        };
+    }
     let mut scores = Vec::with_capacity(dims.n_heads);
     let mut weights = Vec::with_capacity(dims.n_heads);
     let mut outputs = Vec::with_capacity(dims.n_heads);
@@ -145,6 +185,7 @@ pub fn compute_parts_with(config: &Config, progress: &mut dyn FnMut(usize, usize
         v: projections.v,
         scores,
         weights,
+        overviews: Vec::new(),
         concat,
         flash_concat,
     }
@@ -187,6 +228,8 @@ pub struct Computed {
     pub scores: Vec<Array2<f32>>,
     /// Per head, [seq_len, key_len].
     pub weights: Vec<Array2<f32>>,
+    /// Per head, instead of `scores` and `weights` (both then empty), when summarised.
+    pub overviews: Vec<Overview>,
     /// [seq_len, n_heads·d_v]: the standard head outputs side by side.
     pub concat: Array2<f32>,
     /// [seq_len, d_model] = concat · W_O
@@ -198,8 +241,8 @@ pub struct Computed {
 }
 
 impl Computed {
-    /// The shapes of [`Computed::to_flat`]'s matrices, in order, for `config`.
-    fn shapes(config: &Config) -> Vec<(usize, usize)> {
+    /// The shapes of [`Computed::to_flat`]'s matrices, in order, for `config`, summarised or not.
+    fn shapes(config: &Config, summarised: bool) -> Vec<(usize, usize)> {
         let d = config.dims();
         let (n, m) = (config.seq_len(), config.key_len());
         let mut shapes = vec![
@@ -207,39 +250,61 @@ impl Computed {
             (m, d.n_kv_heads * d.d_k),
             (m, d.n_kv_heads * d.d_v),
         ];
-        shapes.extend(std::iter::repeat_n((n, m), 2 * d.n_heads));
+        if summarised {
+            let blocks = (n.div_ceil(Overview::step(n)), m.div_ceil(Overview::step(m)));
+            for _ in 0..d.n_heads {
+                shapes.extend(std::iter::repeat_n(blocks, Overview::MATRICES));
+                shapes.extend([(n, 1), (n, 1)]);
+            }
+        } else {
+            shapes.extend(std::iter::repeat_n((n, m), 2 * d.n_heads));
+        }
         let concat = (n, d.n_heads * d.d_v);
         shapes.extend([concat, (n, d.d_model), concat, (n, d.d_model)]);
         shapes
     }
 
-    fn matrices(&self) -> impl Iterator<Item = &Array2<f32>> {
-        [&self.q, &self.k, &self.v]
+    /// Every number, row-major, one matrix after the other (see [`Computed::shapes`]).
+    fn write(&self, flat: &mut Vec<f32>) {
+        for matrix in [&self.q, &self.k, &self.v]
             .into_iter()
             .chain(&self.scores)
             .chain(&self.weights)
-            .chain([
-                &self.concat,
-                &self.projected,
-                &self.flash_concat,
-                &self.flash_projected,
-            ])
-    }
-
-    /// Every matrix, row-major, one after the other (q, k, v, each head's scores, each head's
-    /// weights, concat, projected, flash_concat, flash_projected): how the page's worker sends
-    /// its result in one transferable buffer. The shapes follow from the config.
-    pub fn to_flat(&self) -> Vec<f32> {
-        let mut flat = Vec::with_capacity(self.matrices().map(Array2::len).sum());
-        for matrix in self.matrices() {
+        {
             flat.extend(matrix.iter());
         }
+        for overview in &self.overviews {
+            for matrix in overview.matrices() {
+                flat.extend(matrix.iter());
+            }
+            flat.extend(&overview.row_max);
+            flat.extend(&overview.row_inverse);
+        }
+        for matrix in [
+            &self.concat,
+            &self.projected,
+            &self.flash_concat,
+            &self.flash_projected,
+        ] {
+            flat.extend(matrix.iter());
+        }
+    }
+
+    /// One flag (1 when summarised) and then every matrix, row-major, one after the other (q, k,
+    /// v; each head's scores and each head's weights, or each head's overview; concat, projected,
+    /// flash_concat, flash_projected): how the page's worker sends its result in one
+    /// transferable buffer. The shapes follow from the config.
+    pub fn to_flat(&self) -> Vec<f32> {
+        let mut flat = vec![if self.overviews.is_empty() { 0.0 } else { 1.0 }];
+        self.write(&mut flat);
         flat
     }
 
     /// The inverse of [`Computed::to_flat`] for `config`; `None` when `flat` has another length.
     pub fn from_flat(config: &Config, flat: &[f32]) -> Option<Self> {
-        let shapes = Self::shapes(config);
+        let (&flag, flat) = flat.split_first()?;
+        let summarised = flag == 1.0;
+        let shapes = Self::shapes(config, summarised);
         if flat.len() != shapes.iter().map(|(r, c)| r * c).sum::<usize>() {
             return None;
         }
@@ -250,16 +315,36 @@ impl Computed {
             Array2::from_shape_vec((rows, cols), head.to_vec()).expect("length checked above")
         });
         let heads = config.dims().n_heads;
+        let (n, m) = (config.seq_len(), config.key_len());
         let mut next = || matrices.next().expect("one shape per matrix");
         let (q, k, v) = (next(), next(), next());
-        let scores = (0..heads).map(|_| next()).collect();
-        let weights = (0..heads).map(|_| next()).collect();
+        let (mut scores, mut weights, mut overviews) = (Vec::new(), Vec::new(), Vec::new());
+        if summarised {
+            for _ in 0..heads {
+                overviews.push(Overview {
+                    row_step: Overview::step(n),
+                    col_step: Overview::step(m),
+                    scores_max: next(),
+                    scores_mean: next(),
+                    masked_max: next(),
+                    masked_mean: next(),
+                    weights_max: next(),
+                    weights_mean: next(),
+                    row_max: next().into_raw_vec_and_offset().0,
+                    row_inverse: next().into_raw_vec_and_offset().0,
+                });
+            }
+        } else {
+            scores = (0..heads).map(|_| next()).collect();
+            weights = (0..heads).map(|_| next()).collect();
+        }
         Some(Self {
             q,
             k,
             v,
             scores,
             weights,
+            overviews,
             concat: next(),
             projected: next(),
             flash_concat: next(),
@@ -294,16 +379,18 @@ pub fn trace_from(
     let mut heads = Vec::with_capacity(dims.n_heads);
     let mut flash_heads = Vec::with_capacity(dims.n_heads);
     let head_columns = |h: usize| h * dims.d_v..(h + 1) * dims.d_v;
-    for (head, (scores, weights)) in computed
-        .scores
-        .into_iter()
-        .zip(computed.weights)
-        .enumerate()
-    {
+    let summarised = !computed.overviews.is_empty();
+    let mut scores = computed.scores.into_iter();
+    let mut weights = computed.weights.into_iter();
+    let empty = || Array2::zeros((0, 0));
+    for head in 0..dims.n_heads {
         let (kv_group, q, k, v) = projections.head(&dims, head);
+        // A summarised trace never records tiles: they would hold its n² scores again.
         let steps = match flash {
-            FlashDetail::Steps => flash_attention(q, k, v, scale, mask, config.block(), true).steps,
-            FlashDetail::OutputOnly => Vec::new(),
+            FlashDetail::Steps if !summarised => {
+                flash_attention(q, k, v, scale, mask, config.block(), true).steps
+            }
+            _ => Vec::new(),
         };
         flash_heads.push(FlashHead {
             output: computed
@@ -318,8 +405,8 @@ pub fn trace_from(
             q: q.to_owned(),
             k: k.to_owned(),
             v: v.to_owned(),
-            scores,
-            weights,
+            scores: scores.next().unwrap_or_else(empty),
+            weights: weights.next().unwrap_or_else(empty),
             output: computed
                 .concat
                 .slice(ndarray::s![.., head_columns(head)])
@@ -344,6 +431,7 @@ pub fn trace_from(
             heads: flash_heads,
         },
         backend,
+        overviews: computed.overviews,
     }
 }
 

@@ -92,6 +92,7 @@ impl GpuBackend {
             v,
             scores: per_head(&scores),
             weights: per_head(&weights),
+            overviews: Vec::new(),
             concat: take(Part::Concat, n, dims.n_heads * dims.d_v)?,
             projected: take(Part::Projected, n, dims.d_model)?,
             flash_concat: take(Part::FlashConcat, n, dims.n_heads * dims.d_v)?,

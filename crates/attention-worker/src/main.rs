@@ -45,7 +45,8 @@ mod worker {
                 return post(scope, &reply, None);
             }
         };
-        let parts = compute_parts_with(&config, &mut |done, heads| {
+        let summarise = attention_core::overview::summarises(&config);
+        let parts = compute_parts_with(&config, summarise, &mut |done, heads| {
             let reply = Array::of4(
                 &id,
                 &"progress".into(),

@@ -351,7 +351,9 @@ pub static TEXT: Text = Text {
         )
     },
     computing_progress: |done, heads| {
-        format!("{done} of {heads} heads done, in the background: keep typing, the newest change wins.")
+        format!(
+            "{done} of {heads} heads done, in the background: keep typing, the newest change wins."
+        )
     },
     last_update: "last update",
     backend_section: "Compute on",

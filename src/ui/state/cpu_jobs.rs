@@ -194,7 +194,10 @@ fn send_next(lab: Lab) {
 
 fn on_answer(lab: Lab, answer: FromWorker) {
     let jobs = lab.cpu_jobs;
-    let current = |id: u32| jobs.running.with_value(|r| r.as_ref().is_some_and(|r| r.id == id));
+    let current = |id: u32| {
+        jobs.running
+            .with_value(|r| r.as_ref().is_some_and(|r| r.id == id))
+    };
     match answer {
         FromWorker::Ready => {
             jobs.worker.update_value(|w| {

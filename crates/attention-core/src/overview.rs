@@ -1,0 +1,307 @@
+//! A head's n² matrices too large to keep (4096 tokens: 64 MiB each), summarised while they are
+//! computed, row by row, without ever holding them: an overview of at most [`OVERVIEW_BINS`]²
+//! blocks of cells (each block's largest and mean value), and, per query, the two numbers of its
+//! softmax (the largest allowed score and 1 / Σ exp(s − max)), from which any one weight is
+//! recomputed exactly from its query and key — the same trick FlashAttention's backward pass
+//! uses. [`cell`] and [`region`] give any cells at full resolution.
+
+use ndarray::{Array2, ArrayView2, Axis, s};
+
+use super::attention::Projections;
+use super::config::Config;
+use super::fastmath::exp;
+use super::mask::{Mask, RowKeys};
+use super::softmax::{masked_exp, masked_max};
+
+/// Blocks per side an overview has at most.
+pub const OVERVIEW_BINS: usize = 256;
+
+/// Above this many cells per head (queries × keys: 512 × 512), the page keeps overviews instead
+/// of every head's scores and weights.
+pub const FULL_HEAD_CELLS: usize = 1 << 18;
+
+/// Whether a trace of `config` keeps overviews rather than full matrices.
+pub fn summarises(config: &Config) -> bool {
+    config.seq_len() * config.key_len() > FULL_HEAD_CELLS
+}
+
+/// How a block of cells is reduced to one value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Reduction {
+    Max,
+    Mean,
+}
+
+/// One head's n² matrices, summarised.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Overview {
+    /// Queries per block row and keys per block column.
+    pub row_step: usize,
+    pub col_step: usize,
+    /// Scaled scores QKᵀ·scale over every cell of a block: max and mean, [row blocks, col blocks].
+    pub scores_max: Array2<f32>,
+    pub scores_mean: Array2<f32>,
+    /// The masked scores: over the allowed cells of a block only; −∞ where none is allowed.
+    pub masked_max: Array2<f32>,
+    pub masked_mean: Array2<f32>,
+    /// The weights over every cell of a block (masked ones are 0).
+    pub weights_max: Array2<f32>,
+    pub weights_mean: Array2<f32>,
+    /// Per query: the largest allowed scaled score (−∞ when every key is masked), and the inverse
+    /// of its softmax's sum, so that w_ij = exp(s_ij − row_max_i) · row_inverse_i.
+    pub row_max: Vec<f32>,
+    pub row_inverse: Vec<f32>,
+}
+
+impl Overview {
+    /// The step (cells per block) that gives at most [`OVERVIEW_BINS`] blocks for `len` cells.
+    pub fn step(len: usize) -> usize {
+        len.div_ceil(OVERVIEW_BINS).max(1)
+    }
+
+    /// The block matrices in the order of [`Overview::MATRICES`].
+    pub fn matrices(&self) -> [&Array2<f32>; 6] {
+        [
+            &self.scores_max,
+            &self.scores_mean,
+            &self.masked_max,
+            &self.masked_mean,
+            &self.weights_max,
+            &self.weights_mean,
+        ]
+    }
+
+    pub const MATRICES: usize = 6;
+
+    /// The block matrix of `stage`'s values reduced by `reduction`: scores, masked or weights.
+    pub fn blocks(&self, values: OverviewOf, reduction: Reduction) -> &Array2<f32> {
+        match (values, reduction) {
+            (OverviewOf::Scores, Reduction::Max) => &self.scores_max,
+            (OverviewOf::Scores, Reduction::Mean) => &self.scores_mean,
+            (OverviewOf::Masked, Reduction::Max) => &self.masked_max,
+            (OverviewOf::Masked, Reduction::Mean) => &self.masked_mean,
+            (OverviewOf::Weights, Reduction::Max) => &self.weights_max,
+            (OverviewOf::Weights, Reduction::Mean) => &self.weights_mean,
+        }
+    }
+}
+
+/// Which matrix an overview block summarises.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum OverviewOf {
+    Scores,
+    Masked,
+    Weights,
+}
+
+/// How many query rows are computed at once: [ROW_CHUNK, key_len] of scratch.
+const ROW_CHUNK: usize = 64;
+
+/// One head's output (weights · V) and the overview of its scores and weights, computed in chunks
+/// of rows: O(key_len) memory per row, never a [seq_len, key_len] matrix.
+pub fn attend_overview(
+    q: ArrayView2<f32>,
+    k: ArrayView2<f32>,
+    v: ArrayView2<f32>,
+    scale: f32,
+    mask: &Mask,
+) -> (Array2<f32>, Overview) {
+    let (n, m) = (q.nrows(), k.nrows());
+    let (row_step, col_step) = (Overview::step(n), Overview::step(m));
+    let blocks = (n.div_ceil(row_step), m.div_ceil(col_step));
+    let mut acc = Accumulator::new(blocks);
+    let mut output = Array2::zeros((n, v.ncols()));
+    let mut row_max = vec![f32::NEG_INFINITY; n];
+    let mut row_inverse = vec![0.0; n];
+    for (chunk, q_chunk) in q.axis_chunks_iter(Axis(0), ROW_CHUNK).enumerate() {
+        let first = chunk * ROW_CHUNK;
+        let mut scores = q_chunk.dot(&k.t());
+        scores.mapv_inplace(|s| s * scale);
+        let mut weights = Array2::<f32>::zeros(scores.raw_dim());
+        for (r, (score_row, mut weight_row)) in scores
+            .outer_iter()
+            .zip(weights.outer_iter_mut())
+            .enumerate()
+        {
+            let i = first + r;
+            let keys = mask.row_keys(i, 0..m);
+            let scores = score_row.as_slice().expect("a fresh matrix is contiguous");
+            let weights = weight_row.as_slice_mut().expect("contiguous");
+            let max = masked_max(scores, &keys);
+            if max > f32::NEG_INFINITY {
+                let inverse = (1.0 / masked_exp(scores, &keys, max, weights)) as f32;
+                weights.iter_mut().for_each(|w| *w *= inverse);
+                (row_max[i], row_inverse[i]) = (max, inverse);
+            }
+            acc.add_row(i / row_step, col_step, scores, weights, &keys);
+        }
+        output
+            .slice_mut(s![first..first + q_chunk.nrows(), ..])
+            .assign(&weights.dot(&v));
+    }
+    let overview = acc.finish(row_step, col_step, n, m, row_max, row_inverse);
+    (output, overview)
+}
+
+/// Running block maxima, sums and counts.
+struct Accumulator {
+    scores_max: Array2<f32>,
+    scores_sum: Array2<f64>,
+    masked_max: Array2<f32>,
+    masked_sum: Array2<f64>,
+    allowed: Array2<u32>,
+    weights_max: Array2<f32>,
+    weights_sum: Array2<f64>,
+}
+
+impl Accumulator {
+    fn new(blocks: (usize, usize)) -> Self {
+        Self {
+            scores_max: Array2::from_elem(blocks, f32::NEG_INFINITY),
+            scores_sum: Array2::zeros(blocks),
+            masked_max: Array2::from_elem(blocks, f32::NEG_INFINITY),
+            masked_sum: Array2::zeros(blocks),
+            allowed: Array2::zeros(blocks),
+            weights_max: Array2::zeros(blocks),
+            weights_sum: Array2::zeros(blocks),
+        }
+    }
+
+    fn add_row(
+        &mut self,
+        block_row: usize,
+        col_step: usize,
+        scores: &[f32],
+        weights: &[f32],
+        keys: &RowKeys,
+    ) {
+        for (b, (s_block, w_block)) in scores
+            .chunks(col_step)
+            .zip(weights.chunks(col_step))
+            .enumerate()
+        {
+            let at = (block_row, b);
+            let first = b * col_step;
+            let (mut s_max, mut s_sum) = (f32::NEG_INFINITY, 0.0f32);
+            let (mut m_max, mut m_sum, mut allowed) = (f32::NEG_INFINITY, 0.0f32, 0u32);
+            let (mut w_max, mut w_sum) = (0.0f32, 0.0f32);
+            for (j, (&s, &w)) in s_block.iter().zip(w_block).enumerate() {
+                s_max = s_max.max(s);
+                s_sum += s;
+                w_max = w_max.max(w);
+                w_sum += w;
+                if keys.allows(first + j) {
+                    m_max = m_max.max(s);
+                    m_sum += s;
+                    allowed += 1;
+                }
+            }
+            self.scores_max[at] = self.scores_max[at].max(s_max);
+            self.scores_sum[at] += f64::from(s_sum);
+            self.masked_max[at] = self.masked_max[at].max(m_max);
+            self.masked_sum[at] += f64::from(m_sum);
+            self.allowed[at] += allowed;
+            self.weights_max[at] = self.weights_max[at].max(w_max);
+            self.weights_sum[at] += f64::from(w_sum);
+        }
+    }
+
+    fn finish(
+        self,
+        row_step: usize,
+        col_step: usize,
+        n: usize,
+        m: usize,
+        row_max: Vec<f32>,
+        row_inverse: Vec<f32>,
+    ) -> Overview {
+        // Blocks at the far edges hold fewer cells.
+        let cells = |(r, c): (usize, usize)| {
+            let rows = row_step.min(n - r * row_step);
+            let cols = col_step.min(m - c * col_step);
+            (rows * cols) as f64
+        };
+        let mean = |sums: &Array2<f64>| {
+            Array2::from_shape_fn(sums.dim(), |at| (sums[at] / cells(at)) as f32)
+        };
+        let masked_mean =
+            Array2::from_shape_fn(self.masked_sum.dim(), |at| match self.allowed[at] {
+                0 => f32::NEG_INFINITY,
+                allowed => (self.masked_sum[at] / f64::from(allowed)) as f32,
+            });
+        Overview {
+            row_step,
+            col_step,
+            scores_mean: mean(&self.scores_sum),
+            scores_max: self.scores_max,
+            masked_max: self.masked_max,
+            masked_mean,
+            weights_mean: mean(&self.weights_sum),
+            weights_max: self.weights_max,
+            row_max,
+            row_inverse,
+        }
+    }
+}
+
+/// One cell of a summarised head, at full resolution: the scaled score QKᵀ·scale (before the
+/// mask) and the weight, recomputed from query `i`'s and key `j`'s vectors and the row's softmax
+/// numbers. Equal to what a full trace holds up to the order of the dot product's additions.
+pub fn cell(
+    q: ArrayView2<f32>,
+    k: ArrayView2<f32>,
+    scale: f32,
+    mask: &Mask,
+    overview: &Overview,
+    (i, j): (usize, usize),
+) -> (f32, f32) {
+    let score = q.row(i).dot(&k.row(j)) * scale;
+    let max = overview.row_max[i];
+    let weight = if mask.allows(i, j) && max > f32::NEG_INFINITY {
+        exp(score - max) * overview.row_inverse[i]
+    } else {
+        0.0
+    };
+    (score, weight)
+}
+
+/// The scaled scores and weights of `rows` × `cols` of a summarised head, at full resolution.
+pub fn region(
+    q: ArrayView2<f32>,
+    k: ArrayView2<f32>,
+    scale: f32,
+    mask: &Mask,
+    overview: &Overview,
+    rows: std::ops::Range<usize>,
+    cols: std::ops::Range<usize>,
+) -> (Array2<f32>, Array2<f32>) {
+    let shape = (rows.len(), cols.len());
+    let mut scores = Array2::zeros(shape);
+    let mut weights = Array2::zeros(shape);
+    for (r, i) in rows.enumerate() {
+        for (c, j) in cols.clone().enumerate() {
+            let (score, weight) = cell(q, k, scale, mask, overview, (i, j));
+            scores[[r, c]] = score;
+            weights[[r, c]] = weight;
+        }
+    }
+    (scores, weights)
+}
+
+/// Every head's output, and overview, of `config` (see [`attend_overview`]).
+pub fn overviews(
+    config: &Config,
+    projections: &Projections,
+    progress: &mut dyn FnMut(usize, usize),
+) -> (Vec<Array2<f32>>, Vec<Overview>) {
+    let dims = *config.dims();
+    let (mut outputs, mut overviews) = (Vec::new(), Vec::new());
+    for head in 0..dims.n_heads {
+        let (_, q, k, v) = projections.head(&dims, head);
+        let (output, overview) = attend_overview(q, k, v, config.scale(), config.mask());
+        outputs.push(output);
+        overviews.push(overview);
+        progress(head + 1, dims.n_heads);
+    }
+    (outputs, overviews)
+}
