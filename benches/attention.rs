@@ -16,7 +16,9 @@ mod native {
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     use attention_core::flash::flash_attention;
-    use attention_core::{Config, Input, Params, compute_outputs, compute_trace};
+    use attention_core::{
+        Config, Input, Params, compute_outputs, compute_parts_with, compute_trace,
+    };
     use criterion::{BenchmarkId, Criterion};
 
     /// The system allocator, counting the bytes live now and the most live since the last reset.
@@ -172,8 +174,23 @@ mod native {
             (seq_len * d_k * 4) as f64 / (1 << 20) as f64
         );
 
+        // What the page's worker computes for a long input: every head's output, FlashAttention's,
+        // and each head's overview (no n² matrix held).
+        let (parts, summary_peak) =
+            peak_bytes(|| compute_parts_with(&config, true, &mut |_, _| {}));
+        println!(
+            "peak heap of the summarised parts at {seq_len}x{d_model}x{n_heads}: {:.2} MiB \
+             ({} overviews of {:?} blocks)",
+            summary_peak as f64 / (1 << 20) as f64,
+            parts.overviews.len(),
+            parts.overviews[0].scores_max.dim(),
+        );
+
         let mut group = c.benchmark_group("untraced");
         group.sample_size(10);
+        group.bench_function(format!("summarised {seq_len}x{d_model}x{n_heads}"), |b| {
+            b.iter(|| compute_parts_with(black_box(&config), true, &mut |_, _| {}))
+        });
         group.bench_function(format!("outputs {seq_len}x{d_model}x{n_heads}"), |b| {
             b.iter(|| compute_outputs(black_box(&config)))
         });

@@ -51,6 +51,8 @@ pub struct Overview {
     /// of its softmax's sum, so that w_ij = exp(s_ij − row_max_i) · row_inverse_i.
     pub row_max: Vec<f32>,
     pub row_inverse: Vec<f32>,
+    /// The largest |scaled score| of every cell (what an honest colour scale reaches).
+    pub abs_max: f32,
 }
 
 impl Overview {
@@ -152,6 +154,7 @@ struct Accumulator {
     allowed: Array2<u32>,
     weights_max: Array2<f32>,
     weights_sum: Array2<f64>,
+    abs_max: f32,
 }
 
 impl Accumulator {
@@ -164,6 +167,7 @@ impl Accumulator {
             allowed: Array2::zeros(blocks),
             weights_max: Array2::zeros(blocks),
             weights_sum: Array2::zeros(blocks),
+            abs_max: 0.0,
         }
     }
 
@@ -196,6 +200,8 @@ impl Accumulator {
                     allowed += 1;
                 }
             }
+            let s_min = s_block.iter().fold(f32::INFINITY, |m, &s| m.min(s));
+            self.abs_max = self.abs_max.max(s_max.abs()).max(s_min.abs());
             self.scores_max[at] = self.scores_max[at].max(s_max);
             self.scores_sum[at] += f64::from(s_sum);
             self.masked_max[at] = self.masked_max[at].max(m_max);
@@ -240,6 +246,7 @@ impl Accumulator {
             weights_max: self.weights_max,
             row_max,
             row_inverse,
+            abs_max: self.abs_max,
         }
     }
 }

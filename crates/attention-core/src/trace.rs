@@ -254,7 +254,7 @@ impl Computed {
             let blocks = (n.div_ceil(Overview::step(n)), m.div_ceil(Overview::step(m)));
             for _ in 0..d.n_heads {
                 shapes.extend(std::iter::repeat_n(blocks, Overview::MATRICES));
-                shapes.extend([(n, 1), (n, 1)]);
+                shapes.extend([(n, 1), (n, 1), (1, 1)]);
             }
         } else {
             shapes.extend(std::iter::repeat_n((n, m), 2 * d.n_heads));
@@ -279,6 +279,7 @@ impl Computed {
             }
             flat.extend(&overview.row_max);
             flat.extend(&overview.row_inverse);
+            flat.push(overview.abs_max);
         }
         for matrix in [
             &self.concat,
@@ -332,6 +333,7 @@ impl Computed {
                     weights_mean: next(),
                     row_max: next().into_raw_vec_and_offset().0,
                     row_inverse: next().into_raw_vec_and_offset().0,
+                    abs_max: next()[[0, 0]],
                 });
             }
         } else {

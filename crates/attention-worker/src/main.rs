@@ -37,7 +37,11 @@ mod worker {
         let config = serde_json::from_str::<Request>(request)
             .map_err(|e| e.to_string())
             .and_then(|r| r.to_params().map_err(|e| e.to_string()))
-            .and_then(|p| p.validate().map_err(|e| e.to_string()));
+            .and_then(|mut params| {
+                // As the page: long inputs are summarised, so no trace is too large.
+                params.trace = false;
+                params.validate().map_err(|e| e.to_string())
+            });
         let config = match config {
             Ok(config) => config,
             Err(message) => {

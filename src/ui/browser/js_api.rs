@@ -17,7 +17,7 @@ use crate::ui::model::notice::{ApiError, Notice};
 use crate::ui::model::theme::Theme;
 use crate::ui::state::model::{ModelStatus, trained_request};
 use crate::ui::state::{Lab, probe, simulate_loss};
-use attention_core::api::{parse_request, trace_json};
+use attention_core::api::parse_request;
 use attention_core::lessons::Chapter;
 
 /// The view settings a host may send beside the parameters.
@@ -154,9 +154,7 @@ pub fn apply(lab: Lab, update: &str) -> Result<(), ApiError> {
         trained_request(&merged).trained_run().map_err(refuse)?;
     } else {
         let previous = lab.shown.get_untracked();
-        merged
-            .to_params()
-            .and_then(|params| Ok(params.validate_reusing(previous.as_ref().map(|t| &t.0.config))?))
+        crate::ui::state::validate(&merged, previous.as_ref().map(|t| &t.0.config))
             .map_err(refuse)?;
     }
     lab.change(update);
@@ -304,11 +302,7 @@ fn install_on_window(lab: Lab) -> Result<(), JsValue> {
     });
     let state = Closure::<dyn Fn() -> JsValue>::new(move || parse(&state_json(lab)));
     let trace = Closure::<dyn Fn() -> JsValue>::new(move || {
-        match lab
-            .shown
-            .get_untracked()
-            .map(|t| trace_json(&t.with_flash_steps()))
-        {
+        match lab.shown.get_untracked().map(|t| t.to_json()) {
             Some(Ok(json)) => parse(&json),
             _ => JsValue::NULL,
         }

@@ -1,10 +1,11 @@
 //! The English text.
 
 use attention_core::ConfigError;
+use attention_core::overview::Reduction;
 
 use super::{
     ErrorTexts, ExplainTexts, FallbackTexts, FlashText, KvTexts, LinkTexts, MaskTexts, ModelTexts,
-    ScaleTexts, ShareTexts, StageText, StageTexts, StepTexts, Text,
+    OverviewTexts, ScaleTexts, ShareTexts, StageText, StageTexts, StepTexts, Text,
 };
 
 fn config_error(error: &ConfigError) -> String {
@@ -155,6 +156,45 @@ pub static TEXT: Text = Text {
         needs_two_heads: "needs at least two heads",
         groups: |per_group, kv_heads| {
             format!("{per_group} query heads share each of {kv_heads} K/V heads")
+        },
+    },
+    overview: OverviewTexts {
+        block_note: |reduction, rows, cols| match reduction {
+            Reduction::Max => format!("each pixel: the largest of {rows} × {cols} cells"),
+            Reduction::Mean => format!("each pixel: the mean of {rows} × {cols} cells"),
+        },
+        caption: |n, m, rows, cols| {
+            format!(
+                "All {n} × {m} cells at once, in blocks of {rows} × {cols}. Click a block (or move with the arrow keys) to see its cells below."
+            )
+        },
+        reduction: "Blocks show",
+        reductions: ["largest", "mean"],
+        zoom_title: |a, b, c, d| format!("Zoomed in: queries {a}–{b} × keys {c}–{d}, every cell"),
+        zoom_hint: "Same numbers as a full trace: each weight is recomputed from its query, its key and the row's softmax maximum and sum.",
+        moves: [
+            "Zoom region up",
+            "Zoom region down",
+            "Zoom region left",
+            "Zoom region right",
+        ],
+        block_position: |a, b, c, d| format!("queries {a}–{b} × keys {c}–{d}"),
+        block_values: |max, mean, cells| format!("largest of {cells} cells: {max} · mean: {mean}"),
+        block_zoom: "Click or press Enter to zoom in on this block.",
+        head_view: |n, most| {
+            format!(
+                "The lines view draws at most {most} tokens ({n} here): zoom into the weights above instead."
+            )
+        },
+        flash: |n, most| {
+            format!(
+                "The tile-by-tile player replays at most {most} tokens ({n} here): its tiles would hold every score again. FlashAttention's output is still computed and compared above."
+            )
+        },
+        lesson: |n, most| {
+            format!(
+                "This chapter's experiment reads every weight: it needs at most {most} tokens ({n} here). Shorten the sentence to run it."
+            )
         },
     },
     scales: ScaleTexts {

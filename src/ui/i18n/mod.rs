@@ -15,6 +15,7 @@ mod zh;
 
 use attention_core::ConfigError;
 use attention_core::api::RequestError;
+use attention_core::overview::Reduction;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
 pub enum Lang {
@@ -193,6 +194,33 @@ pub struct ScaleTexts {
     pub title: &'static str,
     pub names: [&'static str; 2],
     pub help: &'static str,
+}
+
+/// A long input's overview (blocks of cells) and its zoomed region.
+pub struct OverviewTexts {
+    /// What each block of the overview shows: its largest value or its mean, of rows × cols
+    /// cells.
+    pub block_note: fn(Reduction, usize, usize) -> String,
+    /// Above the overview: all n × m cells, as blocks of r × c.
+    pub caption: fn(usize, usize, usize, usize) -> String,
+    /// The control that picks the reduction, and its two choices (largest, mean).
+    pub reduction: &'static str,
+    pub reductions: [&'static str; 2],
+    /// Above the zoom: queries a–b × keys c–d, every cell.
+    pub zoom_title: fn(usize, usize, usize, usize) -> String,
+    pub zoom_hint: &'static str,
+    /// The four moves of the zoom: up, down, left, right.
+    pub moves: [&'static str; 4],
+    /// A block in the tooltip: queries a–b × keys c–d.
+    pub block_position: fn(usize, usize, usize, usize) -> String,
+    /// The block's largest value and mean (already formatted), and how many cells it holds.
+    pub block_values: fn(&str, &str, usize) -> String,
+    pub block_zoom: &'static str,
+    /// Where a view cannot show a summarised trace: the head view, the FlashAttention player,
+    /// a lesson's experiment (with the number of tokens, and the most it takes).
+    pub head_view: fn(usize, usize) -> String,
+    pub flash: fn(usize, usize) -> String,
+    pub lesson: fn(usize, usize) -> String,
 }
 
 /// Sharing keys and values among query heads (GQA, MQA), where it is chosen.
@@ -434,6 +462,7 @@ pub struct Text {
     pub kv_adjusted: fn(usize) -> String,
     pub kv: KvTexts,
     pub scales: ScaleTexts,
+    pub overview: OverviewTexts,
     pub model: ModelTexts,
     pub share: ShareTexts,
     /// "√d_k · T = √8 · 1 = 2.83": what the scores are divided by now.

@@ -1,10 +1,11 @@
 //! 中文文本。
 
 use attention_core::ConfigError;
+use attention_core::overview::Reduction;
 
 use super::{
     ErrorTexts, ExplainTexts, FallbackTexts, FlashText, KvTexts, LinkTexts, MaskTexts, ModelTexts,
-    ScaleTexts, ShareTexts, StageText, StageTexts, StepTexts, Text,
+    OverviewTexts, ScaleTexts, ShareTexts, StageText, StageTexts, StepTexts, Text,
 };
 
 fn config_error(error: &ConfigError) -> String {
@@ -141,6 +142,43 @@ pub static TEXT: Text = Text {
         needs_two_heads: "至少需要两个头",
         groups: |per_group, kv_heads| {
             format!("每 {per_group} 个查询头共享一个 K/V 头，共 {kv_heads} 个 K/V 头")
+        },
+    },
+    overview: OverviewTexts {
+        block_note: |reduction, rows, cols| match reduction {
+            Reduction::Max => format!("每个像素：{rows} × {cols} 个格子中的最大值"),
+            Reduction::Mean => format!("每个像素：{rows} × {cols} 个格子的平均值"),
+        },
+        caption: |n, m, rows, cols| {
+            format!(
+                "一次看全部 {n} × {m} 个格子，按 {rows} × {cols} 分块。点击某一块（或用方向键移动），下方显示其中每个格子。"
+            )
+        },
+        reduction: "分块显示",
+        reductions: ["最大值", "平均值"],
+        zoom_title: |a, b, c, d| format!("放大：查询 {a}–{b} × 键 {c}–{d}，逐格显示"),
+        zoom_hint: "与完整计算的数值相同：每个权重都由它的查询、键以及该行 softmax 的最大值和总和重新算出。",
+        moves: [
+            "放大区域上移",
+            "放大区域下移",
+            "放大区域左移",
+            "放大区域右移",
+        ],
+        block_position: |a, b, c, d| format!("查询 {a}–{b} × 键 {c}–{d}"),
+        block_values: |max, mean, cells| format!("{cells} 个格子中最大 {max} · 平均 {mean}"),
+        block_zoom: "点击或按 Enter 放大这一块。",
+        head_view: |n, most| {
+            format!("连线视图最多画 {most} 个词元（此处 {n} 个）：请在上方的权重中放大查看。")
+        },
+        flash: |n, most| {
+            format!(
+                "逐块回放最多支持 {most} 个词元（此处 {n} 个）：否则各块又要保存全部分数。FlashAttention 的输出仍会计算，并在上方与标准注意力比较。"
+            )
+        },
+        lesson: |n, most| {
+            format!(
+                "本章实验要读取每个权重：最多 {most} 个词元（此处 {n} 个）。请缩短句子后再运行。"
+            )
         },
     },
     scales: ScaleTexts {

@@ -4,6 +4,7 @@
 use super::colormap::ScaleMode;
 use crate::ui::i18n::Lang;
 use attention_core::api::{BackendChoice, LayerNormRequest, MaskRequest, ModelChoice};
+use attention_core::overview::Reduction;
 
 /// Log-scale temperature slider: position 0…1000 maps to T = 0.05 … 10.
 pub const T_MIN: f64 = 0.05;
@@ -208,6 +209,27 @@ impl Choice for ScaleMode {
 
     fn name(self) -> &'static str {
         ScaleMode::name(self)
+    }
+}
+
+impl Choice for Reduction {
+    fn all() -> Vec<Self> {
+        vec![Self::Max, Self::Mean]
+    }
+
+    fn label(self, lang: Lang) -> &'static str {
+        let names = lang.text().overview.reductions;
+        match self {
+            Self::Max => names[0],
+            Self::Mean => names[1],
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Self::Max => "max",
+            Self::Mean => "mean",
+        }
     }
 }
 

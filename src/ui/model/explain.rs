@@ -4,8 +4,9 @@
 use ndarray::ArrayView1;
 
 use super::format::{format_value, operand as num};
-use super::stages::Stage;
+use super::stages::{Stage, score_weight, weights_row};
 use crate::ui::i18n::Lang;
+use attention_core::overview::Reduction;
 use attention_core::{LayerNormMode, MaskSpec, Trace};
 
 /// What a tooltip says about one cell.
@@ -53,6 +54,44 @@ pub fn mask_reason(spec: &MaskSpec, i: usize, j: usize, lang: Lang) -> String {
     }
 }
 
+/// The tooltip for block (`row`, `col`) of a keyed stage's overview for `head`: the queries and
+/// keys it spans, its largest value and mean, and how to zoom in.
+pub fn explain_block(
+    trace: &Trace,
+    stage: Stage,
+    head: usize,
+    row: usize,
+    col: usize,
+    lang: Lang,
+) -> CellInfo {
+    let head = head.min(trace.heads.len() - 1);
+    let max = stage.matrix_reduced(trace, head, Reduction::Max)[[row, col]];
+    let mean = stage.matrix_reduced(trace, head, Reduction::Mean)[[row, col]];
+    let overview = &trace.overviews[head];
+    let (n, m) = (trace.config.seq_len(), trace.config.key_len());
+    let (r0, c0) = (row * overview.row_step, col * overview.col_step);
+    let (r1, c1) = (
+        (r0 + overview.row_step).min(n),
+        (c0 + overview.col_step).min(m),
+    );
+    let words = &lang.text().overview;
+    let shown = |v: f32| {
+        if v == f32::NEG_INFINITY {
+            "−∞".to_string()
+        } else {
+            format_value(v)
+        }
+    };
+    CellInfo {
+        value: shown(max),
+        position: (words.block_position)(r0, r1 - 1, c0, c1 - 1),
+        lines: vec![
+            (words.block_values)(&shown(max), &shown(mean), (r1 - r0) * (c1 - c0)),
+            words.block_zoom.to_string(),
+        ],
+    }
+}
+
 /// The tooltip for cell (`row`, `col`) of `stage` for `head`.
 pub fn explain(
     trace: &Trace,
@@ -66,7 +105,9 @@ pub fn explain(
     let h = &trace.heads[head];
     let config = &trace.config;
     let dims = config.dims();
-    let value = stage.matrix(trace, head)[[row, col]];
+    let value = stage.value(trace, head, row, col);
+    // The scaled score of this cell, for the keyed stages (read, or recomputed under an overview).
+    let score = || score_weight(trace, head, row, col).0;
     let rows = stage.row_labels(trace);
     let cols = stage.col_labels(trace);
     let (row_label, col_label) = (&rows[row], &cols[col]);
@@ -199,17 +240,14 @@ pub fn explain(
             format!("s = q_{row} · k_{col} / (√d_k · T)"),
             format!(
                 "= {} / ({scale_text}) = {}",
-                num(h.scores[[row, col]] / config.scale()),
+                num(score() / config.scale()),
                 format_value(value)
             ),
         ],
-        Stage::Masked if allowed => vec![(words.allowed)(
-            &num(h.scores[[row, col]]),
-            &format_value(value),
-        )],
+        Stage::Masked if allowed => vec![(words.allowed)(&num(score()), &format_value(value))],
         Stage::Masked => vec![
             mask_reason(config.mask().spec(), row, col, lang),
-            (words.masked_score)(&num(h.scores[[row, col]])),
+            (words.masked_score)(&num(score())),
         ],
         Stage::Weights if h.fully_masked_rows.contains(&row) => {
             vec![words.row_fully_masked.into()]
@@ -219,20 +257,30 @@ pub fn explain(
             words.masked_weight.into(),
         ],
         Stage::Weights => {
-            let scores = h.scores.row(row);
-            let allowed_row = trace.mask.row(row);
-            let allowed_scores = scores
-                .iter()
-                .zip(&allowed_row)
-                .filter(|(_, a)| **a)
-                .map(|(s, _)| *s);
-            let max = allowed_scores.clone().fold(f32::NEG_INFINITY, f32::max);
-            let sum: f32 = allowed_scores.map(|s| (s - max).exp()).sum();
+            let (max, sum) = match trace.overviews.get(head) {
+                // The row's softmax numbers, kept with the overview.
+                Some(o) => (o.row_max[row], 1.0 / o.row_inverse[row]),
+                None => {
+                    let allowed_scores = h
+                        .scores
+                        .row(row)
+                        .iter()
+                        .zip(&trace.mask.row(row))
+                        .filter(|(_, a)| **a)
+                        .map(|(s, _)| *s)
+                        .collect::<Vec<_>>();
+                    let max = allowed_scores
+                        .iter()
+                        .copied()
+                        .fold(f32::NEG_INFINITY, f32::max);
+                    (max, allowed_scores.iter().map(|s| (s - max).exp()).sum())
+                }
+            };
             vec![
                 format!("w = exp(s_{row},{col} − max_{row}) / Σ_j exp(s_{row},j − max_{row})"),
                 format!(
                     "= exp({} − {}) / {} = {}",
-                    num(h.scores[[row, col]]),
+                    num(score()),
                     num(max),
                     format_value(sum),
                     format_value(value)
@@ -242,7 +290,7 @@ pub fn explain(
         Stage::HeadOutput => vec![
             format!(
                 "o = Σ_j w_{row},j · v_j[{col}] = {}",
-                terms(h.weights.row(row), h.v.column(col), lang)
+                terms(weights_row(trace, head, row).view(), h.v.column(col), lang)
             ),
             format!("= {}", format_value(value)),
         ],

@@ -159,6 +159,7 @@ pub fn grid(replay: &Replay, frame: &Frame) -> (MatrixView, Option<Span>) {
                 col_labels: labels(tiles_across, block_cols),
                 scale: Scale::Palette(&GRID),
                 legend: Legend::Hidden,
+                blocks: None,
             },
             span,
         );
@@ -181,6 +182,7 @@ pub fn grid(replay: &Replay, frame: &Frame) -> (MatrixView, Option<Span>) {
             col_labels: super::visible_all(&trace.config.key_sequence().tokens),
             scale: Scale::Palette(&GRID),
             legend: Legend::Hidden,
+            blocks: None,
         },
         span,
     )
@@ -267,6 +269,7 @@ pub fn tile(replay: &Replay, frame: &Frame) -> Option<(MatrixView, bool)> {
             row_labels: super::visible_all(&trace.config.tokens()[step.rows.clone()]),
             col_labels: super::visible_all(&trace.config.key_sequence().tokens[step.cols.clone()]),
             values,
+            blocks: None,
         },
         show_probs,
     ))
@@ -305,6 +308,7 @@ pub fn accumulator(replay: &Replay, frame: &Frame) -> (MatrixView, bool) {
             row_labels: super::visible_all(&replay.trace.0.config.tokens()[step.rows.clone()]),
             col_labels: (0..d_v).map(|d| d.to_string()).collect(),
             values,
+            blocks: None,
         },
         final_rows,
     )

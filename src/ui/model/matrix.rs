@@ -5,6 +5,7 @@ use ndarray::Array2;
 
 use super::colormap::Scale;
 use crate::ui::i18n::Lang;
+use attention_core::overview::Reduction;
 
 /// What a heatmap shows.
 #[derive(Debug, Clone, PartialEq)]
@@ -16,6 +17,30 @@ pub struct MatrixView {
     pub scale: Scale,
     /// Which scale the colours follow, said beside the colour bar.
     pub legend: Legend,
+    /// Set when each value stands for a block of cells (an overview of a long input).
+    pub blocks: Option<Blocks>,
+}
+
+/// An overview's blocks: how many cells each stands for, and how they were reduced to one value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Blocks {
+    pub reduction: Reduction,
+    pub rows: usize,
+    pub cols: usize,
+}
+
+impl MatrixView {
+    /// What the colour bar's note says: the scale, and for an overview what each block shows.
+    pub fn note(&self, lang: Lang) -> String {
+        let scale = self.legend.label(lang);
+        match self.blocks {
+            None => scale.to_string(),
+            Some(b) => {
+                let reduced = (lang.text().overview.block_note)(b.reduction, b.rows, b.cols);
+                format!("{scale} · {reduced}")
+            }
+        }
+    }
 }
 
 /// What the colour bar says about the scale in use.

@@ -64,6 +64,25 @@ impl TraceRef {
     }
 }
 
+impl TraceRef {
+    /// The trace as the CLI prints it, for `trace()` and the download: every intermediate with
+    /// FlashAttention's steps; for a summarised trace (a long input, whose n² matrices the page
+    /// never holds) the outputs only, as the CLI prints them with `"trace": false`.
+    pub fn to_json(&self) -> serde_json::Result<String> {
+        let trace = &self.0;
+        if trace.is_summarised() {
+            return attention_core::api::outputs_json(&attention_core::Outputs {
+                tokens: trace.config.tokens().to_vec(),
+                output: trace.output.clone(),
+                flash_output: trace.flash.output.clone(),
+                max_abs_diff: trace.flash.max_abs_diff,
+                backend: trace.backend.clone(),
+            });
+        }
+        attention_core::api::trace_json(&self.with_flash_steps())
+    }
+}
+
 impl PartialEq for TraceRef {
     fn eq(&self, other: &Self) -> bool {
         Arc::ptr_eq(&self.0, &other.0)

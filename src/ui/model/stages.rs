@@ -5,9 +5,11 @@
 use ndarray::Array2;
 
 use super::colormap::{Scale, ScaleMode};
-use super::matrix::{Legend, MatrixView};
+use super::matrix::{Blocks, Legend, MatrixView};
 use crate::ui::i18n::{Lang, StageText};
+use attention_core::overview::{self, OverviewOf, Reduction};
 use attention_core::{LayerNormMode, Trace};
+use std::ops::Range;
 
 /// One matrix of the pipeline, in the order the computation produces them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -213,11 +215,38 @@ impl Stage {
         )
     }
 
+    /// Whether this stage's matrix is an overview of blocks in `trace` (a summarised trace keeps
+    /// no n² matrix: see `attention_core::overview`).
+    pub fn is_overview(self, trace: &Trace) -> bool {
+        self.is_keyed() && trace.is_summarised()
+    }
+
     /// The matrix of `head` (clamped to the trace's heads). Masked cells of [`Stage::Masked`]
-    /// are −∞.
+    /// are −∞. For a summarised trace's keyed stages, the overview's blocks, reduced by
+    /// `reduction`.
     pub fn matrix(self, trace: &Trace, head: usize) -> Array2<f32> {
-        let h = &trace.heads[head.min(trace.heads.len() - 1)];
+        self.matrix_reduced(trace, head, Reduction::Max)
+    }
+
+    /// [`Stage::matrix`], with blocks of an overview reduced by `reduction`.
+    pub fn matrix_reduced(self, trace: &Trace, head: usize, reduction: Reduction) -> Array2<f32> {
+        let head = head.min(trace.heads.len() - 1);
+        let h = &trace.heads[head];
         let config = &trace.config;
+        if self.is_overview(trace) {
+            let overview = &trace.overviews[head];
+            return match self {
+                Self::Dot => {
+                    let scale = config.scale();
+                    overview
+                        .blocks(OverviewOf::Scores, reduction)
+                        .mapv(|s| s / scale)
+                }
+                Self::Scaled => overview.blocks(OverviewOf::Scores, reduction).clone(),
+                Self::Masked => overview.blocks(OverviewOf::Masked, reduction).clone(),
+                _ => overview.blocks(OverviewOf::Weights, reduction).clone(),
+            };
+        }
         match self {
             Self::Embeddings => config
                 .target()
@@ -281,14 +310,92 @@ impl Stage {
     /// The matrix of `head` as the views show it: values, labels, and the colour scale `mode`
     /// asks for, with what the legend says about it.
     pub fn view(self, trace: &Trace, head: usize, mode: ScaleMode) -> MatrixView {
-        let values = self.matrix(trace, head);
+        self.view_reduced(trace, head, mode, Reduction::Max)
+    }
+
+    /// [`Stage::view`], an overview's blocks reduced by `reduction` and labelled by the tokens
+    /// they span.
+    pub fn view_reduced(
+        self,
+        trace: &Trace,
+        head: usize,
+        mode: ScaleMode,
+        reduction: Reduction,
+    ) -> MatrixView {
+        let values = self.matrix_reduced(trace, head, reduction);
         let (scale, legend) = self.scale(trace, head, &values, mode);
+        if self.is_overview(trace) {
+            let overview = &trace.overviews[head.min(trace.overviews.len() - 1)];
+            let ranges = |len: usize, step: usize| {
+                (0..len.div_ceil(step))
+                    .map(|b| format!("{}–{}", b * step, ((b + 1) * step).min(len) - 1))
+                    .collect()
+            };
+            return MatrixView {
+                row_labels: ranges(trace.config.seq_len(), overview.row_step),
+                col_labels: ranges(trace.config.key_len(), overview.col_step),
+                values,
+                scale,
+                legend,
+                blocks: Some(Blocks {
+                    reduction,
+                    rows: overview.row_step,
+                    cols: overview.col_step,
+                }),
+            };
+        }
         MatrixView {
             row_labels: self.row_labels(trace),
             col_labels: self.col_labels(trace),
             values,
             scale,
             legend,
+            blocks: None,
+        }
+    }
+
+    /// Cells `rows` × `cols` of a keyed stage of `head`, at full resolution, with their tokens:
+    /// the zoomed region under an overview (recomputed from Q, K and the rows' softmax numbers),
+    /// or a part of the full matrix. Coloured on the same scale as the whole.
+    pub fn region(
+        self,
+        trace: &Trace,
+        head: usize,
+        mode: ScaleMode,
+        rows: Range<usize>,
+        cols: Range<usize>,
+    ) -> MatrixView {
+        let head = head.min(trace.heads.len() - 1);
+        let values = Array2::from_shape_fn((rows.len(), cols.len()), |(r, c)| {
+            self.value(trace, head, rows.start + r, cols.start + c)
+        });
+        // Honest scales are the whole head's, so the region reads as a part of it.
+        let (scale, legend) = self.scale(trace, head, &values, mode);
+        let row_labels = self.row_labels(trace);
+        let col_labels = self.col_labels(trace);
+        MatrixView {
+            row_labels: row_labels[rows].to_vec(),
+            col_labels: col_labels[cols].to_vec(),
+            values,
+            scale,
+            legend,
+            blocks: None,
+        }
+    }
+
+    /// One cell of `head`'s matrix, at full resolution even where the trace keeps an overview.
+    pub fn value(self, trace: &Trace, head: usize, row: usize, col: usize) -> f32 {
+        let head = head.min(trace.heads.len() - 1);
+        if !self.is_overview(trace) {
+            return self.matrix(trace, head)[[row, col]];
+        }
+        let (score, weight) = score_weight(trace, head, row, col);
+        match self {
+            Self::Dot => score / trace.config.scale(),
+            Self::Scaled => score,
+            Self::Masked if trace.mask[[row, col]] => score,
+            Self::Masked => f32::NEG_INFINITY,
+            _ => weight,
         }
     }
 
@@ -321,6 +428,31 @@ impl Stage {
     }
 }
 
+/// The scaled score (before the mask) and the weight of cell (`row`, `col`) of `head`: read from
+/// the trace, or recomputed from Q, K and the row's softmax numbers where it keeps an overview.
+pub fn score_weight(trace: &Trace, head: usize, row: usize, col: usize) -> (f32, f32) {
+    let h = &trace.heads[head];
+    match trace.overviews.get(head) {
+        Some(overview) => overview::cell(
+            h.q.view(),
+            h.k.view(),
+            trace.config.scale(),
+            trace.config.mask(),
+            overview,
+            (row, col),
+        ),
+        None => (h.scores[[row, col]], h.weights[[row, col]]),
+    }
+}
+
+/// Row `row` of `head`'s weights, read or recomputed.
+pub fn weights_row(trace: &Trace, head: usize, row: usize) -> ndarray::Array1<f32> {
+    let keys = trace.config.key_len();
+    (0..keys)
+        .map(|col| score_weight(trace, head, row, col).1)
+        .collect()
+}
+
 /// A diverging scale around 0 that reaches the largest finite |value|.
 pub fn own_range(values: &Array2<f32>) -> Scale {
     let limit = values
@@ -333,11 +465,15 @@ pub fn own_range(values: &Array2<f32>) -> Scale {
 /// The one limit the score stages of `head` share: the largest |value| of QKᵀ and of the scaled
 /// scores (QKᵀ = scaled · √d_k · T, so whichever factor is larger decides).
 pub fn score_limit(trace: &Trace, head: usize) -> f32 {
-    let h = &trace.heads[head.min(trace.heads.len() - 1)];
-    let scaled = h
-        .scores
-        .iter()
-        .filter(|v| v.is_finite())
-        .fold(0.0f32, |m, v| m.max(v.abs()));
+    let head = head.min(trace.heads.len() - 1);
+    let h = &trace.heads[head];
+    let scaled = match trace.overviews.get(head) {
+        Some(overview) => overview.abs_max,
+        None => h
+            .scores
+            .iter()
+            .filter(|v| v.is_finite())
+            .fold(0.0f32, |m, v| m.max(v.abs())),
+    };
     scaled * (1.0 / trace.config.scale()).max(1.0)
 }

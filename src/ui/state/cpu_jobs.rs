@@ -11,7 +11,7 @@
 
 use leptos::prelude::*;
 
-use super::lab::{Lab, Outcome, compute};
+use super::lab::{Lab, Outcome, compute, validate};
 use crate::ui::browser::clock::now_ms;
 use crate::ui::browser::worker::{FromWorker, WorkerHandle};
 use crate::ui::model::TraceRef;
@@ -159,9 +159,7 @@ fn send_next(lab: Lab) {
     };
     let started_ms = now_ms();
     let previous = lab.shown.get_untracked();
-    let config = request
-        .to_params()
-        .and_then(|p| Ok(p.validate_reusing(previous.as_ref().map(|t| &t.0.config))?));
+    let config = validate(&request, previous.as_ref().map(|t| &t.0.config));
     let config = match config {
         Ok(config) => config,
         Err(error) => {

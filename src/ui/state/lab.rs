@@ -21,7 +21,8 @@ use crate::ui::model::stages::Stage;
 use crate::ui::model::theme::Theme;
 use attention_core::api::{BackendChoice, MaskRequest, Request, RequestError};
 use attention_core::lessons::Chapter;
-use attention_core::{Config, FlashDetail, compute_trace_with};
+use attention_core::overview::{FULL_HEAD_CELLS, Reduction, summarises};
+use attention_core::{Backend, Config, FlashDetail, compute_parts_with, trace_from};
 
 /// The result of computing the current request.
 #[derive(Debug, Clone, PartialEq)]
@@ -60,13 +61,29 @@ impl Outcome {
 /// Checks a request and computes its trace, reusing from `previous` what did not change.
 /// FlashAttention's output is computed for every head, its steps only when a head is replayed
 /// (`flash_views::Replay`): recording every tile of every head was half of a large trace.
+/// Above 512 × 512 cells per head the trace is summarised (`attention_core::overview`), so no
+/// size the core accepts is refused for its trace.
 pub fn compute(request: &Request, previous: Option<&Config>) -> Outcome {
     let started_ms = now_ms();
-    let result = request
-        .to_params()
-        .and_then(|params| Ok(params.validate_reusing(previous)?))
-        .map(|config| TraceRef::new(compute_trace_with(&config, FlashDetail::OutputOnly)));
+    let result = validate(request, previous).map(|config| {
+        let parts = compute_parts_with(&config, summarises(&config), &mut |_, _| {});
+        TraceRef::new(trace_from(
+            &config,
+            parts,
+            Backend::Cpu,
+            FlashDetail::OutputOnly,
+        ))
+    });
     Outcome::computed(result, now_ms() - started_ms, started_ms)
+}
+
+/// Checks `request` into a config, reusing from `previous` what did not change. The page keeps
+/// overviews of long inputs (never every n² matrix), so the CLI's limit on traced cells does not
+/// apply to it.
+pub fn validate(request: &Request, previous: Option<&Config>) -> Result<Config, RequestError> {
+    let mut params = request.to_params()?;
+    params.trace = false;
+    Ok(params.validate_reusing(previous)?)
 }
 
 /// The cell a tooltip explains.
@@ -79,6 +96,8 @@ pub struct ActiveCell {
     /// Where to point the tooltip, in viewport coordinates.
     pub x: f64,
     pub y: f64,
+    /// `row` and `col` are blocks of an overview, not cells.
+    pub block: bool,
 }
 
 /// How long the last update took, from the parameter change to the last redraw.
@@ -141,6 +160,10 @@ pub struct Lab {
     pub lesson_factor: RwSignal<f32>,
     /// The learner's answers and chapters seen (kept in local storage by `browser::progress`).
     pub progress: RwSignal<Progress>,
+    /// A long input's zoomed region: its first query and first key (clamped when read).
+    pub zoom: RwSignal<(usize, usize)>,
+    /// How an overview's blocks are reduced to one value.
+    pub reduction: RwSignal<Reduction>,
 }
 
 impl Lab {
@@ -170,12 +193,18 @@ impl Lab {
                 return trained_outcome(forward, layer, &current, previous, timing);
             }
             let tokens = current.lengths().0.unwrap_or(0);
-            let engine = gpu.with(|status| choose(choice(&current), status, tokens));
             let previous_trace = previous.and_then(|o| o.result.as_ref().ok());
             let heads = current
                 .n_heads
                 .unwrap_or(attention_core::config::DEFAULT_N_HEADS);
             let keys = current.lengths().1.unwrap_or(tokens);
+            // The GPU returns every n² matrix: a long input, summarised, is the CPU's.
+            let engine = match gpu.with(|status| choose(choice(&current), status, tokens)) {
+                Engine::Gpu if tokens.saturating_mul(keys) > FULL_HEAD_CELLS => {
+                    Engine::Cpu(Some(Fallback::new(FallbackReason::TooLarge, "")))
+                }
+                engine => engine,
+            };
             let later = previous_trace.is_some() && computes_later(heads, tokens, keys);
             let outcome = match engine {
                 // A large trace: the last result, marked pending, until the CPU job answers.
@@ -254,6 +283,8 @@ impl Lab {
             lesson_query: RwSignal::new(usize::MAX),
             lesson_factor: RwSignal::new(1.0),
             progress: RwSignal::new(Progress::default()),
+            zoom: RwSignal::new((0, 0)),
+            reduction: RwSignal::new(Reduction::Max),
         };
         // Pending work goes to the GPU. The request is tracked too: a change made while the GPU
         // is busy leaves the outcome as it was (the last result, pending) but must be queued.

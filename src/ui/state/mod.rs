@@ -7,4 +7,4 @@ mod lab;
 pub mod model;
 
 pub use gpu_jobs::{GpuJobs, probe, schedule, simulate_loss};
-pub use lab::{ActiveCell, Lab, Outcome, Timing, compute};
+pub use lab::{ActiveCell, Lab, Outcome, Timing, compute, validate};

@@ -56,6 +56,7 @@ pub fn MaskEditor() -> impl IntoView {
             ),
             scale: Scale::UNIT,
             legend: Legend::Hidden,
+            blocks: None,
         })
     });
     let set_mask = move |allowed: Vec<Vec<bool>>| {

@@ -11,7 +11,7 @@ use super::model_views::{ModelOverview, NextToken};
 use crate::ui::browser::{location, share};
 use crate::ui::model::controls::{Choice, MaskKind};
 use crate::ui::model::link::LinkState;
-use crate::ui::model::matrix::{Legend, MatrixView};
+use crate::ui::model::matrix::{Legend, MatrixView, Span};
 use crate::ui::model::roles::label;
 use crate::ui::model::sections::Section;
 use crate::ui::model::stages::Stage;
@@ -44,6 +44,166 @@ fn stage_data(lab: Lab, stage: Stage) -> Signal<Option<MatrixView>> {
         Some(stage.view(&trace.0, head, lab.scale_mode.get()))
     })
     .into()
+}
+
+/// Rows and columns of a long input's zoomed region.
+pub const ZOOM: usize = 32;
+
+/// The zoomed region for a trace of `n` queries and `m` keys: `ZOOM` × `ZOOM` cells from the lab's
+/// zoom corner, kept inside the matrix.
+fn zoom_ranges(lab: Lab, n: usize, m: usize) -> (std::ops::Range<usize>, std::ops::Range<usize>) {
+    let (row, col) = lab.zoom.get();
+    let r0 = row.min(n.saturating_sub(ZOOM));
+    let c0 = col.min(m.saturating_sub(ZOOM));
+    (r0..(r0 + ZOOM).min(n), c0..(c0 + ZOOM).min(m))
+}
+
+/// A keyed stage of a long input: all its cells as an overview of blocks (max or mean), with
+/// the zoomed region outlined, and that region below at full resolution with its tokens.
+#[component]
+fn OverviewStage(stage: Stage) -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let text = move || &lab.lang.get().text().overview;
+    let head = move || lab.selected_head();
+    let overview = Memo::new(move |_| {
+        let trace = lab.shown.get()?;
+        stage.is_overview(&trace.0).then(|| {
+            stage.view_reduced(&trace.0, head(), lab.scale_mode.get(), lab.reduction.get())
+        })
+    });
+    let sizes = move || {
+        lab.shown.with(|t| {
+            t.as_ref().and_then(|t| {
+                let o =
+                    t.0.overviews
+                        .get(head().min(t.0.overviews.len().saturating_sub(1)))?;
+                Some((
+                    t.0.config.seq_len(),
+                    t.0.config.key_len(),
+                    o.row_step,
+                    o.col_step,
+                ))
+            })
+        })
+    };
+    let region = Memo::new(move |_| {
+        let trace = lab.shown.get()?;
+        if !stage.is_overview(&trace.0) {
+            return None;
+        }
+        let (rows, cols) = zoom_ranges(lab, trace.0.config.seq_len(), trace.0.config.key_len());
+        Some(stage.region(&trace.0, head(), lab.scale_mode.get(), rows, cols))
+    });
+    // The zoomed region, outlined on the overview (in blocks).
+    let outline = Signal::derive(move || {
+        let (n, m, rs, cs) = sizes()?;
+        let (rows, cols) = zoom_ranges(lab, n, m);
+        Some(Span {
+            rows: rows.start / rs..rows.end.div_ceil(rs),
+            cols: cols.start / cs..cols.end.div_ceil(cs),
+        })
+    });
+    let active = move |block: bool| {
+        Callback::new(move |pick: Option<CellPick>| match pick {
+            Some(pick) => {
+                let (row, col) = if block {
+                    (pick.row, pick.col)
+                } else {
+                    let (n, m, _, _) = sizes().unwrap_or((0, 0, 1, 1));
+                    let (rows, cols) = zoom_ranges(lab, n, m);
+                    (rows.start + pick.row, cols.start + pick.col)
+                };
+                lab.active.set(Some(ActiveCell {
+                    stage,
+                    head: lab.selected_head(),
+                    row,
+                    col,
+                    x: pick.x,
+                    y: pick.y,
+                    block,
+                }));
+            }
+            None => {
+                if lab.active.get_untracked().is_some_and(|a| a.stage == stage) {
+                    lab.active.set(None);
+                }
+            }
+        })
+    };
+    // A chosen block: the zoom centres on it.
+    let choose = Callback::new(move |(row, col): (usize, usize)| {
+        let Some((_, _, rs, cs)) = sizes() else {
+            return;
+        };
+        let centre = |block: usize, step: usize| (block * step + step / 2).saturating_sub(ZOOM / 2);
+        lab.zoom.set((centre(row, rs), centre(col, cs)));
+    });
+    let shift = move |(dr, dc): (isize, isize)| {
+        let Some((n, m, _, _)) = sizes() else { return };
+        let (rows, cols) = zoom_ranges(lab, n, m);
+        let step = (ZOOM / 2) as isize;
+        let moved = |start: usize, d: isize| (start as isize + d * step).max(0) as usize;
+        lab.zoom.set((moved(rows.start, dr), moved(cols.start, dc)));
+    };
+    let zoom_title = move || {
+        let (n, m, _, _) = sizes()?;
+        let (rows, cols) = zoom_ranges(lab, n, m);
+        Some((text().zoom_title)(
+            rows.start,
+            rows.end - 1,
+            cols.start,
+            cols.end - 1,
+        ))
+    };
+    let moves: [(isize, isize, &str); 4] = [(-1, 0, "↑"), (1, 0, "↓"), (0, -1, "←"), (0, 1, "→")];
+    let title = move || stage.text(lab.lang.get()).title.to_string();
+    view! {
+        <div class="overview" data-testid=format!("overview-{}", stage.id())>
+            <div class="overview-head">
+                <p class="help">
+                    {move || sizes().map(|(n, m, rs, cs)| (text().caption)(n, m, rs, cs))}
+                </p>
+                <span class="field-label">{move || text().reduction}</span>
+                <Segmented selected=lab.reduction lang=lab.lang test_id="reduction"
+                    on_select=Callback::new(move |r| lab.reduction.set(r)) />
+            </div>
+            <Heatmap
+                data=overview
+                look=look(lab)
+                test_id=format!("heatmap-{}", stage.id())
+                label=Signal::derive(title)
+                export=export_label(lab, stage)
+                on_cell=active(true)
+                on_choose=choose
+                highlight=outline
+                on_drawn=Callback::new(move |_| lab.drawn())
+            />
+            <div class="zoom-head">
+                <h4 data-testid=format!("zoom-title-{}", stage.id())>{zoom_title}</h4>
+                <span class="zoom-moves">
+                    {moves
+                        .into_iter()
+                        .enumerate()
+                        .map(|(i, (dr, dc, arrow))| view! {
+                            <button type="button" class="table-toggle"
+                                data-testid=format!("zoom-move-{}-{i}", stage.id())
+                                aria-label=move || text().moves[i]
+                                title=move || text().moves[i]
+                                on:click=move |_| shift((dr, dc))>{arrow}</button>
+                        })
+                        .collect_view()}
+                </span>
+            </div>
+            <p class="help">{move || text().zoom_hint}</p>
+            <Heatmap
+                data=region
+                look=look(lab)
+                test_id=format!("zoom-{}", stage.id())
+                label=Signal::derive(move || zoom_title().unwrap_or_default())
+                on_cell=active(false)
+            />
+        </div>
+    }
 }
 
 /// The title line and file name of an exported stage: the matrix, the head, the sentence and
@@ -131,6 +291,7 @@ pub fn StageCard(stage: Stage) -> impl IntoView {
             col: pick.col,
             x: pick.x,
             y: pick.y,
+            block: false,
         })),
         None => {
             if lab.active.get_untracked().is_some_and(|a| a.stage == stage) {
@@ -151,15 +312,22 @@ pub fn StageCard(stage: Stage) -> impl IntoView {
                         </Show>
                     </p>
                 </figcaption>
-                <Heatmap
-                    data=stage_data(lab, stage)
-                    look=look(lab)
-                    test_id=format!("heatmap-{}", stage.id())
-                    label=Signal::derive(move || text().title.to_string())
-                    export=export_label(lab, stage)
-                    on_cell=on_cell
-                    on_drawn=Callback::new(move |_| lab.drawn())
-                />
+                <Show
+                    when=move || lab.shown.with(|t| t.as_ref().is_some_and(|t| stage.is_overview(&t.0)))
+                    fallback=move || view! {
+                        <Heatmap
+                            data=stage_data(lab, stage)
+                            look=look(lab)
+                            test_id=format!("heatmap-{}", stage.id())
+                            label=Signal::derive(move || text().title.to_string())
+                            export=export_label(lab, stage)
+                            on_cell=on_cell
+                            on_drawn=Callback::new(move |_| lab.drawn())
+                        />
+                    }
+                >
+                    <OverviewStage stage=stage />
+                </Show>
             </figure>
         </Show>
     }
@@ -282,7 +450,13 @@ fn SoftmaxSection() -> impl IntoView {
                         <h3>{move || text().head_view_title}</h3>
                         <p class="caption">{move || text().head_view_help}</p>
                     </figcaption>
-                    <HeadView />
+                    <Show when=move || summarised(lab).is_none() fallback=move || view! {
+                        <p class="note" data-testid="head-view-note">
+                            {move || summarised(lab).map(|n| (lab.lang.get().text().overview.head_view)(n, MOST_TRACED))}
+                        </p>
+                    }>
+                        <HeadView />
+                    </Show>
                 </figure>
             </div>
             <p class="note" data-testid="fully-masked-note">{fully_masked}</p>
@@ -502,7 +676,26 @@ pub fn Pipeline() -> impl IntoView {
                 " "
                 {move || flash().map(|d| format!("{d:.1e}")).unwrap_or_default()}
             </p>
-            <FlashView />
+            <Show when=move || summarised(lab).is_none() fallback=move || view! {
+                <p class="note" data-testid="flash-note">
+                    {move || summarised(lab).map(|n| (lab.lang.get().text().overview.flash)(n, MOST_TRACED))}
+                </p>
+            }>
+                <FlashView />
+            </Show>
         </div>
     }
+}
+
+/// The most tokens (queries, with as many keys) whose every cell the page keeps: beyond, heads
+/// are summarised (`attention_core::overview::FULL_HEAD_CELLS`).
+pub const MOST_TRACED: usize = 512;
+
+/// The number of tokens when the shown trace is summarised.
+pub fn summarised(lab: Lab) -> Option<usize> {
+    lab.shown.with(|t| {
+        t.as_ref()
+            .filter(|t| t.0.is_summarised())
+            .map(|t| t.0.config.seq_len().max(t.0.config.key_len()))
+    })
 }

@@ -8,7 +8,6 @@ use crate::ui::browser::location;
 use crate::ui::browser::share::{copy, download_text, embed_code, report};
 use crate::ui::model::sections::{DEFAULT_PANELS, Section};
 use crate::ui::state::Lab;
-use attention_core::api::trace_json;
 
 /// Copy link, copy embed code, download the trace. What was copied also shows in a field, so it
 /// can be selected by hand where the clipboard is not allowed.
@@ -46,7 +45,7 @@ pub fn ShareBar() -> impl IntoView {
             <button type="button" class="pill" data-testid="share-download-trace"
                 on:click=move |_| {
                     if let Some(trace) = lab.shown.get_untracked() {
-                        match trace_json(&trace.with_flash_steps()) {
+                        match trace.to_json() {
                             Ok(json) => report(download_text("attention-trace.json", "application/json", &json)),
                             Err(error) => web_sys::console::error_1(&error.to_string().into()),
                         }

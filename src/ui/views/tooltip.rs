@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use crate::ui::model::explain::{CellInfo, explain};
+use crate::ui::model::explain::{CellInfo, explain, explain_block};
 use crate::ui::state::{ActiveCell, Lab};
 
 /// Width the tooltip may take, to keep it inside the window.
@@ -16,18 +16,31 @@ const TOOLTIP_HEIGHT: f64 = 170.0;
 pub fn active_cell(lab: Lab) -> Option<(ActiveCell, CellInfo)> {
     let active = lab.active.get()?;
     let trace = lab.shown.get()?;
-    let (rows, cols) = active.stage.matrix(&trace.0, active.head).dim();
-    if !active.stage.is_shown(&trace.0) || active.row >= rows || active.col >= cols {
+    let t = &trace.0;
+    let stage = active.stage;
+    if !stage.is_shown(t) || active.block != stage.is_overview(t) {
         return None;
     }
-    let info = explain(
-        &trace.0,
-        active.stage,
-        active.head,
-        active.row,
-        active.col,
-        lab.lang.get(),
-    );
+    let (rows, cols) = if active.block || stage.is_keyed() {
+        // A block of the overview, or a cell of a full or zoomed n² matrix.
+        let head = active.head.min(t.heads.len() - 1);
+        match (active.block, t.overviews.get(head)) {
+            (true, Some(o)) => o.scores_max.dim(),
+            _ => (t.config.seq_len(), t.config.key_len()),
+        }
+    } else {
+        stage.matrix(t, active.head).dim()
+    };
+    if active.row >= rows || active.col >= cols {
+        return None;
+    }
+    let lang = lab.lang.get();
+    let (head, row, col) = (active.head, active.row, active.col);
+    let info = if active.block {
+        explain_block(t, stage, head, row, col, lang)
+    } else {
+        explain(t, stage, head, row, col, lang)
+    };
     Some((active, info))
 }
 

@@ -39,6 +39,7 @@ pub struct Cursor {
     /// A pointer pressed the canvas: the focus that follows is the pointer's, not the keyboard's.
     pressed: StoredValue<bool>,
     on_cell: Option<Callback<Option<CellPick>>>,
+    on_choose: Option<Callback<(usize, usize)>>,
     on_paint: Option<Callback<(usize, usize, Paint)>>,
 }
 
@@ -50,6 +51,7 @@ impl Cursor {
         data: Signal<Option<MatrixView>>,
         on_cell: Option<Callback<Option<CellPick>>>,
         on_paint: Option<Callback<(usize, usize, Paint)>>,
+        on_choose: Option<Callback<(usize, usize)>>,
     ) -> Self {
         let cursor = Self {
             layout,
@@ -59,6 +61,7 @@ impl Cursor {
             resume: StoredValue::new(None),
             pressed: StoredValue::new(false),
             on_cell,
+            on_choose,
             on_paint,
         };
         // A cursor outside a smaller matrix is dropped.
@@ -139,6 +142,9 @@ impl Cursor {
             ev.prevent_default();
             on_paint.run((row, col, Paint::Start));
         }
+        if let Some(on_choose) = self.on_choose {
+            on_choose.run((row, col));
+        }
     }
 
     pub fn pointer_leave(&self, ev: &PointerEvent) {
@@ -194,6 +200,10 @@ impl Cursor {
                     ev.prevent_default();
                     on_paint.run((row, col, Paint::Start));
                 }
+                if let Some(on_choose) = self.on_choose {
+                    ev.prevent_default();
+                    on_choose.run((row, col));
+                }
                 return;
             }
             _ => return,
@@ -201,6 +211,9 @@ impl Cursor {
         ev.prevent_default();
         self.scroll_to(&layout, moved);
         self.report(Some(moved));
+        if let Some(on_choose) = self.on_choose {
+            on_choose.run(moved);
+        }
     }
 
     /// Scrolls the heatmap's frame so that `cell` is in view.

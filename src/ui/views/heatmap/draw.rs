@@ -40,6 +40,8 @@ pub struct LayoutKey {
     /// The width the frame offers, in CSS pixels.
     pub available: f64,
     pub compact: bool,
+    /// An overview: the whole fits the width (cells as small as a pixel), labels thin out.
+    pub fit: bool,
 }
 
 /// Where everything goes, in CSS pixels.
@@ -92,7 +94,9 @@ impl Layout {
         let widest_column = widest(&key.col_labels);
         let fitting = ((key.available - left - 4.0) / cols).floor();
         let largest_side = rows.max(cols);
-        let cell = if largest_side * MIN_LABELLED_CELL <= MAX_SIDE {
+        let cell = if key.fit {
+            ((key.available - left - 4.0) / cols).clamp(1.0, MAX_CELL)
+        } else if largest_side * MIN_LABELLED_CELL <= MAX_SIDE {
             fitting.clamp(MIN_LABELLED_CELL, MAX_CELL)
         } else {
             (MAX_SIDE / largest_side)
@@ -239,7 +243,7 @@ pub fn legend(
     if note {
         ctx.set_text_align("left");
         ctx.set_global_alpha(0.75);
-        ctx.fill_text(data.legend.label(lang), x, y + 31.0)?;
+        ctx.fill_text(&data.note(lang), x, y + 31.0)?;
         ctx.set_global_alpha(1.0);
     }
     Ok(())

@@ -86,6 +86,10 @@ pub fn Heatmap(
     /// No "show as table" and no CSV (for colours that are states, not numbers).
     #[prop(optional)]
     no_table: bool,
+    /// Called with a cell that is clicked, tapped, chosen with Enter or Space, or moved to with
+    /// the arrow keys (not merely hovered): an overview's block to zoom into.
+    #[prop(optional)]
+    on_choose: Option<Callback<(usize, usize)>>,
 ) -> impl IntoView {
     let grid = NodeRef::<leptos::html::Canvas>::new();
     let rows_canvas = NodeRef::<leptos::html::Canvas>::new();
@@ -134,6 +138,7 @@ pub fn Heatmap(
                 col_labels: data.col_labels.clone(),
                 available,
                 compact,
+                fit: data.blocks.is_some(),
             };
             // The theme's ink, read (a style lookup) only when labels or the legend are drawn.
             let ink = || computed(&grid, "color").unwrap_or_else(|| "#222".into());
@@ -200,7 +205,7 @@ pub fn Heatmap(
         }
     });
 
-    let cursor = cursor::Cursor::new(layout, grid, scroller, data, on_cell, on_paint);
+    let cursor = cursor::Cursor::new(layout, grid, scroller, data, on_cell, on_paint, on_choose);
     let span_outline = move || {
         let (Some(span), Some(layout)) = (highlight.and_then(|h| h.get()), layout.get()) else {
             return "display: none".to_string();
@@ -282,7 +287,7 @@ pub fn Heatmap(
                 role="img" aria-label=move || data.with(|d| d.as_ref().map(|d| legend_text(d, look.lang.get())))></canvas>
             <p class="legend-note help" data-testid=note_id
                 style=move || layout.with(|l| format!("margin-left: {}px", l.as_ref().map_or(0.0, |l| l.left)))>
-                {move || data.with(|d| d.as_ref().filter(|_| !compact).map(|d| d.legend.label(look.lang.get())))}
+                {move || data.with(|d| d.as_ref().filter(|_| !compact).map(|d| d.note(look.lang.get())))}
             </p>
             <Show when=move || as_table.get()>
                 <MatrixTable data=data label=label lang=look.lang test_id=table_id.clone() />
@@ -299,6 +304,6 @@ fn legend_text(data: &MatrixView, lang: Lang) -> String {
         "{} … {}: {}",
         format_value(low),
         format_value(high),
-        data.legend.label(lang)
+        data.note(lang)
     )
 }

@@ -29,8 +29,12 @@ pub fn current(lab: Lab, chapter: Chapter) -> Memo<Option<Experiment>> {
             query: lab.lesson_query.get(),
             factor: lab.lesson_factor.get(),
         };
-        lab.shown
-            .with(|t| t.as_ref().map(|t| experiment(chapter, &t.0, &focus)))
+        // A summarised trace (a long input) keeps no weights to experiment on.
+        lab.shown.with(|t| {
+            t.as_ref()
+                .filter(|t| !t.0.is_summarised())
+                .map(|t| experiment(chapter, &t.0, &focus))
+        })
     })
 }
 
@@ -78,6 +82,16 @@ fn f32_cell(w: f32) -> String {
 
 /// The chapter's experiment view.
 pub fn view(lab: Lab, chapter: Chapter) -> AnyView {
+    let too_long = move || {
+        crate::ui::views::pipeline::summarised(lab).map(|n| {
+            let most = crate::ui::views::pipeline::MOST_TRACED;
+            view! { <p class="note" data-testid="lesson-too-long">{(lab.lang.get().text().overview.lesson)(n, most)}</p> }
+        })
+    };
+    view! { {too_long} {chapter_view(lab, chapter)} }.into_any()
+}
+
+fn chapter_view(lab: Lab, chapter: Chapter) -> AnyView {
     let e = current(lab, chapter);
     match chapter {
         Chapter::Tokens => tokens(lab, e).into_any(),
