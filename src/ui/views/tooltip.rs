@@ -18,7 +18,8 @@ pub fn active_cell(lab: Lab) -> Option<(ActiveCell, CellInfo)> {
     let trace = lab.shown.get()?;
     let t = &trace.0;
     let stage = active.stage;
-    if !stage.is_shown(t) || active.block != stage.is_overview(t) {
+    // A block exists only in an overview; a cell in any trace (under an overview, it is zoomed).
+    if !stage.is_shown(t) || (active.block && !stage.is_overview(t)) {
         return None;
     }
     let (rows, cols) = if active.block || stage.is_keyed() {

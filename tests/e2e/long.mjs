@@ -1,0 +1,131 @@
+// Long inputs as a user pastes them: the page computes in its Web Worker while the text box keeps
+// taking keystrokes, never draws a result that a newer edit has made stale, and shows 4096
+// tokens as an overview of blocks with a zoomed region that the mouse and keyboard move.
+//
+// node --test tests/e2e/long.mjs   (after trunk build --release)
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { serve } from './serve.mjs';
+import { launch, ROOT, nextFrames } from './browser.mjs';
+
+let server;
+let browser;
+let page;
+
+before(async () => {
+  server = await serve(join(ROOT, 'dist'));
+  browser = await launch();
+  page = await browser.newPage();
+  await page.setViewportSize({ width: 1400, height: 1000 });
+});
+
+after(async () => {
+  await browser?.close();
+  server?.close();
+});
+
+const sentence = (n) => {
+  const words = ['the', 'cat', 'sat', 'on', 'a', 'warm', 'mat', 'today', '猫', '坐'];
+  return Array.from({ length: n }, (_, i) => words[i % words.length]).join(' ');
+};
+
+async function open() {
+  await page.goto(`${server.url}?lang=en&d_model=64&n_heads=4&n_kv_heads=4`);
+  await page.waitForSelector('[data-testid=token-chip]', { timeout: 30000 });
+}
+
+/** Sets the sentence and waits until the page shows its trace. */
+async function show(text) {
+  const set = await page.evaluate((text) => window.attentionLab.set({ sentence: text }), text);
+  assert.equal(set.ok, true, JSON.stringify(set));
+  await waitShown(text.split(' ').length);
+}
+
+const waitShown = (tokens) =>
+  page.waitForFunction(
+    (tokens) => window.attentionLab.state().tokens?.length === tokens
+      && !document.querySelector('[data-testid=computing]').textContent,
+    tokens,
+    { timeout: 90000 },
+  );
+
+test('typing during a long computation: every keystroke lands, no stale result is drawn', async () => {
+  await open();
+  await show(sentence(4000));
+  // Every token count the page shows from now on, frame by frame.
+  await page.evaluate(() => {
+    window.__shown = new Set();
+    const watch = () => {
+      window.__shown.add(window.attentionLab.state().tokens?.length);
+      window.__watch = requestAnimationFrame(watch);
+    };
+    watch();
+  });
+  await page.focus('[data-testid=sentence]');
+  await page.keyboard.press('End');
+  await page.keyboard.type(' a b c d e', { delay: 25 });
+  // The text box took every keystroke at once; the page says it is computing in the background.
+  assert.ok((await page.inputValue('[data-testid=sentence]')).endsWith('坐 a b c d e'));
+  const note = await page.textContent('[data-testid=computing]');
+  assert.match(note, /Computing 4005 tokens × 4 heads/);
+  await waitShown(4005);
+  const shown = await page.evaluate(() => { cancelAnimationFrame(window.__watch); return [...window.__shown]; });
+  // Only the first and the last sentence were ever drawn: 4001 … 4004 tokens were stale.
+  assert.deepEqual(shown.sort(), [4000, 4005], `token counts drawn: ${shown}`);
+  const state = await page.evaluate(() => window.attentionLab.state());
+  assert.equal(state.tokens.at(-1), 'e');
+});
+
+test('4096 tokens are shown as an overview, with a zoom moved by mouse and keyboard', async () => {
+  await open();
+  await show(sentence(4096));
+  const weights = page.locator('[data-stage=weights]');
+  await weights.scrollIntoViewIfNeeded();
+  await nextFrames(page);
+  const overview = weights.locator('[data-testid=overview-weights]');
+  assert.match(await overview.textContent(), /All 4096 × 4096 cells at once, in blocks of 16 × 16/);
+  assert.match(await weights.locator('[data-testid=heatmap-weights-legend-note]').textContent(), /the largest of 16 × 16 cells/);
+  await weights.locator('[data-testid=reduction] [data-value=mean]').click();
+  await nextFrames(page);
+  assert.match(await weights.locator('[data-testid=heatmap-weights-legend-note]').textContent(), /the mean of 16 × 16 cells/);
+  // A click on a block zooms there: the block at about (60 %, 25 %) of 256 × 256.
+  const title = () => page.textContent('[data-testid=zoom-title-weights]');
+  assert.match(await title(), /queries 0–31 × keys 0–31/);
+  const grid = weights.locator('[data-testid=heatmap-weights]');
+  // In the middle of the window, clear of the sticky head selector.
+  await grid.evaluate((el) => el.scrollIntoView({ block: 'center' }));
+  await nextFrames(page);
+  const box = await grid.boundingBox();
+  await page.mouse.click(box.x + box.width * 0.6 + 0.5, box.y + box.height * 0.25 + 0.5);
+  await nextFrames(page);
+  const [, q0, k0] = (await title()).match(/queries (\d+)–\d+ × keys (\d+)–\d+/).map(Number);
+  assert.ok(Math.abs(q0 + 16 - 0.25 * 4096) <= 24 && Math.abs(k0 + 16 - 0.6 * 4096) <= 24, await title());
+  // The tooltip explains the block under the pointer.
+  assert.match(await page.textContent('[data-testid=tooltip]'), /queries \d+–\d+ × keys \d+–\d+.*mean/s);
+  // The keyboard: arrows move through the blocks, and the zoom follows.
+  await grid.focus();
+  await page.keyboard.press('ArrowRight');
+  await nextFrames(page);
+  const moved = (await title()).match(/keys (\d+)–/)[1];
+  assert.equal(Number(moved), k0 + 16, await title());
+  // The buttons move it by half a region.
+  await weights.locator('[data-testid=zoom-move-weights-1]').click();
+  await nextFrames(page);
+  assert.match(await title(), new RegExp(`queries ${q0 + 16}–`));
+  // A zoomed cell is a real cell: its tokens and weight, recomputed.
+  await weights.locator('[data-testid=zoom-weights]').evaluate((el) => el.scrollIntoView({ block: 'center' }));
+  await nextFrames(page);
+  const zoom = await weights.locator('[data-testid=zoom-weights]').boundingBox();
+  await page.mouse.move(zoom.x + zoom.width * 0.5, zoom.y + zoom.height * 0.5);
+  await nextFrames(page);
+  const tip = await page.textContent('[data-testid=tooltip]');
+  assert.match(tip, /w = exp\(s_\d+,\d+ − max_\d+\)/, tip);
+  // Views that need every cell say so instead of freezing.
+  assert.match(await page.textContent('[data-testid=head-view-note]'), /at most 512 tokens \(4096 here\)/);
+  assert.match(await page.textContent('[data-testid=flash-note]'), /4096 here/);
+  // trace() gives what the CLI gives untraced: the outputs.
+  const trace = await page.evaluate(() => window.attentionLab.trace());
+  assert.equal(trace.output.length, 4096);
+  assert.equal(trace.heads, undefined);
+});
