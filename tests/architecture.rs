@@ -116,6 +116,24 @@ fn the_cli_builds_no_web_app() {
     assert_no_dependency("crates/attention-trace/Cargo.toml", &forbidden);
 }
 
+/// The worker is the engine in another thread: the core and the glue to receive and answer
+/// messages, never the UI or the GPU (its module stays small and quick to start).
+#[test]
+fn the_worker_links_the_core_and_no_ui() {
+    let manifest = "crates/attention-worker/Cargo.toml";
+    assert!(normal_dependencies(manifest).contains(&"attention-core".into()));
+    assert_no_dependency(
+        manifest,
+        &[
+            "leptos",
+            "attention-lab",
+            "attention-gpu",
+            "wgpu",
+            "plotters",
+        ],
+    );
+}
+
 #[test]
 fn only_the_api_module_of_the_core_knows_json() {
     assert_no_mentions(

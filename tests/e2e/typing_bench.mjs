@@ -1,6 +1,8 @@
 // Typing into a long sentence (issue 14's table): for 256, 1024, 2048 and 4096 tokens, the time
 // from a typed character to the next painted frame, the main thread's long tasks while typing,
-// and the page's JavaScript heap. Not a test: it prints numbers (benches/README.md keeps them).
+// the time from one edit to its result drawn, and the page's memory (JavaScript heap, the app's
+// and the worker's WebAssembly memory, and the renderer process's resident size, which holds
+// both). Not a test: it prints numbers (benches/README.md keeps them).
 //
 //   trunk build --release && node tests/e2e/typing_bench.mjs [characters]
 //
@@ -8,6 +10,7 @@
 // frame was painted); "to the next painted frame" ends in the first requestAnimationFrame
 // callback after the input event has been handled, plus one more task (the frame's paint).
 import { join } from 'node:path';
+import { execSync } from 'node:child_process';
 import { serve } from './serve.mjs';
 import { launch, ROOT } from './browser.mjs';
 
@@ -17,6 +20,13 @@ const sizes = [256, 1024, 2048, 4096];
 const server = await serve(join(ROOT, 'dist'));
 const browser = await launch();
 const page = await browser.newPage();
+// The app's WebAssembly memory, from Trunk's start event.
+await page.addInitScript(() => addEventListener('TrunkApplicationStarted', (e) => { window.__wasm = e.detail.wasm; }));
+/** The largest resident size of Chromium's renderer processes, in MiB (the page and its worker). */
+const rendererMiB = () => {
+  const lines = execSync('ps -eo rss=,args=', { encoding: 'utf8' }).split('\n').filter((l) => l.includes('--type=renderer'));
+  return Math.max(0, ...lines.map((l) => Number(l.trim().split(/\s+/)[0]) / 1024));
+};
 await page.setViewportSize({ width: 1400, height: 1000 });
 await page.goto(server.url);
 await page.waitForSelector('[data-testid=token-chip]', { timeout: 30000 });
@@ -60,13 +70,36 @@ for (const n of sizes) {
     times.push(ms);
   }
   const long = await page.evaluate(() => window.__long.slice());
+  // One more character after a pause: the time until its result is drawn (the note gone), and
+  // the memory meanwhile.
+  await page.waitForFunction(() => !document.querySelector('[data-testid=computing]').textContent, null, { timeout: 90000 });
+  const results = [];
+  for (let run = 0; run < 3; run++) {
+    results.push(await page.evaluate(() => new Promise((resolve) => {
+      const box = document.querySelector('[data-testid=sentence]');
+      const start = performance.now();
+      box.value += 'z';
+      box.dispatchEvent(new InputEvent('input', { bubbles: true, data: 'z', inputType: 'insertText' }));
+      const check = () => {
+        const note = document.querySelector('[data-testid=computing]').textContent;
+        if (!note && window.attentionLab.state().tokens?.at(-1) === box.value.split(' ').at(-1)) {
+          resolve(performance.now() - start);
+        } else requestAnimationFrame(check);
+      };
+      requestAnimationFrame(check);
+    })));
+  }
+  const wasmMiB = await page.evaluate(() => (window.__wasm?.memory?.buffer.byteLength ?? 0) / 1048576);
+  const rss = rendererMiB();
   const heap = (await cdp.send('Performance.getMetrics')).metrics.find((m) => m.name === 'JSHeapUsedSize')?.value ?? 0;
   const sorted = times.slice().sort((a, b) => a - b);
   const state = await page.evaluate(() => ({ error: document.querySelector('[data-testid=error]')?.textContent ?? null }));
   console.log(
     `${n} tokens (${tokens} shown${set.ok ? '' : ', refused: ' + set.error}${state.error ? '; page says: ' + state.error.slice(0, 80) : ''}): ` +
     `typed character → next painted frame median ${quantile(sorted, 0.5).toFixed(0)} ms, p95 ${quantile(sorted, 0.95).toFixed(0)} ms; ` +
-    `long tasks while typing: ${long.length} (longest ${long.length ? Math.max(...long).toFixed(0) : 0} ms); JS heap ${(heap / 1048576).toFixed(0)} MiB`,
+    `long tasks while typing: ${long.length} (longest ${long.length ? Math.max(...long).toFixed(0) : 0} ms); ` +
+    `edit → result drawn ${results.map((r) => r.toFixed(0)).join(' / ')} ms; ` +
+    `memory: JS heap ${(heap / 1048576).toFixed(0)} MiB, app wasm ${wasmMiB.toFixed(0)} MiB, renderer process ${rss.toFixed(0)} MiB`,
   );
 }
 await browser.close();
