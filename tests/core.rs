@@ -634,3 +634,46 @@ fn overviews_summarise_the_full_matrices_exactly() {
         }
     }
 }
+
+/// Several workers each compute some heads; joined in head order, their parts are exactly the
+/// whole computation, full or summarised, and each part survives the flat buffer.
+#[test]
+fn parts_of_heads_join_into_the_whole() {
+    use attention_core::{Computed, compute_part, compute_parts_with};
+    for seed in 0..30 {
+        let config = random_config(seed);
+        let heads = config.dims().n_heads;
+        for summarise in [false, true] {
+            let whole = compute_parts_with(&config, summarise, &mut |_, _| {});
+            let cut = heads / 2;
+            let parts: Vec<Computed> = [0..cut, cut..heads]
+                .into_iter()
+                .filter(|r| !r.is_empty())
+                .map(|r| {
+                    let part = compute_part(&config, summarise, r.clone(), &mut |_, _| {});
+                    let read = Computed::part_from_flat(&config, r.len(), &part.to_flat());
+                    assert_eq!(read.as_ref(), Some(&part), "seed {seed}: part {r:?}");
+                    part
+                })
+                .collect();
+            let joined = Computed::join(&config, parts).unwrap();
+            assert_eq!(joined.scores, whole.scores, "seed {seed}");
+            assert_eq!(joined.overviews, whole.overviews, "seed {seed}");
+            assert_eq!(joined.concat, whole.concat, "seed {seed}");
+            assert_close(
+                "projected",
+                joined.projected.view(),
+                whole.projected.view(),
+                1e-6,
+                1e-5,
+            );
+            assert_close(
+                "flash projected",
+                joined.flash_projected.view(),
+                whole.flash_projected.view(),
+                1e-6,
+                1e-5,
+            );
+        }
+    }
+}

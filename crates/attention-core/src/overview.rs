@@ -7,7 +7,6 @@
 
 use ndarray::{Array2, ArrayView2, Axis, s};
 
-use super::attention::Projections;
 use super::config::Config;
 use super::fastmath::exp;
 use super::mask::{Mask, RowKeys};
@@ -179,6 +178,9 @@ impl Accumulator {
         weights: &[f32],
         keys: &RowKeys,
     ) {
+        let max = |v: &[f32]| v.iter().fold(f32::NEG_INFINITY, |m, &x| m.max(x));
+        let min = |v: &[f32]| v.iter().fold(f32::INFINITY, |m, &x| m.min(x));
+        let sum = |v: &[f32]| v.iter().sum::<f32>();
         for (b, (s_block, w_block)) in scores
             .chunks(col_step)
             .zip(weights.chunks(col_step))
@@ -186,29 +188,34 @@ impl Accumulator {
         {
             let at = (block_row, b);
             let first = b * col_step;
-            let (mut s_max, mut s_sum) = (f32::NEG_INFINITY, 0.0f32);
-            let (mut m_max, mut m_sum, mut allowed) = (f32::NEG_INFINITY, 0.0f32, 0u32);
-            let (mut w_max, mut w_sum) = (0.0f32, 0.0f32);
-            for (j, (&s, &w)) in s_block.iter().zip(w_block).enumerate() {
-                s_max = s_max.max(s);
-                s_sum += s;
-                w_max = w_max.max(w);
-                w_sum += w;
-                if keys.allows(first + j) {
-                    m_max = m_max.max(s);
-                    m_sum += s;
-                    allowed += 1;
-                }
-            }
-            let s_min = s_block.iter().fold(f32::INFINITY, |m, &s| m.min(s));
-            self.abs_max = self.abs_max.max(s_max.abs()).max(s_min.abs());
+            let s_max = max(s_block);
+            self.abs_max = self.abs_max.max(s_max.abs()).max(min(s_block).abs());
             self.scores_max[at] = self.scores_max[at].max(s_max);
-            self.scores_sum[at] += f64::from(s_sum);
+            self.scores_sum[at] += f64::from(sum(s_block));
+            self.weights_max[at] = self.weights_max[at].max(max(w_block));
+            self.weights_sum[at] += f64::from(sum(w_block));
+            // The allowed cells: a run of keys for every built-in mask, any cells for a custom one.
+            let (m_max, m_sum, allowed) = match keys {
+                RowKeys::Range(range) => {
+                    let low = range.start.clamp(first, first + s_block.len()) - first;
+                    let high = range.end.clamp(first, first + s_block.len()) - first;
+                    let kept = &s_block[low..high.max(low)];
+                    (max(kept), sum(kept), kept.len() as u32)
+                }
+                RowKeys::Explicit(_) => s_block.iter().enumerate().fold(
+                    (f32::NEG_INFINITY, 0.0f32, 0u32),
+                    |(m, t, n), (j, &s)| {
+                        if keys.allows(first + j) {
+                            (m.max(s), t + s, n + 1)
+                        } else {
+                            (m, t, n)
+                        }
+                    },
+                ),
+            };
             self.masked_max[at] = self.masked_max[at].max(m_max);
             self.masked_sum[at] += f64::from(m_sum);
             self.allowed[at] += allowed;
-            self.weights_max[at] = self.weights_max[at].max(w_max);
-            self.weights_sum[at] += f64::from(w_sum);
         }
     }
 
@@ -293,22 +300,4 @@ pub fn region(
         }
     }
     (scores, weights)
-}
-
-/// Every head's output, and overview, of `config` (see [`attend_overview`]).
-pub fn overviews(
-    config: &Config,
-    projections: &Projections,
-    progress: &mut dyn FnMut(usize, usize),
-) -> (Vec<Array2<f32>>, Vec<Overview>) {
-    let dims = *config.dims();
-    let (mut outputs, mut overviews) = (Vec::new(), Vec::new());
-    for head in 0..dims.n_heads {
-        let (_, q, k, v) = projections.head(&dims, head);
-        let (output, overview) = attend_overview(q, k, v, config.scale(), config.mask());
-        outputs.push(output);
-        overviews.push(overview);
-        progress(head + 1, dims.n_heads);
-    }
-    (outputs, overviews)
 }

@@ -6,7 +6,8 @@ use ndarray::{Array2, ArrayView2, Axis, Zip, concatenate};
 use super::attention::{Projections, attend, attend_output};
 use super::config::{Config, LayerNormMode};
 use super::flash::{FlashHead, flash_attention};
-use super::overview::{Overview, overviews};
+use super::overview::{Overview, attend_overview};
+use std::ops::Range;
 
 /// Which engine produced the numbers.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -133,59 +134,61 @@ pub fn compute_parts_with(
     summarise: bool,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Computed {
+    compute_part(config, summarise, 0..config.dims().n_heads, progress)
+}
+
+/// [`compute_parts_with`] for the heads in `heads` only: what one of several workers computes.
+/// Its `concat` and `flash_concat` hold these heads' columns; `projected` and `flash_projected`
+/// are empty unless `heads` is every head ([`Computed::join`] projects the joined parts).
+pub fn compute_part(
+    config: &Config,
+    summarise: bool,
+    heads: Range<usize>,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Computed {
     let dims = *config.dims();
     let (scale, mask) = (config.scale(), config.mask());
     let attention_input = attention_input(config);
     let projections = project(config, attention_input.view());
-    if summarise {
-        let (outputs, overviews) = overviews(config, &projections, progress);
-        let flash_outputs: Vec<_> = (0..dims.n_heads)
-            .map(|head| {
-                let (_, q, k, v) = projections.head(&dims, head);
-                flash_attention(q, k, v, scale, mask, config.block(), false).output
-            })
-            .collect();
-        let concat = concat_heads(outputs.iter().map(|a| a.view()));
-        let flash_concat = concat_heads(flash_outputs.iter().map(|a| a.view()));
-        let w = config.weights();
-        return Computed {
-            projected: w.project_out(concat.view()),
-            flash_projected: w.project_out(flash_concat.view()),
-            q: projections.q,
-            k: projections.k,
-            v: projections.v,
-            scores: Vec::new(),
-            weights: Vec::new(),
-            overviews,
-            concat,
-            flash_concat,
-        };
-    }
-    let mut scores = Vec::with_capacity(dims.n_heads);
-    let mut weights = Vec::with_capacity(dims.n_heads);
-    let mut outputs = Vec::with_capacity(dims.n_heads);
-    let mut flash_outputs = Vec::with_capacity(dims.n_heads);
-    for head in 0..dims.n_heads {
+    let count = heads.len();
+    let (mut scores, mut weights, mut overviews) = (Vec::new(), Vec::new(), Vec::new());
+    let mut outputs = Vec::with_capacity(count);
+    let mut flash_outputs = Vec::with_capacity(count);
+    for (done, head) in heads.enumerate() {
         let (_, q, k, v) = projections.head(&dims, head);
-        let standard = attend(q, k, v, scale, mask);
+        if summarise {
+            let (output, overview) = attend_overview(q, k, v, scale, mask);
+            outputs.push(output);
+            overviews.push(overview);
+        } else {
+            let standard = attend(q, k, v, scale, mask);
+            scores.push(standard.scores);
+            weights.push(standard.weights);
+            outputs.push(standard.output);
+        }
         flash_outputs.push(flash_attention(q, k, v, scale, mask, config.block(), false).output);
-        scores.push(standard.scores);
-        weights.push(standard.weights);
-        outputs.push(standard.output);
-        progress(head + 1, dims.n_heads);
+        progress(done + 1, count);
     }
     let concat = concat_heads(outputs.iter().map(|a| a.view()));
     let flash_concat = concat_heads(flash_outputs.iter().map(|a| a.view()));
-    let w = config.weights();
+    let (projected, flash_projected) = if count == dims.n_heads {
+        let w = config.weights();
+        (
+            w.project_out(concat.view()),
+            w.project_out(flash_concat.view()),
+        )
+    } else {
+        (Array2::zeros((0, 0)), Array2::zeros((0, 0)))
+    };
     Computed {
-        projected: w.project_out(concat.view()),
-        flash_projected: w.project_out(flash_concat.view()),
+        projected,
+        flash_projected,
         q: projections.q,
         k: projections.k,
         v: projections.v,
         scores,
         weights,
-        overviews: Vec::new(),
+        overviews,
         concat,
         flash_concat,
     }
@@ -241,10 +244,12 @@ pub struct Computed {
 }
 
 impl Computed {
-    /// The shapes of [`Computed::to_flat`]'s matrices, in order, for `config`, summarised or not.
-    fn shapes(config: &Config, summarised: bool) -> Vec<(usize, usize)> {
+    /// The shapes of [`Computed::to_flat`]'s matrices, in order, for the heads `heads` of
+    /// `config`, summarised or not.
+    fn shapes(config: &Config, summarised: bool, heads: usize) -> Vec<(usize, usize)> {
         let d = config.dims();
         let (n, m) = (config.seq_len(), config.key_len());
+        let whole = heads == d.n_heads;
         let mut shapes = vec![
             (n, d.n_heads * d.d_k),
             (m, d.n_kv_heads * d.d_k),
@@ -252,15 +257,16 @@ impl Computed {
         ];
         if summarised {
             let blocks = (n.div_ceil(Overview::step(n)), m.div_ceil(Overview::step(m)));
-            for _ in 0..d.n_heads {
+            for _ in 0..heads {
                 shapes.extend(std::iter::repeat_n(blocks, Overview::MATRICES));
                 shapes.extend([(n, 1), (n, 1), (1, 1)]);
             }
         } else {
-            shapes.extend(std::iter::repeat_n((n, m), 2 * d.n_heads));
+            shapes.extend(std::iter::repeat_n((n, m), 2 * heads));
         }
-        let concat = (n, d.n_heads * d.d_v);
-        shapes.extend([concat, (n, d.d_model), concat, (n, d.d_model)]);
+        let concat = (n, heads * d.d_v);
+        let projected = if whole { (n, d.d_model) } else { (0, 0) };
+        shapes.extend([concat, projected, concat, projected]);
         shapes
     }
 
@@ -303,9 +309,14 @@ impl Computed {
 
     /// The inverse of [`Computed::to_flat`] for `config`; `None` when `flat` has another length.
     pub fn from_flat(config: &Config, flat: &[f32]) -> Option<Self> {
+        Self::part_from_flat(config, config.dims().n_heads, flat)
+    }
+
+    /// The inverse of [`Computed::to_flat`] for a part of `heads` heads ([`compute_part`]).
+    pub fn part_from_flat(config: &Config, heads: usize, flat: &[f32]) -> Option<Self> {
         let (&flag, flat) = flat.split_first()?;
         let summarised = flag == 1.0;
-        let shapes = Self::shapes(config, summarised);
+        let shapes = Self::shapes(config, summarised, heads);
         if flat.len() != shapes.iter().map(|(r, c)| r * c).sum::<usize>() {
             return None;
         }
@@ -315,7 +326,6 @@ impl Computed {
             rest = tail;
             Array2::from_shape_vec((rows, cols), head.to_vec()).expect("length checked above")
         });
-        let heads = config.dims().n_heads;
         let (n, m) = (config.seq_len(), config.key_len());
         let mut next = || matrices.next().expect("one shape per matrix");
         let (q, k, v) = (next(), next(), next());
@@ -352,6 +362,31 @@ impl Computed {
             flash_concat: next(),
             flash_projected: next(),
         })
+    }
+}
+
+impl Computed {
+    /// The parts of several workers, in head order, as one: every head's matrices, the outputs
+    /// side by side, and both projections through W_O. `None` without parts.
+    pub fn join(config: &Config, parts: Vec<Computed>) -> Option<Self> {
+        let mut parts = parts.into_iter();
+        let mut joined = parts.next()?;
+        for part in parts {
+            joined.scores.extend(part.scores);
+            joined.weights.extend(part.weights);
+            joined.overviews.extend(part.overviews);
+            joined.concat =
+                concatenate(Axis(1), &[joined.concat.view(), part.concat.view()]).ok()?;
+            joined.flash_concat = concatenate(
+                Axis(1),
+                &[joined.flash_concat.view(), part.flash_concat.view()],
+            )
+            .ok()?;
+        }
+        let w = config.weights();
+        joined.projected = w.project_out(joined.concat.view());
+        joined.flash_projected = w.project_out(joined.flash_concat.view());
+        Some(joined)
     }
 }
 

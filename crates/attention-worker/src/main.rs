@@ -2,18 +2,20 @@
 //! posts the result back, so that typing, scrolling and drawing never wait for a large trace.
 //!
 //! Messages (arrays, so that the page needs no schema):
-//! - to the worker: `[id, request]`, the request as the CLI's JSON;
+//! - to the worker: `[id, request, first_head, end_head]`, the request as the CLI's JSON and the
+//!   heads this worker computes (the page splits the heads among several workers);
 //! - from the worker: `["ready"]` once it listens; `[id, "progress", heads_done, heads]` after
-//!   each head; `[id, "done", buffer]` with [`attention_core::Computed::to_flat`] in a transferred
-//!   `ArrayBuffer` (the page rebuilds the trace with `trace_from`, from its own copy of the
-//!   config); `[id, "error", message]` when the request is invalid.
+//!   each head; `[id, "done", buffer]` with its part ([`attention_core::compute_part`]) as
+//!   `Computed::to_flat` in a transferred `ArrayBuffer` (the page joins the parts and rebuilds
+//!   the trace with `trace_from`, from its own copy of the config); `[id, "error", message]`
+//!   when the request is invalid.
 //!
 //! The page cancels a computation by terminating the worker and starting another.
 
 #[cfg(target_arch = "wasm32")]
 mod worker {
     use attention_core::api::Request;
-    use attention_core::compute_parts_with;
+    use attention_core::compute_part;
     use js_sys::{Array, Float32Array};
     use wasm_bindgen::prelude::*;
     use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
@@ -26,14 +28,21 @@ mod worker {
             let message = Array::from(&event.data());
             let id = message.get(0);
             let request = message.get(1).as_string().unwrap_or_default();
-            answer(&reply, id, &request);
+            let head = |i| message.get(i).as_f64().map(|h| h as usize);
+            answer(&reply, id, &request, head(2), head(3));
         });
         scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
         on_message.forget();
         post(&scope, &Array::of1(&"ready".into()), None);
     }
 
-    fn answer(scope: &DedicatedWorkerGlobalScope, id: JsValue, request: &str) {
+    fn answer(
+        scope: &DedicatedWorkerGlobalScope,
+        id: JsValue,
+        request: &str,
+        first: Option<usize>,
+        end: Option<usize>,
+    ) {
         let config = serde_json::from_str::<Request>(request)
             .map_err(|e| e.to_string())
             .and_then(|r| r.to_params().map_err(|e| e.to_string()))
@@ -50,7 +59,9 @@ mod worker {
             }
         };
         let summarise = attention_core::overview::summarises(&config);
-        let parts = compute_parts_with(&config, summarise, &mut |done, heads| {
+        let all = config.dims().n_heads;
+        let heads = first.unwrap_or(0).min(all)..end.unwrap_or(all).min(all);
+        let parts = compute_part(&config, summarise, heads, &mut |done, heads| {
             let reply = Array::of4(
                 &id,
                 &"progress".into(),

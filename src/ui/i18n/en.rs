@@ -385,6 +385,7 @@ pub static TEXT: Text = Text {
     computed_on_cpu: "CPU",
     computed_on_gpu: "GPU",
     computing: "computing…",
+    more_tokens: |rest, n| format!("… and {rest} more ({n} tokens in all)"),
     computing_trace: |n, h| {
         format!(
             "Computing {n} tokens × {h} heads… the views show the last result until it is done."

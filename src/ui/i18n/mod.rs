@@ -484,6 +484,8 @@ pub struct Text {
     pub computing: &'static str,
     /// A large trace is being computed: (tokens, heads). The views show the last result until then.
     pub computing_trace: fn(usize, usize) -> String,
+    /// After a long input's first chips: how many more, and how many in all.
+    pub more_tokens: fn(usize, usize) -> String,
     /// Heads done, heads in all (the worker's progress).
     pub computing_progress: fn(usize, usize) -> String,
     pub last_update: &'static str,

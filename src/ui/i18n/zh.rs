@@ -355,6 +355,7 @@ pub static TEXT: Text = Text {
     computed_on_cpu: "CPU",
     computed_on_gpu: "GPU",
     computing: "计算中……",
+    more_tokens: |rest, n| format!("……还有 {rest} 个（共 {n} 个词元）"),
     computing_trace: |n, h| format!("正在计算 {n} 个词元 × {h} 个头……完成前视图显示上一次的结果。"),
     computing_progress: |done, heads| {
         format!("已在后台算完 {done}/{heads} 个头：可以继续输入，以最新的修改为准。")

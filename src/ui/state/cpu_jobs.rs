@@ -1,51 +1,66 @@
 //! Large traces on the CPU, off the page's thread: from `engine::LATER_CELLS` up, a request goes
-//! to the Web Worker (`crates/attention-worker`), so the text box, sliders and scrolling never
-//! wait for it. Only the newest request matters: one that arrives while the worker computes an
-//! older one is computed next, and if the older one would take longer than
-//! [`CANCEL_AFTER_MS`] more, ends it (the worker is terminated and a new one started); a result
-//! that is already stale is never read, let alone drawn. While it
-//! computes, `progress` counts the heads done.
+//! to the page's Web Workers (`crates/attention-worker`, one per processor up to 4, each
+//! computing some of the heads), so the text box, sliders and scrolling never wait for it.
+//!
+//! Only the newest request matters: one that arrives while the workers compute an older one is
+//! computed next, and if the older one would take longer than [`CANCEL_AFTER_MS`] more, ends it
+//! (the workers are terminated and new ones started); a result that is already stale is never
+//! read, let alone drawn. While they compute, `progress` counts the heads done.
 //!
 //! Where no worker can start (its files are missing, as under wasm-bindgen-test, or the browser
 //! refuses), the same jobs run on the page's thread after a paint, newest request only.
+
+use std::ops::Range;
 
 use leptos::prelude::*;
 
 use super::lab::{Lab, Outcome, compute, validate};
 use crate::ui::browser::clock::now_ms;
-use crate::ui::browser::worker::{FromWorker, WorkerHandle};
+use crate::ui::browser::worker::{FromWorker, WorkerHandle, pool_size};
 use crate::ui::model::TraceRef;
 use attention_core::api::Request;
-use attention_core::{Backend, Computed, Config, FlashDetail, trace_from};
+use attention_core::{Backend, Computed, FlashDetail, trace_from};
 
-/// The worker's state.
-enum Worker {
+/// A computation expected to run longer than this is ended by a newer request rather than
+/// waited for (a new worker starts in milliseconds: the page hands it the compiled module).
+pub const CANCEL_AFTER_MS: f64 = 150.0;
+
+/// A computation expected to run longer than this starts only once the edits pause for
+/// [`QUIET_MS`]: while a user types into a long sentence, the workers do not take the processors
+/// the page needs to show each character.
+pub const WAIT_FOR_PAUSE_MS: f64 = 300.0;
+pub const QUIET_MS: u64 = 80;
+
+/// The workers' state.
+enum Workers {
     /// Not needed yet.
     Unstarted,
-    /// Loading its module: requests wait.
-    Starting(WorkerHandle),
-    Ready(WorkerHandle),
-    /// It cannot run here: jobs run on the page's thread.
+    /// Started; each is ready once its module is loaded (requests wait until all are).
+    Started(Vec<(WorkerHandle, bool)>),
+    /// None can run here: jobs run on the page's thread.
     Unavailable,
 }
 
-/// A computation expected to run longer than this is ended by a newer request rather than
-/// waited for (starting a new worker costs a module compile, ~20 ms on this machine).
-pub const CANCEL_AFTER_MS: f64 = 150.0;
-
-/// The request the worker is computing.
+/// The request the workers are computing.
 struct Running {
     id: u32,
     request: Request,
-    config: Config,
     started_ms: f64,
     /// Traced cells (heads × queries × keys): what its time is estimated from.
     cells: f64,
+    /// The heads each worker computes, its heads done, and its part once done.
+    parts: Vec<Part>,
+}
+
+struct Part {
+    heads: Range<usize>,
+    done: usize,
+    result: Option<js_sys::Float32Array>,
 }
 
 #[derive(Clone, Copy)]
 pub struct CpuJobs {
-    worker: StoredValue<Worker, LocalStorage>,
+    workers: StoredValue<Workers, LocalStorage>,
     running: StoredValue<Option<Running>, LocalStorage>,
     next_id: StoredValue<u32>,
     /// A job runs on the page's thread (no worker).
@@ -54,7 +69,7 @@ pub struct CpuJobs {
     queued: StoredValue<Option<Request>>,
     /// The last finished computation and the request it answers.
     pub done: RwSignal<Option<(Request, Outcome)>>,
-    /// Heads done and heads in all, while the worker computes.
+    /// Heads done and heads in all, while the workers compute.
     pub progress: RwSignal<Option<(usize, usize)>>,
     /// How many jobs finished (for tests: coalesced changes run once).
     pub runs: StoredValue<usize>,
@@ -62,12 +77,14 @@ pub struct CpuJobs {
     pub cancelled: StoredValue<usize>,
     /// Milliseconds per traced cell, from the last finished computation.
     rate: StoredValue<f64>,
+    /// The pause a long computation waits for.
+    quiet: StoredValue<Option<TimeoutHandle>, LocalStorage>,
 }
 
 impl CpuJobs {
     pub fn new() -> Self {
         Self {
-            worker: StoredValue::new_local(Worker::Unstarted),
+            workers: StoredValue::new_local(Workers::Unstarted),
             running: StoredValue::new_local(None),
             next_id: StoredValue::new(0),
             busy: StoredValue::new(false),
@@ -78,13 +95,14 @@ impl CpuJobs {
             cancelled: StoredValue::new(0),
             // 4 heads × 1024² cells in ~120 ms, until measured.
             rate: StoredValue::new(3e-5),
+            quiet: StoredValue::new_local(None),
         }
     }
 
-    /// Whether the worker computes (false before it is needed, and where none can run).
+    /// Whether workers compute (false before they are needed, and where none can run).
     pub fn in_worker(&self) -> bool {
-        self.worker
-            .with_value(|w| matches!(w, Worker::Starting(_) | Worker::Ready(_)))
+        self.workers
+            .with_value(|w| matches!(w, Workers::Started(_)))
     }
 }
 
@@ -94,7 +112,7 @@ impl Default for CpuJobs {
     }
 }
 
-/// Computes `request` in the worker (or, without one, after the next paint); a newer request
+/// Computes `request` in the workers (or, without them, after the next paint); a newer request
 /// replaces one still waiting and cancels one being computed.
 pub fn schedule(lab: Lab, request: Request) {
     let jobs = lab.cpu_jobs;
@@ -104,34 +122,79 @@ pub fn schedule(lab: Lab, request: Request) {
     {
         return;
     }
+    let long = cells(&request) * jobs.rate.get_value() > WAIT_FOR_PAUSE_MS;
     jobs.queued.set_value(Some(request));
-    if jobs.worker.with_value(|w| matches!(w, Worker::Unstarted)) {
-        start_worker(lab);
+    if jobs.workers.with_value(|w| matches!(w, Workers::Unstarted)) {
+        start_workers(lab);
     }
-    pump(lab);
+    if !long || !jobs.in_worker() {
+        return pump(lab);
+    }
+    // A long one: the running computation is stale, end it now; start once the edits pause.
+    if jobs.running.with_value(Option::is_some) {
+        cancel(lab);
+    }
+    if let Some(timer) = jobs.quiet.try_update_value(Option::take).flatten() {
+        timer.clear();
+    }
+    let timer = set_timeout_with_handle(
+        move || {
+            lab.cpu_jobs.quiet.set_value(None);
+            pump(lab);
+        },
+        std::time::Duration::from_millis(QUIET_MS),
+    );
+    jobs.quiet.set_value(timer.ok());
 }
 
-fn start_worker(lab: Lab) {
-    let state = match WorkerHandle::spawn(move |answer| on_answer(lab, answer)) {
-        Some(handle) => Worker::Starting(handle),
-        None => Worker::Unavailable,
+/// Traced cells of `request`: heads × queries × keys.
+fn cells(request: &Request) -> f64 {
+    let heads = request
+        .n_heads
+        .unwrap_or(attention_core::config::DEFAULT_N_HEADS);
+    let (queries, keys) = request.lengths();
+    let queries = queries.unwrap_or(0);
+    (heads * queries * keys.unwrap_or(queries)) as f64
+}
+
+fn start_workers(lab: Lab) {
+    let handles: Option<Vec<_>> = (0..pool_size())
+        .map(|index| {
+            WorkerHandle::spawn(move |answer| on_answer(lab, index, answer)).map(|h| (h, false))
+        })
+        .collect();
+    let state = match handles {
+        Some(handles) => Workers::Started(handles),
+        None => Workers::Unavailable,
     };
-    lab.cpu_jobs.worker.set_value(state);
+    lab.cpu_jobs.workers.set_value(state);
+}
+
+/// Ends the running computation (its workers, mid-computation) and starts new workers.
+fn cancel(lab: Lab) {
+    let jobs = lab.cpu_jobs;
+    jobs.running.set_value(None);
+    jobs.progress.set(None);
+    jobs.cancelled.update_value(|n| *n += 1);
+    start_workers(lab);
 }
 
 /// Starts the next job if it can.
 fn pump(lab: Lab) {
     let jobs = lab.cpu_jobs;
+    if jobs.quiet.with_value(Option::is_some) {
+        return; // A long computation waits for the edits to pause.
+    }
     let waiting = jobs.queued.with_value(Option::is_some);
-    match jobs.worker.with_value(|w| match w {
-        Worker::Unstarted | Worker::Starting(_) => None,
-        Worker::Ready(_) => Some(true),
-        Worker::Unavailable => Some(false),
+    match jobs.workers.with_value(|w| match w {
+        Workers::Unstarted => None,
+        Workers::Started(handles) => Some(handles.iter().all(|(_, ready)| *ready)).filter(|r| *r),
+        Workers::Unavailable => Some(false),
     }) {
         None => {}
         Some(false) => schedule_here(lab),
         Some(true) if !waiting => {}
-        // A newer request while the worker computes: end that computation if it would still
+        // A newer request while the workers compute: end that computation if it would still
         // take long, and start afresh; else wait for it.
         Some(true) if jobs.running.with_value(Option::is_some) => {
             let rate = jobs.rate.get_value();
@@ -140,57 +203,72 @@ fn pump(lab: Lab) {
                     .map_or(0.0, |r| r.cells * rate - (now_ms() - r.started_ms))
             });
             if remaining > CANCEL_AFTER_MS {
-                jobs.running.set_value(None);
-                jobs.progress.set(None);
-                jobs.cancelled.update_value(|n| *n += 1);
-                start_worker(lab);
+                cancel(lab);
             }
         }
         Some(true) => send_next(lab),
     }
 }
 
-/// Checks the newest request here (cheap, and the trace is rebuilt from this config) and posts
-/// it to the worker.
+/// Posts the newest request to the workers, each its share of the heads. It is checked here only
+/// when its result comes back (a request cancelled meanwhile costs the page nothing); a worker
+/// reports one it refuses.
 fn send_next(lab: Lab) {
     let jobs = lab.cpu_jobs;
     let Some(request) = jobs.queued.try_update_value(Option::take).flatten() else {
         return;
     };
     let started_ms = now_ms();
-    let previous = lab.shown.get_untracked();
-    let config = validate(&request, previous.as_ref().map(|t| &t.0.config));
-    let config = match config {
-        Ok(config) => config,
-        Err(error) => {
-            let outcome = Outcome::computed(Err(error), now_ms() - started_ms, started_ms);
-            return finish(lab, request, outcome);
-        }
-    };
     let id = jobs.next_id.get_value().wrapping_add(1);
     jobs.next_id.set_value(id);
     let json = serde_json::to_string(&request).unwrap_or_default();
-    let posted = jobs.worker.with_value(|w| match w {
-        Worker::Ready(handle) => handle.post(id, &json),
+    let heads = request
+        .n_heads
+        .unwrap_or(attention_core::config::DEFAULT_N_HEADS);
+    let ranges = split(
+        heads,
+        jobs.workers.with_value(|w| match w {
+            Workers::Started(handles) => handles.len(),
+            _ => 0,
+        }),
+    );
+    let posted = jobs.workers.with_value(|w| match w {
+        Workers::Started(handles) => ranges
+            .iter()
+            .zip(handles)
+            .all(|(heads, (handle, _))| handle.post(id, &json, heads.clone())),
         _ => false,
     });
-    if !posted {
+    if !posted || ranges.is_empty() {
         jobs.queued.set_value(Some(request));
-        return worker_failed(lab);
+        return workers_failed(lab);
     }
-    let dims = config.dims();
-    let cells = (dims.n_heads * config.seq_len() * config.key_len()) as f64;
-    jobs.progress.set(Some((0, dims.n_heads)));
+    jobs.progress.set(Some((0, heads)));
     jobs.running.set_value(Some(Running {
         id,
+        cells: cells(&request),
         request,
-        config,
         started_ms,
-        cells,
+        parts: ranges
+            .into_iter()
+            .map(|heads| Part {
+                heads,
+                done: 0,
+                result: None,
+            })
+            .collect(),
     }));
 }
 
-fn on_answer(lab: Lab, answer: FromWorker) {
+/// `heads` split into at most `workers` contiguous, nearly equal ranges.
+fn split(heads: usize, workers: usize) -> Vec<Range<usize>> {
+    let parts = workers.min(heads);
+    (0..parts)
+        .map(|p| p * heads / parts..(p + 1) * heads / parts)
+        .collect()
+}
+
+fn on_answer(lab: Lab, index: usize, answer: FromWorker) {
     let jobs = lab.cpu_jobs;
     let current = |id: u32| {
         jobs.running
@@ -198,17 +276,38 @@ fn on_answer(lab: Lab, answer: FromWorker) {
     };
     match answer {
         FromWorker::Ready => {
-            jobs.worker.update_value(|w| {
-                if let Worker::Starting(handle) = std::mem::replace(w, Worker::Unstarted) {
-                    *w = Worker::Ready(handle);
+            jobs.workers.update_value(|w| {
+                if let Workers::Started(handles) = w
+                    && let Some((_, ready)) = handles.get_mut(index)
+                {
+                    *ready = true;
                 }
             });
             pump(lab);
         }
-        FromWorker::Progress { id, done, heads } if current(id) => {
-            jobs.progress.set(Some((done, heads)));
+        FromWorker::Progress { id, done, .. } if current(id) => {
+            jobs.running.update_value(|r| {
+                if let Some(part) = r.as_mut().and_then(|r| r.parts.get_mut(index)) {
+                    part.done = done;
+                }
+            });
+            let counts = jobs.running.with_value(|r| {
+                r.as_ref().map(|r| {
+                    let done = r.parts.iter().map(|p| p.done).sum();
+                    (done, r.parts.iter().map(|p| p.heads.len()).sum())
+                })
+            });
+            jobs.progress.set(counts);
         }
         FromWorker::Done { id, flat } if current(id) => {
+            let complete = jobs.running.try_update_value(|r| {
+                let r = r.as_mut()?;
+                r.parts.get_mut(index)?.result = Some(flat);
+                Some(r.parts.iter().all(|p| p.result.is_some()))
+            });
+            if complete.flatten() != Some(true) {
+                return;
+            }
             let Some(running) = jobs.running.try_update_value(Option::take).flatten() else {
                 return;
             };
@@ -217,23 +316,7 @@ fn on_answer(lab: Lab, answer: FromWorker) {
             jobs.rate.set_value(elapsed / running.cells.max(1.0));
             // Stale already: a newer request waits; never decode it.
             if jobs.queued.with_value(Option::is_none) {
-                let computed = Computed::from_flat(&running.config, &flat.to_vec());
-                let outcome = match computed {
-                    Some(computed) => {
-                        let trace = trace_from(
-                            &running.config,
-                            computed,
-                            Backend::Cpu,
-                            FlashDetail::OutputOnly,
-                        );
-                        Outcome::computed(
-                            Ok(TraceRef::new(trace)),
-                            now_ms() - running.started_ms,
-                            running.started_ms,
-                        )
-                    }
-                    None => compute(&running.request, Some(&running.config)),
-                };
+                let outcome = read_result(lab, &running);
                 finish(lab, running.request, outcome);
             }
             pump(lab);
@@ -245,6 +328,7 @@ fn on_answer(lab: Lab, answer: FromWorker) {
                 let outcome = compute(&running.request, None);
                 finish(lab, running.request, outcome);
             }
+            jobs.progress.set(None);
             pump(lab);
         }
         FromWorker::Failed => {
@@ -254,16 +338,47 @@ fn on_answer(lab: Lab, answer: FromWorker) {
             {
                 jobs.queued.set_value(Some(running.request));
             }
-            worker_failed(lab);
+            workers_failed(lab);
         }
         // Answers to cancelled requests.
         FromWorker::Progress { .. } | FromWorker::Done { .. } | FromWorker::Error { .. } => {}
     }
 }
 
-/// No worker from now on: the page's thread computes.
-fn worker_failed(lab: Lab) {
-    lab.cpu_jobs.worker.set_value(Worker::Unavailable);
+/// The trace of a finished job: its config checked here (reusing the shown one's weights), the
+/// workers' parts read and joined into it.
+fn read_result(lab: Lab, running: &Running) -> Outcome {
+    let previous = lab.shown.get_untracked();
+    let previous = previous.as_ref().map(|t| &t.0.config);
+    let config = match validate(&running.request, previous) {
+        Ok(config) => config,
+        Err(error) => return Outcome::computed(Err(error), 0.0, running.started_ms),
+    };
+    let parts: Option<Vec<Computed>> = running
+        .parts
+        .iter()
+        .map(|part| {
+            let flat = part.result.as_ref()?.to_vec();
+            Computed::part_from_flat(&config, part.heads.len(), &flat)
+        })
+        .collect();
+    match parts.and_then(|parts| Computed::join(&config, parts)) {
+        Some(computed) => {
+            let trace = trace_from(&config, computed, Backend::Cpu, FlashDetail::OutputOnly);
+            Outcome::computed(
+                Ok(TraceRef::new(trace)),
+                now_ms() - running.started_ms,
+                running.started_ms,
+            )
+        }
+        // Not what this config expects (never seen): computed here instead.
+        None => compute(&running.request, Some(&config)),
+    }
+}
+
+/// No workers from now on: the page's thread computes.
+fn workers_failed(lab: Lab) {
+    lab.cpu_jobs.workers.set_value(Workers::Unavailable);
     lab.cpu_jobs.progress.set(None);
     pump(lab);
 }

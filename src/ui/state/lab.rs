@@ -192,12 +192,14 @@ impl Lab {
             if current.is_trained() {
                 return trained_outcome(forward, layer, &current, previous, timing);
             }
-            let tokens = current.lengths().0.unwrap_or(0);
+            // One tokenisation per change (a 4096-token sentence takes milliseconds).
+            let (queries, keys) = current.lengths();
+            let tokens = queries.unwrap_or(0);
             let previous_trace = previous.and_then(|o| o.result.as_ref().ok());
             let heads = current
                 .n_heads
                 .unwrap_or(attention_core::config::DEFAULT_N_HEADS);
-            let keys = current.lengths().1.unwrap_or(tokens);
+            let keys = keys.unwrap_or(tokens);
             // The GPU returns every n² matrix: a long input, summarised, is the CPU's.
             let engine = match gpu.with(|status| choose(choice(&current), status, tokens)) {
                 Engine::Gpu if tokens.saturating_mul(keys) > FULL_HEAD_CELLS => {
@@ -400,6 +402,9 @@ fn trained_outcome(
 
 /// Resizes a custom mask to the request's token counts.
 fn fit_custom_mask(request: &mut Request) {
+    if !matches!(request.mask, Some(MaskRequest::Custom { .. })) {
+        return;
+    }
     let (Some(queries), Some(keys)) = request.lengths() else {
         return;
     };

@@ -8,18 +8,28 @@ use crate::ui::model::visible_all;
 use crate::ui::state::Lab;
 use attention_core::api::Request;
 
+/// The most chips a list shows: a long input's first tokens, then how many follow (thousands of
+/// chips would cost every layout of the page, and nobody reads them one by one).
+pub const MOST_CHIPS: usize = 512;
+
 /// A token list as numbered chips.
 #[component]
 pub fn TokenChips(
     #[prop(into)] tokens: Signal<Vec<String>>,
     test_id: &'static str,
 ) -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let rest = move || {
+        let n = tokens.with(Vec::len);
+        (n > MOST_CHIPS).then(|| (lab.lang.get().text().more_tokens)(n - MOST_CHIPS, n))
+    };
     view! {
         <ol class="tokens" data-testid=test_id>
             {move || {
                 tokens
                     .get()
                     .into_iter()
+                    .take(MOST_CHIPS)
                     .enumerate()
                     .map(|(index, token)| {
                         view! {
@@ -31,6 +41,7 @@ pub fn TokenChips(
                     })
                     .collect_view()
             }}
+            {move || rest().map(|rest| view! { <li class="chip chip-more" data-testid="more-tokens">{rest}</li> })}
         </ol>
     }
 }

@@ -608,7 +608,7 @@ pub fn AllHeads() -> impl IntoView {
 #[component]
 pub fn ComputingNote() -> impl IntoView {
     let lab = expect_context::<Lab>();
-    let note = move || {
+    let note = Memo::new(move |_| {
         let (pending, later) = lab.outcome.with(|o| (o.pending, o.later));
         (pending && later).then(|| {
             let (tokens, heads) = lab.request.with(|r| {
@@ -619,7 +619,7 @@ pub fn ComputingNote() -> impl IntoView {
             });
             (lab.lang.get().text().computing_trace)(tokens, heads)
         })
-    };
+    });
     // Updated by the worker after each head; not announced (the note above is).
     let progress = move || {
         let (pending, later) = lab.outcome.with(|o| (o.pending, o.later));
@@ -627,8 +627,8 @@ pub fn ComputingNote() -> impl IntoView {
         Some((lab.lang.get().text().computing_progress)(done, heads))
     };
     view! {
-        <div class="computing-note" data-testid="computing-box" class:shown=move || note().is_some()>
-            <p role="status" data-testid="computing">{note}</p>
+        <div class="computing-note" data-testid="computing-box" class:shown=move || note.with(Option::is_some)>
+            <p role="status" data-testid="computing">{move || note.get()}</p>
             <p class="computing-progress" aria-hidden="true" data-testid="computing-progress">
                 {progress}
             </p>
