@@ -69,9 +69,12 @@ impl Layout {
 
     /// Sizes the cells and the label areas for `key`, measuring labels with `measure`.
     pub fn new(key: LayoutKey, measure: impl Fn(&str) -> f64) -> Self {
+        // Each distinct label measured once (a long sentence repeats its words).
         let widest = |labels: &[String]| {
-            labels
-                .iter()
+            let distinct: std::collections::HashSet<&str> =
+                labels.iter().map(String::as_str).collect();
+            distinct
+                .into_iter()
                 .map(|label| measure(&short(label)))
                 .fold(0.0f64, f64::max)
                 .ceil()
