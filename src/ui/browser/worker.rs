@@ -32,11 +32,21 @@ pub enum FromWorker {
     /// Request `id` has `done` of `heads` heads computed.
     Progress { id: u32, done: usize, heads: usize },
     /// Request `id`'s result, as `Computed::to_flat`.
-    Done { id: u32, flat: Float32Array },
+    Done { id: u32, flat: Numbers },
     /// Request `id` was refused (the page checks requests first, so this is a bug's trace).
     Error { id: u32, message: String },
     /// The worker could not start (its files are missing, as in wasm-bindgen-test) or stopped.
     Failed,
+}
+
+/// A worker's numbers, still in the buffer it transferred: read (copied into the page's memory)
+/// only for a result that is not stale.
+pub struct Numbers(Float32Array);
+
+impl Numbers {
+    pub fn to_vec(&self) -> Vec<f32> {
+        self.0.to_vec()
+    }
 }
 
 /// A running worker and the callbacks it calls, which live as long as it does.
@@ -158,7 +168,7 @@ fn read(data: &JsValue) -> FromWorker {
         },
         Some("done") => FromWorker::Done {
             id,
-            flat: Float32Array::new(&message.get(2)),
+            flat: Numbers(Float32Array::new(&message.get(2))),
         },
         Some("error") => FromWorker::Error {
             id,

@@ -16,7 +16,7 @@ use leptos::prelude::*;
 
 use super::lab::{Lab, Outcome, compute, validate};
 use crate::ui::browser::clock::now_ms;
-use crate::ui::browser::worker::{FromWorker, WorkerHandle, pool_size};
+use crate::ui::browser::worker::{FromWorker, Numbers, WorkerHandle, pool_size};
 use crate::ui::model::TraceRef;
 use attention_core::api::Request;
 use attention_core::{Backend, Computed, FlashDetail, trace_from};
@@ -29,7 +29,12 @@ pub const CANCEL_AFTER_MS: f64 = 150.0;
 /// [`QUIET_MS`]: while a user types into a long sentence, the workers do not take the processors
 /// the page needs to show each character.
 pub const WAIT_FOR_PAUSE_MS: f64 = 300.0;
-pub const QUIET_MS: u64 = 80;
+pub const QUIET_MS: u64 = 150;
+
+/// A computation expected to take less than this runs on the page's thread after a paint, as a
+/// task of its own: quicker than a worker's round trip and its result's transfer (typing at 256
+/// tokens: 16 / 29 ms a character on the page's thread, 31 / 55 ms through the workers).
+pub const HERE_BELOW_MS: f64 = 50.0;
 
 /// The workers' state.
 enum Workers {
@@ -55,7 +60,7 @@ struct Running {
 struct Part {
     heads: Range<usize>,
     done: usize,
-    result: Option<js_sys::Float32Array>,
+    result: Option<Numbers>,
 }
 
 #[derive(Clone, Copy)]
@@ -122,8 +127,16 @@ pub fn schedule(lab: Lab, request: Request) {
     {
         return;
     }
-    let long = cells(&request) * jobs.rate.get_value() > WAIT_FOR_PAUSE_MS;
+    let predicted = cells(&request) * jobs.rate.get_value();
     jobs.queued.set_value(Some(request));
+    if predicted < HERE_BELOW_MS {
+        // What the workers compute now is stale.
+        if jobs.running.with_value(Option::is_some) {
+            cancel(lab);
+        }
+        return schedule_here(lab);
+    }
+    let long = predicted > WAIT_FOR_PAUSE_MS;
     if jobs.workers.with_value(|w| matches!(w, Workers::Unstarted)) {
         start_workers(lab);
     }
