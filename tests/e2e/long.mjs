@@ -93,11 +93,8 @@ test('4096 tokens are shown as an overview, with a zoom moved by mouse and keybo
   const title = () => page.textContent('[data-testid=zoom-title-weights]');
   assert.match(await title(), /queries 0–31 × keys 0–31/);
   const grid = weights.locator('[data-testid=heatmap-weights]');
-  // In the middle of the window, clear of the sticky head selector.
-  await grid.evaluate((el) => el.scrollIntoView({ block: 'center' }));
-  await nextFrames(page);
   const box = await grid.boundingBox();
-  await page.mouse.click(box.x + box.width * 0.6 + 0.5, box.y + box.height * 0.25 + 0.5);
+  await grid.click({ position: { x: box.width * 0.6 + 0.5, y: box.height * 0.25 + 0.5 } });
   await nextFrames(page);
   const [, q0, k0] = (await title()).match(/queries (\d+)–\d+ × keys (\d+)–\d+/).map(Number);
   assert.ok(Math.abs(q0 + 16 - 0.25 * 4096) <= 24 && Math.abs(k0 + 16 - 0.6 * 4096) <= 24, await title());
@@ -114,10 +111,9 @@ test('4096 tokens are shown as an overview, with a zoom moved by mouse and keybo
   await nextFrames(page);
   assert.match(await title(), new RegExp(`queries ${q0 + 16}–`));
   // A zoomed cell is a real cell: its tokens and weight, recomputed.
-  await weights.locator('[data-testid=zoom-weights]').evaluate((el) => el.scrollIntoView({ block: 'center' }));
-  await nextFrames(page);
-  const zoom = await weights.locator('[data-testid=zoom-weights]').boundingBox();
-  await page.mouse.move(zoom.x + zoom.width * 0.5, zoom.y + zoom.height * 0.5);
+  const zoom = weights.locator('[data-testid=zoom-weights]');
+  const zoomBox = await zoom.boundingBox();
+  await zoom.hover({ position: { x: zoomBox.width * 0.5, y: zoomBox.height * 0.5 } });
   await nextFrames(page);
   const tip = await page.textContent('[data-testid=tooltip]');
   assert.match(tip, /w = exp\(s_\d+,\d+ − max_\d+\)/, tip);

@@ -148,11 +148,14 @@ pub fn row_labels(
     ctx.set_text_baseline("middle");
     ctx.set_text_align("right");
     let every = layout.label_every;
+    // Where cells are thinner than a label (an overview), the first and last labels stay whole.
+    let half = MIN_LABELLED_CELL / 2.0;
+    let inside = |at: f64| at.clamp(half, (layout.grid_height() - half).max(half));
     for (i, label) in layout.key.row_labels.iter().enumerate().step_by(every) {
         ctx.fill_text(
             &short(label),
             x + layout.left - 5.0,
-            y + (i as f64 + 0.5) * layout.cell,
+            y + inside((i as f64 + 0.5) * layout.cell),
         )?;
     }
     Ok(())
@@ -170,10 +173,12 @@ pub fn column_labels(
     ctx.set_text_baseline("middle");
     ctx.set_text_align(if layout.upright { "center" } else { "left" });
     let every = layout.label_every;
+    let half = MIN_LABELLED_CELL / 2.0;
+    let inside = |at: f64| at.clamp(half, (layout.grid_width() - half).max(half));
     for (j, label) in layout.key.col_labels.iter().enumerate().step_by(every) {
         ctx.save();
         ctx.translate(
-            x + (j as f64 + 0.5) * layout.cell,
+            x + inside((j as f64 + 0.5) * layout.cell),
             y + layout.top - if layout.upright { 9.0 } else { 5.0 },
         )?;
         if !layout.upright {
