@@ -102,5 +102,31 @@ for (const n of sizes) {
     `memory: JS heap ${(heap / 1048576).toFixed(0)} MiB, app wasm ${wasmMiB.toFixed(0)} MiB, renderer process ${rss.toFixed(0)} MiB`,
   );
 }
+// The floor of this measure on this machine: a bare textarea (the page's stylesheet, nothing
+// else) holding the same sentence, one character typed after each painted frame.
+await page.goto(`${server.url}?`);
+await page.setContent('<!DOCTYPE html><meta charset="utf-8"><textarea data-testid="sentence" rows="3" style="width: 300px"></textarea>');
+for (const n of sizes) {
+  const times = await page.evaluate(async ({ n, characters }) => {
+    const words = ['the', 'cat', 'sat', 'on', 'a', 'warm', 'mat', 'today', '猫', '坐'];
+    const box = document.querySelector('textarea');
+    box.value = Array.from({ length: n - 1 }, (_, i) => words[i % words.length]).join(' ') + ' x';
+    const out = [];
+    for (let i = 0; i < characters; i++) {
+      out.push(await new Promise((resolve) => requestAnimationFrame(() => setTimeout(() => {
+        const start = performance.now();
+        box.value += 'y';
+        box.dispatchEvent(new InputEvent('input', { bubbles: true }));
+        requestAnimationFrame(() => {
+          const channel = new MessageChannel();
+          channel.port1.onmessage = () => resolve(performance.now() - start);
+          channel.port2.postMessage(0);
+        });
+      }, 0))));
+    }
+    return out.sort((a, b) => a - b);
+  }, { n, characters });
+  console.log(`bare textarea, ${n} tokens' text: typed character → next painted frame median ${quantile(times, 0.5).toFixed(0)} ms, p95 ${quantile(times, 0.95).toFixed(0)} ms`);
+}
 await browser.close();
 server.close();
