@@ -75,20 +75,15 @@ pub fn explain_block(
         (c0 + overview.col_step).min(m),
     );
     let words = &lang.text().overview;
-    let shown = |v: f32| {
-        if v == f32::NEG_INFINITY {
-            "−∞".to_string()
-        } else {
-            format_value(v)
-        }
-    };
+    // A block with every cell masked is −∞ (format_value says so).
+    let (max, mean) = (format_value(max), format_value(mean));
     CellInfo {
-        value: shown(max),
         position: (words.block_position)(r0, r1 - 1, c0, c1 - 1),
         lines: vec![
-            (words.block_values)(&shown(max), &shown(mean), (r1 - r0) * (c1 - c0)),
+            (words.block_values)(&max, &mean, (r1 - r0) * (c1 - c0)),
             words.block_zoom.to_string(),
         ],
+        value: max,
     }
 }
 

@@ -9,6 +9,7 @@ use super::head_view::HeadView;
 use super::heatmap::{CellPick, Heatmap, Look};
 use super::model_views::{ModelOverview, NextToken};
 use crate::ui::browser::{location, share};
+use crate::ui::i18n::OverviewTexts;
 use crate::ui::model::controls::{Choice, MaskKind};
 use crate::ui::model::link::LinkState;
 use crate::ui::model::matrix::{Legend, MatrixView, Span};
@@ -450,13 +451,9 @@ fn SoftmaxSection() -> impl IntoView {
                         <h3>{move || text().head_view_title}</h3>
                         <p class="caption">{move || text().head_view_help}</p>
                     </figcaption>
-                    <Show when=move || summarised(lab).is_none() fallback=move || view! {
-                        <p class="note" data-testid="head-view-note">
-                            {move || summarised(lab).map(|n| (lab.lang.get().text().overview.head_view)(n, MOST_TRACED))}
-                        </p>
-                    }>
+                    <UnlessSummarised test_id="head-view-note" why=|t| t.head_view>
                         <HeadView />
-                    </Show>
+                    </UnlessSummarised>
                 </figure>
             </div>
             <p class="note" data-testid="fully-masked-note">{fully_masked}</p>
@@ -676,14 +673,30 @@ pub fn Pipeline() -> impl IntoView {
                 " "
                 {move || flash().map(|d| format!("{d:.1e}")).unwrap_or_default()}
             </p>
-            <Show when=move || summarised(lab).is_none() fallback=move || view! {
-                <p class="note" data-testid="flash-note">
-                    {move || summarised(lab).map(|n| (lab.lang.get().text().overview.flash)(n, MOST_TRACED))}
-                </p>
-            }>
+            <UnlessSummarised test_id="flash-note" why=|t| t.flash>
                 <FlashView />
-            </Show>
+            </UnlessSummarised>
         </div>
+    }
+}
+
+/// Its children while the shown trace keeps every cell; for a summarised trace, a note saying
+/// why they wait for a shorter input (`why` picks the sentence).
+#[component]
+fn UnlessSummarised(
+    test_id: &'static str,
+    why: fn(&OverviewTexts) -> fn(usize, usize) -> String,
+    children: ChildrenFn,
+) -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let note =
+        move || summarised(lab).map(|n| why(&lab.lang.get().text().overview)(n, MOST_TRACED));
+    view! {
+        <Show when=move || summarised(lab).is_none() fallback=move || view! {
+            <p class="note" data-testid=test_id>{note}</p>
+        }>
+            {children()}
+        </Show>
     }
 }
 
