@@ -680,12 +680,15 @@ pub fn Pipeline() -> impl IntoView {
     }
 }
 
+/// A note's sentence from the number of tokens and the most a view takes.
+type WhyWaiting = fn(usize, usize) -> String;
+
 /// Its children while the shown trace keeps every cell; for a summarised trace, a note saying
 /// why they wait for a shorter input (`why` picks the sentence).
 #[component]
 fn UnlessSummarised(
     test_id: &'static str,
-    why: fn(&OverviewTexts) -> fn(usize, usize) -> String,
+    why: fn(&OverviewTexts) -> WhyWaiting,
     children: ChildrenFn,
 ) -> impl IntoView {
     let lab = expect_context::<Lab>();
