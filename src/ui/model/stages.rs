@@ -386,7 +386,8 @@ impl Stage {
     /// One cell of `head`'s matrix, at full resolution even where the trace keeps an overview.
     pub fn value(self, trace: &Trace, head: usize, row: usize, col: usize) -> f32 {
         let head = head.min(trace.heads.len() - 1);
-        if !self.is_overview(trace) {
+        // Keyed stages read (or recompute) the one cell; only the others build their matrix.
+        if !self.is_keyed() {
             return self.matrix(trace, head)[[row, col]];
         }
         let (score, weight) = score_weight(trace, head, row, col);
