@@ -69,6 +69,37 @@ pub fn flash_attention(
     block: (usize, usize),
     record: bool,
 ) -> FlashHead {
+    run(q, k, v, scale, mask, block, record, 0..usize::MAX)
+}
+
+/// FlashAttention for the query blocks `query_blocks` only (clamped to the blocks there are),
+/// recording every tile step. Each query block's pass reads all of K and V but nothing of the
+/// other query blocks (FlashAttention-2's loop order), so these steps and these rows of the output
+/// are exactly those of the whole run; the other rows of `output` stay zero. This is how a long
+/// input's tiles are replayed without recording the whole run's n² scores.
+pub fn replay_query_blocks(
+    q: ArrayView2<f32>,
+    k: ArrayView2<f32>,
+    v: ArrayView2<f32>,
+    scale: f32,
+    mask: &Mask,
+    block: (usize, usize),
+    query_blocks: Range<usize>,
+) -> FlashHead {
+    run(q, k, v, scale, mask, block, true, query_blocks)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn run(
+    q: ArrayView2<f32>,
+    k: ArrayView2<f32>,
+    v: ArrayView2<f32>,
+    scale: f32,
+    mask: &Mask,
+    block: (usize, usize),
+    record: bool,
+    query_blocks: Range<usize>,
+) -> FlashHead {
     let (block_rows, block_cols) = block;
     let (seq_len, key_len, d_v) = (q.nrows(), k.nrows(), v.ncols());
     let mut output = Array2::zeros((seq_len, d_v));
@@ -79,7 +110,14 @@ pub fn flash_attention(
     let mut scores_tile = Array2::<f32>::zeros(tile_shape);
     let mut probs_tile = Array2::<f32>::zeros(tile_shape);
 
-    for (row_block, r0) in (0..seq_len).step_by(block_rows).enumerate() {
+    let first = query_blocks.start;
+    let count = query_blocks.end.saturating_sub(first);
+    for (row_block, r0) in (0..seq_len)
+        .step_by(block_rows)
+        .enumerate()
+        .skip(first)
+        .take(count)
+    {
         let rows = r0..(r0 + block_rows).min(seq_len);
         let n_rows = rows.len();
         let q_block = q.slice(s![rows.clone(), ..]);

@@ -30,5 +30,5 @@ pub use error::ConfigError;
 pub use mask::{Mask, MaskSpec};
 pub use trace::{
     Backend, Computed, FlashDetail, Outputs, Trace, compute_outputs, compute_part, compute_parts,
-    compute_parts_with, compute_trace, compute_trace_with, outputs_from, trace_from,
+    compute_parts_with, compute_trace, compute_trace_with, outputs_from, replay_flash, trace_from,
 };

@@ -5,7 +5,8 @@ use ndarray::{Array2, ArrayView2, Axis, Zip, concatenate};
 
 use super::attention::{Projections, attend, attend_output};
 use super::config::{Config, LayerNormMode};
-use super::flash::{FlashHead, flash_attention};
+use super::error::ConfigError;
+use super::flash::{self, FlashHead, flash_attention};
 use super::overview::{Overview, attend_overview};
 use std::ops::Range;
 
@@ -215,6 +216,42 @@ pub fn compute_outputs(config: &Config) -> Outputs {
         weights.project_out(concat_heads(flash.iter().map(|a| a.view())).view()),
         Backend::Cpu,
     )
+}
+
+/// FlashAttention's tile steps for the query blocks `query_blocks` of every head, replayed from
+/// the same Q, K and V as the whole computation ([`flash::replay_query_blocks`]): each step equals
+/// the whole run's, without recording the n² scores of the other blocks. How the CLI
+/// (`"replay_block"`) and the page's player show the tiles of a long input.
+///
+/// Refused when `query_blocks` starts past the last query block.
+pub fn replay_flash(
+    config: &Config,
+    query_blocks: Range<usize>,
+) -> Result<Vec<FlashHead>, ConfigError> {
+    let last = config.seq_len().div_ceil(config.block().0) - 1;
+    if query_blocks.start > last {
+        return Err(ConfigError::TooLarge {
+            field: "replay_block",
+            value: query_blocks.start,
+            max: last,
+        });
+    }
+    let dims = *config.dims();
+    let projections = project(config, attention_input(config).view());
+    Ok((0..dims.n_heads)
+        .map(|head| {
+            let (_, q, k, v) = projections.head(&dims, head);
+            flash::replay_query_blocks(
+                q,
+                k,
+                v,
+                config.scale(),
+                config.mask(),
+                config.block(),
+                query_blocks.clone(),
+            )
+        })
+        .collect())
 }
 
 /// What another backend (the GPU) computed for one forward pass: everything with a seq_len² or

@@ -32,6 +32,12 @@ fn main() -> std::process::ExitCode {
             Err(message) => fail(message),
         };
     }
+    if let Some(block) = request.replay_block {
+        return match replay(&request, block) {
+            Ok(json) => write(json),
+            Err(message) => fail(message),
+        };
+    }
     if request.is_trained() {
         return match trained(&request) {
             Ok(json) => write(json),
@@ -87,6 +93,28 @@ fn write(json: String) -> std::process::ExitCode {
             std::process::ExitCode::FAILURE
         }
     }
+}
+
+/// `"replay_block": b`: FlashAttention's tile steps of query block b of every head, at any
+/// length (nothing n² is recorded, so no trace limit applies).
+#[cfg(not(target_arch = "wasm32"))]
+fn replay(request: &attention_core::api::Request, block: usize) -> Result<String, String> {
+    use attention_core::api::{BackendChoice, replay_json};
+    if request.backend == Some(BackendChoice::Gpu) {
+        return Err("backend: the tile replay runs on the CPU; use \"cpu\"".into());
+    }
+    if request.is_trained() {
+        return Err(
+            "replay_block: the tile replay is for the random-weight lab, not the trained model"
+                .into(),
+        );
+    }
+    let mut params = request.to_params().map_err(|e| e.to_string())?;
+    params.trace = false;
+    let config = params.validate().map_err(|e| e.to_string())?;
+    let heads =
+        attention_core::replay_flash(&config, block..block + 1).map_err(|e| e.to_string())?;
+    replay_json(&config, block, &heads).map_err(|e| e.to_string())
 }
 
 /// The trained model shipped with the lab (assets/model), built into the binary.

@@ -99,6 +99,50 @@ fn untraced_runs_4096_tokens() {
 }
 
 #[test]
+fn replay_block_gives_one_query_blocks_tiles_at_any_length() {
+    // A small input: the replayed block's steps are the trace's, in the same JSON shape.
+    let request = r#"{"sentence": "a b c d e f", "d_model": 8, "n_heads": 2, "mask": {"kind": "causal"}, "block": {"rows": 2, "cols": 2}"#;
+    let whole = trace(&format!("{request}}}"));
+    let replay = trace(&format!(r#"{request}, "replay_block": 1}}"#));
+    assert_eq!(replay["query_block"], 1);
+    assert_eq!(replay["rows"], serde_json::json!([2, 4]));
+    assert_eq!(replay["mask"], "causal");
+    for head in 0..2 {
+        let steps = whole["flash"]["heads"][head]["steps"].as_array().unwrap();
+        let expected: Vec<&Value> = steps.iter().filter(|s| s["row_block"] == 1).collect();
+        let got: Vec<&Value> = replay["heads"][head]["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .collect();
+        assert_eq!(got, expected, "head {head}");
+        let output = &whole["flash"]["heads"][head]["output"];
+        assert_eq!(
+            replay["heads"][head]["output"],
+            serde_json::json!([output[2], output[3]])
+        );
+    }
+    // 4096 tokens: far past the trace's limit, one block of 64 rows × 64 tiles.
+    let sentence = vec!["w"; 4096].join(" ");
+    let long = trace(&format!(
+        r#"{{"sentence": "{sentence}", "mask": {{"kind": "causal"}}, "replay_block": 10}}"#
+    ));
+    assert_eq!(long["rows"], serde_json::json!([640, 704]));
+    let steps = long["heads"][0]["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 64);
+    assert_eq!(steps.iter().filter(|s| s["skipped"] == false).count(), 11);
+    // Past the last block, a clear error naming the field.
+    let (code, _, stderr) = run(&format!(
+        r#"{{"sentence": "{sentence}", "replay_block": 64}}"#
+    ));
+    assert_eq!(code, 2);
+    assert_eq!(
+        stderr.trim(),
+        "attention-trace: replay_block must be at most 63 (got 64)"
+    );
+}
+
+#[test]
 fn bad_input_exits_2_naming_the_field() {
     let cases = [
         (r#"{"sentence": ""}"#, "sentence"),

@@ -12,4 +12,4 @@ pub use request::{
     BackendChoice, BlockRequest, FocusRequest, LayerNormRequest, MaskRequest, ModelChoice, Request,
     RequestError, WeightsRequest, parse_request,
 };
-pub use response::{outputs_json, trace_json};
+pub use response::{outputs_json, replay_json, trace_json};

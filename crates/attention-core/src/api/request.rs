@@ -111,6 +111,10 @@ pub struct Request {
     pub backend: Option<BackendChoice>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub trace: Option<bool>,
+    /// FlashAttention's tile steps of this query block (from 0) of every head instead of the
+    /// trace: how a long input's tiles are replayed without its n² trace.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replay_block: Option<usize>,
     /// A lesson's experiment instead of the trace: a chapter's id (see [`Chapter`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lesson: Option<String>,

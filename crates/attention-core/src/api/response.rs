@@ -4,9 +4,9 @@ use ndarray::{Array2, ArrayView2};
 use serde::Serialize;
 use serde::ser::{SerializeSeq, Serializer};
 
-use crate::flash::FlashStep;
+use crate::flash::{FlashHead, FlashStep};
 use crate::trace::Backend;
-use crate::{Outputs, Trace};
+use crate::{Config, Outputs, Trace};
 
 /// A matrix as rows of numbers. Cells the mask forbids (the mask read from `origin`, for a tile)
 /// and non-finite values are written as null.
@@ -136,14 +136,19 @@ struct TraceJson<'a> {
     adapter: Option<&'a str>,
 }
 
-fn step_json<'a>(step: &'a FlashStep, mask: &'a Array2<bool>) -> StepJson<'a> {
+/// A step's JSON; `mask` holds the mask's rows from `first_row` on.
+fn step_json<'a>(step: &'a FlashStep, mask: &'a Array2<bool>, first_row: usize) -> StepJson<'a> {
     StepJson {
         row_block: step.row_block,
         col_block: step.col_block,
         rows: [step.rows.start, step.rows.end],
         cols: [step.cols.start, step.cols.end],
         skipped: step.skipped,
-        scores: masked(&step.scores, mask, [step.rows.start, step.cols.start]),
+        scores: masked(
+            &step.scores,
+            mask,
+            [step.rows.start - first_row, step.cols.start],
+        ),
         probs: matrix(&step.probs),
         m_prev: numbers(&step.m_prev),
         m: numbers(&step.m),
@@ -221,7 +226,7 @@ pub fn trace_json(trace: &Trace) -> serde_json::Result<String> {
                     steps: head
                         .steps
                         .iter()
-                        .map(|step| step_json(step, &trace.mask))
+                        .map(|step| step_json(step, &trace.mask, 0))
                         .collect(),
                 })
                 .collect(),
@@ -259,6 +264,64 @@ pub fn outputs_json(outputs: &Outputs) -> serde_json::Result<String> {
             max_abs_diff: outputs.max_abs_diff,
         },
         backend: outputs.backend.name(),
+    };
+    serde_json::to_string(&json)
+}
+
+#[derive(Serialize)]
+struct ReplayHeadJson<'a> {
+    /// [rows of the block, d_v]: this block's rows of the head's FlashAttention output.
+    output: Matrix<'a>,
+    steps: Vec<StepJson<'a>>,
+}
+
+#[derive(Serialize)]
+struct ReplayJson<'a> {
+    tokens: &'a [String],
+    query_block: usize,
+    rows: [usize; 2],
+    block: [usize; 2],
+    scale: f32,
+    mask: &'a str,
+    heads: Vec<ReplayHeadJson<'a>>,
+}
+
+/// FlashAttention's tile steps of one query block of every head (`crate::replay_flash`), in the
+/// CLI's JSON shape: the trace's `flash.heads[].steps` for that block only.
+pub fn replay_json(
+    config: &Config,
+    query_block: usize,
+    heads: &[FlashHead],
+) -> serde_json::Result<String> {
+    let (block_rows, block_cols) = config.block();
+    let start = query_block * block_rows;
+    let rows = start..(start + block_rows).min(config.seq_len());
+    // The block's rows of the mask; a step's origin is its place in them.
+    let mask = config.mask();
+    let allowed = Array2::from_shape_fn((rows.len(), config.key_len()), |(i, j)| {
+        mask.allows(start + i, j)
+    });
+    let json = ReplayJson {
+        tokens: config.tokens(),
+        query_block,
+        rows: [rows.start, rows.end],
+        block: [block_rows, block_cols],
+        scale: config.scale(),
+        mask: mask.spec().kind(),
+        heads: heads
+            .iter()
+            .map(|head| ReplayHeadJson {
+                output: Matrix {
+                    values: head.output.slice(ndarray::s![rows.clone(), ..]),
+                    mask: None,
+                },
+                steps: head
+                    .steps
+                    .iter()
+                    .map(|step| step_json(step, &allowed, start))
+                    .collect(),
+            })
+            .collect(),
     };
     serde_json::to_string(&json)
 }
