@@ -220,6 +220,89 @@ mod flash_frames {
         assert_eq!(scores_held(&s), (256, 4096));
     }
 
+    /// A long input's player replays one query block: its steps and frames are those of the
+    /// whole run's block, its counters the whole run's at the same point, and the grid shows the
+    /// blocks before it done and the blocks after it not yet.
+    #[test]
+    fn a_long_input_replays_one_query_block_exactly() {
+        use attention_core::{Backend, FlashDetail, compute_parts_with, trace_from};
+        use attention_lab::ui::model::TraceRef;
+        use attention_lab::ui::model::colormap::ScaleMode;
+        use attention_lab::ui::model::flash_views::{Replay, grid};
+        let sentence = (0..600).map(|i| format!("w{}", i % 13)).collect::<Vec<_>>();
+        let config = Params {
+            mask: MaskSpec::Causal,
+            d_model: Some(8),
+            n_heads: 2,
+            trace: false,
+            ..Params::sentence(sentence.join(" "))
+        }
+        .validate()
+        .unwrap();
+        let (block_rows, _) = config.block();
+        let full = compute_trace(&config);
+        let parts = compute_parts_with(&config, true, &mut |_, _| {});
+        let long = TraceRef::new(trace_from(&config, parts, Backend::Cpu, FlashDetail::Steps));
+        let whole = Replay::new(TraceRef::new(full.clone()), 1, ScaleMode::Honest, 0);
+        assert!(!whole.partial() && whole.blocks == (0..600usize.div_ceil(block_rows)));
+        for block in [0, 4, 9, 1000] {
+            let replay = Replay::new(long.clone(), 1, ScaleMode::Honest, block);
+            let block = block.min(whole.blocks.end - 1);
+            assert!(replay.partial());
+            assert_eq!(
+                replay.blocks,
+                block..block + 1,
+                "clamped to the blocks there are"
+            );
+            let expected: Vec<_> = full.flash.heads[1]
+                .steps
+                .iter()
+                .filter(|s| s.row_block == block)
+                .collect();
+            assert_eq!(replay.flash().steps.iter().collect::<Vec<_>>(), expected);
+            // Frame by frame, the counters equal the whole replay's at the same frame.
+            let offset = whole
+                .frames
+                .iter()
+                .position(|f| f.row_block == block)
+                .unwrap();
+            assert_eq!(
+                &whole.frames[offset..offset + replay.frames.len()]
+                    .iter()
+                    .map(|f| f.key())
+                    .collect::<Vec<_>>(),
+                &replay.frames.iter().map(|f| f.key()).collect::<Vec<_>>()
+            );
+            for i in 0..replay.frames.len() {
+                assert_eq!(replay.counters(i), whole.counters(offset + i), "frame {i}");
+            }
+            // The tile grid: blocks before are done (2, 3), after not yet (0, 1), the skipped
+            // tiles above the diagonal masked.
+            let frame = replay.frames[1];
+            let (view, span) = grid(&replay, &frame);
+            let (tiles, _) = view.values.dim();
+            assert_eq!(span.unwrap().rows, block..block + 1);
+            if block > 0 {
+                assert!(view.values[[0, 0]] >= 2.0, "an earlier block is done");
+            }
+            if block + 1 < tiles {
+                assert!(
+                    view.values[[tiles - 1, 0]] < 2.0,
+                    "a later block is not yet"
+                );
+            }
+            assert_eq!(view.values[[0, tiles - 1]], f32::NEG_INFINITY, "skipped");
+            // Going to a tile of another block: its first frame is where that replay starts.
+            assert_eq!(replay.tile_key(3, 1).0, 3);
+            assert_eq!(
+                replay
+                    .frame_of_tile(block, 0)
+                    .map(|i| replay.frames[i].col_block),
+                Some(Some(0))
+            );
+        }
+    }
+
     #[test]
     fn the_position_is_kept_when_the_trace_changes() {
         let trace = |text: &str| {

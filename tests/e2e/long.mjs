@@ -119,7 +119,30 @@ test('4096 tokens are shown as an overview, with a zoom moved by mouse and keybo
   assert.match(tip, /w = exp\(s_\d+,\d+ − max_\d+\)/, tip);
   // Views that need every cell say so instead of freezing.
   assert.match(await page.textContent('[data-testid=head-view-note]'), /at most 512 tokens \(4096 here\)/);
-  assert.match(await page.textContent('[data-testid=flash-note]'), /4096 here/);
+  // The tile player replays the query block under the zoom (queries q0 + 16 …, blocks of 64).
+  const flash = page.locator('[data-testid=flash-view]');
+  await flash.scrollIntoViewIfNeeded();
+  await nextFrames(page);
+  const blockNote = () => flash.locator('[data-testid=flash-block]').textContent();
+  const zoomBlock = Math.floor((q0 + 16) / 64);
+  assert.match(await blockNote(), new RegExp(`query block ${zoomBlock + 1} of 64 \\(queries ${zoomBlock * 64}–${zoomBlock * 64 + 63}\\)`));
+  // Counted as in the whole run: the blocks before it done, out of 64 × 64 tiles.
+  assert.match(await flash.locator('[data-testid=flash-tiles]').textContent(), new RegExp(`^${zoomBlock * 64} / 4096`));
+  await flash.locator('[data-testid=flash-start]').click();
+  await flash.locator('[data-testid=flash-forward]').click();
+  await nextFrames(page);
+  assert.match(await flash.locator('[data-testid=flash-phase]').textContent(), new RegExp(`Tile \\(${zoomBlock}, 0\\): the scores of queries ${zoomBlock * 64}–`));
+  await flash.locator('[data-testid=flash-block-next]').click();
+  await nextFrames(page);
+  assert.match(await blockNote(), new RegExp(`query block ${zoomBlock + 2} of 64`));
+  assert.match(await flash.locator('[data-testid=flash-frame]').textContent(), /^step 1 of/);
+  // A click on a tile of the grid (row 10 of 64, column 3) replays its block from that tile.
+  const tiles = flash.locator('[data-testid=flash-grid]');
+  const tilesBox = await tiles.boundingBox();
+  await tiles.click({ position: { x: tilesBox.width * (3.5 / 64), y: tilesBox.height * (10.5 / 64) } });
+  await nextFrames(page);
+  assert.match(await blockNote(), /query block 11 of 64 \(queries 640–703\)/);
+  assert.match(await flash.locator('[data-testid=flash-phase]').textContent(), /Tile \(10, 3\)/);
   // trace() gives what the CLI gives untraced: the outputs.
   const trace = await page.evaluate(() => window.attentionLab.trace());
   assert.equal(trace.output.length, 4096);

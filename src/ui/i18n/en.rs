@@ -186,11 +186,6 @@ pub static TEXT: Text = Text {
                 "The lines view draws at most {most} tokens ({n} here): zoom into the weights above instead."
             )
         },
-        flash: |n, most| {
-            format!(
-                "The tile-by-tile player replays at most {most} tokens ({n} here): its tiles would hold every score again. FlashAttention's output is still computed and compared above."
-            )
-        },
         lesson: |n, most| {
             format!(
                 "This chapter's experiment reads every weight: it needs at most {most} tokens ({n} here). Shorten the sentence to run it."
@@ -501,6 +496,14 @@ pub static TEXT: Text = Text {
         frame: |i, n| format!("step {i} of {n}"),
         grid_title: "Score matrix, in tiles",
         grid_summary: "Long input: each cell below is a whole tile.",
+        grid_choose: "Click a tile, or move to it with the arrow keys, to jump to its step.",
+        replayed_block: |k, n, a, b| {
+            format!(
+                "The player replays query block {k} of {n} (queries {a}–{b}) against every key block. A query block's pass needs nothing from the other query blocks, so these are exactly the steps of the whole run; the counters count the blocks before it as done. It follows the zoomed region above, or pick another block here or on the grid."
+            )
+        },
+        previous_block: "Previous query block",
+        next_block: "Next query block",
         legend: [
             "not yet",
             "done",

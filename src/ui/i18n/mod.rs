@@ -216,10 +216,9 @@ pub struct OverviewTexts {
     /// The block's largest value and mean (already formatted), and how many cells it holds.
     pub block_values: fn(&str, &str, usize) -> String,
     pub block_zoom: &'static str,
-    /// Where a view cannot show a summarised trace: the head view, the FlashAttention player,
-    /// a lesson's experiment (with the number of tokens, and the most it takes).
+    /// Where a view cannot show a summarised trace: the head view, a lesson's experiment (with
+    /// the number of tokens, and the most it takes).
     pub head_view: fn(usize, usize) -> String,
-    pub flash: fn(usize, usize) -> String,
     pub lesson: fn(usize, usize) -> String,
 }
 
@@ -354,6 +353,12 @@ pub struct FlashText {
     pub frame: fn(usize, usize) -> String,
     pub grid_title: &'static str,
     pub grid_summary: &'static str,
+    /// Clicking or the arrow keys on the tile grid.
+    pub grid_choose: &'static str,
+    /// A long input replays one query block: block (from 1), blocks, its first and last query.
+    pub replayed_block: fn(usize, usize, usize, usize) -> String,
+    pub previous_block: &'static str,
+    pub next_block: &'static str,
     pub legend: [&'static str; 4],
     pub pseudocode_title: &'static str,
     pub pseudocode: [&'static str; 11],

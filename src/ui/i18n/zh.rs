@@ -170,11 +170,6 @@ pub static TEXT: Text = Text {
         head_view: |n, most| {
             format!("连线视图最多画 {most} 个词元（此处 {n} 个）：请在上方的权重中放大查看。")
         },
-        flash: |n, most| {
-            format!(
-                "逐块回放最多支持 {most} 个词元（此处 {n} 个）：否则各块又要保存全部分数。FlashAttention 的输出仍会计算，并在上方与标准注意力比较。"
-            )
-        },
         lesson: |n, most| {
             format!(
                 "本章实验要读取每个权重：最多 {most} 个词元（此处 {n} 个）。请缩短句子后再运行。"
@@ -441,6 +436,14 @@ pub static TEXT: Text = Text {
         frame: |i, n| format!("第 {i} 步，共 {n} 步"),
         grid_title: "分块的分数矩阵",
         grid_summary: "输入较长：下图每个格子代表一整块。",
+        grid_choose: "点击某一块，或用方向键移到它，即可跳到这一块的步骤。",
+        replayed_block: |k, n, a, b| {
+            format!(
+                "播放器回放第 {k} 个查询块（共 {n} 个，查询 {a}–{b}）与所有键块的计算。每个查询块的计算不依赖其他查询块，所以这些步骤与完整运行中的完全相同；计数器把它之前的块算作已完成。它跟随上方的放大区域，也可以在这里或网格上另选一块。"
+            )
+        },
+        previous_block: "上一个查询块",
+        next_block: "下一个查询块",
         legend: ["尚未计算", "已完成", "当前块", "被遮挡（整块被遮挡时跳过）"],
         pseudocode_title: "算法",
         pseudocode: [

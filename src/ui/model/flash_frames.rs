@@ -2,6 +2,7 @@
 //! the counters that make the algorithm's point. Pure functions of a trace: replaying a frame
 //! never recomputes anything, and this module is tested without a browser.
 
+use attention_core::Mask;
 use attention_core::flash::FlashHead;
 
 /// What a frame shows happening.
@@ -142,9 +143,35 @@ pub struct Counters {
     pub writes: u64,
 }
 
+impl Sizes {
+    /// Query blocks × key blocks.
+    pub fn tiles(&self) -> (usize, usize) {
+        (
+            self.seq_len.div_ceil(self.block_rows),
+            self.key_len.div_ceil(self.block_cols),
+        )
+    }
+}
+
+impl Counters {
+    /// These counts after `earlier`'s (the query blocks run before these frames').
+    pub fn following(self, earlier: Counters) -> Counters {
+        Counters {
+            tiles_done: earlier.tiles_done + self.tiles_done,
+            tiles_skipped: earlier.tiles_skipped + self.tiles_skipped,
+            tiles_total: self.tiles_total,
+            reads: earlier.reads + self.reads,
+            writes: earlier.writes + self.writes,
+        }
+    }
+}
+
+/// The counts of `frames` up to and including `upto`; `tiles_total` counts every tile of the run,
+/// replayed or not.
 pub fn counters(head: &FlashHead, frames: &[Frame], upto: usize, sizes: &Sizes) -> Counters {
+    let (down, across) = sizes.tiles();
     let mut counters = Counters {
-        tiles_total: head.steps.len(),
+        tiles_total: down * across,
         ..Counters::default()
     };
     for frame in frames.iter().take(upto + 1) {
@@ -160,6 +187,34 @@ pub fn counters(head: &FlashHead, frames: &[Frame], upto: usize, sizes: &Sizes) 
             Phase::Accumulate => counters.tiles_done += 1,
             Phase::Normalize => counters.writes += rows * (sizes.d_v as u64 + 2),
             Phase::Max | Phase::Exp | Phase::Sum => {}
+        }
+    }
+    counters
+}
+
+/// The counts of the first `blocks` query blocks run to the end, from the mask alone (which tiles
+/// it hides): where a replay of later blocks starts counting, so its counters are the whole run's.
+pub fn earlier_blocks(mask: &Mask, sizes: &Sizes, blocks: usize) -> Counters {
+    let (down, across) = sizes.tiles();
+    let (d_k, d_v) = (sizes.d_k as u64, sizes.d_v as u64);
+    let mut counters = Counters {
+        tiles_total: down * across,
+        ..Counters::default()
+    };
+    for row_block in 0..blocks.min(down) {
+        let r0 = row_block * sizes.block_rows;
+        let rows = r0..(r0 + sizes.block_rows).min(sizes.seq_len);
+        counters.reads += rows.len() as u64 * d_k;
+        counters.writes += rows.len() as u64 * (d_v + 2);
+        for col_block in 0..across {
+            let c0 = col_block * sizes.block_cols;
+            let cols = c0..(c0 + sizes.block_cols).min(sizes.key_len);
+            counters.tiles_done += 1;
+            if mask.hides_tile(rows.clone(), cols.clone()) {
+                counters.tiles_skipped += 1;
+            } else {
+                counters.reads += cols.len() as u64 * (d_k + d_v);
+            }
         }
     }
     counters

@@ -2,13 +2,14 @@
 //! block's running max and sum, the tile's values, the output accumulator and the phase in words.
 //! Pure functions of a trace and a frame: they index the trace's steps and never recompute one.
 
+use std::ops::Range;
 use std::sync::Arc;
 
 use ndarray::{Array2, s};
 
 use super::TraceRef;
 use super::colormap::{Scale, ScaleMode};
-use super::flash_frames::{Frame, Phase, Sizes, frames};
+use super::flash_frames::{Counters, Frame, Phase, Sizes, counters, earlier_blocks, frames};
 use super::format::{format_value, span};
 use super::matrix::{Legend, MatrixView, Span};
 use super::stages::{Stage, own_range};
@@ -31,9 +32,17 @@ const GRID: [[u8; 3]; 5] = [
 pub struct Replay {
     pub trace: TraceRef,
     pub head: usize,
-    /// The head's FlashAttention with every tile step: the trace's, or recorded here when the
-    /// trace kept only the output.
+    /// The query blocks replayed: every one, or, for a long input (a summarised trace), the one
+    /// chosen. Each query block's pass is independent of the others, so its steps are the whole
+    /// run's.
+    pub blocks: Range<usize>,
+    /// The head's FlashAttention with every tile step of `blocks`: the trace's, or replayed here
+    /// when the trace kept only the output.
     flash: Arc<attention_core::flash::FlashHead>,
+    /// [query blocks, key blocks]: the tiles the mask hides entirely (skipped by the algorithm).
+    hidden: Arc<Array2<bool>>,
+    /// The counts of the query blocks before `blocks`, as if they had been played.
+    pub earlier: Counters,
     /// The colour scales the tiles are drawn on.
     pub mode: ScaleMode,
     pub frames: Arc<Vec<Frame>>,
@@ -42,13 +51,17 @@ pub struct Replay {
 
 impl PartialEq for Replay {
     fn eq(&self, other: &Self) -> bool {
-        self.trace == other.trace && self.head == other.head && self.mode == other.mode
+        self.trace == other.trace
+            && self.head == other.head
+            && self.mode == other.mode
+            && self.blocks == other.blocks
     }
 }
 
 impl Replay {
-    /// The replay of `head` of `trace` (clamped to its heads).
-    pub fn new(trace: TraceRef, head: usize, mode: ScaleMode) -> Self {
+    /// The replay of `head` of `trace` (clamped to its heads). A summarised trace replays query
+    /// block `query_block` only (clamped to its blocks); any other, every block.
+    pub fn new(trace: TraceRef, head: usize, mode: ScaleMode, query_block: usize) -> Self {
         let head = head.min(trace.0.flash.heads.len().saturating_sub(1));
         let config = &trace.0.config;
         let (block_rows, block_cols) = config.block();
@@ -60,26 +73,43 @@ impl Replay {
             block_rows,
             block_cols,
         };
+        let (down, across) = sizes.tiles();
+        let blocks = if trace.0.is_summarised() {
+            let block = query_block.min(down - 1);
+            block..block + 1
+        } else {
+            0..down
+        };
         let recorded = &trace.0.flash.heads[head];
         let flash = if recorded.steps.is_empty() {
             let h = &trace.0.heads[head];
-            Arc::new(attention_core::flash::flash_attention(
+            Arc::new(attention_core::flash::replay_query_blocks(
                 h.q.view(),
                 h.k.view(),
                 h.v.view(),
                 config.scale(),
                 config.mask(),
                 config.block(),
-                true,
+                blocks.clone(),
             ))
         } else {
             Arc::new(recorded.clone())
         };
+        let mask = config.mask();
+        let hidden = Array2::from_shape_fn((down, across), |(r, c)| {
+            let rows = r * block_rows..((r + 1) * block_rows).min(sizes.seq_len);
+            let cols = c * block_cols..((c + 1) * block_cols).min(sizes.key_len);
+            mask.hides_tile(rows, cols)
+        });
+        let earlier = earlier_blocks(mask, &sizes, blocks.start);
         let frames = Arc::new(frames(&flash));
         Self {
             trace,
             head,
+            blocks,
             flash,
+            hidden: Arc::new(hidden),
+            earlier,
             mode,
             frames,
             sizes,
@@ -91,8 +121,47 @@ impl Replay {
         self.sizes.seq_len.max(self.sizes.key_len) > SUMMARISE_ABOVE
     }
 
+    /// Whether only some query blocks are replayed (a long input).
+    pub fn partial(&self) -> bool {
+        self.blocks.len() < self.sizes.tiles().0
+    }
+
     pub fn flash(&self) -> &attention_core::flash::FlashHead {
         &self.flash
+    }
+
+    /// The counts up to and including frame `upto`, from the run's start.
+    pub fn counters(&self, upto: usize) -> Counters {
+        counters(&self.flash, &self.frames, upto, &self.sizes).following(self.earlier)
+    }
+
+    /// The first frame about tile (`row_block`, `col_block`), if it is replayed.
+    pub fn frame_of_tile(&self, row_block: usize, col_block: usize) -> Option<usize> {
+        self.frames
+            .iter()
+            .position(|f| f.row_block == row_block && f.col_block == Some(col_block))
+    }
+
+    /// The key of the first frame about a tile: where a replay of its query block starts.
+    pub fn tile_key(&self, row_block: usize, col_block: usize) -> (usize, Option<usize>, Phase) {
+        let phase = if self.hidden.get((row_block, col_block)) == Some(&true) {
+            Phase::Skip
+        } else {
+            Phase::Scores
+        };
+        (row_block, Some(col_block), phase)
+    }
+
+    /// Which state tile (`r`, `c`) is in at `frame`: 2 current, 1 done, 0 not yet. Query blocks
+    /// before the replayed ones are done, those after not yet.
+    fn tile_state(&self, r: usize, c: usize, frame: &Frame) -> u8 {
+        if r < self.blocks.start {
+            1
+        } else if r >= self.blocks.end {
+            0
+        } else {
+            tile_state((r - self.blocks.start) * self.sizes.tiles().1 + c, frame)
+        }
     }
 }
 
@@ -126,10 +195,9 @@ pub fn grid(replay: &Replay, frame: &Frame) -> (MatrixView, Option<Span>) {
     let trace = &replay.trace.0;
     let (rows, cols) = trace.mask.dim();
     let (block_rows, block_cols) = trace.config.block();
-    let tiles_across = cols.div_ceil(block_cols);
     let steps = &replay.flash().steps;
     let colour = |tile_row: usize, tile_col: usize| {
-        let state = tile_state(tile_row * tiles_across + tile_col, frame);
+        let state = replay.tile_state(tile_row, tile_col, frame);
         let parity = ((tile_row + tile_col) % 2) as u8;
         match state {
             2 => 4.0,
@@ -138,10 +206,10 @@ pub fn grid(replay: &Replay, frame: &Frame) -> (MatrixView, Option<Span>) {
         }
     };
     let current = steps.get(frame.step).filter(|_| frame.col_block.is_some());
-    if rows.max(cols) > SUMMARISE_ABOVE {
-        let tiles_down = rows.div_ceil(block_rows);
+    if replay.summarised() {
+        let (tiles_down, tiles_across) = replay.sizes.tiles();
         let values = Array2::from_shape_fn((tiles_down, tiles_across), |(r, c)| {
-            if steps[r * tiles_across + c].skipped {
+            if replay.hidden[[r, c]] {
                 f32::NEG_INFINITY
             } else {
                 colour(r, c)

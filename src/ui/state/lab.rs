@@ -60,7 +60,8 @@ impl Outcome {
 
 /// Checks a request and computes its trace, reusing from `previous` what did not change.
 /// FlashAttention's output is computed for every head, its steps only when a head is replayed
-/// (`flash_views::Replay`): recording every tile of every head was half of a large trace.
+/// (`flash_views::Replay`): recording every tile of every head was half of a large trace; for a
+/// summarised trace, only the query block being looked at is replayed.
 /// Above 512 × 512 cells per head the trace is summarised (`attention_core::overview`), so no
 /// size the core accepts is refused for its trace.
 pub fn compute(request: &Request, previous: Option<&Config>) -> Outcome {
@@ -133,6 +134,8 @@ pub struct Lab {
     pub cpu_jobs: CpuJobs,
     /// The FlashAttention player's position (a frame index).
     pub flash_step: RwSignal<usize>,
+    /// The query block the player replays when the input is long (a summarised trace).
+    pub flash_block: RwSignal<usize>,
     /// The part of the page in view (a step's id), for links.
     pub view: RwSignal<Option<String>>,
     /// What a link could not use: shown until dismissed.
@@ -272,6 +275,7 @@ impl Lab {
             jobs,
             cpu_jobs,
             flash_step: RwSignal::new(0),
+            flash_block: RwSignal::new(0),
             view: RwSignal::new(None),
             link_notices: RwSignal::new(Vec::new()),
             embed: RwSignal::new(None),

@@ -673,9 +673,7 @@ pub fn Pipeline() -> impl IntoView {
                 " "
                 {move || flash().map(|d| format!("{d:.1e}")).unwrap_or_default()}
             </p>
-            <UnlessSummarised test_id="flash-note" why=|t| t.flash>
-                <FlashView />
-            </UnlessSummarised>
+            <FlashView />
         </div>
     }
 }

@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 
 use super::Player;
-use crate::ui::model::flash_frames::{counters, scores_held, standard_accesses};
+use crate::ui::model::flash_frames::{scores_held, standard_accesses};
 use crate::ui::model::format::group_digits as number;
 use crate::ui::state::Lab;
 
@@ -14,10 +14,9 @@ pub fn FlashCounters(player: Player) -> impl IntoView {
     let text = move || &lab.lang.get().text().flash;
     let counts = Memo::new(move |_| {
         let index = player.position.get();
-        player.replay.with(|r| {
-            r.as_ref()
-                .map(|r| (counters(r.flash(), &r.frames, index, &r.sizes), r.sizes))
-        })
+        player
+            .replay
+            .with(|r| r.as_ref().map(|r| (r.counters(index), r.sizes)))
     });
     move || {
         counts.get().map(|(c, sizes)| {

@@ -16,7 +16,7 @@ use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
 use crate::ui::browser::observers::observe_visible;
-use crate::ui::model::flash_frames::{Frame, keep_position};
+use crate::ui::model::flash_frames::{Frame, Phase, keep_position};
 use crate::ui::model::flash_views::Replay;
 use crate::ui::model::sections::Section;
 use crate::ui::state::Lab;
@@ -31,6 +31,11 @@ pub struct Player {
     pub position: RwSignal<usize>,
     pub frame: Memo<Option<Frame>>,
     pub playing: RwSignal<bool>,
+    /// Where the next replay should start (a tile or block asked for), instead of where the
+    /// last one was.
+    target: StoredValue<Option<(usize, Option<usize>, Phase)>>,
+    /// The query block a long input replays.
+    pub block: RwSignal<usize>,
 }
 
 impl Player {
@@ -42,23 +47,43 @@ impl Player {
                 return previous.cloned().flatten();
             }
             let trace = lab.shown.get()?;
+            // Only a long input replays one query block: only then does the choice matter.
+            let block = if trace.0.is_summarised() {
+                lab.flash_block.get()
+            } else {
+                0
+            };
             Some(Replay::new(
                 trace,
                 lab.selected_head(),
                 lab.scale_mode.get(),
+                block,
             ))
+        });
+        // The replayed query block follows the zoomed region of a long input's overviews: the
+        // tiles being looked at are the ones replayed.
+        Effect::new(move |_| {
+            let (query, _) = lab.zoom.get();
+            let block_rows = lab
+                .shown
+                .with_untracked(|t| t.as_ref().map(|t| t.0.config.block().0));
+            if let Some(block_rows) = block_rows {
+                lab.flash_block.set(query / block_rows);
+            }
         });
         let position = lab.flash_step;
         // The position survives a change of parameters where it can (same block and phase).
         let last_key = StoredValue::new(None);
+        let target = StoredValue::new(None);
         Effect::new(move |_| {
             replay.with(|replay| {
                 if let Some(replay) = replay {
-                    let kept = keep_position(
-                        &replay.frames,
-                        last_key.get_value(),
-                        position.get_untracked(),
-                    );
+                    // A tile asked for (`go_to_tile`) wins over the last position.
+                    let key = target
+                        .try_update_value(Option::take)
+                        .flatten()
+                        .or_else(|| last_key.get_value());
+                    let kept = keep_position(&replay.frames, key, position.get_untracked());
                     if kept != position.get_untracked() {
                         position.set(kept);
                     }
@@ -79,7 +104,39 @@ impl Player {
             position,
             frame,
             playing: RwSignal::new(false),
+            target,
+            block: lab.flash_block,
         }
+    }
+
+    /// Stops playing and goes to the first step of tile (`row_block`, `col_block`); for a long
+    /// input, replaying that query block first if it is another one.
+    pub fn go_to_tile(&self, row_block: usize, col_block: usize) {
+        self.playing.set(false);
+        let found = self.replay.with_untracked(|r| {
+            r.as_ref().map(|r| {
+                (
+                    r.frame_of_tile(row_block, col_block),
+                    r.tile_key(row_block, col_block),
+                )
+            })
+        });
+        match found {
+            Some((Some(index), _)) => self.position.set(index),
+            // Another query block: its replay starts at this tile (see `keep_position`).
+            Some((None, key)) => {
+                self.target.set_value(Some(key));
+                self.block.set(row_block);
+            }
+            None => {}
+        }
+    }
+
+    /// Replays query block `block` (a long input), from its start.
+    pub fn go_to_block(&self, block: usize) {
+        self.playing.set(false);
+        self.target.set_value(Some((block, None, Phase::Start)));
+        self.block.set(block);
     }
 
     /// The number of frames.
@@ -117,12 +174,12 @@ pub fn FlashView() -> impl IntoView {
     observe_visible(move || section.get().map(Into::into), visible);
     let player = Player::new(lab, visible);
     let on_key = move |ev: web_sys::KeyboardEvent| {
-        // Keys typed into fields are theirs.
         let in_field = ev
             .target()
             .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
             .is_some_and(|e| matches!(e.tag_name().as_str(), "INPUT" | "SELECT" | "TEXTAREA"));
-        if in_field {
+        // Keys typed into fields are theirs; keys the tile grid used (its cursor) too.
+        if in_field || ev.default_prevented() {
             return;
         }
         match ev.key().as_str() {
