@@ -194,6 +194,17 @@ mod native {
         group.bench_function(format!("outputs {seq_len}x{d_model}x{n_heads}"), |b| {
             b.iter(|| compute_outputs(black_box(&config)))
         });
+        group.bench_function(format!("overview head {seq_len}x{d_k}"), |b| {
+            b.iter(|| {
+                attention_core::overview::attend_overview(
+                    q,
+                    k,
+                    v,
+                    config.scale(),
+                    config.mask(),
+                )
+            })
+        });
         group.bench_function(format!("flash head {seq_len}x{d_k}"), |b| {
             b.iter(|| {
                 flash_attention(
