@@ -196,13 +196,7 @@ mod native {
         });
         group.bench_function(format!("overview head {seq_len}x{d_k}"), |b| {
             b.iter(|| {
-                attention_core::overview::attend_overview(
-                    q,
-                    k,
-                    v,
-                    config.scale(),
-                    config.mask(),
-                )
+                attention_core::overview::attend_overview(q, k, v, config.scale(), config.mask())
             })
         });
         group.bench_function(format!("flash head {seq_len}x{d_k}"), |b| {
