@@ -151,6 +151,21 @@ impl Sizes {
             self.key_len.div_ceil(self.block_cols),
         )
     }
+
+    /// Floats read when a query block of `rows` starts: its Q_i.
+    fn block_reads(&self, rows: u64) -> u64 {
+        rows * self.d_k as u64
+    }
+
+    /// Floats read by a computed tile of `cols` keys: its K_j and V_j.
+    fn tile_reads(&self, cols: u64) -> u64 {
+        cols * (self.d_k + self.d_v) as u64
+    }
+
+    /// Floats written when a query block of `rows` ends: its O_i, l_i and m_i.
+    fn block_writes(&self, rows: u64) -> u64 {
+        rows * (self.d_v as u64 + 2)
+    }
 }
 
 impl Counters {
@@ -178,14 +193,14 @@ pub fn counters(head: &FlashHead, frames: &[Frame], upto: usize, sizes: &Sizes) 
         let step = &head.steps[frame.step];
         let (rows, cols) = (step.rows.len() as u64, step.cols.len() as u64);
         match frame.phase {
-            Phase::Start => counters.reads += rows * sizes.d_k as u64,
+            Phase::Start => counters.reads += sizes.block_reads(rows),
             Phase::Skip => {
                 counters.tiles_skipped += 1;
                 counters.tiles_done += 1;
             }
-            Phase::Scores => counters.reads += cols * (sizes.d_k + sizes.d_v) as u64,
+            Phase::Scores => counters.reads += sizes.tile_reads(cols),
             Phase::Accumulate => counters.tiles_done += 1,
-            Phase::Normalize => counters.writes += rows * (sizes.d_v as u64 + 2),
+            Phase::Normalize => counters.writes += sizes.block_writes(rows),
             Phase::Max | Phase::Exp | Phase::Sum => {}
         }
     }
@@ -196,7 +211,6 @@ pub fn counters(head: &FlashHead, frames: &[Frame], upto: usize, sizes: &Sizes) 
 /// it hides): where a replay of later blocks starts counting, so its counters are the whole run's.
 pub fn earlier_blocks(mask: &Mask, sizes: &Sizes, blocks: usize) -> Counters {
     let (down, across) = sizes.tiles();
-    let (d_k, d_v) = (sizes.d_k as u64, sizes.d_v as u64);
     let mut counters = Counters {
         tiles_total: down * across,
         ..Counters::default()
@@ -204,8 +218,8 @@ pub fn earlier_blocks(mask: &Mask, sizes: &Sizes, blocks: usize) -> Counters {
     for row_block in 0..blocks.min(down) {
         let r0 = row_block * sizes.block_rows;
         let rows = r0..(r0 + sizes.block_rows).min(sizes.seq_len);
-        counters.reads += rows.len() as u64 * d_k;
-        counters.writes += rows.len() as u64 * (d_v + 2);
+        counters.reads += sizes.block_reads(rows.len() as u64);
+        counters.writes += sizes.block_writes(rows.len() as u64);
         for col_block in 0..across {
             let c0 = col_block * sizes.block_cols;
             let cols = c0..(c0 + sizes.block_cols).min(sizes.key_len);
@@ -213,7 +227,7 @@ pub fn earlier_blocks(mask: &Mask, sizes: &Sizes, blocks: usize) -> Counters {
             if mask.hides_tile(rows.clone(), cols.clone()) {
                 counters.tiles_skipped += 1;
             } else {
-                counters.reads += cols.len() as u64 * (d_k + d_v);
+                counters.reads += sizes.tile_reads(cols.len() as u64);
             }
         }
     }
