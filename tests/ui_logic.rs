@@ -1058,6 +1058,7 @@ mod trained_model {
             induction: 0.05,
             first: 0.02,
             same: 0.1,
+            ..HeadRoles::default()
         };
         assert_eq!(dominant(&previous), Some((Role::Previous, 0.83)));
         assert_eq!(
@@ -1070,6 +1071,7 @@ mod trained_model {
             induction: 0.72,
             first: 0.0,
             same: 0.3,
+            ..HeadRoles::default()
         };
         assert_eq!(dominant(&induction).map(|(r, _)| r), Some(Role::Induction));
         let mixed = HeadRoles {
@@ -1077,6 +1079,7 @@ mod trained_model {
             induction: 0.2,
             first: 0.35,
             same: 0.1,
+            ..HeadRoles::default()
         };
         assert_eq!(dominant(&mixed), None);
         assert_eq!(label(&mixed, Lang::En), "no single job on this sentence");

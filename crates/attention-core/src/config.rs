@@ -247,6 +247,11 @@ impl Config {
     pub fn model_layer(&self) -> Option<usize> {
         self.model_layer
     }
+
+    /// Whether the weights were drawn from the seed (not given, nor a trained model's).
+    pub fn seeded_weights(&self) -> bool {
+        self.seeded_weights
+    }
 }
 
 impl Params {

@@ -106,6 +106,68 @@ pub fn head_dot_variance(q: ArrayView2<f32>, k: ArrayView2<f32>) -> (f64, f64) {
     (raw, raw / d_k)
 }
 
+/// Each column of `m` [rows, cols] shifted to mean 0 and scaled to variance 1 over the rows:
+/// what "components of mean 0 and variance 1" means for a handful of tokens. A column that does
+/// not vary (one row, or a constant) stays 0.
+pub fn standardise_columns(m: ArrayView2<f32>) -> Array2<f64> {
+    let mut out = m.mapv(f64::from);
+    for mut column in out.columns_mut() {
+        let (mean, variance) = mean_variance(column.iter().copied());
+        let scale = if variance > 1e-24 {
+            1.0 / variance.sqrt()
+        } else {
+            0.0
+        };
+        column.mapv_inplace(|v| (v - mean) * scale);
+    }
+    out
+}
+
+/// The mean over the columns of each column's variance over the rows: the typical variance of
+/// one component of a head's q (or k) on this input.
+pub fn component_variance(m: ArrayView2<f32>) -> f64 {
+    let columns = m.ncols().max(1) as f64;
+    m.columns()
+        .into_iter()
+        .map(|c| mean_variance(c.iter().map(|&v| f64::from(v))).1)
+        .sum::<f64>()
+        / columns
+}
+
+/// The variance of q·k over every (query, key) pair, measured on a head's q and k as they are
+/// and on q and k standardised (each component of mean 0 and variance 1 over the tokens, the
+/// premise of the √d_k argument).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DotVariances {
+    /// The typical variance of one component of q and of k (1 under the premise).
+    pub q_component: f64,
+    pub k_component: f64,
+    /// var(q·k) and var(q·k / √d_k), as computed: about d_k · q_component · k_component.
+    pub raw: f64,
+    pub raw_scaled: f64,
+    /// var(q̃·k̃) and var(q̃·k̃ / √d_k) on the standardised components: about d_k and 1, up to
+    /// the noise of measuring on n × m pairs.
+    pub standard: f64,
+    pub standard_scaled: f64,
+}
+
+/// [`DotVariances`] of one head. q: [n, d_k], k: [m, d_k]. The standardised figures need two
+/// tokens on each side (with one, no component varies) and are 0 without them.
+pub fn head_dot_variances(q: ArrayView2<f32>, k: ArrayView2<f32>) -> DotVariances {
+    let d_k = q.ncols().max(1) as f64;
+    let (raw, raw_scaled) = head_dot_variance(q, k);
+    let dots = standardise_columns(q).dot(&standardise_columns(k).t());
+    let (_, standard) = mean_variance(dots.iter().copied());
+    DotVariances {
+        q_component: component_variance(q),
+        k_component: component_variance(k),
+        raw,
+        raw_scaled,
+        standard,
+        standard_scaled: standard / d_k,
+    }
+}
+
 /// The histogram of `values` in `bins` equal bins over [low, high] (values outside are clamped
 /// into the end bins): counts per bin.
 pub fn histogram(values: &[f64], low: f64, high: f64, bins: usize) -> Vec<usize> {
@@ -218,6 +280,142 @@ pub fn stream_growth(
     sizes
 }
 
+/// A stack of `depth` random residual blocks in f64, the blocks of [`stream_growth`] (the same
+/// draws of W), with a loss to backpropagate: L = Σ x_L ⊙ R / rows, R a fixed random readout.
+/// Backpropagation here is written out by hand, block by block; a test checks it against
+/// finite differences.
+struct Stack {
+    placement: Placement,
+    /// [d, d] per block.
+    weights: Vec<Array2<f64>>,
+    /// [rows, d]
+    readout: Array2<f64>,
+}
+
+/// The LayerNorm of the lab (ε = 10⁻⁶, no γ or β) on each row, in f64.
+fn layer_norm_f64(x: &Array2<f64>) -> Array2<f64> {
+    let mut out = x.clone();
+    for mut row in out.rows_mut() {
+        let (mean, variance) = mean_variance(row.iter().copied());
+        let inverse = 1.0 / (variance + f64::from(crate::layer_norm::EPSILON)).sqrt();
+        row.mapv_inplace(|v| (v - mean) * inverse);
+    }
+    out
+}
+
+/// The gradient through LayerNorm: with x̂ = (x − μ) / σ and g = ∂L/∂LN(x) on each row,
+/// ∂L/∂x = (g − mean(g) − x̂ · mean(g ⊙ x̂)) / σ.
+fn layer_norm_backward(x: &Array2<f64>, g: &Array2<f64>) -> Array2<f64> {
+    let mut out = g.clone();
+    for (mut out_row, x_row) in out.rows_mut().into_iter().zip(x.rows()) {
+        let (mean, variance) = mean_variance(x_row.iter().copied());
+        let inverse = 1.0 / (variance + f64::from(crate::layer_norm::EPSILON)).sqrt();
+        let normed: Vec<f64> = x_row.iter().map(|v| (v - mean) * inverse).collect();
+        let d = normed.len().max(1) as f64;
+        let g_mean = out_row.sum() / d;
+        let g_dot = out_row.iter().zip(&normed).map(|(g, n)| g * n).sum::<f64>() / d;
+        for (v, n) in out_row.iter_mut().zip(&normed) {
+            *v = (*v - g_mean - n * g_dot) * inverse;
+        }
+    }
+    out
+}
+
+impl Stack {
+    fn new(
+        rows: usize,
+        d: usize,
+        depth: usize,
+        placement: Placement,
+        gain: f64,
+        seed: u64,
+    ) -> Self {
+        let mut rng = SplitMix64::new(seed);
+        let weights = (0..depth)
+            .map(|_| {
+                Array2::from_shape_simple_fn((d, d), || {
+                    f64::from((normal(&mut rng) * gain / (d as f64).sqrt()) as f32)
+                })
+            })
+            .collect();
+        let mut rng = SplitMix64::new(seed ^ 0x005e_ed0f_4ead);
+        let readout = Array2::from_shape_simple_fn((rows, d), || normal(&mut rng));
+        Self {
+            placement,
+            weights,
+            readout,
+        }
+    }
+
+    fn block(&self, l: usize, x: &Array2<f64>) -> Array2<f64> {
+        let w = &self.weights[l];
+        match self.placement {
+            Placement::Pre => x + &layer_norm_f64(x).dot(w),
+            Placement::Post => layer_norm_f64(&(x + &x.dot(w))),
+        }
+    }
+
+    /// The stream entering block `from` is `x`: the loss at the end of the stack (what the
+    /// finite differences of the test perturb).
+    #[cfg(test)]
+    fn loss_from(&self, from: usize, x: &Array2<f64>) -> f64 {
+        let mut stream = x.clone();
+        for l in from..self.weights.len() {
+            stream = self.block(l, &stream);
+        }
+        (&stream * &self.readout).sum() / self.readout.nrows().max(1) as f64
+    }
+
+    /// ∂L/∂x_l for l = 0 … depth (x_0 the input, x_depth the last block's output).
+    fn gradients(&self, x: &Array2<f64>) -> Vec<Array2<f64>> {
+        let mut streams = vec![x.clone()];
+        for l in 0..self.weights.len() {
+            let next = self.block(l, &streams[l]);
+            streams.push(next);
+        }
+        let mut g = &self.readout / self.readout.nrows().max(1) as f64;
+        let mut gradients = vec![g.clone()];
+        for l in (0..self.weights.len()).rev() {
+            let (x, w) = (&streams[l], &self.weights[l]);
+            g = match self.placement {
+                // x + LN(x) W: the identity passes g on untouched.
+                Placement::Pre => &g + &layer_norm_backward(x, &g.dot(&w.t())),
+                // LN(x + x W): every path goes through the LayerNorm.
+                Placement::Post => {
+                    let through = layer_norm_backward(&(x + &x.dot(w)), &g);
+                    &through + &through.dot(&w.t())
+                }
+            };
+            gradients.push(g.clone());
+        }
+        gradients.reverse();
+        gradients
+    }
+}
+
+/// The size of the gradient ∂L/∂x_l at the input of each block l = 0 … `depth` (the last is the
+/// stack's output), relative to the output's: the blocks of [`stream_growth`] (same draws), at
+/// initialisation, for a loss that reads the output through a fixed random readout. Pre-LN's
+/// identity path hands every block at least the gradient the output gets; under Post-LN every
+/// block's gradient has passed through the LayerNorms above it.
+pub fn gradient_flow(
+    x: ArrayView2<f32>,
+    depth: usize,
+    placement: Placement,
+    gain: f64,
+    seed: u64,
+) -> Vec<f64> {
+    let stack = Stack::new(x.nrows(), x.ncols(), depth, placement, gain, seed);
+    let norm = |g: &Array2<f64>| g.iter().map(|v| v * v).sum::<f64>().sqrt();
+    let gradients = stack.gradients(&x.mapv(f64::from));
+    let top = gradients
+        .last()
+        .map(norm)
+        .unwrap_or(1.0)
+        .max(f64::MIN_POSITIVE);
+    gradients.iter().map(|g| norm(g) / top).collect()
+}
+
 // ---------------------------------------------------------------------------------------------
 // Numerical stability and precision
 // ---------------------------------------------------------------------------------------------
@@ -286,27 +484,23 @@ fn round(x: f32, precision: Precision) -> f32 {
     }
 }
 
-/// softmax of `scores` · `factor`, without subtracting the row maximum (`stable` false) or with
-/// it, every step rounded to `precision`. Without the maximum, exp overflows to ∞ once a score
-/// passes ln(max) (88.7 in f32, 11.09 in f16) and ∞ / ∞ gives NaN.
+/// softmax of `scores` · `factor` + `shift`, without subtracting the row maximum (`stable`
+/// false) or with it, every step rounded to `precision`. Adding the same `shift` to every score
+/// changes no weight in exact arithmetic; without the maximum it decides how exp fails: above
+/// ln(largest float) (88.7 in f32, 11.09 in f16) it overflows to ∞ and ∞ / ∞ gives NaN; when
+/// every exponent is below the smallest float's log (−104 in f32, −17.3 in f16) every exp rounds
+/// to 0 and 0 / 0 gives NaN.
 pub fn softmax_in(
     scores: ArrayView1<f32>,
     factor: f32,
+    shift: f32,
     stable: bool,
     precision: Precision,
 ) -> Vec<f32> {
-    let scaled: Vec<f32> = scores
+    let exponents = exponents_in(scores, factor, shift, stable, precision);
+    let exps: Vec<f32> = exponents
         .iter()
-        .map(|&s| round(s * factor, precision))
-        .collect();
-    let max = if stable {
-        scaled.iter().cloned().fold(f32::NEG_INFINITY, f32::max)
-    } else {
-        0.0
-    };
-    let exps: Vec<f32> = scaled
-        .iter()
-        .map(|&s| round(round(s - max, precision).exp(), precision))
+        .map(|&s| round(s.exp(), precision))
         .collect();
     let sum = exps
         .iter()
@@ -314,27 +508,117 @@ pub fn softmax_in(
     exps.iter().map(|&e| round(e / sum, precision)).collect()
 }
 
-/// The smallest factor k (to 3 significant figures) at which the unstable softmax of
-/// `scores` · k has a non-finite weight in `precision`; `None` if none below `limit`.
-pub fn overflow_factor(scores: ArrayView1<f32>, precision: Precision, limit: f32) -> Option<f32> {
-    let broken = |k: f32| {
-        softmax_in(scores, k, false, precision)
-            .iter()
-            .any(|w| !w.is_finite())
+/// What exp receives in [`softmax_in`]: k · s + c rounded to `precision`, minus the largest when
+/// `stable`.
+fn exponents_in(
+    scores: ArrayView1<f32>,
+    factor: f32,
+    shift: f32,
+    stable: bool,
+    precision: Precision,
+) -> Vec<f32> {
+    let scaled: Vec<f32> = scores
+        .iter()
+        .map(|&s| round(round(s * factor, precision) + shift, precision))
+        .collect();
+    let max = if stable {
+        scaled.iter().cloned().fold(f32::NEG_INFINITY, f32::max)
+    } else {
+        0.0
     };
-    if !broken(limit) {
+    scaled.iter().map(|&s| round(s - max, precision)).collect()
+}
+
+/// How a softmax computed without subtracting the maximum fails.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Breakdown {
+    /// An exp, or their sum, passed the largest float: ∞ / ∞ = NaN (or every weight 0).
+    Overflow,
+    /// Every exp rounded to 0: 0 / 0 = NaN.
+    Underflow,
+}
+
+impl Breakdown {
+    /// "overflow" or "underflow", as the JSON names it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Overflow => "overflow",
+            Self::Underflow => "underflow",
+        }
+    }
+}
+
+/// How the naive softmax of `scores` · `factor` + `shift` fails in `precision`, if it does: a
+/// weight that is not finite, or weights that no longer sum to 1 (an overflowing sum makes them
+/// all 0).
+pub fn breakdown(
+    scores: ArrayView1<f32>,
+    factor: f32,
+    shift: f32,
+    precision: Precision,
+) -> Option<Breakdown> {
+    if scores.is_empty() {
         return None;
     }
-    let (mut low, mut high) = (0.0f32, limit);
-    for _ in 0..60 {
+    let weights = softmax_in(scores, factor, shift, false, precision);
+    let sum: f32 = weights.iter().sum();
+    if weights.iter().all(|w| w.is_finite()) && (sum - 1.0).abs() < 0.01 {
+        return None;
+    }
+    let exps: Vec<f32> = exponents_in(scores, factor, shift, false, precision)
+        .iter()
+        .map(|&s| round(s.exp(), precision))
+        .collect();
+    if exps.iter().all(|&e| e == 0.0) {
+        Some(Breakdown::Underflow)
+    } else {
+        Some(Breakdown::Overflow)
+    }
+}
+
+/// Where the naive softmax first fails as the factor k grows.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BreakPoint {
+    /// The smallest k (to about 4 significant figures) at which it fails.
+    pub factor: f32,
+    pub kind: Breakdown,
+    /// The largest exponent, k · max + c, at that k: about ln(largest float) for an overflow
+    /// of the largest exp, a little less when the sum overflows first, and about ln(smallest
+    /// float) for an underflow.
+    pub exponent: f32,
+}
+
+/// The smallest factor k in (0, `limit`] at which the unstable softmax of `scores` · k +
+/// `shift` fails in `precision`, and how; `None` if it never does below `limit`. The factors
+/// are scanned on a log grid from 10⁻³ first (failure need not be monotone in k: a negative
+/// shift underflows small factors), then the first failure is narrowed by bisection.
+pub fn break_point(
+    scores: ArrayView1<f32>,
+    shift: f32,
+    precision: Precision,
+    limit: f32,
+) -> Option<BreakPoint> {
+    let fails = |k: f32| breakdown(scores, k, shift, precision);
+    let steps = 280;
+    let low_end = 1e-3f32;
+    let grid = |i: usize| low_end * (limit / low_end).powf(i as f32 / steps as f32);
+    let first = (0..=steps).find(|&i| fails(grid(i)).is_some())?;
+    let (mut low, mut high) = (if first == 0 { 0.0 } else { grid(first - 1) }, grid(first));
+    for _ in 0..40 {
         let mid = 0.5 * (low + high);
-        if broken(mid) {
+        if fails(mid).is_some() {
             high = mid;
         } else {
             low = mid;
         }
     }
-    Some(high)
+    let kind = fails(high)?;
+    let largest = scores.iter().cloned().fold(f32::NEG_INFINITY, f32::max);
+    Some(BreakPoint {
+        factor: high,
+        kind,
+        exponent: high * largest + shift,
+    })
 }
 
 /// QKᵀ computed with inputs and products rounded to f16 (and sums kept in f16), against f32: the
@@ -583,30 +867,139 @@ mod tests {
         }
     }
 
+    /// Backpropagation through the stack, checked against central finite differences of the
+    /// loss at the input of every block, for both placements.
+    #[test]
+    fn backpropagation_through_the_stack_matches_finite_differences() {
+        let mut rng = SplitMix64::new(3);
+        let x = Array2::from_shape_simple_fn((3, 5), || normal(&mut rng));
+        for placement in [Placement::Pre, Placement::Post] {
+            let stack = Stack::new(3, 5, 4, placement, 1.0, 9);
+            let gradients = stack.gradients(&x);
+            assert_eq!(gradients.len(), 5);
+            let mut streams = vec![x.clone()];
+            for l in 0..4 {
+                let next = stack.block(l, &streams[l]);
+                streams.push(next);
+            }
+            for l in 0..=4 {
+                for (i, j) in [(0, 0), (1, 3), (2, 4)] {
+                    let h = 1e-5;
+                    let (mut up, mut down) = (streams[l].clone(), streams[l].clone());
+                    up[[i, j]] += h;
+                    down[[i, j]] -= h;
+                    let numeric = (stack.loss_from(l, &up) - stack.loss_from(l, &down)) / (2.0 * h);
+                    let analytic = gradients[l][[i, j]];
+                    assert!(
+                        (numeric - analytic).abs() < 1e-6 * (1.0 + analytic.abs()),
+                        "{placement:?} block {l} ({i}, {j}): {numeric} against {analytic}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// Pre-LN's identity path hands the output's gradient to every block, and each block adds
+    /// its own: the gradient at the input is several times the output's. Post-LN's passes a
+    /// LayerNorm per block and arrives at the input smaller than Pre-LN's.
+    #[test]
+    fn pre_ln_carries_the_gradient_down_and_post_ln_passes_it_through_every_layer_norm() {
+        for d in [16, 64] {
+            let mut rng = SplitMix64::new(1);
+            let x = Array2::from_shape_simple_fn((11, d), || normal(&mut rng) as f32);
+            let pre = gradient_flow(x.view(), 24, Placement::Pre, 1.0, 0);
+            let post = gradient_flow(x.view(), 24, Placement::Post, 1.0, 0);
+            assert_eq!((pre.len(), post.len()), (25, 25));
+            assert_eq!((pre[24], post[24]), (1.0, 1.0), "relative to the output's");
+            assert!(pre[0] > 3.0, "{pre:?}");
+            assert!(pre.iter().all(|&g| g >= 0.99), "{pre:?}");
+            assert!(
+                pre.windows(2).filter(|w| w[0] < w[1]).count() <= 3,
+                "{pre:?}"
+            );
+            assert!(post[0] < pre[0], "{post:?}");
+        }
+    }
+
     #[test]
     fn unstable_softmax_overflows_at_ln_of_the_largest_float() {
         let scores = array![1.0f32, 0.5, 0.0];
-        let f16 = overflow_factor(scores.view(), Precision::F16, 1000.0).unwrap();
+        let f16 = break_point(scores.view(), 0.0, Precision::F16, 1000.0).unwrap();
+        assert_eq!(f16.kind, Breakdown::Overflow);
         assert!(
-            (f16 - 65504f32.ln()).abs() < 0.01,
-            "f16 breaks at k ≈ 11.09: {f16}"
+            (f16.factor - 65504f32.ln()).abs() < 0.01 && (f16.exponent - 11.09).abs() < 0.01,
+            "f16 breaks at k ≈ 11.09: {f16:?}"
         );
-        let f32_ = overflow_factor(scores.view(), Precision::F32, 1000.0).unwrap();
+        let f32_ = break_point(scores.view(), 0.0, Precision::F32, 1000.0).unwrap();
+        assert_eq!(f32_.kind, Breakdown::Overflow);
         assert!(
-            (f32_ - f32::MAX.ln()).abs() < 0.05,
-            "f32 breaks at k ≈ 88.7: {f32_}"
+            (f32_.factor - f32::MAX.ln()).abs() < 0.05,
+            "f32 breaks at k ≈ 88.7: {f32_:?}"
         );
-        let broken = softmax_in(scores.view(), 20.0, false, Precision::F16);
+        let broken = softmax_in(scores.view(), 20.0, 0.0, false, Precision::F16);
         assert!(broken[0].is_nan(), "∞/∞: {broken:?}");
         for precision in [Precision::F16, Precision::F32] {
-            let stable = softmax_in(scores.view(), 1000.0, true, precision);
+            let stable = softmax_in(scores.view(), 1000.0, 0.0, true, precision);
             assert!(stable.iter().all(|w| w.is_finite()));
             assert!((stable[0] - 1.0).abs() < 1e-3);
         }
         assert_eq!(
-            overflow_factor(array![0.0f32, 0.0].view(), Precision::F16, 1000.0),
+            break_point(array![0.0f32, 0.0].view(), 0.0, Precision::F16, 1000.0),
             None
         );
+        // A shift changes nothing in exact arithmetic, and moves the break: + 5 overflows f16
+        // once k · 1 + 5 passes 11.09.
+        let shifted = break_point(scores.view(), 5.0, Precision::F16, 1000.0).unwrap();
+        // (the sum of the three exps passes 65 504 a little before the largest alone does)
+        assert_eq!(shifted.kind, Breakdown::Overflow);
+        assert!(shifted.factor > 5.9 && shifted.factor < 6.09, "{shifted:?}");
+    }
+
+    #[test]
+    fn unstable_softmax_of_negative_scores_underflows_instead() {
+        // Every score negative (as on many rows): exp cannot overflow; once every k · s is
+        // below ln(2⁻²⁵) ≈ −17.33 in f16 every exp rounds to 0 and 0/0 = NaN.
+        let scores = array![-0.68f32, -1.5, -2.0];
+        let f16 = break_point(scores.view(), 0.0, Precision::F16, 1e4).unwrap();
+        assert_eq!(f16.kind, Breakdown::Underflow);
+        assert!((f16.exponent + 17.33).abs() < 0.02, "{f16:?}");
+        assert!((f16.factor - 25.5).abs() < 0.05, "{f16:?}");
+        let f32_ = break_point(scores.view(), 0.0, Precision::F32, 1e4).unwrap();
+        assert_eq!(f32_.kind, Breakdown::Underflow);
+        assert!((f32_.exponent + 103.97).abs() < 0.05, "{f32_:?}");
+        let broken = softmax_in(scores.view(), 30.0, 0.0, false, Precision::F16);
+        assert!(broken.iter().all(|w| w.is_nan()), "0/0: {broken:?}");
+        assert_eq!(
+            breakdown(scores.view(), 30.0, 0.0, Precision::F16),
+            Some(Breakdown::Underflow)
+        );
+        assert_eq!(breakdown(scores.view(), 1.0, 0.0, Precision::F16), None);
+        // Shifted up by 12 the same row overflows at k = 1: the largest exponent is 11.32.
+        assert_eq!(
+            breakdown(scores.view(), 1.0, 12.0, Precision::F16),
+            Some(Breakdown::Overflow)
+        );
+        // The stable softmax is the same at every shift and never breaks.
+        let stable = softmax_in(scores.view(), 30.0, 0.0, true, Precision::F16);
+        assert!(stable.iter().all(|w| w.is_finite()) && stable[0] > 0.99);
+        assert_eq!(
+            stable,
+            softmax_in(scores.view(), 30.0, 7.0, true, Precision::F16)
+        );
+    }
+
+    #[test]
+    fn a_sum_that_overflows_zeroes_every_weight_and_counts_as_overflow() {
+        // 20 equal scores: each exp(10) = 22 026 fits in f16, their sum does not.
+        let scores = Array1::from_elem(20, 1.0f32);
+        let weights = softmax_in(scores.view(), 10.0, 0.0, false, Precision::F16);
+        assert!(weights.iter().all(|&w| w == 0.0), "{weights:?}");
+        assert_eq!(
+            breakdown(scores.view(), 10.0, 0.0, Precision::F16),
+            Some(Breakdown::Overflow)
+        );
+        let at = break_point(scores.view(), 0.0, Precision::F16, 1e4).unwrap();
+        assert!(at.exponent < 11.09 - 2.9, "ln(65504 / 20) = 8.09: {at:?}");
     }
 
     #[test]

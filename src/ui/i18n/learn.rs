@@ -15,9 +15,11 @@ pub struct ChapterText {
     pub explain: &'static str,
 }
 
-/// One of the articles' exercises, answered step by step.
+/// One of the articles' exercises: what it asks, then its answer step by step (shown once the
+/// learner has answered or asked to see it).
 pub struct ExerciseText {
     pub title: &'static str,
+    pub asks: &'static [&'static str],
     pub steps: &'static [&'static str],
 }
 
@@ -42,6 +44,11 @@ pub struct LearnTexts {
     pub views: &'static str,
     /// Right answers of questions.
     pub score: fn(usize, usize) -> String,
+    /// The exercises: where the learner writes an answer, and the buttons that show the worked
+    /// one.
+    pub your_answer: &'static str,
+    pub compare: &'static str,
+    pub worked: &'static str,
     pub reset: &'static str,
     pub stored_here: &'static str,
     pub query: &'static str,
@@ -49,6 +56,26 @@ pub struct LearnTexts {
     pub chapters: [ChapterText; 14],
     pub exercises: [ExerciseText; 3],
     pub x: ExperimentTexts,
+}
+
+/// What the scaling chapter says about the selected head.
+#[derive(Debug, Clone, Copy)]
+pub struct HeadVariances {
+    /// From 1.
+    pub head: usize,
+    pub d_model: usize,
+    pub d_k: usize,
+    /// Xavier's variance of W: 2 / (d_model + d_k).
+    pub xavier: f64,
+    /// The typical variance of one component of q, of k.
+    pub q: f64,
+    pub k: f64,
+    /// var(q·k), var(q̃·k̃), var(q̃·k̃ / √d_k).
+    pub raw: f64,
+    pub standard: f64,
+    pub scaled: f64,
+    /// Query–key pairs measured.
+    pub pairs: usize,
 }
 
 /// The labels of the experiments' tables, charts and results.
@@ -77,8 +104,18 @@ pub struct ExperimentTexts {
     pub gradient_raw: &'static str,
     pub gradient_scaled: &'static str,
     pub heads_caption: &'static str,
+    /// The typical variance of one component of q, of k.
+    pub var_q: &'static str,
+    pub var_k: &'static str,
     pub var_raw: &'static str,
     pub var_scaled: &'static str,
+    /// On q and k standardised (q̃, k̃).
+    pub var_standard: &'static str,
+    pub var_standard_scaled: &'static str,
+    /// The selected head's variances, in words.
+    pub heads_result: fn(&HeadVariances) -> String,
+    /// With one token nothing varies: standardising needs two.
+    pub one_token: &'static str,
     /// Histogram titles: q·k, q·k / √d_k of the selected head.
     pub hist_raw: &'static str,
     pub hist_scaled: &'static str,
@@ -126,14 +163,31 @@ pub struct ExperimentTexts {
     pub post_ln: &'static str,
     /// (Pre-LN's size after the stack, Post-LN's, blocks)
     pub stream_result: fn(f64, f64, usize) -> String,
+    pub gradient_title: &'static str,
+    pub gradient_y: &'static str,
+    /// (blocks, Pre-LN's gradient at the input ÷ the output's, its smallest over the blocks,
+    /// Post-LN's at the input, its smallest, its largest)
+    pub gradient_result: fn(usize, f64, f64, f64, f64, f64) -> String,
     pub factor: &'static str,
+    pub shift: &'static str,
     pub naive_f32: &'static str,
     pub naive_f16: &'static str,
     pub stable_f16: &'static str,
-    /// (largest k·score, the k where f16 breaks, the k where f32 breaks) — "none below 10 000"
-    /// when it does not.
-    pub overflow: fn(f32, &str, &str) -> String,
-    pub never: &'static str,
+    /// The largest exponent k · s + c of the row.
+    pub largest_exponent: fn(f32) -> String,
+    /// Where the naive softmax breaks: (precision "f16" / "f32", k as shown, the largest
+    /// exponent there) by overflow, by underflow; and that it does not below 10 000.
+    pub breaks_overflow: fn(&str, &str, f32) -> String,
+    pub breaks_underflow: fn(&str, &str, f32) -> String,
+    pub never_breaks: fn(&str) -> String,
+    /// Every score of the row is negative: (the query with the head's largest score, its token,
+    /// that score).
+    pub only_underflow: fn(usize, &str, f32) -> String,
+    pub choose_query: fn(usize) -> String,
+    /// How each softmax fares at the current k and c: fine, overflow, underflow.
+    pub states: [&'static str; 3],
+    /// (k and c as shown, f32's state, f16's state, the stable one's)
+    pub now: fn(&str, &str, &str, &str, &str) -> String,
     /// (largest absolute error, largest relative error) of QKᵀ in f16
     pub f16_error: fn(f32, f32) -> String,
     /// (n, cells of every head, score bytes standard, one tile, path through an RNN)
@@ -148,6 +202,8 @@ pub struct ExperimentTexts {
     /// Fitted slopes: (standard, flash)
     pub slope: fn(f64, f64) -> String,
     pub measure_help: &'static str,
+    /// FlashAttention's time against the standard pass's at the largest n measured: (n, ratio).
+    pub flash_on_cpu: fn(usize, f64) -> String,
     /// (tiles, skipped, standard cells, tile cells, max |Δ|)
     pub flash_counts: fn(usize, usize, usize, usize, f32) -> String,
     /// Strided, fixed.

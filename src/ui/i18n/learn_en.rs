@@ -1,6 +1,6 @@
 //! The Learn mode in English.
 
-use super::learn::{ChapterText, ExerciseText, ExperimentTexts, LearnTexts};
+use super::learn::{ChapterText, ExerciseText, ExperimentTexts, HeadVariances, LearnTexts};
 
 pub const LEARN: LearnTexts = LearnTexts {
     learn: "Learn",
@@ -21,6 +21,9 @@ pub const LEARN: LearnTexts = LearnTexts {
     experiment: "The experiment, on your sentence",
     views: "The lab's views for this chapter",
     score: |right, all| format!("{right} of {all} questions answered right"),
+    your_answer: "Your answer (it stays on this page)",
+    compare: "Compare with the worked answer",
+    worked: "Just show me the worked answer",
     reset: "Forget my answers",
     stored_here: "Your progress stays in this browser; nothing is sent anywhere.",
     query: "Query",
@@ -59,10 +62,11 @@ pub const LEARN: LearnTexts = LearnTexts {
         ChapterText {
             title: "Why divide by √d_k",
             body: &[
-                "If the entries of q and k have mean 0 and variance 1, their dot product is a sum of d_k independent products, each of variance 1: its variance is d_k. At d_k = 512 typical scores are ±22.",
+                "If the components of q and k are independent, with mean 0 and variance 1, their dot product is a sum of d_k independent products, each of variance 1: its variance is d_k. At d_k = 512 typical scores are ±22.",
                 "Softmax of scores that far apart puts almost all the weight on one key. Its gradient, p(1 − p) for that key, then nearly vanishes, and the layer stops learning. Dividing by √d_k brings the variance back to 1 whatever d_k is.",
+                "The argument rests on that premise about the components, and the lab's random heads do not meet it: W_Q and W_K are drawn with Xavier's variance 2 / (d_model + d_k), so a component of q = x W_Q has a variance near d_model · var(x) · 2 / (d_model + d_k), which shrinks as d_k grows. So the table measures your heads twice: q and k as computed, and q̃ and k̃, each component standardised to mean 0 and variance 1 over your tokens, as the argument assumes.",
             ],
-            try_this: "Move d_k (or d_model) in the controls and watch the variance of your own heads in the table; the curves show random vectors from d_k = 4 to 512.",
+            try_this: "Move d_k (or d_model) in the controls and read your heads in the table: standardised, var(q̃ · k̃) follows d_k and ÷ √d_k stays near 1; as computed, var(q · k) follows the size of the components instead. The curves show random unit-variance vectors from d_k = 4 to 512.",
             question: "At d_k = 512, without dividing by √d_k, what is the largest softmax weight of a row of 16 random keys, on average?",
             choices: [
                 "About 1/16: the weights stay even",
@@ -136,7 +140,7 @@ pub const LEARN: LearnTexts = LearnTexts {
                 "LayerNorm rescales each token's vector to mean 0 and standard deviation 1 (then applies a learned γ and β). In a residual block it can sit after the addition, LN(x + F(x)) (Post-LN, the original Transformer), or before the sublayer, x + F(LN(x)) (Pre-LN).",
                 "Post-LN holds the residual stream at a fixed size, but every gradient passes through a LayerNorm per block, and deep stacks need a learning-rate warm-up. Pre-LN leaves an untouched identity path from the output to the input, which trains more stably; its stream grows with depth.",
             ],
-            try_this: "Choose Pre-LN in the controls to see LN(X) among the stages; the chart stacks random blocks under each placement.",
+            try_this: "Choose Pre-LN in the controls to see LN(X) among the stages; the first chart stacks random blocks under each placement, the second backpropagates a loss through the same blocks and measures the gradient each block receives.",
             question: "After 24 random blocks, whose residual stream has grown?",
             choices: ["Pre-LN's", "Post-LN's", "Neither: LayerNorm fixes both"],
             explain: "Post-LN normalises after every addition, so the stream's size is 1 after each block. Pre-LN normalises only what enters F; the sum x + F(LN(x)) keeps adding, so the stream grows block after block.",
@@ -145,12 +149,13 @@ pub const LEARN: LearnTexts = LearnTexts {
             title: "Numerical stability and precision",
             body: &[
                 "exp overflows: in f32 above about 88.7, in f16 above ln 65504 ≈ 11.09. A softmax that exponentiates the raw scores gives ∞ / ∞ = NaN as soon as one score passes that point.",
-                "Subtracting the row's maximum first changes nothing mathematically (it cancels in the ratio) but makes every exponent ≤ 0, so nothing overflows. And f16 keeps only 11 significant bits, so QKᵀ in f16 carries visible error: attention's scores are kept in f32 under mixed precision.",
+                "exp also underflows: below about −17.3 in f16 (−104 in f32) it rounds to 0. When every score of a row is that low, the sum is 0 and the weights are 0 / 0 = NaN too. Raising every score of a row of negative scores only makes them more negative, so such a row underflows, never overflows.",
+                "Subtracting the row's maximum first changes nothing mathematically (the same number taken from every score cancels in the ratio) but fixes both: the largest exponent is exactly 0, so nothing overflows, and its exp is 1, so the sum never falls to 0. And f16 keeps only 11 significant bits, so QKᵀ in f16 carries visible error: attention's scores are kept in f32 under mixed precision.",
             ],
-            try_this: "Raise the factor k that multiplies your scores and find where the naive f16 softmax breaks; the stable one never does.",
+            try_this: "Raise the factor k that multiplies your scores and find where the naive f16 softmax breaks, and how: a row with a positive score overflows, a row of negative scores underflows. Then add c to every score: the stable softmax does not move, the naive one breaks elsewhere.",
             question: "In f16, without subtracting the maximum, softmax breaks once a score passes about…",
             choices: ["11", "88", "65 504"],
-            explain: "The largest f16 is 65 504, and e^11.09 ≈ 65 504: one score above 11.09 makes exp infinite. f32 lasts until 88.7. The experiment finds the exact k for your row.",
+            explain: "The largest f16 is 65 504, and e^11.09 ≈ 65 504: one score above 11.09 makes exp infinite. f32 lasts until 88.7. The experiment finds the exact k for your row, and says whether it breaks by overflow or, when every score is negative, by underflow.",
         },
         ChapterText {
             title: "O(n²)",
@@ -161,7 +166,7 @@ pub const LEARN: LearnTexts = LearnTexts {
             try_this: "Press “Measure” to time one head at n from 64 to 4096 in this page; the fitted slope on log–log axes is the exponent.",
             question: "Doubling n multiplies standard attention's time by about…",
             choices: ["2", "4", "8"],
-            explain: "(2n)² = 4n². The measured slope comes out near 2 once n is large enough for the n² part to dominate; small n shows fixed costs.",
+            explain: "(2n)² = 4n². The measured slope comes out near 2 once n is large enough for the n² part to dominate; small n shows fixed costs. FlashAttention does the same n² work: it saves memory, not arithmetic.",
         },
         ChapterText {
             title: "FlashAttention",
@@ -192,9 +197,9 @@ pub const LEARN: LearnTexts = LearnTexts {
         ChapterText {
             title: "Exercises",
             body: &[
-                "The course's articles end with three exercises. Each answer below is worked step by step, with the chapter whose experiment shows it on your own sentence.",
+                "The course's articles end with three exercises. Answer each one first; then its worked answer opens step by step, with the chapter whose experiment shows it on your own sentence.",
             ],
-            try_this: "Answer each exercise yourself first, then open the chapter it points to and check the number.",
+            try_this: "Write your answer to each exercise below, compare it with the worked one, then open the chapter it points to and check the number.",
             question: "",
             choices: ["", "", ""],
             explain: "",
@@ -203,6 +208,11 @@ pub const LEARN: LearnTexts = LearnTexts {
     exercises: [
         ExerciseText {
             title: "1. The complexity of self-attention",
+            asks: &[
+                "What are the time and the memory complexity of self-attention?",
+                "How does the length n of the sequence change them?",
+                "How does self-attention compare with a recurrent network?",
+            ],
             steps: &[
                 "Time: QKᵀ is n × d_k times d_k × n, so n² d_k multiply-adds per head; weights · V another n² d_v; the projections n d_model² each. Over h heads with h d_k = d_model: O(n² d_model + n d_model²).",
                 "Memory: the n × n weights per head, O(h n²), unless FlashAttention avoids storing them (O(n) extra).",
@@ -212,6 +222,11 @@ pub const LEARN: LearnTexts = LearnTexts {
         },
         ExerciseText {
             title: "2. Multi-head attention",
+            asks: &[
+                "Why do several heads work better than one?",
+                "What does the number of heads change?",
+                "How can the parameters be shared out among the heads?",
+            ],
             steps: &[
                 "Why better than one head: each head has its own projections and can attend to something different; one head must average everything into one weighting. The Why several heads chapter measures how different your heads' weights are.",
                 "How many heads: more heads cost no parameters (4 d_model² either way) but make each d_k = d_model / h smaller; too small a d_k limits what one head can match. Common choices keep d_k at 64 or 128.",
@@ -220,10 +235,15 @@ pub const LEARN: LearnTexts = LearnTexts {
         },
         ExerciseText {
             title: "3. Pre-LN against Post-LN",
+            asks: &[
+                "What does each placement of LayerNorm gain and lose?",
+                "What does LayerNorm do for the stability of training?",
+                "How does normalisation change the way gradients flow?",
+            ],
             steps: &[
                 "Post-LN, LN(x + F(x)): the stream stays normalised, but the gradient to early layers passes through every LayerNorm; deep models need warm-up and train less stably.",
                 "Pre-LN, x + F(LN(x)): an identity path runs from output to input, so gradients reach early layers undamped and training is stable without warm-up; the stream grows with depth, so a final LayerNorm is added.",
-                "The LayerNorm chapter stacks 24 random blocks under each and draws the stream's size; the lab's LayerNorm control switches the block between them.",
+                "The LayerNorm chapter stacks 24 random blocks under each, draws the stream's size and backpropagates a loss through them: under Pre-LN every block receives at least the output's gradient; under Post-LN it passes a LayerNorm per block. The lab's LayerNorm control switches the block between them.",
             ],
         },
     ],
@@ -254,9 +274,31 @@ pub const LEARN: LearnTexts = LearnTexts {
         largest_scaled: "largest weight, ÷ √d_k",
         gradient_raw: "p(1 − p), unscaled",
         gradient_scaled: "p(1 − p), ÷ √d_k",
-        heads_caption: "Your heads: variance of q · k over every query and key",
+        heads_caption: "Your heads, over every query–key pair: q and k as computed, and q̃ and k̃ standardised (each component of mean 0 and variance 1 over your tokens)",
+        var_q: "var of a q component",
+        var_k: "var of a k component",
         var_raw: "var(q · k)",
         var_scaled: "var(q · k / √d_k)",
+        var_standard: "var(q̃ · k̃)",
+        var_standard_scaled: "var(q̃ · k̃ / √d_k)",
+        heads_result: |v| {
+            let HeadVariances {
+                head: h,
+                d_model,
+                d_k,
+                xavier,
+                q,
+                k,
+                raw,
+                standard,
+                scaled,
+                pairs,
+            } = *v;
+            format!(
+                "Head {h}: a component of q has variance {q:.3} and one of k {k:.3}, not 1, because W is drawn with variance 2 / (d_model + d_k) = 2 / ({d_model} + {d_k}) = {xavier:.4}; so var(q · k) = {raw:.3} tells more about those sizes than about d_k = {d_k}. Standardised, as the argument assumes: var(q̃ · k̃) = {standard:.2}, near d_k = {d_k}, and var(q̃ · k̃ / √d_k) = {scaled:.3}, near 1. Measured on {pairs} pairs of your tokens, not on thousands of samples as the curves are, so expect these near the theory, not on it."
+            )
+        },
+        one_token: "With one token no component varies: standardising needs at least two.",
         hist_raw: "q · k of the selected head",
         hist_scaled: "q · k / √d_k, same axis",
         row_result: |v| {
@@ -321,16 +363,44 @@ pub const LEARN: LearnTexts = LearnTexts {
                 "After {n} blocks the Pre-LN stream has RMS {pre:.2}; the Post-LN stream {post:.2}."
             )
         },
+        gradient_title: "Gradient ∂L/∂x at each block's input (÷ the output's), by backpropagation",
+        gradient_y: "‖∂L/∂x‖ ÷ output's",
+        gradient_result: |n, pre, pre_min, post, post_min, post_max| {
+            format!(
+                "A loss that reads the last block's output, backpropagated through the same {n} blocks at initialisation: under Pre-LN the gradient reaching the input is {pre:.2} times the output's, and no block receives less than {pre_min:.2} times it, because the identity path hands every block the output's gradient and each block adds its own. Under Post-LN it reaches the input at {post:.2} times (between {post_min:.2} and {post_max:.2} on the way), each block's gradient having passed through the LayerNorms above it, each dividing by the spread of its input."
+            )
+        },
         factor: "multiply the scores by k",
+        shift: "then add c to every score",
         naive_f32: "naive, f32",
         naive_f16: "naive, f16",
         stable_f16: "max subtracted, f16",
-        overflow: |top, f16, f32| {
+        largest_exponent: |top| format!("The largest k · s + c of this row is {top:.2}."),
+        breaks_overflow: |p, k, e| {
             format!(
-                "The largest k · score is {top:.2}. The naive softmax breaks at k = {f16} in f16 and at k = {f32} in f32."
+                "In {p} the naive softmax breaks at k = {k} by overflow: there the largest k · s + c reaches {e:.2}, and its exp (or the sum of the exps) passes the largest {p}."
             )
         },
-        never: "none below 10 000",
+        breaks_underflow: |p, k, e| {
+            format!(
+                "In {p} the naive softmax breaks at k = {k} by underflow: there the largest k · s + c is {e:.2}, every exp rounds to 0, and the weights are 0 / 0 = NaN."
+            )
+        },
+        never_breaks: |p| {
+            format!("In {p} the naive softmax does not break for any k below 10 000.")
+        },
+        only_underflow: |q, token, score| {
+            format!(
+                "Every score of this row is negative, so here exp can only underflow, never overflow. To see the overflow the chapter describes, add c > 0, or choose query {q} (“{token}”), whose largest score, {score:.2}, is this head's largest."
+            )
+        },
+        choose_query: |q| format!("Choose query {q}"),
+        states: ["fine", "overflow", "underflow"],
+        now: |k, c, f32, f16, stable| {
+            format!(
+                "At k = {k} and c = {c}: naive f32 {f32}; naive f16 {f16}; max subtracted {stable}."
+            )
+        },
         f16_error: |abs, rel| {
             format!(
                 "QKᵀ of this head with f16 inputs, products and sums: largest error {abs:.2e} ({:.2} % of the value) against f32.",
@@ -353,7 +423,12 @@ pub const LEARN: LearnTexts = LearnTexts {
                 "Fitted slope on log–log axes (n ≥ 256): standard {s:.2}, flash {f:.2} (2 means O(n²))."
             )
         },
-        measure_help: "The page measures the fastest of a few runs at each size; it pauses for about a second at 4096.",
+        measure_help: "At each size the page times batches of runs (its clock is too coarse for one run at a small n) and keeps the fastest; it pauses for about a second at 4096.",
+        flash_on_cpu: |n, ratio| {
+            format!(
+                "At n = {n} FlashAttention took {ratio:.2} times the standard pass's time. That is expected here: on a CPU both do the same n² multiply-adds, and the tiles add their rescaling. What FlashAttention saves is memory traffic on a GPU: it never writes the n × n matrix to the GPU's large, slow memory (HBM), keeping each tile in fast on-chip memory (SRAM). The FlashAttention chapter counts those bytes."
+            )
+        },
         flash_counts: |tiles, skipped, std, tile, diff| {
             format!(
                 "{tiles} tiles, {skipped} skipped by the mask; standard attention holds {std} scores per head, FlashAttention one tile of {tile}. Largest difference between their outputs: {diff:.1e}."

@@ -1,6 +1,6 @@
 //! 学习模式的中文文本。
 
-use super::learn::{ChapterText, ExerciseText, ExperimentTexts, LearnTexts};
+use super::learn::{ChapterText, ExerciseText, ExperimentTexts, HeadVariances, LearnTexts};
 
 pub const LEARN: LearnTexts = LearnTexts {
     learn: "学习",
@@ -21,6 +21,9 @@ pub const LEARN: LearnTexts = LearnTexts {
     experiment: "实验：用你的句子",
     views: "本章对应的实验室视图",
     score: |right, all| format!("{all} 道题中答对 {right} 道"),
+    your_answer: "你的答案（只留在本页）",
+    compare: "与参考解答对照",
+    worked: "直接看参考解答",
     reset: "清除我的答案",
     stored_here: "学习进度只保存在这个浏览器里，不会发送到任何地方。",
     query: "查询",
@@ -59,10 +62,11 @@ pub const LEARN: LearnTexts = LearnTexts {
         ChapterText {
             title: "为什么要除以 √d_k",
             body: &[
-                "如果 q 和 k 的每个分量均值为 0、方差为 1，它们的点积是 d_k 个独立乘积之和，每个乘积方差为 1：点积的方差就是 d_k。d_k = 512 时，典型的分数在 ±22 左右。",
+                "如果 q 和 k 的各个分量相互独立、均值为 0、方差为 1，它们的点积是 d_k 个独立乘积之和，每个乘积方差为 1：点积的方差就是 d_k。d_k = 512 时，典型的分数在 ±22 左右。",
                 "分数相差这么大，softmax 几乎把全部权重给一个键。这个键的梯度 p(1 − p) 随之几乎消失，这一层就学不动了。除以 √d_k 后，无论 d_k 多大，方差都回到 1。",
+                "这个论证建立在关于分量的前提上，而实验室的随机头并不满足它：W_Q 和 W_K 按 Xavier 方差 2 / (d_model + d_k) 抽取，于是 q = x W_Q 的一个分量方差约为 d_model · var(x) · 2 / (d_model + d_k)，d_k 越大它越小。所以下表把你的头量两次：一次是算出来的 q 和 k，一次是 q̃ 和 k̃——把每个分量在你的词元上标准化为均值 0、方差 1，正是论证所假设的。",
             ],
-            try_this: "在控制面板中改变 d_k（或 d_model），看表中你自己各个头的方差；曲线给出 d_k 从 4 到 512 的随机向量。",
+            try_this: "在控制面板中改变 d_k（或 d_model），看表中你的各个头：标准化之后，var(q̃ · k̃) 跟着 d_k 走，除以 √d_k 后保持在 1 附近；按原样计算时，var(q · k) 跟着的是分量的大小。曲线给出 d_k 从 4 到 512 的单位方差随机向量。",
             question: "d_k = 512 且不除以 √d_k 时，16 个随机键的一行 softmax 中，最大权重平均约为多少？",
             choices: [
                 "约 1/16：权重保持均匀",
@@ -136,7 +140,7 @@ pub const LEARN: LearnTexts = LearnTexts {
                 "层归一化（LayerNorm）把每个词元的向量调整为均值 0、标准差 1（再乘以可学习的 γ、加上 β）。在残差块中，它可以放在相加之后，LN(x + F(x))（Post-LN，原始 Transformer 的做法），也可以放在子层之前，x + F(LN(x))（Pre-LN）。",
                 "Post-LN 让残差流保持固定大小，但每个梯度都要穿过每一块的 LayerNorm，深层网络需要学习率预热。Pre-LN 从输出到输入留有一条不受影响的恒等路径，训练更稳定；它的残差流会随深度增长。",
             ],
-            try_this: "在控制面板中选择 Pre-LN，就能在各阶段中看到 LN(X)；图表在两种放置方式下堆叠随机块。",
+            try_this: "在控制面板中选择 Pre-LN，就能在各阶段中看到 LN(X)；第一张图在两种放置方式下堆叠随机块，第二张图让损失沿同样的块反向传播，量出每一块收到的梯度。",
             question: "经过 24 个随机块后，哪一种的残差流变大了？",
             choices: ["Pre-LN", "Post-LN", "都没有：LayerNorm 把两者都固定住了"],
             explain: "Post-LN 每次相加后都归一化，所以每块之后残差流大小都是 1。Pre-LN 只归一化进入 F 的部分；x + F(LN(x)) 不断累加，残差流一块接一块地增长。",
@@ -145,12 +149,13 @@ pub const LEARN: LearnTexts = LearnTexts {
             title: "数值稳定性与精度",
             body: &[
                 "exp 会溢出：f32 中大约超过 88.7，f16 中超过 ln 65504 ≈ 11.09。直接对原始分数取指数的 softmax，只要有一个分数越过这个点，就会得到 ∞ / ∞ = NaN。",
-                "先减去这一行的最大值，在数学上不改变结果（比值中会约掉），却让每个指数都 ≤ 0，于是不会溢出。另外 f16 只有 11 位有效二进制位，用 f16 算 QKᵀ 会带来明显误差：混合精度训练中注意力分数仍用 f32 计算。",
+                "exp 也会下溢：f16 中低于约 −17.3（f32 中低于 −104）时结果舍入为 0。如果一行的分数全都这么低，总和就是 0，权重变成 0 / 0 = NaN。一行全是负分数时，把它们放大只会让它们更负：这样的一行只会下溢，不会溢出。",
+                "先减去这一行的最大值，在数学上不改变结果（每个分数减去同一个数，会在比值中约掉），却同时解决了两个问题：最大的指数恰好是 0，不会溢出；它的 exp 是 1，总和不会变成 0。另外 f16 只有 11 位有效二进制位，用 f16 算 QKᵀ 会带来明显误差：混合精度训练中注意力分数仍用 f32 计算。",
             ],
-            try_this: "调大乘在分数上的系数 k，找出朴素 f16 softmax 失效的位置；稳定版本永远不会失效。",
+            try_this: "调大乘在分数上的系数 k，找出朴素 f16 softmax 在哪里失效、怎样失效：有正分数的行会溢出，全是负分数的行会下溢。再给每个分数加上 c：稳定版本纹丝不动，朴素版本在别处失效。",
             question: "在 f16 中、不减去最大值时，分数超过大约多少 softmax 就会失效？",
             choices: ["11", "88", "65 504"],
-            explain: "f16 能表示的最大数是 65 504，而 e^11.09 ≈ 65 504：只要一个分数超过 11.09，exp 就变成无穷大。f32 要到 88.7 才溢出。实验会为你的这一行找出确切的 k。",
+            explain: "f16 能表示的最大数是 65 504，而 e^11.09 ≈ 65 504：只要一个分数超过 11.09，exp 就变成无穷大。f32 要到 88.7 才溢出。实验会为你的这一行找出确切的 k，并说明它是因溢出而失效，还是（当所有分数都为负时）因下溢而失效。",
         },
         ChapterText {
             title: "O(n²)",
@@ -161,7 +166,7 @@ pub const LEARN: LearnTexts = LearnTexts {
             try_this: "点击“测量”，在本页面中对一个头从 n = 64 到 4096 计时；双对数坐标上拟合出的斜率就是指数。",
             question: "n 加倍时，标准注意力的耗时大约变为原来的……",
             choices: ["2 倍", "4 倍", "8 倍"],
-            explain: "(2n)² = 4n²。当 n 大到 n² 项占主导时，测得的斜率接近 2；n 较小时看到的是固定开销。",
+            explain: "(2n)² = 4n²。当 n 大到 n² 项占主导时，测得的斜率接近 2；n 较小时看到的是固定开销。FlashAttention 做的是同样的 n² 计算：它省的是内存，不是算术。",
         },
         ChapterText {
             title: "FlashAttention",
@@ -188,9 +193,9 @@ pub const LEARN: LearnTexts = LearnTexts {
         ChapterText {
             title: "练习",
             body: &[
-                "课程文章最后有三道练习。下面逐步给出每道题的解答，并指向在你自己的句子上展示答案的章节。",
+                "课程文章最后有三道练习。先自己回答每一道；之后参考解答会逐步展开，并指向在你自己的句子上展示答案的章节。",
             ],
-            try_this: "先自己回答每道题，再打开它指向的章节核对数字。",
+            try_this: "在下面写下你对每道题的答案，与参考解答对照，再打开它指向的章节核对数字。",
             question: "",
             choices: ["", "", ""],
             explain: "",
@@ -199,6 +204,11 @@ pub const LEARN: LearnTexts = LearnTexts {
     exercises: [
         ExerciseText {
             title: "1. 自注意力的复杂度",
+            asks: &[
+                "自注意力的时间复杂度和空间复杂度是多少？",
+                "序列长度 n 怎样影响它们？",
+                "自注意力与循环神经网络相比如何？",
+            ],
             steps: &[
                 "时间：QKᵀ 是 n × d_k 乘以 d_k × n，每个头 n² d_k 次乘加；权重乘 V 再加 n² d_v；各投影各 n d_model²。h 个头且 h d_k = d_model 时：O(n² d_model + n d_model²)。",
                 "空间：每个头 n × n 的权重，共 O(h n²)；FlashAttention 不保存它们时只需 O(n) 额外内存。",
@@ -208,6 +218,11 @@ pub const LEARN: LearnTexts = LearnTexts {
         },
         ExerciseText {
             title: "2. 多头注意力",
+            asks: &[
+                "为什么多个头比一个头更有效？",
+                "头的数量会改变什么？",
+                "参数可以怎样在各个头之间分配？",
+            ],
             steps: &[
                 "为什么比单头好：每个头有自己的投影，可以关注不同的东西；单头只能把一切平均成一种加权。“为什么要多个头”一章度量你的各个头的权重有多不同。",
                 "头数的影响：头数增加不增加参数（都是 4 d_model²），但每个头的 d_k = d_model / h 变小；d_k 太小会限制一个头能匹配的内容。常见做法让 d_k 保持在 64 或 128。",
@@ -216,10 +231,15 @@ pub const LEARN: LearnTexts = LearnTexts {
         },
         ExerciseText {
             title: "3. Pre-LN 与 Post-LN",
+            asks: &[
+                "LayerNorm 的两种放置方式各有什么得失？",
+                "LayerNorm 对训练的稳定性起什么作用？",
+                "归一化怎样影响梯度的流动？",
+            ],
             steps: &[
                 "Post-LN，LN(x + F(x))：残差流保持归一化，但传到前面各层的梯度要穿过每一个 LayerNorm；深层模型需要预热，训练不够稳定。",
                 "Pre-LN，x + F(LN(x))：从输出到输入有一条恒等路径，梯度不受衰减地到达前面各层，不用预热也能稳定训练；残差流随深度增长，所以最后要再加一个 LayerNorm。",
-                "“层归一化”一章在两种放置方式下各堆叠 24 个随机块并画出残差流大小；实验室的 LayerNorm 控件可以在两者之间切换。",
+                "“层归一化”一章在两种放置方式下各堆叠 24 个随机块，画出残差流大小，并让损失沿这些块反向传播：Pre-LN 下每一块收到的梯度至少和输出处一样大；Post-LN 下梯度每经过一块都要穿过一个 LayerNorm。实验室的 LayerNorm 控件可以在两者之间切换。",
             ],
         },
     ],
@@ -250,9 +270,31 @@ pub const LEARN: LearnTexts = LearnTexts {
         largest_scaled: "最大权重，÷ √d_k",
         gradient_raw: "p(1 − p)，未缩放",
         gradient_scaled: "p(1 − p)，÷ √d_k",
-        heads_caption: "你的各个头：所有查询与键之间 q · k 的方差",
+        heads_caption: "你的各个头，在所有查询–键对上：算出来的 q 和 k，以及标准化后的 q̃ 和 k̃（每个分量在你的词元上均值 0、方差 1）",
+        var_q: "q 一个分量的方差",
+        var_k: "k 一个分量的方差",
         var_raw: "var(q · k)",
         var_scaled: "var(q · k / √d_k)",
+        var_standard: "var(q̃ · k̃)",
+        var_standard_scaled: "var(q̃ · k̃ / √d_k)",
+        heads_result: |v| {
+            let HeadVariances {
+                head: h,
+                d_model,
+                d_k,
+                xavier,
+                q,
+                k,
+                raw,
+                standard,
+                scaled,
+                pairs,
+            } = *v;
+            format!(
+                "头 {h}：q 的一个分量方差为 {q:.3}，k 的为 {k:.3}，都不是 1，因为 W 按方差 2 / (d_model + d_k) = 2 / ({d_model} + {d_k}) = {xavier:.4} 抽取；所以 var(q · k) = {raw:.3} 反映的主要是这些分量的大小，而不是 d_k = {d_k}。按论证的假设标准化之后：var(q̃ · k̃) = {standard:.2}，接近 d_k = {d_k}；var(q̃ · k̃ / √d_k) = {scaled:.3}，接近 1。这是在你的词元的 {pairs} 个配对上测得的，不像曲线那样用了成千上万个样本，所以只会接近理论值，不会正好相等。"
+            )
+        },
+        one_token: "只有一个词元时没有分量会变化：标准化至少需要两个词元。",
         hist_raw: "所选头的 q · k",
         hist_scaled: "q · k / √d_k，同一坐标轴",
         row_result: |v| {
@@ -309,16 +351,40 @@ pub const LEARN: LearnTexts = LearnTexts {
         stream_result: |pre, post, n| {
             format!("经过 {n} 块后，Pre-LN 残差流的均方根为 {pre:.2}；Post-LN 为 {post:.2}。")
         },
+        gradient_title: "每一块输入处的梯度 ∂L/∂x（÷ 输出处的），由反向传播求得",
+        gradient_y: "‖∂L/∂x‖ ÷ 输出处",
+        gradient_result: |n, pre, pre_min, post, post_min, post_max| {
+            format!(
+                "一个读取最后一块输出的损失，在初始化时沿同样的 {n} 块反向传播：Pre-LN 下到达输入的梯度是输出处的 {pre:.2} 倍，没有哪一块收到的少于 {pre_min:.2} 倍，因为恒等路径把输出处的梯度原样交给每一块，每一块再加上自己的一份。Post-LN 下到达输入时是 {post:.2} 倍（途中在 {post_min:.2} 到 {post_max:.2} 倍之间），每一块的梯度都穿过了它上面的各个 LayerNorm，每个 LayerNorm 都要除以其输入的离散程度。"
+            )
+        },
         factor: "把分数乘以 k",
+        shift: "再给每个分数加上 c",
         naive_f32: "朴素，f32",
         naive_f16: "朴素，f16",
         stable_f16: "减去最大值，f16",
-        overflow: |top, f16, f32| {
+        largest_exponent: |top| format!("这一行 k · s + c 的最大值为 {top:.2}。"),
+        breaks_overflow: |p, k, e| {
             format!(
-                "k · 分数的最大值为 {top:.2}。朴素 softmax 在 f16 中于 k = {f16} 失效，在 f32 中于 k = {f32} 失效。"
+                "在 {p} 中，朴素 softmax 于 k = {k} 因溢出而失效：此时 k · s + c 的最大值达到 {e:.2}，它的 exp（或各个 exp 之和）超过了 {p} 能表示的最大数。"
             )
         },
-        never: "10 000 以内不会",
+        breaks_underflow: |p, k, e| {
+            format!(
+                "在 {p} 中，朴素 softmax 于 k = {k} 因下溢而失效：此时 k · s + c 的最大值为 {e:.2}，每个 exp 都舍入为 0，权重成了 0 / 0 = NaN。"
+            )
+        },
+        never_breaks: |p| format!("在 {p} 中，k 小于 10 000 时朴素 softmax 都不会失效。"),
+        only_underflow: |q, token, score| {
+            format!(
+                "这一行的分数全是负数，所以这里 exp 只会下溢，不会溢出。要看到本章讲的溢出，可以加上 c > 0，或者选择查询 {q}（“{token}”），它的最大分数 {score:.2} 是这个头中最大的。"
+            )
+        },
+        choose_query: |q| format!("选择查询 {q}"),
+        states: ["正常", "溢出", "下溢"],
+        now: |k, c, f32, f16, stable| {
+            format!("k = {k}、c = {c} 时：朴素 f32 {f32}；朴素 f16 {f16}；减去最大值 {stable}。")
+        },
         f16_error: |abs, rel| {
             format!(
                 "这个头的 QKᵀ 用 f16 输入、乘积和求和计算：与 f32 相比最大误差 {abs:.2e}（为该值的 {:.2} %）。",
@@ -339,7 +405,12 @@ pub const LEARN: LearnTexts = LearnTexts {
         slope: |s, f| {
             format!("双对数坐标上拟合的斜率（n ≥ 256）：标准 {s:.2}，flash {f:.2}（2 即 O(n²)）。")
         },
-        measure_help: "页面在每个规模下取几次运行中最快的一次；到 4096 时会停顿约一秒。",
+        measure_help: "在每个规模下，页面成批地计时多次运行（它的时钟太粗，测不准 n 较小时的单次运行），取最快的一批；到 4096 时会停顿约一秒。",
+        flash_on_cpu: |n, ratio| {
+            format!(
+                "n = {n} 时，FlashAttention 用时是标准计算的 {ratio:.2} 倍。这在这里是意料之中的：在 CPU 上两者做的是同样的 n² 次乘加，分块还要额外做重新缩放。FlashAttention 节省的是 GPU 上的内存读写：它从不把 n × n 矩阵写进 GPU 容量大而慢的显存（HBM），而是把每个块留在片上的快速存储（SRAM）里。FlashAttention 一章会数出这些字节。"
+            )
+        },
         flash_counts: |tiles, skipped, std, tile, diff| {
             format!(
                 "共 {tiles} 个块，其中 {skipped} 个被掩码跳过；标准注意力每个头保存 {std} 个分数，FlashAttention 只保存一个 {tile} 个分数的块。两者输出的最大差值：{diff:.1e}。"

@@ -453,6 +453,13 @@ pub struct Text {
     pub weights_section: &'static str,
     /// What random weights mean for what the student sees.
     pub random_weights_note: &'static str,
+    /// W_Q, W_K, W_V and W_O given through `set()`: what the weights card and the softmax
+    /// section say instead, and the button that goes back to seeded draws.
+    pub own_weights_note: &'static str,
+    pub own_weights_reset: &'static str,
+    /// X given through `set()`: the X stage's formula and caption.
+    pub own_x_formula: &'static str,
+    pub own_x_caption: &'static str,
     pub seed: &'static str,
     pub reroll: &'static str,
     pub layer_section: &'static str,

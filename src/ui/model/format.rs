@@ -28,6 +28,23 @@ pub fn plain(value: f32) -> String {
     }
 }
 
+/// `value` to `digits` significant figures, without trailing zeros (25.4987 → 25.5 at 4,
+/// 0.012345 → 0.01235); ±∞ and NaN as words. Never the binary noise of an f32 widened to f64.
+pub fn significant(value: f32, digits: usize) -> String {
+    if !value.is_finite() || value == 0.0 {
+        return format_value(value);
+    }
+    let digits = digits.max(1) as i32;
+    let magnitude = value.abs().log10().floor() as i32;
+    let decimals = (digits - 1 - magnitude).max(0) as usize;
+    let text = format!("{value:.decimals$}");
+    if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        text
+    }
+}
+
 /// A value inside a formula: negative numbers in parentheses, −∞ for a masked score.
 pub fn operand(value: f32) -> String {
     if value == f32::NEG_INFINITY {

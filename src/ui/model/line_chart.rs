@@ -68,29 +68,102 @@ fn label(v: f64) -> String {
     }
 }
 
-/// Draws the chart on `root`.
+/// Where the parts of a chart go, for a width: the title and the y axis's name in a band on
+/// top (written across, never turned on its side), the plot, and the legend in rows below the
+/// plot (never over a curve). Text widths are estimated (CJK characters twice as wide).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChartLayout {
+    pub width: u32,
+    pub height: u32,
+    /// The band above the plot: the title, then the y axis's name.
+    pub top: u32,
+    /// The plot's bottom edge (its x axis and labels included).
+    pub plot_bottom: u32,
+    /// Each legend row: the series and the x where its entry starts.
+    pub legend: Vec<Vec<(usize, u32)>>,
+}
+
+/// The height of the plot itself, axes and their labels included.
+pub const PLOT_HEIGHT: u32 = 240;
+const TOP: u32 = 40;
+const LEGEND_ROW: u32 = 18;
+const LEGEND_SWATCH: u32 = 26;
+const LEGEND_GAP: u32 = 16;
+const MARGIN: u32 = 10;
+
+/// The estimated width of `text` in a 12 px sans-serif font.
+pub fn text_width(text: &str) -> u32 {
+    text.chars()
+        .map(|c| if (c as u32) >= 0x2e80 { 12.0 } else { 6.8 })
+        .sum::<f64>()
+        .ceil() as u32
+}
+
+impl ChartLayout {
+    pub fn new(chart: &LineChart, width: u32) -> Self {
+        let mut legend: Vec<Vec<(usize, u32)>> = Vec::new();
+        let mut x = MARGIN;
+        for (i, series) in chart.series.iter().enumerate() {
+            let entry = LEGEND_SWATCH + text_width(&series.label);
+            if legend.is_empty() || (x + entry > width.saturating_sub(MARGIN) && x > MARGIN) {
+                legend.push(Vec::new());
+                x = MARGIN;
+            }
+            if let Some(row) = legend.last_mut() {
+                row.push((i, x));
+            }
+            x += entry + LEGEND_GAP;
+        }
+        let plot_bottom = TOP + PLOT_HEIGHT;
+        Self {
+            width,
+            height: plot_bottom + legend.len() as u32 * LEGEND_ROW + 6,
+            top: TOP,
+            plot_bottom,
+            legend,
+        }
+    }
+}
+
+/// Draws the chart on `root`, laid out as [`ChartLayout`] (`root` as large as its width and
+/// height).
 pub fn draw<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     chart: &LineChart,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let (width, _) = root.dim_in_pixel();
+    let layout = ChartLayout::new(chart, width);
     let ink = RGBColor(chart.ink.0, chart.ink.1, chart.ink.2);
     let font = |size: u32| ("sans-serif", size).into_font().color(&ink);
+    let (top, rest) = root.split_vertically(layout.top);
+    let (plot_area, legend_area) = rest.split_vertically(layout.plot_bottom - layout.top);
+    top.draw(&Text::new(
+        chart.title.clone(),
+        (MARGIN as i32, 2),
+        font(14),
+    ))?;
+    if !chart.y_label.is_empty() {
+        top.draw(&Text::new(
+            format!("↑ {}", chart.y_label),
+            (MARGIN as i32, 22),
+            font(12),
+        ))?;
+    }
     let points = || chart.series.iter().flat_map(|s| s.points.iter());
     let (x0, x1) = axis_range(points().map(|p| p.0).chain(chart.marker), chart.x_log);
     let (y0, y1) = axis_range(points().map(|p| p.1), chart.y_log);
-    let mut builder = ChartBuilder::on(root);
+    let mut builder = ChartBuilder::on(&plot_area);
     builder
-        .caption(&chart.title, font(14))
-        .margin(10)
+        .margin(MARGIN)
+        .margin_top(4)
         .x_label_area_size(36)
-        .y_label_area_size(56);
+        .y_label_area_size(52);
     // Four coordinate types (linear or log on each axis) share one body.
     macro_rules! body {
         ($plot:expr) => {{
             let mut plot = $plot;
             plot.configure_mesh()
                 .x_desc(&chart.x_label)
-                .y_desc(&chart.y_label)
                 .label_style(font(11))
                 .axis_desc_style(font(12))
                 .axis_style(ink.mix(0.6))
@@ -115,21 +188,11 @@ pub fn draw<DB: DrawingBackend>(
                     .filter(|p| p.0.is_finite() && p.1.is_finite())
                     .filter(|p| (!chart.x_log || p.0 > 0.0) && (!chart.y_log || p.1 > 0.0))
                     .collect();
-                plot.draw_series(LineSeries::new(points.clone(), color.stroke_width(width)))?
-                    .label(&series.label)
-                    .legend(move |(x, y)| {
-                        PathElement::new([(x, y), (x + 18, y)], color.stroke_width(width))
-                    });
+                plot.draw_series(LineSeries::new(points.clone(), color.stroke_width(width)))?;
                 if !series.reference {
                     plot.draw_series(points.iter().map(|&p| Circle::new(p, 2, color.filled())))?;
                 }
             }
-            plot.configure_series_labels()
-                .position(SeriesLabelPosition::UpperLeft)
-                .label_font(font(12))
-                .border_style(ink.mix(0.3))
-                .background_style(WHITE.mix(0.0))
-                .draw()?;
         }};
     }
     match (chart.x_log, chart.y_log) {
@@ -139,6 +202,24 @@ pub fn draw<DB: DrawingBackend>(
         (true, false) => body!(builder.build_cartesian_2d((x0..x1).log_scale(), y0..y1)?),
         (false, true) => body!(builder.build_cartesian_2d(x0..x1, (y0..y1).log_scale())?),
         (false, false) => body!(builder.build_cartesian_2d(x0..x1, y0..y1)?),
+    }
+    for (row, entries) in layout.legend.iter().enumerate() {
+        let y = row as i32 * LEGEND_ROW as i32 + 9;
+        for &(i, x) in entries {
+            let series = &chart.series[i];
+            let color = RGBColor(series.color.0, series.color.1, series.color.2);
+            let width = if series.reference { 1 } else { 2 };
+            let x = x as i32;
+            legend_area.draw(&PathElement::new(
+                [(x, y), (x + 18, y)],
+                color.stroke_width(width),
+            ))?;
+            legend_area.draw(&Text::new(
+                series.label.clone(),
+                (x + LEGEND_SWATCH as i32 - 2, y - 7),
+                font(12),
+            ))?;
+        }
     }
     root.present()
 }
@@ -162,28 +243,70 @@ mod tests {
         assert_eq!(axis_range([f64::NAN].into_iter(), false), (0.0, 1.0));
     }
 
-    #[test]
-    fn a_chart_draws_to_svg_with_its_labels() {
-        let chart = LineChart {
+    fn sample(labels: &[&str]) -> LineChart {
+        LineChart {
             title: "variance".into(),
             x_label: "d_k".into(),
             y_label: "var".into(),
             x_log: true,
             y_log: true,
-            series: vec![Series {
-                label: "q·k".into(),
-                points: vec![(4.0, 4.1), (512.0, 509.0)],
-                color: COLORS[0],
-                reference: false,
-            }],
+            series: labels
+                .iter()
+                .map(|l| Series {
+                    label: l.to_string(),
+                    points: vec![(4.0, 4.1), (512.0, 509.0)],
+                    color: COLORS[0],
+                    reference: false,
+                })
+                .collect(),
             marker: Some(8.0),
             ink: (0, 0, 0),
-        };
+        }
+    }
+
+    /// The review found the y axis's name turned on its side (unreadable in Chinese) and the
+    /// legend drawn over the curves: the name is written across above the plot, the legend in
+    /// rows below it, inside the chart's width.
+    #[test]
+    fn a_chart_draws_to_svg_with_its_labels_across_and_its_legend_below_the_plot() {
+        let chart = sample(&["q·k", "毫秒，标准注意力"]);
+        let layout = ChartLayout::new(&chart, 480);
         let mut svg = String::new();
         {
-            let root = SVGBackend::with_string(&mut svg, (480, 260)).into_drawing_area();
+            let root = SVGBackend::with_string(&mut svg, (480, layout.height)).into_drawing_area();
             draw(&root, &chart).unwrap();
         }
-        assert!(svg.contains("variance") && svg.contains("q·k") && svg.contains("d_k"));
+        for text in ["variance", "q·k", "d_k", "↑ var", "毫秒，标准注意力"] {
+            assert!(svg.contains(text), "{text}");
+        }
+        assert!(!svg.contains("rotate("), "no text turned on its side");
+        assert!(layout.plot_bottom > layout.top && layout.height > layout.plot_bottom);
+    }
+
+    #[test]
+    fn the_legend_wraps_into_rows_within_the_width() {
+        let labels = [
+            "largest weight, unscaled",
+            "largest weight, ÷ √d_k",
+            "p(1 − p), unscaled",
+            "p(1 − p), ÷ √d_k",
+        ];
+        let chart = sample(&labels);
+        let layout = ChartLayout::new(&chart, 480);
+        assert!(layout.legend.len() >= 2, "{:?}", layout.legend);
+        let placed: Vec<usize> = layout.legend.iter().flatten().map(|&(i, _)| i).collect();
+        assert_eq!(placed, vec![0, 1, 2, 3], "every series once, in order");
+        for row in &layout.legend {
+            for &(i, x) in row {
+                assert!(
+                    x + LEGEND_SWATCH + text_width(labels[i]) <= 480,
+                    "{i} at {x}"
+                );
+            }
+        }
+        assert_eq!(
+            layout.height,
+            layout.plot_bottom + layout.legend.len() as u32 * LEGEND_ROW + 6
+        );
     }
 }

@@ -96,6 +96,9 @@ impl Stage {
     /// its residual stream and its learned LayerNorm.
     pub fn caption(self, trace: &Trace, lang: Lang) -> String {
         let Some(layer) = trace.config.model_layer() else {
+            if self == Self::X && trace.config.target().parts.is_none() {
+                return lang.text().own_x_caption.into();
+            }
             return self.text(lang).caption.into();
         };
         let model = &lang.text().model;
@@ -142,6 +145,9 @@ impl Stage {
             Self::Positions if trained => "P = wpe[position]".into(),
             Self::X if trained && config.model_layer() != Some(0) => {
                 "X = the residual stream".into()
+            }
+            Self::X if !trained && config.target().parts.is_none() => {
+                lang.text().own_x_formula.into()
             }
             Self::NormedX if trained => "γ ⊙ (x − μ) / √(σ² + ε) + β".into(),
             Self::Output if trained => "x + Attn(LN₁(x))".into(),

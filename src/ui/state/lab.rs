@@ -161,6 +161,8 @@ pub struct Lab {
     /// chapter's factor k.
     pub lesson_query: RwSignal<usize>,
     pub lesson_factor: RwSignal<f32>,
+    /// The stability chapter's shift c, added to every score (softmax does not change).
+    pub lesson_shift: RwSignal<f32>,
     /// The learner's answers and chapters seen (kept in local storage by `browser::progress`).
     pub progress: RwSignal<Progress>,
     /// A long input's zoomed region: its first query and first key (clamped when read).
@@ -288,6 +290,7 @@ impl Lab {
             presenting: RwSignal::new(false),
             lesson_query: RwSignal::new(usize::MAX),
             lesson_factor: RwSignal::new(1.0),
+            lesson_shift: RwSignal::new(0.0),
             progress: RwSignal::new(Progress::default()),
             zoom: RwSignal::new((0, 0)),
             reduction: RwSignal::new(Reduction::Max),

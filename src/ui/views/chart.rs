@@ -4,16 +4,14 @@
 use leptos::prelude::*;
 
 use crate::ui::browser::canvas::ink_rgb;
-use crate::ui::model::line_chart::{LineChart, draw};
+use crate::ui::model::line_chart::{ChartLayout, LineChart, draw};
 use crate::ui::state::Lab;
 
-/// Draws `chart` on `canvas` at `size` pixels, in the canvas's text colour.
-pub fn paint(
-    canvas: &web_sys::HtmlCanvasElement,
-    mut chart: LineChart,
-    (width, height): (u32, u32),
-) {
+/// Draws `chart` on `canvas`, `width` pixels wide and as tall as its legend needs, in the
+/// canvas's text colour.
+pub fn paint(canvas: &web_sys::HtmlCanvasElement, mut chart: LineChart, width: u32) {
     chart.ink = ink_rgb(canvas);
+    let height = ChartLayout::new(&chart, width).height;
     canvas.set_width(width);
     canvas.set_height(height);
     if let Some(backend) = plotters_canvas::CanvasBackend::with_canvas_object(canvas.clone()) {
@@ -32,7 +30,7 @@ pub fn Chart(chart: Signal<Option<LineChart>>, test_id: &'static str) -> impl In
     Effect::new(move |_| {
         lab.theme.track();
         if let (Some(canvas), Some(chart)) = (canvas.get(), chart.get()) {
-            paint(&canvas, chart, (480, 270));
+            paint(&canvas, chart, 480);
         }
     });
     let label = move || chart.with(|c| c.as_ref().map(|c| c.title.clone()).unwrap_or_default());

@@ -273,6 +273,14 @@ pub fn StageCard(stage: Stage) -> impl IntoView {
                 .unwrap_or_default()
         })
     };
+    // A trained model's layer, or one's own X, has captions of its own.
+    let caption = move || {
+        lab.shown.with(|t| {
+            t.as_ref()
+                .map(|t| stage.caption(&t.0, lab.lang.get()))
+                .unwrap_or_else(|| text().caption.to_string())
+        })
+    };
     // In cross-attention, keys and values come from the other sentence: say so where they show.
     let from_source = move || {
         matches!(stage, Stage::K | Stage::V)
@@ -306,8 +314,8 @@ pub fn StageCard(stage: Stage) -> impl IntoView {
                 <figcaption>
                     <h3>{move || text().title}</h3>
                     <p class="formula" data-testid=format!("formula-{}", stage.id())>{formula}</p>
-                    <p class="caption">
-                        {move || text().caption}
+                    <p class="caption" data-testid=format!("caption-{}", stage.id())>
+                        {caption}
                         <Show when=from_source>
                             " (" {move || lab.lang.get().text().from_source} ")"
                         </Show>
@@ -438,7 +446,14 @@ fn SoftmaxSection() -> impl IntoView {
             let role = label(roles.get(layer)?.get(head)?, lab.lang.get());
             Some((text().model.learned_note)(layer + 1, head + 1, &role))
         });
-        learned.unwrap_or_else(|| text().random_weights_note.to_string())
+        learned.unwrap_or_else(|| {
+            let own = lab.request.with(|r| r.weights.is_some());
+            if own {
+                text().own_weights_note.to_string()
+            } else {
+                text().random_weights_note.to_string()
+            }
+        })
     };
     let section = Section::Softmax;
     view! {

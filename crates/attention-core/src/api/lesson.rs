@@ -4,6 +4,7 @@
 
 use serde_json::{Value, json};
 
+use crate::experiments::{BreakPoint, Breakdown};
 use crate::lessons::{
     Chapter, ComplexityExperiment, CostMeasurement, CostPoint, CrossExperiment, CrossMatch,
     Experiment, FlashExperiment, GqaExperiment, HeadVariance, KeyMatch, KvRow, LayernormExperiment,
@@ -106,8 +107,12 @@ fn scaling_point(v: &ScalingPoint) -> Value {
 fn head_variance(v: &HeadVariance) -> Value {
     json!({
         "head": v.head + 1,
+        "q_component_variance": v.q_component,
+        "k_component_variance": v.k_component,
         "raw_variance": v.raw_variance,
         "scaled_variance": v.scaled_variance,
+        "standardised_variance": v.standard_variance,
+        "standardised_scaled_variance": v.standard_scaled_variance,
     })
 }
 
@@ -232,6 +237,8 @@ fn layernorm_experiment(v: &LayernormExperiment) -> Value {
         "depth": v.depth,
         "pre_ln": v.pre_ln,
         "post_ln": v.post_ln,
+        "pre_ln_gradient": v.pre_ln_gradient,
+        "post_ln_gradient": v.post_ln_gradient,
     })
 }
 
@@ -241,14 +248,27 @@ fn stability_experiment(v: &StabilityExperiment) -> Value {
         "query": v.query,
         "scores": v.scores,
         "factor": v.factor,
-        "largest_score": v.largest_score,
+        "shift": v.shift,
+        "largest": v.largest,
         "naive_f32": v.naive_f32,
         "naive_f16": v.naive_f16,
         "stable_f16": v.stable_f16,
-        "overflow_f32": v.overflow_f32,
-        "overflow_f16": v.overflow_f16,
+        "failure_f32": v.failure_f32.map(Breakdown::name),
+        "failure_f16": v.failure_f16.map(Breakdown::name),
+        "break_f32": v.break_f32.as_ref().map(break_point),
+        "break_f16": v.break_f16.as_ref().map(break_point),
+        "hottest_query": v.hottest_query,
+        "hottest_score": v.hottest_score,
         "f16_abs_error": v.f16_abs_error,
         "f16_rel_error": v.f16_rel_error,
+    })
+}
+
+fn break_point(v: &BreakPoint) -> Value {
+    json!({
+        "factor": v.factor,
+        "kind": v.kind.name(),
+        "exponent": v.exponent,
     })
 }
 

@@ -6,7 +6,7 @@ use thiserror::Error;
 
 use crate::config::{DEFAULT_N_HEADS, matrix_from_rows};
 use crate::gpt::GptRun;
-use crate::lessons::{Chapter, Focus};
+use crate::lessons::{Chapter, Focus, MAX_SHIFT};
 use crate::weights::Weights;
 use crate::{ConfigError, Input, LayerNormMode, MaskSpec, Params};
 
@@ -125,7 +125,7 @@ pub struct Request {
 
 /// The head and the trained model's layer a lesson looks at (counted from 1, as the page's
 /// selectors do), the query token (from 0, as the page's token chips), and the stability
-/// chapter's factor k.
+/// chapter's factor k and shift c.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FocusRequest {
@@ -133,6 +133,7 @@ pub struct FocusRequest {
     pub query: Option<usize>,
     pub layer: Option<usize>,
     pub factor: Option<f32>,
+    pub shift: Option<f32>,
 }
 
 /// Why a request was refused. The message starts with the field's name.
@@ -236,17 +237,25 @@ impl Request {
 
 type Field<'a, T> = (&'static str, Option<&'a T>);
 
-/// At most one of the three ways to give a sequence.
+/// One of the three ways to give a sequence; `tokens` may also label the rows of a given `x`
+/// (one token per row).
 fn sequence_input(
     sentence: Field<String>,
     tokens: Field<Vec<String>>,
     x: Field<Vec<Vec<f64>>>,
 ) -> Result<Option<Input>, RequestError> {
+    if let (None, Some(tokens), Some(rows)) = (sentence.1, tokens.1, x.1) {
+        return Ok(Some(Input::Vectors {
+            tokens: tokens.clone(),
+            x: float_matrix(x.0, rows)?,
+            parts: None,
+        }));
+    }
     let given = [sentence.1.is_some(), tokens.1.is_some(), x.1.is_some()];
     if given.iter().filter(|&&g| g).count() > 1 {
         return Err(RequestError::Input {
             field: sentence.0,
-            message: "give only one of the sentence, its tokens, or its x",
+            message: "give only one of the sentence, its tokens, or its x (tokens may label the rows of an x)",
         });
     }
     if let Some(text) = sentence.1 {
@@ -395,6 +404,13 @@ impl Request {
                 message: "must be a number above 0",
             });
         }
+        let shift = focus.shift.unwrap_or(0.0);
+        if !(shift.is_finite() && shift.abs() <= MAX_SHIFT) {
+            return Err(RequestError::Input {
+                field: "focus.shift",
+                message: "must be a number from -100 to 100",
+            });
+        }
         Ok(Some((
             chapter,
             Focus {
@@ -403,6 +419,7 @@ impl Request {
                 // the last one (it sees the most keys under a causal mask).
                 query: focus.query.unwrap_or(usize::MAX),
                 factor,
+                shift,
             },
             counted(focus.layer, "focus.layer")?,
         )))

@@ -42,9 +42,19 @@ pub fn ModelControl() -> impl IntoView {
     view! {
         <h2>{move || texts().section}</h2>
         <Segmented selected=selected lang=lab.lang test_id="model-choice" on_select=select />
-        <p class="help block" data-testid="model-status">{status}</p>
+        // What the model is (and whether it loaded) only while it is the one in use.
+        <Show when=trained>
+            <p class="help block" data-testid="model-status">{status}</p>
+        </Show>
         <Show when=trained fallback=move || view! {
-            <p class="help block" data-testid="weights-untrained">{move || lab.lang.get().text().random_weights_note}</p>
+            <p class="help block" data-testid="weights-untrained">{move || {
+                let text = lab.lang.get().text();
+                if lab.request.with(|r| r.weights.is_some()) {
+                    text.own_weights_note
+                } else {
+                    text.random_weights_note
+                }
+            }}</p>
         }>
             <div class="model-about" data-testid="model-about">
                 {move || texts().about.iter().map(|p| view! { <p class="help block">{*p}</p> }).collect_view()}

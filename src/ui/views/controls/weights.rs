@@ -18,8 +18,18 @@ pub fn WeightsControl() -> impl IntoView {
         })
     };
     let trained = super::trained(lab);
+    let own = move || lab.request.with(|r| r.weights.is_some());
     view! {
-        <Show when=move || !trained.get()>
+        // One's own weights: the seed draws nothing, so it gives way to a way back to draws.
+        <Show when=move || !trained.get() && own()>
+            <div class="control">
+                <button type="button" class="button" data-testid="weights-reset"
+                    on:click=move |_| lab.edit(|r| r.weights = None)>
+                    {move || text().own_weights_reset}
+                </button>
+            </div>
+        </Show>
+        <Show when=move || !trained.get() && !own()>
         <div class="control">
             <label class="control-label" for="seed">{move || text().seed}</label>
             <div class="control-row">

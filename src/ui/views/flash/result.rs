@@ -5,6 +5,7 @@ use leptos::prelude::*;
 
 use crate::ui::browser::canvas::ink_rgb;
 use crate::ui::browser::share::{download_png, download_text, report};
+use crate::ui::model::line_chart::ChartLayout;
 use crate::ui::model::memory_chart::{MemoryChart, draw};
 use crate::ui::state::Lab;
 use crate::ui::views::chart::paint;
@@ -37,7 +38,7 @@ pub fn FlashResult() -> impl IntoView {
     });
     Effect::new(move |_| {
         if let (Some(canvas), Some(chart)) = (canvas.get(), chart.get()) {
-            paint(&canvas, chart.line_chart(), (520, 300));
+            paint(&canvas, chart.line_chart(), 520);
         }
     });
     let diff = move || {
@@ -59,7 +60,8 @@ pub fn FlashResult() -> impl IntoView {
         let mut svg = String::new();
         {
             use plotters::prelude::IntoDrawingArea;
-            let root = plotters::prelude::SVGBackend::with_string(&mut svg, (520, 300))
+            let height = ChartLayout::new(&chart.line_chart(), 520).height;
+            let root = plotters::prelude::SVGBackend::with_string(&mut svg, (520, height))
                 .into_drawing_area();
             if let Err(error) = draw(&root, &chart) {
                 web_sys::console::error_1(&format!("memory chart: {error}").into());

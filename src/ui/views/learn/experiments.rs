@@ -6,12 +6,14 @@ use leptos::prelude::*;
 
 use attention_core::api::Request;
 use attention_core::experiments::log_log_slope;
+use attention_core::experiments::{BreakPoint, Breakdown};
 use attention_core::lessons::{
     Chapter, CostPoint, Experiment, Focus, SCALING_DIMS, experiment, measure_cost,
 };
 
 use crate::ui::browser::clock::now_ms;
-use crate::ui::i18n::learn::ExperimentTexts;
+use crate::ui::i18n::learn::{ExperimentTexts, HeadVariances};
+use crate::ui::model::format::significant;
 use crate::ui::model::line_chart::{COLORS, LineChart, Series};
 use crate::ui::model::visible;
 use crate::ui::state::Lab;
@@ -28,6 +30,7 @@ pub fn current(lab: Lab, chapter: Chapter) -> Memo<Option<Experiment>> {
             head: lab.selected_head(),
             query: lab.lesson_query.get(),
             factor: lab.lesson_factor.get(),
+            shift: lab.lesson_shift.get(),
         };
         // A summarised trace (a long input) keeps no weights to experiment on.
         lab.shown.with(|t| {
@@ -292,19 +295,58 @@ fn scaling(lab: Lab, e: Memo<Option<Experiment>>) -> impl IntoView {
         };
         let x = texts(lab);
         let (r, s) = (&e.row_raw, &e.row_scaled);
+        let (d_model, queries, keys) = lab.shown.with(|t| {
+            t.as_ref().map_or((0, 0, 0), |t| {
+                let c = &t.0.config;
+                (c.dims().d_model, c.seq_len(), c.key_len())
+            })
+        });
+        let selected = lab.selected_head().min(e.heads.len().saturating_sub(1));
+        let heads = e.heads.get(selected).map(|h| {
+            if queries < 2 || keys < 2 {
+                x.one_token.to_string()
+            } else {
+                (x.heads_result)(&HeadVariances {
+                    head: h.head + 1,
+                    d_model,
+                    d_k: e.d_k,
+                    xavier: 2.0 / (d_model + e.d_k) as f64,
+                    q: h.q_component,
+                    k: h.k_component,
+                    raw: h.raw_variance,
+                    standard: h.standard_variance,
+                    scaled: h.standard_scaled_variance,
+                    pairs: queries * keys,
+                })
+            }
+        });
         view! {
             <p class="lesson-result" data-testid="lesson-result">
                 {(x.row_result)([r.largest, r.entropy, r.gradient, s.largest, s.entropy, s.gradient])}
             </p>
-            <table class="lesson-table">
-                <caption>{x.heads_caption}</caption>
-                <thead><tr><th>{x.head}</th><th>{x.var_raw}</th><th>{x.var_scaled}</th></tr></thead>
-                <tbody>
-                    {e.heads.iter().map(|h| view! {
-                        <tr><td>{h.head + 1}</td><td>{format!("{:.3}", h.raw_variance)}</td><td>{format!("{:.3}", h.scaled_variance)}</td></tr>
-                    }).collect_view()}
-                </tbody>
-            </table>
+            <div class="table-scroll">
+                <table class="lesson-table" data-testid="scaling-heads">
+                    <caption>{x.heads_caption}</caption>
+                    <thead><tr>
+                        <th>{x.head}</th><th>{x.var_q}</th><th>{x.var_k}</th><th>{x.var_raw}</th><th>{x.var_scaled}</th>
+                        <th>{x.var_standard}</th><th>{x.var_standard_scaled}</th>
+                    </tr></thead>
+                    <tbody>
+                        {e.heads.iter().map(|h| view! {
+                            <tr>
+                                <td>{h.head + 1}</td>
+                                <td>{format!("{:.3}", h.q_component)}</td>
+                                <td>{format!("{:.3}", h.k_component)}</td>
+                                <td>{format!("{:.3}", h.raw_variance)}</td>
+                                <td>{format!("{:.3}", h.scaled_variance)}</td>
+                                <td>{format!("{:.2}", h.standard_variance)}</td>
+                                <td>{format!("{:.3}", h.standard_scaled_variance)}</td>
+                            </tr>
+                        }).collect_view()}
+                    </tbody>
+                </table>
+            </div>
+            <p class="lesson-result" data-testid="scaling-heads-result">{heads}</p>
             <div class="histograms">
                 {histogram(x.hist_raw, e.raw_histogram.clone(), e.range, "histogram-raw")}
                 {histogram(x.hist_scaled, e.scaled_histogram.clone(), e.range, "histogram-scaled")}
@@ -559,14 +601,38 @@ fn layernorm(lab: Lab, e: Memo<Option<Experiment>>) -> impl IntoView {
             ],
         ))
     });
+    let gradient = Signal::derive(move || {
+        let Some(Experiment::Layernorm(e)) = e.get() else {
+            return None;
+        };
+        let x = texts(lab);
+        let points = |v: &[f64]| v.iter().enumerate().map(|(i, &r)| (i as f64, r)).collect();
+        Some(chart(
+            x.gradient_title,
+            x.blocks,
+            x.gradient_y,
+            (false, true),
+            vec![
+                series(x.pre_ln, points(&e.pre_ln_gradient), 0, false),
+                series(x.post_ln, points(&e.post_ln_gradient), 1, false),
+            ],
+        ))
+    });
     let details = move || {
         let Some(Experiment::Layernorm(e)) = e.get() else {
             return ().into_any();
         };
         let x = texts(lab);
         let last = |v: &[f64]| v.last().copied().unwrap_or_default();
+        let first = |v: &[f64]| v.first().copied().unwrap_or_default();
+        let least = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
+        let most = |v: &[f64]| v.iter().copied().fold(0.0, f64::max);
+        let (pre, post) = (&e.pre_ln_gradient, &e.post_ln_gradient);
         view! {
             <p class="lesson-result" data-testid="lesson-result">{(x.stream_result)(last(&e.pre_ln), last(&e.post_ln), e.depth)}</p>
+            <p class="lesson-result" data-testid="gradient-result">
+                {(x.gradient_result)(e.depth, first(pre), least(pre), first(post), least(post), most(post))}
+            </p>
             <div class="table-scroll">
                 <table class="lesson-table">
                     <thead><tr><th>{x.token}</th><th>{x.mean}</th><th>{x.std}</th><th>{x.after_mean}</th><th>{x.after_std}</th></tr></thead>
@@ -582,7 +648,10 @@ fn layernorm(lab: Lab, e: Memo<Option<Experiment>>) -> impl IntoView {
         .into_any()
     };
     view! {
-        <Chart chart=stream test_id="chart-stream" />
+        <div class="lesson-charts">
+            <Chart chart=stream test_id="chart-stream" />
+            <Chart chart=gradient test_id="chart-gradient" />
+        </div>
         {details}
     }
 }
@@ -595,6 +664,28 @@ fn factor_of(position: f64) -> f32 {
     ((k * digits).round() / digits) as f32
 }
 
+/// A precision's name and the state of its naive softmax, in words.
+fn state(x: &ExperimentTexts, failure: Option<Breakdown>) -> &'static str {
+    match failure {
+        None => x.states[0],
+        Some(Breakdown::Overflow) => x.states[1],
+        Some(Breakdown::Underflow) => x.states[2],
+    }
+}
+
+fn break_sentence(x: &ExperimentTexts, precision: &str, point: Option<BreakPoint>) -> String {
+    match point {
+        None => (x.never_breaks)(precision),
+        Some(p) => {
+            let k = significant(p.factor, 4);
+            match p.kind {
+                Breakdown::Overflow => (x.breaks_overflow)(precision, &k, p.exponent),
+                Breakdown::Underflow => (x.breaks_underflow)(precision, &k, p.exponent),
+            }
+        }
+    }
+}
+
 fn stability(lab: Lab, e: Memo<Option<Experiment>>) -> impl IntoView {
     let position = RwSignal::new(0.0f64);
     let details = move || {
@@ -602,10 +693,11 @@ fn stability(lab: Lab, e: Memo<Option<Experiment>>) -> impl IntoView {
             return ().into_any();
         };
         let x = texts(lab);
-        let factor = |k: Option<f32>| {
-            k.map(|k| format!("{k:.3}"))
-                .unwrap_or_else(|| x.never.to_string())
-        };
+        let tokens: Vec<String> = lab.shown.with(|t| {
+            t.as_ref()
+                .map(|t| t.0.config.tokens().iter().map(|k| visible(k)).collect())
+                .unwrap_or_default()
+        });
         let keys: Vec<String> = lab.shown.with(|t| {
             t.as_ref()
                 .map(|t| {
@@ -621,20 +713,46 @@ fn stability(lab: Lab, e: Memo<Option<Experiment>>) -> impl IntoView {
                 })
                 .unwrap_or_default()
         });
+        let row_top = e.scores.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        // A row of negative scores can only underflow as k grows: say so, and where to look.
+        let only_underflow = (row_top < 0.0 && e.hottest_score > 0.0).then(|| {
+            let q = e.hottest_query;
+            let token = tokens.get(q).cloned().unwrap_or_default();
+            view! {
+                <p class="note" data-testid="stability-only-underflow">
+                    {(x.only_underflow)(q, &token, e.hottest_score)} " "
+                    <button type="button" class="table-toggle" data-testid="stability-hottest"
+                        on:click=move |_| lab.lesson_query.set(q)>
+                        {(x.choose_query)(q)}
+                    </button>
+                </p>
+            }
+        });
+        let now = (x.now)(
+            &significant(e.factor, 4),
+            &significant(e.shift, 3),
+            state(x, e.failure_f32),
+            state(x, e.failure_f16),
+            x.states[0],
+        );
         view! {
             <p class="lesson-result" data-testid="lesson-result">
-                {(x.overflow)(e.largest_score, &factor(e.overflow_f16), &factor(e.overflow_f32))}
+                {(x.largest_exponent)(e.largest)} " "
+                {break_sentence(x, "f16", e.break_f16)} " "
+                {break_sentence(x, "f32", e.break_f32)}
             </p>
+            {only_underflow}
+            <p class="lesson-result" data-testid="stability-now">{now}</p>
             <div class="table-scroll">
                 <table class="lesson-table" data-testid="stability-table">
-                    <thead><tr><th>{x.key}</th><th>"k · s"</th><th>{x.naive_f32}</th><th>{x.naive_f16}</th><th>{x.stable_f16}</th></tr></thead>
+                    <thead><tr><th>{x.key}</th><th>"k · s + c"</th><th>{x.naive_f32}</th><th>{x.naive_f16}</th><th>{x.stable_f16}</th></tr></thead>
                     <tbody>
                         {(0..e.scores.len()).map(|j| view! {
                             <tr>
                                 <td>{keys.get(j).cloned().unwrap_or_default()}</td>
-                                <td>{format!("{:.2}", e.scores[j] * e.factor)}</td>
-                                <td class:broken=!e.naive_f32[j].is_finite()>{f32_cell(e.naive_f32[j])}</td>
-                                <td class:broken=!e.naive_f16[j].is_finite()>{f32_cell(e.naive_f16[j])}</td>
+                                <td>{format!("{:.2}", e.scores[j] * e.factor + e.shift)}</td>
+                                <td class:broken=e.failure_f32.is_some()>{f32_cell(e.naive_f32[j])}</td>
+                                <td class:broken=e.failure_f16.is_some()>{f32_cell(e.naive_f16[j])}</td>
                                 <td>{f32_cell(e.stable_f16[j])}</td>
                             </tr>
                         }).collect_view()}
@@ -647,13 +765,23 @@ fn stability(lab: Lab, e: Memo<Option<Experiment>>) -> impl IntoView {
     };
     view! {
         <label class="lesson-factor">
-            <span>{move || texts(lab).factor} " = " <output data-testid="lesson-factor-value">{move || lab.lesson_factor.get().to_string()}</output></span>
+            <span>{move || texts(lab).factor} " = " <output data-testid="lesson-factor-value">{move || significant(lab.lesson_factor.get(), 4)}</output></span>
             <input type="range" min="0" max="100" step="1" data-testid="lesson-factor"
                 prop:value=move || position.get()
                 on:input=move |ev| {
                     let p = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
                     position.set(p);
                     lab.lesson_factor.set(factor_of(p));
+                } />
+        </label>
+        <label class="lesson-factor">
+            <span>{move || texts(lab).shift} " = " <output data-testid="lesson-shift-value">{move || significant(lab.lesson_shift.get(), 3)}</output></span>
+            <input type="range" min="-20" max="20" step="0.5" data-testid="lesson-shift"
+                prop:value=move || lab.lesson_shift.get().to_string()
+                on:input=move |ev| {
+                    if let Ok(c) = event_target_value(&ev).parse::<f32>() {
+                        lab.lesson_shift.set(c);
+                    }
                 } />
         </label>
         {details}
@@ -726,6 +854,13 @@ fn complexity(lab: Lab, e: Memo<Option<Experiment>>) -> impl IntoView {
             (texts(lab).slope)(fit(|p| p.standard_ms), fit(|p| p.flash_ms))
         })
     };
+    // FlashAttention is slower on a CPU: say why, from the measurement at the largest n.
+    let flash_note = move || {
+        let p = points.get();
+        let last = p.last()?;
+        (measuring.get().is_none() && last.standard_ms > 0.0)
+            .then(|| (texts(lab).flash_on_cpu)(last.n, last.flash_ms / last.standard_ms))
+    };
     let counts = move || {
         let Some(Experiment::Complexity(e)) = e.get() else {
             return String::new();
@@ -749,6 +884,7 @@ fn complexity(lab: Lab, e: Memo<Option<Experiment>>) -> impl IntoView {
             <Chart chart=timing test_id="chart-cost" />
         </Show>
         <p class="lesson-result" data-testid="lesson-slope">{slope}</p>
+        <p class="lesson-result" data-testid="lesson-flash-cpu">{flash_note}</p>
     }
 }
 

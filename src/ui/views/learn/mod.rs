@@ -338,7 +338,8 @@ fn Question(chapter: Chapter, right: usize, revealed: RwSignal<bool>) -> impl In
     }
 }
 
-/// The articles' exercises, answered step by step, each step pointing at a chapter.
+/// The articles' exercises: each asks first, takes the learner's answer, and opens its worked
+/// answer (each step pointing at a chapter) once they compare or ask to see it.
 #[component]
 fn Exercises() -> impl IntoView {
     let lab = expect_context::<Lab>();
@@ -350,20 +351,47 @@ fn Exercises() -> impl IntoView {
     ];
     view! {
         <div class="exercises" data-testid="exercises">
-            {(0..3).map(|i| view! {
-                <section class="exercise">
-                    <h3>{move || learn().exercises[i].title}</h3>
-                    <ol>{move || learn().exercises[i].steps.iter().map(|s| view! { <li>{*s}</li> }).collect_view()}</ol>
-                    <p>
-                        {LINKS[i].iter().map(|&c| view! {
-                            <button type="button" class="table-toggle" data-testid=format!("exercise-link-{}", c.id())
-                                on:click=move |_| lab.lesson.set(Some(c))>
-                                {move || format!("{} — {}", learn().x.go_to, learn().chapters[c.index()].title)}
-                            </button>
-                            " "
-                        }).collect_view()}
-                    </p>
-                </section>
+            {(0..3).map(|i| {
+                let answer = RwSignal::new(String::new());
+                let open = RwSignal::new(false);
+                view! {
+                    <section class="exercise" data-testid=format!("exercise-{i}")>
+                        <h3>{move || learn().exercises[i].title}</h3>
+                        <ul class="exercise-asks">{move || learn().exercises[i].asks.iter().map(|a| view! { <li>{*a}</li> }).collect_view()}</ul>
+                        <label class="exercise-answer">
+                            <span class="help">{move || learn().your_answer}</span>
+                            <textarea rows="4" data-testid=format!("exercise-answer-{i}")
+                                prop:value=move || answer.get()
+                                on:input=move |ev| answer.set(event_target_value(&ev))></textarea>
+                        </label>
+                        <Show when=move || !open.get()>
+                            <p>
+                                <button type="button" class="button" data-testid=format!("exercise-compare-{i}")
+                                    disabled=move || answer.with(|a| a.trim().is_empty())
+                                    on:click=move |_| open.set(true)>
+                                    {move || learn().compare}
+                                </button>
+                                " "
+                                <button type="button" class="table-toggle" data-testid=format!("exercise-show-{i}")
+                                    on:click=move |_| open.set(true)>
+                                    {move || learn().worked}
+                                </button>
+                            </p>
+                        </Show>
+                        <Show when=move || open.get()>
+                            <ol data-testid=format!("exercise-steps-{i}")>{move || learn().exercises[i].steps.iter().map(|s| view! { <li>{*s}</li> }).collect_view()}</ol>
+                            <p>
+                                {LINKS[i].iter().map(|&c| view! {
+                                    <button type="button" class="table-toggle" data-testid=format!("exercise-link-{}", c.id())
+                                        on:click=move |_| lab.lesson.set(Some(c))>
+                                        {move || format!("{} — {}", learn().x.go_to, learn().chapters[c.index()].title)}
+                                    </button>
+                                    " "
+                                }).collect_view()}
+                            </p>
+                        </Show>
+                    </section>
+                }
             }).collect_view()}
         </div>
     }
