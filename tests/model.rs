@@ -101,3 +101,34 @@ fn the_model_tokenizes_characters_as_it_was_trained() {
     );
     assert!((gelu(1.0) - 0.841_192).abs() < 1e-5);
 }
+
+/// A text longer than the model's context (128 characters) is read as the model reads a long
+/// text: its last 128 characters, the ones before counted in `dropped`, exactly the forward pass
+/// of those 128 alone; a custom mask for the whole text is cut to the window. (The page used to
+/// refuse it and blank the trained model's views.)
+#[test]
+fn a_text_longer_than_the_context_is_read_through_its_last_window() {
+    let model = model();
+    let context = model.shape.n_positions;
+    let text = "The cat sat on the mat. ".repeat(8);
+    let whole = text.chars().count();
+    assert!(whole > context);
+    let read = model.read(&text, &GptRun::default()).unwrap();
+    assert_eq!(read.dropped, whole - context);
+    assert_eq!(read.tokens.len(), context);
+    let window: String = text.chars().skip(whole - context).collect();
+    let alone = model.read(&window, &GptRun::default()).unwrap();
+    assert_eq!(alone.dropped, 0);
+    assert_eq!(read.tokens, alone.tokens);
+    assert_eq!(model.all_logits(&read), model.all_logits(&alone));
+    // A custom mask over the whole text keeps its window's cells.
+    let allowed = ndarray::Array2::from_shape_fn((whole, whole), |(i, j)| j <= i && i - j < 5);
+    let run = GptRun {
+        mask: attention_core::MaskSpec::Custom { allowed },
+        ..GptRun::default()
+    };
+    let masked = model.read(&text, &run).unwrap();
+    let weights = &masked.layers[0].attention.heads[0].weights;
+    assert_eq!(weights[[10, 4]], 0.0, "six back: masked");
+    assert!(weights[[10, 6]] > 0.0, "four back: allowed");
+}

@@ -9,7 +9,7 @@ wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 use attention_core::{LayerNormMode, MaskSpec, Params, compute_trace};
 use attention_lab::ui::i18n::Lang;
 use attention_lab::ui::model::controls::{
-    divisors, kv_heads_for, slider_to_temperature, temperature_to_slider,
+    divisors, kv_heads_for, slider_to_temperature, temperature_slider_max, temperature_to_slider,
 };
 use attention_lab::ui::model::explain::explain;
 use attention_lab::ui::model::stages::Stage;
@@ -109,16 +109,45 @@ fn tooltips_spell_out_the_actual_numbers() {
 
 #[test]
 fn temperature_slider_is_logarithmic_and_round_trips() {
+    let last = temperature_slider_max();
     assert_eq!(temperature_to_slider(0.05), 0.0);
-    assert_eq!(temperature_to_slider(10.0), 1000.0);
+    assert_eq!(temperature_to_slider(10.0), last);
     assert_eq!(slider_to_temperature(0.0), 0.05);
-    assert_eq!(slider_to_temperature(1000.0), 10.0);
+    assert_eq!(slider_to_temperature(last), 10.0);
+    assert_eq!(slider_to_temperature(last + 50.0), 10.0, "clamped");
     // T = 1 sits well inside, not at the middle of a linear 0.05–10 scale (which would be ~5).
-    let one = temperature_to_slider(1.0);
-    assert!((500.0..600.0).contains(&one), "{one}");
-    for t in [0.05, 0.1, 0.5, 1.0, 2.0, 5.0, 10.0] {
+    let one = temperature_to_slider(1.0) / last;
+    assert!((0.5..0.6).contains(&one), "{one}");
+    for t in [0.05, 0.1, 0.3, 0.5, 1.0, 2.0, 5.0, 10.0] {
         let back = slider_to_temperature(temperature_to_slider(t));
-        assert!((back - t).abs() / t < 0.02, "{t} -> {back}");
+        assert!((back - t).abs() / t < 0.006, "{t} -> {back}");
+    }
+}
+
+/// The review's case: from T = 1, ← moved once to 0.99 and then no more; at T = 0.1, → did
+/// nothing (two significant figures made neighbouring positions the same number). Every arrow
+/// press from every position now changes the temperature, the right way.
+#[test]
+fn every_arrow_key_moves_the_temperature() {
+    let last = temperature_slider_max() as usize;
+    for position in 0..last {
+        let (here, right) = (
+            slider_to_temperature(position as f64),
+            slider_to_temperature(position as f64 + 1.0),
+        );
+        assert!(right > here, "{position}: {here} → {right}");
+        // And the value shown maps back to its own position.
+        assert_eq!(temperature_to_slider(here), position as f64, "{here}");
+    }
+    // From a typed value, the arrows step to the neighbours on either side.
+    for typed in [1.0, 0.1, 0.37, 2.5, 0.05, 10.0] {
+        let at = temperature_to_slider(typed);
+        if at > 0.0 {
+            assert!(slider_to_temperature(at - 1.0) < typed, "← from {typed}");
+        }
+        if at < last as f64 {
+            assert!(slider_to_temperature(at + 1.0) > typed, "→ from {typed}");
+        }
     }
 }
 
@@ -339,9 +368,11 @@ mod links {
     use attention_lab::ui::i18n::Lang;
     use attention_lab::ui::model::colormap::ScaleMode;
     use attention_lab::ui::model::link::{
-        Embed, LinkNotice, LinkState, ViewSettings, decode, encode, parse_query, to_query,
+        Embed, LONG_LINK, LinkNotice, LinkState, MAX_TEXT, ShareWarning, ViewSettings, check_view,
+        decode, encode, parse_query, share_warnings, to_query, usable_request,
     };
     use attention_lab::ui::model::theme::Theme;
+    use attention_lab::ui::state::Lab;
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
@@ -435,7 +466,7 @@ mod links {
             theme: [Theme::Auto, Theme::Light, Theme::Dark][pick(3) as usize],
             step: pick(300) as usize,
             view: (pick(2) == 0)
-                .then(|| ["weights", "flash", "scores"][pick(3) as usize].to_string()),
+                .then(|| ["softmax", "flash", "scores"][pick(3) as usize].to_string()),
             scale: [ScaleMode::Honest, ScaleMode::Contrast][pick(2) as usize],
             layer: pick(3) as usize,
             lesson: (pick(2) == 0).then(|| {
@@ -482,6 +513,97 @@ mod links {
         assert_eq!(decode("%ff%fe"), None, "not UTF-8");
     }
 
+    /// The review's cases: `head=99`, `layer=7` and `view=nope` were used without a word (and
+    /// `state().layer` stayed 7 with random weights).
+    #[test]
+    fn heads_layers_and_views_the_lab_lacks_are_named() {
+        let (state, notices) = parse_query("head=99&layer=7&view=nope");
+        assert_eq!(notices, vec![LinkNotice::UnknownView("nope".into())]);
+        assert_eq!(state.view.view, None);
+        let (notices, head, layer) = check_view(&state.view, 2, 1);
+        assert_eq!(
+            notices,
+            vec![
+                LinkNotice::NoSuchHead {
+                    value: 99,
+                    heads: 2
+                },
+                LinkNotice::NoSuchLayer {
+                    value: 7,
+                    layers: 1
+                },
+            ]
+        );
+        assert_eq!((head, layer), (0, 0));
+        for notice in &notices {
+            for lang in [Lang::En, Lang::Zh] {
+                let text = notice.describe(lang);
+                assert!(text.contains("99") || text.contains('7'), "{text}");
+            }
+        }
+        assert!(notices[1].describe(Lang::En).contains("trained model"));
+        // What exists is kept, silently.
+        let (state, _) = parse_query("head=2&layer=3&view=softmax");
+        assert_eq!(state.view.view.as_deref(), Some("softmax"));
+        let (notices, head, layer) = check_view(&state.view, 4, 3);
+        assert!(notices.is_empty());
+        assert_eq!((head, layer), (1, 2));
+    }
+
+    /// A long input survives typing, so it must survive its own link: 3000 words at 2 heads
+    /// were refused on reload by the CLI's limit on traced cells, which the page never applies.
+    #[test]
+    fn a_link_restores_any_input_the_page_accepts() {
+        let sentence = vec!["word"; 3000].join(" ");
+        let link = LinkState {
+            request: attention_core::api::Request {
+                sentence: Some(sentence.clone()),
+                n_heads: Some(2),
+                ..Default::default()
+            },
+            ..LinkState::default()
+        };
+        let query = to_query(&link);
+        assert!(query.len() > LONG_LINK && query.len() < MAX_TEXT);
+        let (state, notices) = parse_query(&query);
+        assert!(notices.is_empty(), "{notices:?}");
+        let (request, notices) = usable_request(&Lab::default_request(), &state.request);
+        assert!(notices.is_empty(), "{notices:?}");
+        assert_eq!(request.sentence.as_deref(), Some(sentence.as_str()));
+        // The longest input the page takes, 4096 tokens, fits a link too.
+        let longest = vec!["antidisestablishment"; 4096].join(" ");
+        let (state, notices) = parse_query(&format!("sentence={}", encode(&longest)));
+        assert!(notices.is_empty());
+        assert_eq!(state.request.sentence.as_deref(), Some(longest.as_str()));
+    }
+
+    #[test]
+    fn a_link_says_what_it_cannot_carry_and_when_it_is_long() {
+        let own = attention_core::api::Request {
+            x: Some(vec![vec![1.0, 0.0], vec![0.0, 1.0]]),
+            tokens: Some(vec!["a".into(), "b".into()]),
+            ..Default::default()
+        };
+        assert_eq!(
+            share_warnings(&own, "http://x/?d_model=2"),
+            vec![ShareWarning::Tensors(vec!["x", "tokens"])]
+        );
+        let long = "x".repeat(LONG_LINK + 1);
+        assert_eq!(
+            share_warnings(&attention_core::api::Request::default(), &long),
+            vec![ShareWarning::Long(LONG_LINK + 1)]
+        );
+        assert!(share_warnings(&attention_core::api::Request::default(), "short").is_empty());
+        for lang in [Lang::En, Lang::Zh] {
+            assert!(ShareWarning::Long(20_000).describe(lang).contains("20"));
+            assert!(
+                ShareWarning::Tensors(vec!["weights"])
+                    .describe(lang)
+                    .contains("weights")
+            );
+        }
+    }
+
     #[test]
     fn bad_links_give_notices_and_keep_the_rest() {
         let (state, notices) = parse_query(
@@ -506,11 +628,11 @@ mod links {
             state.request.sentence.as_deref(),
             Some("<img src=x onerror=alert(1)>")
         );
-        let huge = format!("sentence={}", "a".repeat(30_000));
+        let huge = format!("sentence={}", "a".repeat(MAX_TEXT + 1));
         let (state, notices) = parse_query(&huge);
         assert_eq!(state.request.sentence, None);
         assert!(
-            matches!(notices[..], [LinkNotice::TooLong { length: 30_000, .. }]),
+            matches!(notices[..], [LinkNotice::TooLong { length, .. }] if length == MAX_TEXT + 1),
             "{notices:?}"
         );
         let (_, notices) = parse_query(&format!("{}=1", "x".repeat(500)));
@@ -635,6 +757,27 @@ mod messages {
 
     fn has_cjk(text: &str) -> bool {
         text.chars().any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c))
+    }
+
+    /// Chinese sentences end with a Chinese full stop: no “共 2 个 K/V 头.”. Every Chinese text
+    /// of the page is read, and no Chinese character may be followed by an ASCII full stop or
+    /// comma.
+    #[test]
+    fn chinese_text_ends_its_sentences_in_chinese() {
+        for (file, source) in [
+            ("zh.rs", include_str!("../src/ui/i18n/zh.rs")),
+            ("learn_zh.rs", include_str!("../src/ui/i18n/learn_zh.rs")),
+        ] {
+            let chars: Vec<char> = source.chars().collect();
+            for (i, pair) in chars.windows(2).enumerate() {
+                if has_cjk(&pair[0].to_string()) && matches!(pair[1], '.' | ',') {
+                    let context: String = chars[i.saturating_sub(20)..(i + 3).min(chars.len())]
+                        .iter()
+                        .collect();
+                    panic!("{file}: an ASCII “{}” after Chinese: {context}", pair[1]);
+                }
+            }
+        }
     }
 
     /// One error of every kind the engine can raise.
@@ -794,7 +937,9 @@ mod honest_views {
     use attention_core::{Input, LayerNormMode, MaskSpec, Params, compute_trace};
     use attention_lab::ui::i18n::Lang;
     use attention_lab::ui::model::colormap::{Scale, ScaleMode, viridis};
-    use attention_lab::ui::model::controls::{shared_kv_heads, slider_to_temperature};
+    use attention_lab::ui::model::controls::{
+        shared_kv_heads, slider_to_temperature, temperature_slider_max, temperature_to_slider,
+    };
     use attention_lab::ui::model::matrix::Legend;
     use attention_lab::ui::model::stages::Stage;
     #[cfg(target_arch = "wasm32")]
@@ -917,16 +1062,17 @@ mod honest_views {
 
     #[test]
     fn the_temperature_slider_gives_numbers_people_write() {
-        for position in 0..=1000 {
+        let last = temperature_slider_max() as u32;
+        for position in 0..=last {
             let t = slider_to_temperature(f64::from(position));
             let text = t.to_string();
             let digits = text.trim_start_matches("0.").replace('.', "");
             assert!(
-                digits.trim_start_matches('0').len() <= 2,
+                digits.trim_start_matches('0').len() <= 3,
                 "{position}: {text}"
             );
         }
-        assert_eq!(slider_to_temperature(796.0), 3.4);
+        assert_eq!(slider_to_temperature(temperature_to_slider(3.41)), 3.41);
     }
 
     #[test]

@@ -16,7 +16,8 @@ const TYPES = {
 /** Serves `root` (and `extraFiles`, path → HTML) on 127.0.0.1 at a free port; resolves to
  * { url, close }. */
 export function serve(root, extraFiles = {}) {
-  const server = createServer(async (req, res) => {
+  // Links of long inputs run to hundreds of KB; Node refuses request lines past 16 KB by default.
+  const server = createServer({ maxHeaderSize: 4 * 1024 * 1024 }, async (req, res) => {
     const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
     if (extraFiles[path]) {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });

@@ -1,6 +1,7 @@
 //! Typing, every control, the mask editor, the head selector and the tooltip.
 
 use attention_lab::ui::App;
+use attention_lab::ui::model::controls::{temperature_slider_max, temperature_to_slider};
 use leptos::mount::mount_to;
 use leptos::task::tick;
 use leptos::view;
@@ -161,17 +162,17 @@ async fn every_control_changes_the_computation() {
     tick().await;
     assert_eq!(trace()["temperature"], 0.25);
     let slider: HtmlInputElement = find(&host, "[data-testid=temperature-slider]").unchecked_into();
-    // Dragging writes numbers as people write them, never 3.4000000000000004.
-    slider.set_value("796");
+    // Dragging writes numbers as people write them, never 3.4100000000000001.
+    slider.set_value(&temperature_to_slider(3.41).to_string());
     fire(&slider, "input");
     tick().await;
     let field: HtmlInputElement = find(&host, "[data-testid=temperature]").unchecked_into();
-    assert_eq!(trace()["temperature"], 3.4);
+    assert_eq!(trace()["temperature"], 3.41);
     until("the field to show the slider's value", || {
-        field.value() == "3.4"
+        field.value() == "3.41"
     })
     .await;
-    slider.set_value("1000");
+    slider.set_value(&temperature_slider_max().to_string());
     fire(&slider, "input");
     tick().await;
     assert_eq!(

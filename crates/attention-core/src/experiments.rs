@@ -586,6 +586,8 @@ pub struct BreakPoint {
     /// of the largest exp, a little less when the sum overflows first, and about ln(smallest
     /// float) for an underflow.
     pub exponent: f32,
+    /// An overflow of the sum while every exp still fits (several scores near the largest).
+    pub sum_first: bool,
 }
 
 /// The smallest factor k in (0, `limit`] at which the unstable softmax of `scores` · k +
@@ -614,10 +616,14 @@ pub fn break_point(
     }
     let kind = fails(high)?;
     let largest = scores.iter().cloned().fold(f32::NEG_INFINITY, f32::max);
+    let every_exp_fits = exponents_in(scores, high, shift, false, precision)
+        .iter()
+        .all(|&s| round(s.exp(), precision).is_finite());
     Some(BreakPoint {
         factor: high,
         kind,
         exponent: high * largest + shift,
+        sum_first: kind == Breakdown::Overflow && every_exp_fits,
     })
 }
 
@@ -1000,6 +1006,12 @@ mod tests {
         );
         let at = break_point(scores.view(), 0.0, Precision::F16, 1e4).unwrap();
         assert!(at.exponent < 11.09 - 2.9, "ln(65504 / 20) = 8.09: {at:?}");
+        assert!(at.sum_first, "{at:?}");
+        let alone = break_point(array![1.0f32, -5.0].view(), 0.0, Precision::F16, 1e4).unwrap();
+        assert!(
+            !alone.sum_first && (alone.exponent - 11.09).abs() < 0.01,
+            "{alone:?}"
+        );
     }
 
     #[test]

@@ -256,11 +256,40 @@ impl Gpt {
         Ok(GptForward {
             tokens: tokens.to_vec(),
             ids: ids.to_vec(),
+            dropped: 0,
             embeddings,
             positions,
             layers,
             final_norm,
         })
+    }
+
+    /// Runs the model on `text` as it reads it: one token per character, and of a text longer
+    /// than its context only the last `n_positions` characters (the window a model slides over
+    /// a long text; [`GptForward::dropped`] says how many came before it). A custom mask given
+    /// for the whole text is cut to the window, a padding mask's length moved with it.
+    pub fn read(&self, text: &str, run: &GptRun) -> Result<GptForward, ConfigError> {
+        let pairs = self.tokenize(text);
+        let whole = pairs.len();
+        let dropped = whole.saturating_sub(self.shape.n_positions);
+        let (tokens, ids): (Vec<String>, Vec<u32>) = pairs.into_iter().skip(dropped).unzip();
+        let mut run = run.clone();
+        if dropped > 0 {
+            run.mask = match run.mask {
+                MaskSpec::Custom { allowed } if allowed.dim() == (whole, whole) => {
+                    MaskSpec::Custom {
+                        allowed: allowed.slice(s![dropped.., dropped..]).to_owned(),
+                    }
+                }
+                MaskSpec::Padding { valid_len } => MaskSpec::Padding {
+                    valid_len: valid_len.saturating_sub(dropped),
+                },
+                other => other,
+            };
+        }
+        let mut forward = self.forward(&tokens, &ids, &run)?;
+        forward.dropped = dropped;
+        Ok(forward)
     }
 
     /// The next-token scores after `position` of `forward`: LN_f(x) · wteᵀ, [vocab_size]. Computed
@@ -391,6 +420,9 @@ pub struct Prediction {
 pub struct GptForward {
     pub tokens: Vec<String>,
     pub ids: Vec<u32>,
+    /// The characters of the text before the ones read here (0 unless the text is longer than
+    /// the model's context; see [`Gpt::read`]).
+    pub dropped: usize,
     /// [seq_len, n_embd]: wte of each token.
     pub embeddings: Array2<f32>,
     /// [seq_len, n_embd]: wpe of each position.

@@ -137,10 +137,7 @@ fn trained(request: &attention_core::api::Request) -> Result<String, String> {
     }
     let (sentence, run) = request.trained_run().map_err(|e| e.to_string())?;
     let model = load_model(MODEL.0, MODEL.1, MODEL.2).map_err(|e| format!("model: {e}"))?;
-    let (tokens, ids): (Vec<String>, Vec<u32>) = model.tokenize(&sentence).into_iter().unzip();
-    let forward = model
-        .forward(&tokens, &ids, &run)
-        .map_err(|e| e.to_string())?;
+    let forward = model.read(&sentence, &run).map_err(|e| e.to_string())?;
     forward_json(&model, &forward).map_err(|e| e.to_string())
 }
 
@@ -160,10 +157,7 @@ fn lesson_experiment(
     let trace = if request.is_trained() {
         let (sentence, run) = request.trained_run().map_err(|e| e.to_string())?;
         let model = load_model(MODEL.0, MODEL.1, MODEL.2).map_err(|e| format!("model: {e}"))?;
-        let (tokens, ids): (Vec<String>, Vec<u32>) = model.tokenize(&sentence).into_iter().unzip();
-        let forward = model
-            .forward(&tokens, &ids, &run)
-            .map_err(|e| e.to_string())?;
+        let forward = model.read(&sentence, &run).map_err(|e| e.to_string())?;
         if layer >= forward.layers.len() {
             return Err(format!(
                 "focus.layer: the trained model has {} layers",

@@ -350,3 +350,43 @@ fn the_complexity_lesson_times_attention_and_fits_the_slope() {
     assert_eq!(points[0]["n"], 64);
     assert!(out["measured"]["standard_slope"].as_f64().unwrap() > 1.0);
 }
+
+/// The README's demo of the induction head must do what its sentence says: after the random
+/// string typed twice, the model's most likely next character is the one that followed the
+/// string the first time. (The README once showed a string the model did not copy.)
+#[test]
+fn the_readmes_induction_demo_does_what_it_says() {
+    let readme = include_str!("../../../README.md");
+    let at = readme
+        .find("Type a random string twice, `")
+        .expect("the README's demo sentence");
+    let rest = &readme[at + "Type a random string twice, `".len()..];
+    let demo = &rest[..rest.find('`').unwrap()];
+    let said = rest
+        .split("most likely next character is `")
+        .nth(1)
+        .and_then(|r| r.chars().next())
+        .expect("the character the README says comes next");
+    // What followed the repeated part the first time.
+    let repeated = demo.rsplit(' ').next().unwrap();
+    let first = demo.find(repeated).unwrap();
+    let followed = demo[first + repeated.len()..].chars().next().unwrap();
+    assert_eq!(said, followed, "the README's own claim is about copying");
+    let request = serde_json::json!({"model": "trained", "sentence": demo}).to_string();
+    let t = trace(&request);
+    let predictions = t["predictions"].as_array().unwrap();
+    let top = &predictions.last().unwrap()[0];
+    assert_eq!(top["token"], said.to_string(), "{top}");
+}
+
+/// Past the model's context (128 characters) the CLI reads the last 128, as the page does,
+/// and says how many came before.
+#[test]
+fn the_trained_model_reads_a_long_text_through_its_last_window() {
+    let sentence = "The cat sat on the mat. ".repeat(8);
+    let request = serde_json::json!({"model": "trained", "sentence": sentence}).to_string();
+    let t = trace(&request);
+    assert_eq!(t["context"], 128);
+    assert_eq!(t["dropped"], 192 - 128);
+    assert_eq!(t["tokens"].as_array().unwrap().len(), 128);
+}

@@ -81,6 +81,29 @@ pub fn prefers_reduced_motion() -> bool {
         .is_some_and(|query| query.matches())
 }
 
+/// Keeps `system_dark` equal to the system's colour preference, from now on: "auto" themes
+/// follow a switch between light and dark while the page is open.
+pub fn follow_system_scheme(system_dark: leptos::prelude::RwSignal<bool>) {
+    use leptos::prelude::Set;
+    use wasm_bindgen::JsCast;
+    use wasm_bindgen::closure::Closure;
+    let Some(query) = web_sys::window()
+        .and_then(|w| w.match_media("(prefers-color-scheme: dark)").ok().flatten())
+    else {
+        return;
+    };
+    system_dark.set(query.matches());
+    let watched = query.clone();
+    let changed = Closure::<dyn Fn()>::new(move || system_dark.set(watched.matches()));
+    if query
+        .add_event_listener_with_callback("change", changed.as_ref().unchecked_ref())
+        .is_ok()
+    {
+        // The page's own lab lives as long as the page: so does its listener.
+        changed.forget();
+    }
+}
+
 /// The browser's preferred language, if it says.
 pub fn browser_language() -> Option<String> {
     web_sys::window()?.navigator().language()

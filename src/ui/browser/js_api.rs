@@ -117,7 +117,7 @@ pub fn apply_message(lab: Lab, params: &Value) -> Result<(), ApiError> {
         lab.layer.set(layer);
     }
     if let Some(lang) = new_lang {
-        lab.lang.set(lang);
+        lab.switch_language(lang);
     }
     if let Some(scale) = scale {
         lab.scale_mode.set(scale);

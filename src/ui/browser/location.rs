@@ -5,6 +5,7 @@
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
+use crate::ui::i18n::Lang;
 use crate::ui::model::link::{
     LinkNotice, LinkState, ViewSettings, parse_query, to_query, usable_request,
 };
@@ -24,8 +25,8 @@ pub fn read() -> (LinkState, Vec<LinkNotice>) {
 
 /// The request a link asks for on top of the lab's defaults, keeping every value that can work
 /// and naming the ones left out.
-pub fn request_from(link: &Request) -> (Request, Vec<LinkNotice>) {
-    usable_request(&Lab::default_request(), link)
+pub fn request_from(link: &Request, lang: Lang) -> (Request, Vec<LinkNotice>) {
+    usable_request(&Lab::default_request_in(lang), link)
 }
 
 /// Applies a link's view settings to the lab.

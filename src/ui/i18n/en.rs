@@ -159,8 +159,10 @@ pub static TEXT: Text = Text {
         help: "Grouped-query (GQA) and multi-query (MQA) attention let several query heads read the same keys and values: fewer parameters and a smaller KV cache when generating, for a little quality.",
         needs_two_heads: "needs at least two heads",
         groups: |per_group, kv_heads| {
-            format!("{per_group} query heads share each of {kv_heads} K/V heads")
+            format!("{per_group} query heads share each of {kv_heads} K/V heads.")
         },
+        reads: |group, groups| format!("reads K/V head {group} of {groups}"),
+        reads_help: "With shared K/V (grouped- or multi-query attention), several query heads read the same keys and values: this is the K/V head the selected head reads, and the K and V stages show it.",
     },
     overview: OverviewTexts {
         block_note: |reduction, rows, cols| match reduction {
@@ -232,6 +234,11 @@ pub static TEXT: Text = Text {
         overview_title: "Every head at a glance",
         overview_help: "The attention weights of every layer and head on your sentence, computed live. Click one to open it below.",
         next_title: "What comes next",
+        window: |read, whole, first| {
+            format!(
+                "The model reads at most {read} characters (its context window): of your {whole}, it reads the last {read}, from character {first} on, and every view of the model shows those, numbered from 0. Continue slides the window along."
+            )
+        },
         next_help: "The model's five most likely next characters after the last one (or after the character under the pointer).",
         after: |position, token| format!("after character {position} “{token}”"),
         continue_button: "Continue",
@@ -239,7 +246,21 @@ pub static TEXT: Text = Text {
         sampling: "sampling temperature",
         sampling_help: "0: always the most likely; higher: more varied. Separate from the attention temperature.",
         roles_title: "What each head does here",
-        roles_help: "The share of each head's attention on the previous character, on what followed earlier occurrences of the query's character (induction), on the first character, and on earlier copies of the same character, measured on your sentence.",
+        roles_help: |queries, repeated| {
+            let over = if repeated {
+                format!(
+                    "the {queries} queries whose character appeared earlier in your sentence (where every role can show)"
+                )
+            } else {
+                format!(
+                    "the {queries} queries after the first (no character repeats in your sentence)"
+                )
+            };
+            format!(
+                "Shares of each head's attention, averaged over {over}: on the previous character, on what followed an earlier copy of the query's character (induction), on an earlier copy itself (same), on the first character, and elsewhere. Each key counts once, in that order, so a row sums to 1."
+            )
+        },
+        role_other: "elsewhere",
         role_names: ["previous", "induction", "first", "same"],
         role_previous: |share| {
             format!("previous-token head: {share:.2} of its weight on the character before")
@@ -285,6 +306,13 @@ pub static TEXT: Text = Text {
         skip_to_flash: "Skip to FlashAttention",
         show_controls: "Controls",
         hide_controls: "Close the controls",
+        present_here: "Present",
+        section_of: |i, n| format!("Section {i} of {n}"),
+        present_help: "← and → move between sections; Esc ends the presentation.",
+        previous_section: "← Previous section",
+        next_section: "Next section →",
+        end_present: "End presentation",
+        embedded_without_controls: "This chapter is embedded without its controls, so its settings are fixed here: “Open the full lab” (above) to change them, or embed it with its controls (panels=sentence,controls, what the chapter's Embed button gives).",
     },
     divided_by: "divided by",
     from_source: "keys and values from the source sentence S",
@@ -467,6 +495,33 @@ pub static TEXT: Text = Text {
         impossible: |reason| {
             format!("The link's settings cannot work together ({reason}); the defaults are shown.")
         },
+        no_such_head: |value, heads| {
+            format!("The link asks for head {value}, but there are {heads}; head 1 is shown.")
+        },
+        no_such_layer: |value, layers| {
+            if layers <= 1 {
+                format!(
+                    "The link asks for layer {value}, but random weights make a single layer; layers belong to the trained model. Layer 1 is shown."
+                )
+            } else {
+                format!(
+                    "The link asks for layer {value}, but the trained model has {layers}; layer 1 is shown."
+                )
+            }
+        },
+        unknown_view: |name| {
+            format!("The link's view = “{name}” names no part of the page; it was ignored.")
+        },
+        tensors: |names| {
+            format!(
+                "A link carries settings and sentences, not numbers: your own {names} given through attentionLab.set() are not in it, and it opens without them. Download the trace (JSON) to keep them."
+            )
+        },
+        long_link: |kb| {
+            format!(
+                "This link is {kb} KB long. Browsers open it, but some servers, proxies and chat apps refuse links past about 8 KB: to share it safely, shorten the sentence or send the trace (JSON) instead."
+            )
+        },
     },
     explain: ExplainTexts {
         query_key: |row, row_token, col, col_token| {
@@ -502,8 +557,9 @@ pub static TEXT: Text = Text {
         grid_summary: "Long input: each cell below is a whole tile.",
         grid_choose: "Click a tile, or move to it with the arrow keys, to jump to its step.",
         replayed_block: |k, n, a, b| {
+            let last = n.saturating_sub(1);
             format!(
-                "The player replays query block {k} of {n} (queries {a}–{b}) against every key block. A query block's pass needs nothing from the other query blocks, so these are exactly the steps of the whole run; the counters count the blocks before it as done. It follows the zoomed region above, or pick another block here or on the grid."
+                "The player replays query block {k} (of blocks 0–{last}, numbered from 0 as the tiles are; queries {a}–{b}) against every key block. A query block's pass needs nothing from the other query blocks, so these are exactly the steps of the whole run; the counters count the blocks before it as done. It follows the zoomed region above, or pick another block here or on the grid."
             )
         },
         previous_block: "Previous query block",

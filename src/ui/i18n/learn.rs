@@ -178,6 +178,8 @@ pub struct ExperimentTexts {
     /// Where the naive softmax breaks: (precision "f16" / "f32", k as shown, the largest
     /// exponent there) by overflow, by underflow; and that it does not below 10 000.
     pub breaks_overflow: fn(&str, &str, f32) -> String,
+    /// The sum overflowed while every exp still fit: (precision, k, the largest exponent).
+    pub breaks_sum: fn(&str, &str, f32) -> String,
     pub breaks_underflow: fn(&str, &str, f32) -> String,
     pub never_breaks: fn(&str) -> String,
     /// Every score of the row is negative: (the query with the head's largest score, its token,

@@ -378,7 +378,12 @@ pub const LEARN: LearnTexts = LearnTexts {
         largest_exponent: |top| format!("The largest k · s + c of this row is {top:.2}."),
         breaks_overflow: |p, k, e| {
             format!(
-                "In {p} the naive softmax breaks at k = {k} by overflow: there the largest k · s + c reaches {e:.2}, and its exp (or the sum of the exps) passes the largest {p}."
+                "In {p} the naive softmax breaks at k = {k} by overflow: there the largest k · s + c reaches {e:.2}, past ln of the largest {p}, so its exp is ∞ and ∞ / ∞ = NaN."
+            )
+        },
+        breaks_sum: |p, k, e| {
+            format!(
+                "In {p} the naive softmax breaks at k = {k} by overflow of the sum: there the largest k · s + c is {e:.2}, so each exp still fits in {p}, but several scores lie near the largest and their exps add up past the largest {p}; every weight becomes 0."
             )
         },
         breaks_underflow: |p, k, e| {

@@ -366,7 +366,12 @@ pub const LEARN: LearnTexts = LearnTexts {
         largest_exponent: |top| format!("这一行 k · s + c 的最大值为 {top:.2}。"),
         breaks_overflow: |p, k, e| {
             format!(
-                "在 {p} 中，朴素 softmax 于 k = {k} 因溢出而失效：此时 k · s + c 的最大值达到 {e:.2}，它的 exp（或各个 exp 之和）超过了 {p} 能表示的最大数。"
+                "在 {p} 中，朴素 softmax 于 k = {k} 因溢出而失效：此时 k · s + c 的最大值达到 {e:.2}，超过了 {p} 最大数的对数，于是它的 exp 为 ∞，∞ / ∞ = NaN。"
+            )
+        },
+        breaks_sum: |p, k, e| {
+            format!(
+                "在 {p} 中，朴素 softmax 于 k = {k} 因总和溢出而失效：此时 k · s + c 的最大值为 {e:.2}，每个 exp 本身仍在 {p} 范围内，但有好几个分数接近最大值，它们的 exp 加起来超过了 {p} 的最大数；于是每个权重都变成 0。"
             )
         },
         breaks_underflow: |p, k, e| {

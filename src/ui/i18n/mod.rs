@@ -229,6 +229,9 @@ pub struct KvTexts {
     pub needs_two_heads: &'static str,
     /// "n query heads share each K/V head": heads per group.
     pub groups: fn(usize, usize) -> String,
+    /// Beside the head buttons when heads share K/V: (the K/V head read, from 1; K/V heads).
+    pub reads: fn(usize, usize) -> String,
+    pub reads_help: &'static str,
 }
 
 /// The trained model: choosing it, what it is, and its views.
@@ -253,6 +256,9 @@ pub struct ModelTexts {
     pub overview_help: &'static str,
     pub next_title: &'static str,
     pub next_help: &'static str,
+    /// A text longer than the model's context: (characters read, characters in all, first
+    /// character read, counted from 0).
+    pub window: fn(usize, usize, usize) -> String,
     /// "after “c”": the position the predictions follow.
     pub after: fn(usize, &str) -> String,
     pub continue_button: &'static str,
@@ -260,7 +266,11 @@ pub struct ModelTexts {
     pub sampling: &'static str,
     pub sampling_help: &'static str,
     pub roles_title: &'static str,
-    pub roles_help: &'static str,
+    /// (queries the shares are averaged over, whether those are the queries whose character
+    /// came before)
+    pub roles_help: fn(usize, bool) -> String,
+    /// The column of the weight no role names.
+    pub role_other: &'static str,
     /// Previous-token, induction, first-token, same-token.
     pub role_names: [&'static str; 4],
     /// A head's dominant role in words: the share of its weight, per role.
@@ -297,6 +307,15 @@ pub struct ShareTexts {
     pub skip_to_flash: &'static str,
     pub show_controls: &'static str,
     pub hide_controls: &'static str,
+    /// Presenting a section of the lab full screen: the button, "Section 3 of 10", the keys.
+    pub present_here: &'static str,
+    pub section_of: fn(usize, usize) -> String,
+    pub present_help: &'static str,
+    pub previous_section: &'static str,
+    pub next_section: &'static str,
+    pub end_present: &'static str,
+    /// An embedded chapter without its controls: what the reader can and cannot do here.
+    pub embedded_without_controls: &'static str,
 }
 
 /// What a link could not use.
@@ -315,6 +334,15 @@ pub struct LinkTexts {
     pub dropped: fn(&str, &str, &str) -> String,
     /// Why the values cannot work together.
     pub impossible: fn(&str) -> String,
+    /// (the head asked for, from 1; the heads there are)
+    pub no_such_head: fn(usize, usize) -> String,
+    /// (the layer asked for, from 1; the layers there are)
+    pub no_such_layer: fn(usize, usize) -> String,
+    pub unknown_view: fn(&str) -> String,
+    /// What a link cannot carry (the request's field names).
+    pub tensors: fn(&str) -> String,
+    /// The link's length in KB.
+    pub long_link: fn(usize) -> String,
 }
 
 /// How one cell of a matrix was computed (the tooltip).
@@ -355,7 +383,8 @@ pub struct FlashText {
     pub grid_summary: &'static str,
     /// Clicking or the arrow keys on the tile grid.
     pub grid_choose: &'static str,
-    /// A long input replays one query block: block (from 1), blocks, its first and last query.
+    /// A long input replays one query block: (the block, from 0 as tiles are; blocks; its first
+    /// and last query).
     pub replayed_block: fn(usize, usize, usize, usize) -> String,
     pub previous_block: &'static str,
     pub next_block: &'static str,

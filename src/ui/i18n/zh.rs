@@ -145,8 +145,10 @@ pub static TEXT: Text = Text {
         help: "分组查询注意力（GQA）与多查询注意力（MQA）让多个查询头读取同一组键和值：参数更少，生成时的 KV 缓存更小，代价是略微降低质量。",
         needs_two_heads: "至少需要两个头",
         groups: |per_group, kv_heads| {
-            format!("每 {per_group} 个查询头共享一个 K/V 头，共 {kv_heads} 个 K/V 头")
+            format!("每 {per_group} 个查询头共享一个 K/V 头，共 {kv_heads} 个 K/V 头。")
         },
+        reads: |group, groups| format!("读取第 {group} 个 K/V 头（共 {groups} 个）"),
+        reads_help: "共享 K/V（分组查询或多查询注意力）时，多个查询头读取同一组键和值：这是所选的头读取的 K/V 头，K 和 V 两个阶段显示的就是它。",
     },
     overview: OverviewTexts {
         block_note: |reduction, rows, cols| match reduction {
@@ -214,6 +216,11 @@ pub static TEXT: Text = Text {
         overview_title: "所有头一览",
         overview_help: "每一层、每个头在你的句子上的注意力权重，实时计算。点击其中一个，下方即展开它。",
         next_title: "接下来是什么",
+        window: |read, whole, first| {
+            format!(
+                "模型最多读 {read} 个字符（它的上下文窗口）：你的 {whole} 个字符中，它读最后 {read} 个，即从第 {first} 个字符起；模型的各个视图显示的都是这些字符，从 0 开始编号。“继续”会让窗口随之向后滑动。"
+            )
+        },
         next_help: "模型认为最后一个字符（或指针下的字符）之后最可能出现的五个字符。",
         after: |position, token| format!("第 {position} 个字符「{token}」之后"),
         continue_button: "续写",
@@ -221,7 +228,19 @@ pub static TEXT: Text = Text {
         sampling: "采样温度",
         sampling_help: "0：总是选最可能的；越高越多变。它与注意力的温度无关。",
         roles_title: "每个头在这里做什么",
-        roles_help: "在你的句子上测得的：每个头的注意力有多少落在前一个字符上、落在查询字符早先出现之后的那个字符上（归纳）、落在第一个字符上，以及落在同一字符的早先副本上。",
+        roles_help: |queries, repeated| {
+            let over = if repeated {
+                format!(
+                    "你的句子中字符在前面出现过的 {queries} 个查询（每种角色都能在这些查询上体现）"
+                )
+            } else {
+                format!("第一个之后的 {queries} 个查询（你的句子中没有重复的字符）")
+            };
+            format!(
+                "每个头的注意力份额，在{over}上取平均：落在前一个字符上、落在查询字符早先副本之后的那个字符上（归纳）、落在早先副本本身上（相同）、落在第一个字符上，以及其他地方。每个键按这个顺序只计一次，所以每行之和为 1。"
+            )
+        },
+        role_other: "其他",
         role_names: ["前一个", "归纳", "第一个", "相同"],
         role_previous: |share| format!("前一词元头：{share:.2} 的权重落在前一个字符上"),
         role_induction: |share| {
@@ -255,6 +274,13 @@ pub static TEXT: Text = Text {
         skip_to_flash: "跳到 FlashAttention",
         show_controls: "控制面板",
         hide_controls: "关闭控制面板",
+        present_here: "演示",
+        section_of: |i, n| format!("第 {i} 部分，共 {n} 部分"),
+        present_help: "← 和 → 在各部分之间切换；Esc 结束演示。",
+        previous_section: "← 上一部分",
+        next_section: "下一部分 →",
+        end_present: "结束演示",
+        embedded_without_controls: "这一章嵌入时没有带控制面板，所以这里的设置是固定的：点上方的“打开完整的实验室”即可修改，或者连同控制面板一起嵌入（panels=sentence,controls，即本章“嵌入”按钮给出的代码）。",
     },
     divided_by: "除以",
     from_source: "键和值来自源句子 S",
@@ -409,6 +435,29 @@ pub static TEXT: Text = Text {
             format!("链接里的 {name} = “{value}” 无法使用（{reason}），链接中的其余设置都已保留。")
         },
         impossible: |reason| format!("链接里的设置无法同时成立（{reason}），因此显示默认设置。"),
+        no_such_head: |value, heads| {
+            format!("链接要第 {value} 个头，但这里只有 {heads} 个；显示第 1 个头。")
+        },
+        no_such_layer: |value, layers| {
+            if layers <= 1 {
+                format!(
+                    "链接要第 {value} 层，但随机权重只有一层；多层属于训练过的模型。显示第 1 层。"
+                )
+            } else {
+                format!("链接要第 {value} 层，但训练过的模型只有 {layers} 层；显示第 1 层。")
+            }
+        },
+        unknown_view: |name| format!("链接里的 view =“{name}”不是页面的任何部分，已忽略。"),
+        tensors: |names| {
+            format!(
+                "链接只能携带设置和句子，不能携带数字：你通过 attentionLab.set() 给出的 {names} 不在链接里，打开链接时不会有它们。要保留它们，请下载计算轨迹（JSON）。"
+            )
+        },
+        long_link: |kb| {
+            format!(
+                "这个链接长 {kb} KB。浏览器能打开它，但有些服务器、代理和聊天软件会拒绝超过约 8 KB 的链接：要稳妥地分享，请缩短句子，或改为发送计算轨迹（JSON）。"
+            )
+        },
     },
     explain: ExplainTexts {
         query_key: |row, row_token, col, col_token| {
@@ -442,8 +491,9 @@ pub static TEXT: Text = Text {
         grid_summary: "输入较长：下图每个格子代表一整块。",
         grid_choose: "点击某一块，或用方向键移到它，即可跳到这一块的步骤。",
         replayed_block: |k, n, a, b| {
+            let last = n.saturating_sub(1);
             format!(
-                "播放器回放第 {k} 个查询块（共 {n} 个，查询 {a}–{b}）与所有键块的计算。每个查询块的计算不依赖其他查询块，所以这些步骤与完整运行中的完全相同；计数器把它之前的块算作已完成。它跟随上方的放大区域，也可以在这里或网格上另选一块。"
+                "播放器回放 {k} 号查询块（块与网格中的块一样从 0 编号，共 0–{last}；查询 {a}–{b}）与所有键块的计算。每个查询块的计算不依赖其他查询块，所以这些步骤与完整运行中的完全相同；计数器把它之前的块算作已完成。它跟随上方的放大区域，也可以在这里或网格上另选一块。"
             )
         },
         previous_block: "上一个查询块",

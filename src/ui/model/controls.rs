@@ -6,19 +6,64 @@ use crate::ui::i18n::Lang;
 use attention_core::api::{BackendChoice, LayerNormRequest, MaskRequest, ModelChoice};
 use attention_core::overview::Reduction;
 
-/// Log-scale temperature slider: position 0…1000 maps to T = 0.05 … 10.
+/// Log-scale temperature slider from T = 0.05 to 10: each position is one of [`temperature_steps`].
 pub const T_MIN: f64 = 0.05;
 pub const T_MAX: f64 = 10.0;
 
-pub fn temperature_to_slider(t: f64) -> f64 {
-    ((t.clamp(T_MIN, T_MAX) / T_MIN).ln() / (T_MAX / T_MIN).ln() * 1000.0).round()
+/// The temperatures the slider stops at: 1000 log-spaced points from [`T_MIN`] to [`T_MAX`],
+/// each rounded to three significant figures (0.0513, 0.99, 3.41: numbers people write, never
+/// 3.4000000000000004), duplicates removed. Every position is a different temperature, so an
+/// arrow key always moves the value (with two figures, 0.1 and its neighbours rounded to the
+/// same number and the slider stuck).
+pub fn temperature_steps() -> &'static [f64] {
+    static STEPS: std::sync::OnceLock<Vec<f64>> = std::sync::OnceLock::new();
+    STEPS.get_or_init(|| {
+        let mut steps: Vec<f64> = Vec::with_capacity(1001);
+        for position in 0..=1000 {
+            let t = T_MIN * (T_MAX / T_MIN).powf(f64::from(position) / 1000.0);
+            // Through its decimal text: the double nearest to three significant figures.
+            let nice: f64 = format!("{t:.2e}").parse().unwrap_or(t);
+            if steps.last() != Some(&nice) {
+                steps.push(nice);
+            }
+        }
+        steps
+    })
 }
 
+/// The slider's last position.
+pub fn temperature_slider_max() -> f64 {
+    (temperature_steps().len() - 1) as f64
+}
+
+/// The position whose temperature is nearest `t` (on the log scale).
+pub fn temperature_to_slider(t: f64) -> f64 {
+    let t = t.clamp(T_MIN, T_MAX);
+    let steps = temperature_steps();
+    let at = steps.partition_point(|&s| s < t);
+    let nearest = match (at.checked_sub(1), steps.get(at)) {
+        (Some(below), Some(&above)) => {
+            if (t / steps[below]).ln() <= (above / t).ln() {
+                below
+            } else {
+                at
+            }
+        }
+        (Some(below), None) => below,
+        (None, _) => 0,
+    };
+    nearest as f64
+}
+
+/// The temperature at a slider position (clamped to the ends).
 pub fn slider_to_temperature(position: f64) -> f64 {
-    let t = T_MIN * (T_MAX / T_MIN).powf(position / 1000.0);
-    // Two significant digits are as exact as a slider can be; going through their decimal text
-    // gives the double nearest to it (3.9, never 3.9000000000000004).
-    format!("{t:.1e}").parse().unwrap_or(t)
+    let steps = temperature_steps();
+    let i = if position.is_finite() {
+        (position.round().max(0.0) as usize).min(steps.len() - 1)
+    } else {
+        0
+    };
+    steps[i]
 }
 
 /// The divisors of `n`: the K/V head counts that share `n` query heads evenly.

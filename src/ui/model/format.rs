@@ -17,6 +17,51 @@ pub fn format_value(value: f32) -> String {
     }
 }
 
+/// How every number of one table is written, so a column reads in one notation (never 1.00e-3
+/// above 0.001): fixed decimals, as many as the smallest non-zero value needs to show (at least 3,
+/// at most 6), or, when values span more than that, scientific notation for all.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Notation {
+    Fixed(usize),
+    Scientific,
+}
+
+impl Notation {
+    /// The notation for a table of `values` (±∞ and 0 do not count).
+    pub fn for_values<'a>(values: impl IntoIterator<Item = &'a f32>) -> Self {
+        let (mut smallest, mut largest) = (f32::INFINITY, 0.0f32);
+        for &v in values {
+            if v.is_finite() && v != 0.0 {
+                smallest = smallest.min(v.abs());
+                largest = largest.max(v.abs());
+            }
+        }
+        if largest == 0.0 {
+            return Self::Fixed(3);
+        }
+        if largest >= 1e5 {
+            return Self::Scientific;
+        }
+        // Enough decimals for the smallest value's first significant figure.
+        let needed = (-smallest.log10().floor()) as i32;
+        match needed {
+            ..=3 => Self::Fixed(3),
+            4..=6 => Self::Fixed(needed as usize),
+            _ => Self::Scientific,
+        }
+    }
+
+    pub fn show(self, value: f32) -> String {
+        if !value.is_finite() {
+            return format_value(value);
+        }
+        match self {
+            Self::Fixed(decimals) => format!("{value:.decimals$}"),
+            Self::Scientific => format!("{value:.2e}"),
+        }
+    }
+}
+
 /// A setting or a factor as people write it: up to three decimals, no trailing zeros (1, 0.25,
 /// 2.828, 16).
 pub fn plain(value: f32) -> String {
@@ -94,4 +139,36 @@ pub fn shorten_label(label: &str, max: usize) -> String {
 /// Rows `a–b` of a range (inclusive end), as the FlashAttention view names blocks.
 pub fn span(range: &std::ops::Range<usize>) -> String {
     format!("{}–{}", range.start, range.end.saturating_sub(1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_table_is_written_in_one_notation() {
+        let weights = [0.3f32, 0.0009, 0.0012, 0.6979, f32::NEG_INFINITY, 0.0];
+        let n = Notation::for_values(&weights);
+        assert_eq!(n, Notation::Fixed(4));
+        let shown: Vec<String> = weights.iter().map(|&v| n.show(v)).collect();
+        assert_eq!(
+            shown,
+            ["0.3000", "0.0009", "0.0012", "0.6979", "−∞", "0.0000"]
+        );
+        assert_eq!(Notation::for_values(&[1.5f32, -22.25]), Notation::Fixed(3));
+        assert_eq!(Notation::for_values(&[1.0f32, 1e-9]), Notation::Scientific);
+        assert_eq!(Notation::for_values(&[2e6f32, 1.0]), Notation::Scientific);
+        assert_eq!(Notation::Scientific.show(0.000_123), "1.23e-4");
+        assert_eq!(Notation::for_values(&[0.0f32]), Notation::Fixed(3));
+    }
+
+    #[test]
+    fn significant_figures_without_float_noise() {
+        assert_eq!(significant(25.498_7, 4), "25.5");
+        assert_eq!(significant(0.3, 4), "0.3");
+        assert_eq!(significant(152.83, 4), "152.8");
+        assert_eq!(significant(-17.333, 4), "-17.33");
+        assert_eq!(significant(1000.0, 3), "1000");
+        assert_eq!(significant(f32::INFINITY, 3), "∞");
+    }
 }

@@ -17,8 +17,14 @@ use super::theme::Theme;
 use crate::ui::i18n::Lang;
 use attention_core::lessons::Chapter;
 
-/// Texts longer than this are refused in a link (a sentence of 4096 tokens fits).
-pub const MAX_TEXT: usize = 20_000;
+/// Texts longer than this are refused in a link: what a browser's address can hold (Chromium
+/// takes 2 MB), far more than any sentence the engine accepts (4096 tokens), so a link brings
+/// back whatever the page took. The engine's own limit on tokens still applies.
+pub const MAX_TEXT: usize = 1_000_000;
+
+/// Links longer than this may be refused by some servers, proxies and chat apps (browsers take
+/// far more): the share bar says so.
+pub const LONG_LINK: usize = 8 * 1024;
 
 /// What the user is looking at, beside the parameters.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -78,6 +84,13 @@ pub enum LinkNotice {
     },
     /// The values are each fine but impossible together: the lab's defaults were used.
     Impossible(RequestError),
+    /// A head (from 1) past the lab's heads: the first head is shown.
+    NoSuchHead { value: usize, heads: usize },
+    /// A layer (from 1) past the trained model's layers, or any layer but the first with random
+    /// weights (a single block): the first layer is shown.
+    NoSuchLayer { value: usize, layers: usize },
+    /// A `view` that names no part of the page (shortened).
+    UnknownView(String),
 }
 
 impl LinkNotice {
@@ -103,6 +116,9 @@ impl LinkNotice {
             Self::Impossible(error) => {
                 (texts.impossible)(lang.request_error(error).trim_end_matches(['.', '。']))
             }
+            Self::NoSuchHead { value, heads } => (texts.no_such_head)(*value, *heads),
+            Self::NoSuchLayer { value, layers } => (texts.no_such_layer)(*value, *layers),
+            Self::UnknownView(name) => (texts.unknown_view)(name),
         }
     }
 }
@@ -393,11 +409,10 @@ pub fn parse_query(query: &str) -> (LinkState, Vec<LinkNotice>) {
                 None => notices.push(malformed(&name, &value)),
             },
             "view" => {
-                if value.len() <= 40 && value.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
-                {
+                if super::sections::Section::from_id(&value).is_some() {
                     state.view.view = Some(value.clone());
                 } else {
-                    notices.push(malformed(&name, &value));
+                    notices.push(LinkNotice::UnknownView(shorten(&value, 40)));
                 }
             }
             "lesson" => match Chapter::from_id(&value) {
@@ -489,9 +504,18 @@ pub fn is_origin(text: &str) -> bool {
 pub fn usable_request(defaults: &Request, link: &Request) -> (Request, Vec<LinkNotice>) {
     let mut request = defaults.merged(link);
     let mut notices = Vec::new();
+    // Checked as the page checks what it computes: it keeps overviews of long inputs, never
+    // every n² matrix, so the CLI's limit on traced cells does not apply (a link restores
+    // anything the page accepted).
+    let check = |request: &Request| {
+        request.to_params().and_then(|mut p| {
+            p.trace = false;
+            Ok(p.validate()?)
+        })
+    };
     // Each round leaves out one value; a request has fewer fields than this.
     for _ in 0..16 {
-        let error = match request.to_params().and_then(|p| Ok(p.validate()?)) {
+        let error = match check(&request) {
             Ok(_) => return (request, notices),
             Err(error) => error,
         };
@@ -504,7 +528,7 @@ pub fn usable_request(defaults: &Request, link: &Request) -> (Request, Vec<LinkN
             None => return (defaults.clone(), vec![LinkNotice::Impossible(error)]),
         }
     }
-    let error = request.to_params().and_then(|p| Ok(p.validate()?)).err();
+    let error = check(&request).err();
     match error {
         None => (request, notices),
         Some(error) => (defaults.clone(), vec![LinkNotice::Impossible(error)]),
@@ -577,4 +601,74 @@ fn leave_out(request: &mut Request, defaults: &Request, field: &str) -> Option<(
         }
         _ => None,
     }
+}
+
+/// What a link's head and layer name that the lab does not have, once it knows its heads and
+/// layers (1 for random weights, a single block): the notices, and the head and layer (from 0)
+/// to show instead.
+pub fn check_view(
+    view: &ViewSettings,
+    heads: usize,
+    layers: usize,
+) -> (Vec<LinkNotice>, usize, usize) {
+    let mut notices = Vec::new();
+    let mut head = view.head;
+    let mut layer = view.layer;
+    if head >= heads.max(1) {
+        notices.push(LinkNotice::NoSuchHead {
+            value: head + 1,
+            heads,
+        });
+        head = 0;
+    }
+    if layer >= layers.max(1) {
+        notices.push(LinkNotice::NoSuchLayer {
+            value: layer + 1,
+            layers,
+        });
+        layer = 0;
+    }
+    (notices, head, layer)
+}
+
+/// Why a shared link may not bring back what the page shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ShareWarning {
+    /// The request holds numbers no link carries (the request's field names): one's own X,
+    /// tokens or weights given through `set()`.
+    Tensors(Vec<&'static str>),
+    /// The link is this many bytes long, past [`LONG_LINK`].
+    Long(usize),
+}
+
+impl ShareWarning {
+    pub fn describe(&self, lang: Lang) -> String {
+        let texts = &lang.text().link;
+        match self {
+            Self::Tensors(names) => (texts.tensors)(&names.join(", ")),
+            Self::Long(bytes) => (texts.long_link)(bytes.div_ceil(1024)),
+        }
+    }
+}
+
+/// What a link made from `request` (the link's text: `link`) leaves behind or risks.
+pub fn share_warnings(request: &Request, link: &str) -> Vec<ShareWarning> {
+    let mut warnings = Vec::new();
+    let given: Vec<&'static str> = [
+        ("x", request.x.is_some()),
+        ("tokens", request.tokens.is_some()),
+        ("weights", request.weights.is_some()),
+        ("source_x", request.source_x.is_some()),
+        ("source_tokens", request.source_tokens.is_some()),
+    ]
+    .into_iter()
+    .filter_map(|(name, given)| given.then_some(name))
+    .collect();
+    if !given.is_empty() {
+        warnings.push(ShareWarning::Tensors(given));
+    }
+    if link.len() > LONG_LINK {
+        warnings.push(ShareWarning::Long(link.len()));
+    }
+    warnings
 }

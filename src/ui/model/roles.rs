@@ -17,7 +17,8 @@ pub enum Role {
 pub const DOMINANT: f32 = 0.4;
 
 impl Role {
-    pub const ALL: [Role; 4] = [Role::Previous, Role::Induction, Role::First, Role::Same];
+    /// In the order the shares are measured (and the table shows them).
+    pub const ALL: [Role; 4] = [Role::Previous, Role::Induction, Role::Same, Role::First];
 
     pub fn score(self, roles: &HeadRoles) -> f32 {
         match self {

@@ -55,6 +55,27 @@ impl Section {
         Self::ALL.into_iter().find(|s| s.id() == id)
     }
 
+    /// The sections on the page, top to bottom: the trained model's own two first when it is in
+    /// use (what a presentation steps through with ← and →).
+    pub fn on_page(trained: bool) -> Vec<Self> {
+        let own = [Self::Next, Self::Model];
+        let pipeline = Self::ALL
+            .into_iter()
+            .filter(|s| !matches!(s, Self::Model | Self::Next));
+        if trained {
+            own.into_iter().chain(pipeline).collect()
+        } else {
+            pipeline.collect()
+        }
+    }
+
+    /// The section `step` places after (`step` = 1) or before (−1) this one on the page, if any.
+    pub fn beside(self, trained: bool, step: isize) -> Option<Self> {
+        let sections = Self::on_page(trained);
+        let at = sections.iter().position(|&s| s == self)?;
+        sections.get(at.checked_add_signed(step)?).copied()
+    }
+
     /// The stages whose heatmaps the section shows, in order.
     pub fn stages(self) -> &'static [Stage] {
         match self {
@@ -132,6 +153,10 @@ pub const EXTRA_PANELS: [&str; 8] = [
 
 /// What an embed shows when its link names no panels.
 pub const DEFAULT_PANELS: [&str; 2] = ["weights", "head-view"];
+
+/// The panels an embedded chapter shows beside itself (its views it has of its own): what a
+/// chapter's Embed button names, so that its reader can change what the chapter asks them to.
+pub const CHAPTER_PANELS: [&str; 2] = ["sentence", "controls"];
 
 /// Whether `name` is a panel an embed can show.
 pub fn is_panel(name: &str) -> bool {

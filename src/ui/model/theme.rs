@@ -36,6 +36,15 @@ impl Theme {
         }
     }
 
+    /// Light or dark: "auto" follows the system (`system_dark`).
+    pub fn resolved(self, system_dark: bool) -> Self {
+        match self {
+            Self::Auto if system_dark => Self::Dark,
+            Self::Auto => Self::Light,
+            other => other,
+        }
+    }
+
     pub fn next(self) -> Self {
         match self {
             Self::Auto => Self::Light,

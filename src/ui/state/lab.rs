@@ -115,6 +115,8 @@ pub struct Lab {
     pub request: RwSignal<Request>,
     pub lang: RwSignal<Lang>,
     pub theme: RwSignal<Theme>,
+    /// Whether the system asks for dark colours (what "auto" follows), kept current by the page.
+    pub system_dark: RwSignal<bool>,
     /// The head the per-head views show (clamped to the number of heads when read).
     pub head: RwSignal<usize>,
     /// The latest computation, valid or not.
@@ -267,6 +269,7 @@ impl Lab {
             request,
             lang: RwSignal::new(lang),
             theme: RwSignal::new(Theme::Auto),
+            system_dark: RwSignal::new(false),
             head: RwSignal::new(0),
             outcome,
             shown,
@@ -308,11 +311,41 @@ impl Lab {
         lab
     }
 
+    /// The colours in use: light or dark ("auto" resolved by the system's preference). Canvases
+    /// that draw in the theme's ink redraw when it changes.
+    pub fn scheme(&self) -> Theme {
+        self.theme.get().resolved(self.system_dark.get())
+    }
+
     /// The lab's opening state: the first example sentence and the CLI's defaults.
     pub fn default_request() -> Request {
+        Self::default_request_in(Lang::En)
+    }
+
+    /// The opening state of a page in `lang`: an example sentence in that language.
+    pub fn default_request_in(lang: Lang) -> Request {
         Request {
-            sentence: Some(EXAMPLES[0].to_string()),
+            sentence: Some(default_sentence(lang).to_string()),
             ..Request::default()
+        }
+    }
+
+    /// Switches the language; a sentence still at the other language's default follows it, so
+    /// a Chinese page shows a Chinese sentence and an English one an English sentence.
+    pub fn switch_language(&self, lang: Lang) {
+        let old = self.lang.get_untracked();
+        if old == lang {
+            return;
+        }
+        let untouched = self
+            .request
+            .with_untracked(|r| r.sentence.as_deref() == Some(default_sentence(old)));
+        self.lang.set(lang);
+        if untouched {
+            self.change(Request {
+                sentence: Some(default_sentence(lang).to_string()),
+                ..Request::default()
+            });
         }
     }
 
@@ -405,6 +438,14 @@ fn trained_outcome(
         timing.update_ms = now_ms() - timing.started_ms;
     });
     outcome
+}
+
+/// The example sentence a page in `lang` opens on.
+pub fn default_sentence(lang: Lang) -> &'static str {
+    match lang {
+        Lang::En => EXAMPLES[0],
+        Lang::Zh => EXAMPLES[1],
+    }
 }
 
 /// Resizes a custom mask to the request's token counts.

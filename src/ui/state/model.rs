@@ -54,11 +54,10 @@ pub fn trained_request(request: &Request) -> Request {
     }
 }
 
-/// The trained model on `request`'s sentence.
+/// The trained model on `request`'s sentence (its last 128 characters when it is longer).
 pub fn run(gpt: &Gpt, request: &Request) -> Result<ForwardRef, RequestError> {
     let started = now_ms();
     let (sentence, run) = trained_request(request).trained_run()?;
-    let (tokens, ids): (Vec<String>, Vec<u32>) = gpt.tokenize(&sentence).into_iter().unzip();
-    let forward = gpt.forward(&tokens, &ids, &run)?;
+    let forward = gpt.read(&sentence, &run)?;
     Ok(ForwardRef(Arc::new(forward), now_ms() - started))
 }

@@ -14,6 +14,7 @@ use super::tooltip::Tooltip;
 use crate::ui::browser::{canvas, embed, js_api, location, model_files, progress};
 use crate::ui::i18n::Lang;
 use crate::ui::model::format::format_ms;
+use crate::ui::model::link::check_view;
 use crate::ui::state::Lab;
 use attention_core::Backend;
 
@@ -30,7 +31,7 @@ pub fn App(#[prop(optional)] page: bool) -> impl IntoView {
     let lang = link.view.lang.unwrap_or_else(|| {
         canvas::browser_language().map_or(Lang::En, |l| Lang::from_browser_language(&l))
     });
-    let (request, impossible) = location::request_from(&link.request);
+    let (request, impossible) = location::request_from(&link.request, lang);
     notices.extend(impossible);
     let lab = Lab::new(request, lang);
     lab.embed.set(link.embed.clone());
@@ -54,7 +55,35 @@ pub fn App(#[prop(optional)] page: bool) -> impl IntoView {
             web_sys::console::error_2(&"theme: could not be set".into(), &error);
         }
     });
+    // The link's head and layer, checked once the lab knows how many it has.
+    let asked = link.view.clone();
+    Effect::new(move |checked: Option<bool>| {
+        if checked == Some(true) {
+            return true;
+        }
+        let trained = lab.request.with_untracked(|r| r.is_trained());
+        let counts = if trained {
+            lab.forward.with(|f| {
+                let run = f.as_ref()?.as_ref().ok()?;
+                let heads = run.0.layers.first()?.attention.heads.len();
+                Some((heads, run.0.layers.len()))
+            })
+        } else {
+            lab.shown.with(|t| t.as_ref().map(|t| (t.0.heads.len(), 1)))
+        };
+        let Some((heads, layers)) = counts else {
+            return false;
+        };
+        let (notices, head, layer) = check_view(&asked, heads, layers);
+        if !notices.is_empty() {
+            lab.link_notices.update(|n| n.extend(notices));
+            lab.head.set(head);
+            lab.layer.set(layer);
+        }
+        true
+    });
     if page {
+        canvas::follow_system_scheme(lab.system_dark);
         location::keep_in_sync(lab);
         embed::connect(lab);
         location::follow_view(lab);
@@ -104,7 +133,7 @@ fn FullLab() -> impl IntoView {
                         type="button"
                         class="pill"
                         data-testid="lang-toggle"
-                        on:click=move |_| lab.lang.update(|lang| *lang = lang.other())
+                        on:click=move |_| lab.switch_language(lab.lang.get_untracked().other())
                     >
                         {move || text().switch_language}
                     </button>

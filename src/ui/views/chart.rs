@@ -28,7 +28,8 @@ pub fn Chart(chart: Signal<Option<LineChart>>, test_id: &'static str) -> impl In
     let lab = expect_context::<Lab>();
     let canvas = NodeRef::<leptos::html::Canvas>::new();
     Effect::new(move |_| {
-        lab.theme.track();
+        // Its ink follows the theme in use (auto included).
+        let _ = lab.scheme();
         if let (Some(canvas), Some(chart)) = (canvas.get(), chart.get()) {
             paint(&canvas, chart, 480);
         }

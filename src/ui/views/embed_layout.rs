@@ -14,7 +14,7 @@ use super::pipeline::{AllHeads, StageCard};
 use super::tooltip::Tooltip;
 use crate::ui::browser::location;
 use crate::ui::model::link::LinkState;
-use crate::ui::model::sections::DEFAULT_PANELS;
+use crate::ui::model::sections::{CHAPTER_PANELS, DEFAULT_PANELS};
 use crate::ui::model::stages::Stage;
 use crate::ui::state::Lab;
 use crate::ui::views::app::LinkNotices;
@@ -71,8 +71,38 @@ pub fn EmbedLayout() -> impl IntoView {
                 <a href=full target="_blank" rel="noopener" data-testid="open-full">{move || text().open_full}</a>
             </div>
             <LinkNotices />
-            // A chapter (`?embed=1&lesson=<id>`) replaces the panels.
-            <Show when=move || lab.lesson.with(Option::is_none) fallback=|| view! { <ChapterPage /> }>
+            // A chapter (`?embed=1&lesson=<id>`) comes with the sentence and the controls it
+            // names in its panels (the chapter's Embed button names both), and says so when it
+            // has none.
+            <Show when=move || lab.lesson.with(Option::is_none) fallback=move || {
+                let beside = move || {
+                    lab.embed.with(|e| {
+                        e.as_ref().map_or(Vec::new(), |e| {
+                            e.panels
+                                .iter()
+                                .filter(|p| CHAPTER_PANELS.contains(&p.as_str()))
+                                .cloned()
+                                .collect::<Vec<_>>()
+                        })
+                    })
+                };
+                let without_controls = move || !beside().iter().any(|p| p == "controls");
+                view! {
+                    <div class="embed-chapter" class:alone=move || beside().is_empty()>
+                        <Show when=move || !beside().is_empty()>
+                            <div class="embed-chapter-side" data-testid="embed-chapter-side">
+                                {move || beside().iter().map(|p| panel(p)).collect_view()}
+                            </div>
+                        </Show>
+                        <div>
+                            <Show when=without_controls>
+                                <p class="note" data-testid="embed-no-controls">{move || text().share.embedded_without_controls}</p>
+                            </Show>
+                            <ChapterPage />
+                        </div>
+                    </div>
+                }
+            }>
                 <div class="embed-panels">
                     {move || panels.get().iter().map(|p| panel(p)).collect_view()}
                 </div>

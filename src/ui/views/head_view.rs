@@ -3,7 +3,7 @@
 //! shows only its lines. Lines are batched by opacity into a few paths, not stroked one by one.
 
 use leptos::prelude::*;
-use wasm_bindgen::JsValue;
+use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{HtmlCanvasElement, PointerEvent};
 
 use crate::ui::browser::canvas::{computed, pixel_ratio, size_canvas};
@@ -79,7 +79,7 @@ pub fn HeadView() -> impl IntoView {
         if !visible.get() {
             return;
         }
-        let theme = lab.theme.get();
+        let theme = lab.scheme();
         let available = width.get();
         let (Some(canvas), Some(lines)) = (canvas.get(), lines.get()) else {
             return;
@@ -93,7 +93,14 @@ pub fn HeadView() -> impl IntoView {
                 (ink, accent)
             }
         };
-        match draw(&canvas, &lines, focus.get(), available, (&ink, &accent)) {
+        match draw(
+            &canvas,
+            &lines,
+            focus.get(),
+            available,
+            (&ink, &accent, None),
+            pixel_ratio(),
+        ) {
             Ok(g) => geometry.set_value(Some(g)),
             Err(error) => web_sys::console::error_2(&"head view: drawing failed".into(), &error),
         }
@@ -124,10 +131,34 @@ pub fn HeadView() -> impl IntoView {
         }
     };
     let text = move || lab.lang.get().text();
+    // Exported for slides as the heatmaps are: at least twice the pixels, on the panel's
+    // colour rather than transparent.
     let export_png = move |_| {
-        if let Some(canvas) = canvas.get_untracked() {
-            report(download_png("head-view.png", &canvas));
-        }
+        let (Some(shown), Some(lines)) = (canvas.get_untracked(), lines.get_untracked()) else {
+            return;
+        };
+        let Some(document) = web_sys::window().and_then(|w| w.document()) else {
+            return;
+        };
+        let ink = computed(&shown, "color").unwrap_or_else(|| "#222".into());
+        let accent = computed(&shown, "--accent").unwrap_or_else(|| ink.clone());
+        let paper = computed(&shown, "--panel").unwrap_or_else(|| "#ffffff".into());
+        let result = document
+            .create_element("canvas")
+            .and_then(|c| c.dyn_into::<HtmlCanvasElement>().map_err(Into::into))
+            .and_then(|export| {
+                let width = f64::from(shown.client_width()).max(220.0);
+                draw(
+                    &export,
+                    &lines,
+                    None,
+                    Some(width),
+                    (&ink, &accent, Some(&paper)),
+                    pixel_ratio().max(EXPORT_RATIO),
+                )?;
+                download_png("head-view.png", &export)
+            });
+        report(result);
     };
     view! {
         <div class="head-view">
@@ -164,18 +195,23 @@ fn short(label: &str) -> String {
     shorten_label(label, 10)
 }
 
+/// Exported images have at least this many device pixels per CSS pixel.
+const EXPORT_RATIO: f64 = 2.0;
+
+/// Draws the lines on `canvas` at `ratio` device pixels per CSS pixel, in the theme's ink and
+/// accent, on `paper` when given (an export) or transparent.
 fn draw(
     canvas: &HtmlCanvasElement,
     lines: &Lines,
     focus: Option<Focus>,
     available: Option<f64>,
-    (ink, accent): (&str, &str),
+    (ink, accent, paper): (&str, &str, Option<&str>),
+    ratio: f64,
 ) -> Result<Geometry, JsValue> {
     let weights = &lines.weights;
     let (queries, keys) = weights.dim();
     let query_labels = &lines.queries;
     let key_labels = &lines.keys;
-    let ratio = pixel_ratio();
     let width = available
         .or_else(|| canvas.parent_element().map(|p| f64::from(p.client_width())))
         .unwrap_or(360.0)
@@ -184,6 +220,10 @@ fn draw(
     let height = row * queries.max(keys) as f64 + 12.0;
 
     let ctx = size_canvas(canvas, width, height, ratio)?;
+    if let Some(paper) = paper {
+        ctx.set_fill_style_str(paper);
+        ctx.fill_rect(0.0, 0.0, width, height);
+    }
     ctx.set_font(FONT);
     let label_w = (width * 0.28).min(110.0);
     let (x_left, x_right) = (label_w + 6.0, width - label_w - 6.0);

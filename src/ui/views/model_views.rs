@@ -5,7 +5,7 @@
 use leptos::prelude::*;
 
 use super::heatmap::Heatmap;
-use super::pipeline::{SectionHeading, look};
+use super::pipeline::{SectionHeading, look, presented};
 use crate::ui::model::matrix::Legend;
 use crate::ui::model::roles::{Role, dominant, label};
 use crate::ui::model::sections::Section;
@@ -24,6 +24,24 @@ fn forward(lab: Lab) -> Memo<Option<ForwardRef>> {
     })
 }
 
+/// When the text is longer than the model's context: which characters the model reads.
+#[component]
+fn ContextWindow() -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let run = forward(lab);
+    move || {
+        run.with(|r| {
+            let r = r.as_ref()?;
+            (r.0.dropped > 0).then(|| {
+                let read = r.0.tokens.len();
+                let text =
+                    (lab.lang.get().text().model.window)(read, read + r.0.dropped, r.0.dropped);
+                view! { <p class="note" data-testid="context-window">{text}</p> }
+            })
+        })
+    }
+}
+
 /// Every layer × head as a small heatmap of its weights, with its role on this sentence.
 #[component]
 pub fn ModelOverview() -> impl IntoView {
@@ -40,10 +58,12 @@ pub fn ModelOverview() -> impl IntoView {
     let roles = Memo::new(move |_| run.with(|r| r.as_ref().map(|r| r.0.head_roles())));
     let section = Section::Model;
     view! {
-        <section class="step model-overview" data-view=section.id() data-testid="model-view">
+        <section class="step model-overview" data-view=section.id() data-testid="model-view"
+            class:presented=move || presented(lab, section)>
             <SectionHeading section=section />
+            <ContextWindow />
             <p class="caption">{move || texts().overview_help}</p>
-            <div class="model-grid" style=move || format!("grid-template-columns: repeat({}, minmax(90px, 1fr))", shape.get().1.max(1))>
+            <div class="model-grid" style=move || format!("grid-template-columns: repeat({}, minmax(0, 1fr))", shape.get().1.max(1))>
                 {move || {
                     let (layers, heads) = shape.get();
                     (0..layers).flat_map(|l| (0..heads).map(move |h| (l, h))).map(|(l, h)| {
@@ -92,14 +112,23 @@ fn HeadRoles() -> impl IntoView {
         run.with(|r| r.as_ref().map(|r| r.0.head_roles()))
             .unwrap_or_default()
     });
+    let footing = move || {
+        rows.with(|r| {
+            r.first()
+                .and_then(|layer| layer.first())
+                .map(|roles| (texts().roles_help)(roles.queries, roles.repeated_only))
+        })
+    };
     view! {
         <h3>{move || texts().roles_title}</h3>
-        <p class="caption">{move || texts().roles_help}</p>
+        <p class="caption" data-testid="roles-help">{footing}</p>
+        <div class="table-scroll">
         <table class="roles-table" data-testid="head-roles">
             <thead><tr>
                 <th scope="col">{move || texts().layer_label}</th>
                 <th scope="col">{move || lab.lang.get().text().head_label}</th>
                 {Role::ALL.iter().map(|&role| view! { <th scope="col">{move || role.name(lab.lang.get())}</th> }).collect_view()}
+                <th scope="col">{move || texts().role_other}</th>
                 <th scope="col"></th>
             </tr></thead>
             <tbody>
@@ -113,6 +142,7 @@ fn HeadRoles() -> impl IntoView {
                                 {Role::ALL.iter().map(|&role| view! {
                                     <td class:strong=strongest == Some(role)>{format!("{:.2}", role.score(&roles))}</td>
                                 }).collect_view()}
+                                <td data-testid="role-other">{format!("{:.2}", roles.other)}</td>
                                 <td class="role-label" data-testid="role-label">{move || label(&roles, lab.lang.get())}</td>
                             </tr>
                         }
@@ -120,6 +150,7 @@ fn HeadRoles() -> impl IntoView {
                 }).collect_view()}
             </tbody>
         </table>
+        </div>
     }
 }
 
@@ -139,12 +170,6 @@ pub fn NextToken() -> impl IntoView {
             .filter(|&p| p < n)
             .unwrap_or(n.saturating_sub(1))
     };
-    let capacity = Memo::new(move |_| {
-        lab.model_status.with(|s| match s {
-            crate::ui::state::model::ModelStatus::Ready(g) => g.0.shape.n_positions,
-            _ => 0,
-        })
-    });
     let predictions = move || {
         let at = position();
         run.with(|r| {
@@ -165,12 +190,8 @@ pub fn NextToken() -> impl IntoView {
         })
         .unwrap_or_default()
     };
-    let full = move || {
-        run.with(|r| {
-            r.as_ref()
-                .is_none_or(|r| r.0.tokens.len() >= capacity.get())
-        })
-    };
+    // Past the model's context the window slides: continuing always works.
+    let idle = move || run.with(Option::is_none);
     let continue_sentence = move |_| {
         let Some(run) = run.get_untracked() else {
             return;
@@ -206,8 +227,10 @@ pub fn NextToken() -> impl IntoView {
     };
     let section = Section::Next;
     view! {
-        <section class="step next-token" data-view=section.id() data-testid="next-token">
+        <section class="step next-token" data-view=section.id() data-testid="next-token"
+            class:presented=move || presented(lab, section)>
             <SectionHeading section=section />
+            <ContextWindow />
             <p class="caption">{move || texts().next_help}</p>
             <ol class="tokens next-positions" on:pointerleave=move |_| focus.set(None)>
                 {move || run.with(|r| r.as_ref().map(|r| r.0.tokens.clone()).unwrap_or_default()).into_iter().enumerate().map(|(i, token)| view! {
@@ -230,7 +253,7 @@ pub fn NextToken() -> impl IntoView {
                 }).collect_view()}
             </ul>
             <div class="control-row continue-row">
-                <button type="button" class="button" data-testid="continue" disabled=full on:click=continue_sentence>
+                <button type="button" class="button" data-testid="continue" disabled=idle on:click=continue_sentence>
                     {move || texts().continue_button}
                 </button>
                 <label class="control-label">

@@ -23,7 +23,7 @@ use crate::ui::views::controls::Segmented;
 pub fn look(lab: Lab) -> Look {
     Look {
         lang: lab.lang.into(),
-        theme: lab.theme.into(),
+        theme: Signal::derive(move || lab.scheme()),
         titles: lab.export_titles.into(),
     }
 }
@@ -342,6 +342,98 @@ pub fn StageCard(stage: Stage) -> impl IntoView {
     }
 }
 
+/// Whether `section` is the one the lab presents full screen (every other section is hidden).
+pub fn presented(lab: Lab, section: Section) -> bool {
+    lab.presenting.get()
+        && lab.lesson.with(Option::is_none)
+        && lab.view.with(|v| v.as_deref() == Some(section.id()))
+}
+
+/// Presents `section` full screen, from its top.
+pub fn present(lab: Lab, section: Section) {
+    lab.view.set(Some(section.id().to_string()));
+    lab.presenting.set(true);
+    if let Some(window) = web_sys::window() {
+        window.scroll_to_with_x_and_y(0.0, 0.0);
+    }
+}
+
+/// The bar over a presented section: where it is among the page's sections, the buttons to
+/// move, and ← → and Esc.
+#[component]
+fn PresentBar() -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let texts = move || &lab.lang.get().text().share;
+    let current = move || {
+        let trained = lab.request.with(|r| r.is_trained());
+        let section = lab
+            .view
+            .with(|v| v.as_deref().and_then(Section::from_id))
+            .filter(|s| Section::on_page(trained).contains(s))
+            .unwrap_or(Section::on_page(trained)[0]);
+        (section, trained)
+    };
+    let go = move |step: isize| {
+        let (section, trained) = current();
+        if let Some(next) = section.beside(trained, step) {
+            present(lab, next);
+        }
+    };
+    let keys = window_event_listener(leptos::ev::keydown, move |event| {
+        if !lab.presenting.get_untracked() || lab.lesson.with_untracked(Option::is_some) {
+            return;
+        }
+        let typing = event
+            .target()
+            .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
+            .is_some_and(|e| matches!(e.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT"));
+        if typing || event.default_prevented() {
+            return;
+        }
+        match event.key().as_str() {
+            "ArrowRight" | "PageDown" => untrack(|| go(1)),
+            "ArrowLeft" | "PageUp" => untrack(|| go(-1)),
+            "Escape" => lab.presenting.set(false),
+            _ => return,
+        }
+        event.prevent_default();
+    });
+    on_cleanup(move || keys.remove());
+    // Entering with no section in view presents the first.
+    Effect::new(move |_| {
+        if lab.presenting.get()
+            && lab.lesson.with(Option::is_none)
+            && lab
+                .view
+                .with(|v| v.as_deref().and_then(Section::from_id).is_none())
+        {
+            let (section, _) = untrack(current);
+            lab.view.set(Some(section.id().to_string()));
+        }
+    });
+    view! {
+        <Show when=move || lab.presenting.get() && lab.lesson.with(Option::is_none)>
+            <div class="present-bar" data-testid="present-bar">
+                <span class="help" data-testid="present-where">{move || {
+                    let (section, trained) = current();
+                    let sections = Section::on_page(trained);
+                    let at = sections.iter().position(|&s| s == section).unwrap_or(0);
+                    format!("{} · {}", (texts().section_of)(at + 1, sections.len()), section.title(lab.lang.get()))
+                }}</span>
+                <button type="button" class="button" data-testid="present-previous"
+                    disabled=move || { let (s, t) = current(); s.beside(t, -1).is_none() }
+                    on:click=move |_| go(-1)>{move || texts().previous_section}</button>
+                <button type="button" class="button" data-testid="present-next"
+                    disabled=move || { let (s, t) = current(); s.beside(t, 1).is_none() }
+                    on:click=move |_| go(1)>{move || texts().next_section}</button>
+                <button type="button" class="button" data-testid="present-end"
+                    on:click=move |_| lab.presenting.set(false)>{move || texts().end_present}</button>
+                <span class="help">{move || texts().present_help}</span>
+            </div>
+        </Show>
+    }
+}
+
 /// The link and the embed code of one section, which keep it (and the head and step) in view.
 #[component]
 pub fn SectionShare(section: Section) -> impl IntoView {
@@ -373,6 +465,13 @@ pub fn SectionShare(section: Section) -> impl IntoView {
                 on:click=move |_| copy(share::embed_code(&state(), &section.panels()))>
                 {move || texts().embed_here}
             </button>
+            // Not inside an embed (it has no page to fill), nor while presenting.
+            <Show when=move || lab.embed.with(Option::is_none) && !lab.presenting.get()>
+                <button type="button" class="table-toggle" data-testid=format!("present-{}", section.id())
+                    on:click=move |_| present(lab, section)>
+                    {move || texts().present_here}
+                </button>
+            </Show>
         </span>
         {move || shown.get().map(|value| view! {
             <div class="share-result section-share-result">
@@ -387,6 +486,7 @@ pub fn SectionShare(section: Section) -> impl IntoView {
                 </span>
             </div>
         })}
+        <crate::ui::views::share_bar::ShareWarnings shared=shown.into() />
     }
 }
 
@@ -406,8 +506,10 @@ pub fn SectionHeading(section: Section) -> impl IntoView {
 /// A section whose views are its stages.
 #[component]
 fn StageSection(section: Section) -> impl IntoView {
+    let lab = expect_context::<Lab>();
     view! {
-        <section class="step" data-view=section.id() id=format!("section-{}", section.id())>
+        <section class="step" data-view=section.id() id=format!("section-{}", section.id())
+            class:presented=move || presented(lab, section)>
             <SectionHeading section=section />
             <div class="stage-row">
                 {section.stages().iter().map(|&stage| view! { <StageCard stage=stage /> }).collect_view()}
@@ -457,7 +559,8 @@ fn SoftmaxSection() -> impl IntoView {
     };
     let section = Section::Softmax;
     view! {
-        <section class="step" data-view=section.id() id="section-softmax">
+        <section class="step" data-view=section.id() id="section-softmax"
+            class:presented=move || presented(lab, section)>
             <SectionHeading section=section />
             <div class="stage-row">
                 <StageCard stage=Stage::Weights />
@@ -514,7 +617,17 @@ pub fn HeadSelector() -> impl IntoView {
                     })
                     .collect_view()
             }}
-            <span class="help">"K/V " {move || group() + 1}</span>
+            // Which K/V head the selected head reads, when heads share them.
+            {move || {
+                let groups = lab.shown.with(|t| {
+                    t.as_ref().map_or(1, |t| t.0.config.dims().n_kv_heads)
+                });
+                (groups < heads.get()).then(|| view! {
+                    <span class="help kv-reads" data-testid="kv-reads" title=move || text().kv.reads_help>
+                        {(text().kv.reads)(group() + 1, groups)}
+                    </span>
+                })
+            }}
             <LayerSelector />
         </div>
     }
@@ -566,7 +679,8 @@ pub fn AllHeads() -> impl IntoView {
     });
     let section = Section::AllHeads;
     view! {
-        <section class="step" data-testid="all-heads" data-view=section.id()>
+        <section class="step" data-testid="all-heads" data-view=section.id()
+            class:presented=move || presented(lab, section)>
             <SectionHeading section=section />
             <p class="caption">{move || text().all_heads_help}</p>
             <div class="small-multiples">
@@ -668,6 +782,7 @@ pub fn Pipeline() -> impl IntoView {
                 </div>
             </div>
             <p class="help block">{move || text().cell_hint} " " {move || text().scales.help}</p>
+            <PresentBar />
             <ComputingNote />
             <Show when=move || lab.request.with(|r| r.is_trained())>
                 <NextToken />

@@ -6,6 +6,7 @@ use wasm_bindgen::JsCast;
 
 use crate::ui::browser::location;
 use crate::ui::browser::share::{copy, download_text, embed_code, report};
+use crate::ui::model::link::share_warnings;
 use crate::ui::model::sections::{DEFAULT_PANELS, Section};
 use crate::ui::state::Lab;
 
@@ -76,6 +77,29 @@ pub fn ShareBar() -> impl IntoView {
                     </span>
                 </div>
             })}
+            <ShareWarnings shared=shown.into() />
         </div>
+    }
+}
+
+/// What a shared link or embed code (`shared`, once copied) leaves behind or risks: one's own
+/// tensors, which no link carries, and a length some servers refuse.
+#[component]
+pub fn ShareWarnings(shared: Signal<Option<String>>) -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    move || {
+        shared.get().map(|text| {
+            lab.request
+                .with(|r| share_warnings(r, &text))
+                .into_iter()
+                .map(|warning| {
+                    view! {
+                        <p class="note share-warning" data-testid="share-warning">
+                            {move || warning.describe(lab.lang.get())}
+                        </p>
+                    }
+                })
+                .collect_view()
+        })
     }
 }

@@ -269,6 +269,7 @@ fn break_point(v: &BreakPoint) -> Value {
         "factor": v.factor,
         "kind": v.kind.name(),
         "exponent": v.exponent,
+        "sum_first": v.sum_first,
     })
 }
 

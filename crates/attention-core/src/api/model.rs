@@ -167,6 +167,8 @@ pub fn forward_json(model: &Gpt, forward: &GptForward) -> Result<String, serde_j
         "model": "trained",
         "tokens": forward.tokens,
         "ids": forward.ids,
+        "context": model.shape.n_positions,
+        "dropped": forward.dropped,
         "n_layer": model.shape.n_layer,
         "n_head": model.shape.n_head,
         "n_embd": model.shape.n_embd,

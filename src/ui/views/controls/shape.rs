@@ -132,7 +132,7 @@ pub fn ModelShape() -> impl IntoView {
                 </div>
                 <p class="help block" data-testid="kv-groups">
                     {move || (text().kv.groups)(n_heads.get() / n_kv_heads.get().max(1), n_kv_heads.get())}
-                    ". "
+                    " "
                     {move || text().kv.help}
                 </p>
             </Show>

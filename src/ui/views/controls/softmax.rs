@@ -3,7 +3,9 @@
 use leptos::prelude::*;
 
 use super::widgets::parse;
-use crate::ui::model::controls::{slider_to_temperature, temperature_to_slider};
+use crate::ui::model::controls::{
+    slider_to_temperature, temperature_slider_max, temperature_to_slider,
+};
 use crate::ui::state::Lab;
 use attention_core::api::Request;
 
@@ -31,7 +33,7 @@ pub fn Softmax() -> impl IntoView {
                     data-testid="temperature-slider"
                     aria-label=move || text().temperature
                     min="0"
-                    max="1000"
+                    max=temperature_slider_max().to_string()
                     step="1"
                     prop:value=move || temperature_to_slider(temperature()).to_string()
                     on:input=move |ev| {

@@ -99,7 +99,7 @@ fn BlockChooser(player: Player) -> impl IntoView {
         replayed.get().map(|(block, blocks, first, last)| {
             view! {
                 <div class="flash-block" data-testid="flash-block">
-                    <p class="note">{(text().replayed_block)(block + 1, blocks, first, last)}</p>
+                    <p class="note">{(text().replayed_block)(block, blocks, first, last)}</p>
                     <button type="button" class="button" data-testid="flash-block-previous"
                         title=move || text().previous_block aria-label=move || text().previous_block
                         disabled={block == 0}

@@ -202,6 +202,7 @@ pub fn FlashView() -> impl IntoView {
         <section
             node_ref=section
             class="step flash"
+            class:presented=move || crate::ui::views::pipeline::presented(lab, Section::Flash)
             data-testid="flash-view"
             data-view="flash"
             id="section-flash"

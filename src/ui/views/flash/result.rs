@@ -18,7 +18,8 @@ pub fn FlashResult() -> impl IntoView {
     let canvas = NodeRef::<leptos::html::Canvas>::new();
     let chart = Memo::new(move |_| {
         let lang = lab.lang.get();
-        lab.theme.track();
+        // Its ink follows the theme in use (auto included).
+        let _ = lab.scheme();
         lab.shown.with(|t| {
             t.as_ref().map(|t| {
                 let (block_rows, block_cols) = t.0.config.block();

@@ -12,6 +12,7 @@ use crate::ui::browser::canvas::{self, context};
 use crate::ui::i18n::Lang;
 use crate::ui::model::format::{format_value, shorten_label};
 use crate::ui::model::matrix::{MatrixView, pixels};
+use crate::ui::model::theme::Theme;
 
 pub const FONT: &str =
     "12px system-ui, -apple-system, 'Segoe UI', 'Noto Sans CJK SC', 'PingFang SC', sans-serif";
@@ -42,6 +43,8 @@ pub struct LayoutKey {
     pub compact: bool,
     /// An overview: the whole fits the width (cells as small as a pixel), labels thin out.
     pub fit: bool,
+    /// The colours the labels and the legend are drawn in: a new theme draws them again.
+    pub scheme: Theme,
 }
 
 /// Where everything goes, in CSS pixels.

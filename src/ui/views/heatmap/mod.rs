@@ -110,7 +110,7 @@ pub fn Heatmap(
         if !visible.get() {
             return;
         }
-        look.theme.track();
+        let scheme = look.theme.get();
         let lang = look.lang.get();
         let available = width.get().unwrap_or(560.0);
         let (Some(grid), Some(rows_canvas), Some(cols_canvas), Some(legend_canvas)) = (
@@ -139,6 +139,7 @@ pub fn Heatmap(
                 available,
                 compact,
                 fit: data.blocks.is_some(),
+                scheme,
             };
             // The theme's ink, read (a style lookup) only when labels or the legend are drawn.
             let ink = || computed(&grid, "color").unwrap_or_else(|| "#222".into());

@@ -3,7 +3,7 @@
 use leptos::prelude::*;
 
 use crate::ui::i18n::Lang;
-use crate::ui::model::format::format_value;
+use crate::ui::model::format::Notation;
 use crate::ui::model::matrix::MatrixView;
 
 #[component]
@@ -16,6 +16,8 @@ pub fn MatrixTable(
     move || {
         let data = data.get()?;
         let text = lang.get().text();
+        // One notation for the whole table: a column never mixes 0.001 with 1.00e-3.
+        let notation = Notation::for_values(data.values.iter());
         Some(view! {
             <div class="matrix-table-frame">
                 <table class="matrix-table" data-testid=test_id.clone()>
@@ -37,7 +39,7 @@ pub fn MatrixTable(
                                 view! {
                                     <tr>
                                         <th scope="row">{label.clone()}</th>
-                                        {row.iter().map(|&v| view! { <td>{format_value(v)}</td> }).collect_view()}
+                                        {row.iter().map(|&v| view! { <td>{notation.show(v)}</td> }).collect_view()}
                                     </tr>
                                 }
                             })

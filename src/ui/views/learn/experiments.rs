@@ -679,6 +679,7 @@ fn break_sentence(x: &ExperimentTexts, precision: &str, point: Option<BreakPoint
         Some(p) => {
             let k = significant(p.factor, 4);
             match p.kind {
+                Breakdown::Overflow if p.sum_first => (x.breaks_sum)(precision, &k, p.exponent),
                 Breakdown::Overflow => (x.breaks_overflow)(precision, &k, p.exponent),
                 Breakdown::Underflow => (x.breaks_underflow)(precision, &k, p.exponent),
             }

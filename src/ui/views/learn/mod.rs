@@ -421,11 +421,12 @@ fn ChapterShare(chapter: Chapter) -> impl IntoView {
             {move || texts().link_here}
         </button>
         <button type="button" class="table-toggle" data-testid="embed-chapter"
-            on:click=move |_| copy(share::embed_code(&LinkState { ..state() }, &[]))>
+            on:click=move |_| copy(share::embed_code(&LinkState { ..state() }, &crate::ui::model::sections::CHAPTER_PANELS))>
             {move || texts().embed_here}
         </button>
         {move || shown.get().map(|value| view! {
             <input type="text" class="share-text" readonly data-testid="share-text-chapter" prop:value=value />
         })}
+        <crate::ui::views::share_bar::ShareWarnings shared=shown.into() />
     }
 }
