@@ -321,6 +321,18 @@ test('the smaller things: exports, tables, Chinese text, K/V', async () => {
   await page.close();
 });
 
+// Above 512 tokens the head-view panel was empty, its reason printed at its bottom.
+test('a panel that waits for a shorter input says why, in itself', async () => {
+  const page = await open('n_heads=2');
+  await page.evaluate(() => window.attentionLab.set({ sentence: Array.from({ length: 600 }, (_, i) => `w${i % 37}`).join(' ') }));
+  await page.waitForSelector('[data-testid=head-view-note]', { timeout: 60000 });
+  await page.locator('[data-testid=head-view-note]').scrollIntoViewIfNeeded();
+  const note = await page.locator('[data-testid=head-view-note]').boundingBox();
+  const caption = await page.locator('#section-softmax figure:has([data-testid=head-view-note]) figcaption').boundingBox();
+  assert.ok(note.y - (caption.y + caption.height) < 40, `right under the title: ${note.y} / ${caption.y + caption.height}`);
+  await page.close();
+});
+
 test('on a phone nothing overflows, the trained model included', async () => {
   const context = await launch({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
   const page = await open('model=trained', { context });
