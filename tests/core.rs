@@ -686,6 +686,10 @@ fn replayed_query_blocks_equal_the_whole_run() {
         MaskSpec::None,
         MaskSpec::Causal,
         MaskSpec::Window { radius: 4 },
+        MaskSpec::Sliding {
+            radius: 5,
+            sink_tokens: 2,
+        },
         MaskSpec::Custom { allowed: custom },
     ] {
         let sentence = (0..37).map(|i| format!("w{}", i % 11)).collect::<Vec<_>>();

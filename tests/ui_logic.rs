@@ -421,7 +421,7 @@ mod links {
         if some(&mut pick) {
             request.seed = Some(pick(u64::MAX));
         }
-        request.mask = match pick(6) {
+        request.mask = match pick(7) {
             0 => None,
             1 => Some(MaskRequest::None),
             2 => Some(MaskRequest::Causal),
@@ -430,6 +430,10 @@ mod links {
             }),
             4 => Some(MaskRequest::Window {
                 radius: pick(5) as usize,
+            }),
+            5 => Some(MaskRequest::Sliding {
+                radius: pick(5) as usize,
+                sink_tokens: pick(3) as usize,
             }),
             _ => {
                 let (rows, cols) = (1 + pick(6) as usize, 1 + pick(6) as usize);

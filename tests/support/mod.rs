@@ -53,9 +53,13 @@ pub fn random_config(seed: u64) -> Config {
     let n_heads = n_kv_heads * (1 + pick(3));
     let d_k = 1 + pick(6);
     let d_v = 1 + pick(6);
-    let mask = match pick(5) {
+    let mask = match pick(6) {
         0 => MaskSpec::None,
         1 if !cross => MaskSpec::Causal,
+        5 if !cross => MaskSpec::Sliding {
+            radius: pick(seq_len),
+            sink_tokens: pick(seq_len + 1),
+        },
         2 => MaskSpec::Padding {
             valid_len: pick(key_len + 1),
         },

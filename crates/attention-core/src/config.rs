@@ -589,6 +589,23 @@ fn check_mask(spec: &MaskSpec, queries: usize, keys: usize) -> Result<Mask, Conf
                 keys,
             });
         }
+        MaskSpec::Sliding { .. } if queries != keys => {
+            return Err(ConfigError::CausalNeedsSquare { queries, keys });
+        }
+        MaskSpec::Sliding { radius, .. } if *radius >= keys => {
+            return Err(ConfigError::TooLarge {
+                field: "mask.radius",
+                value: *radius,
+                max: keys.saturating_sub(1),
+            });
+        }
+        MaskSpec::Sliding { sink_tokens, .. } if *sink_tokens > keys => {
+            return Err(ConfigError::TooLarge {
+                field: "mask.sink_tokens",
+                value: *sink_tokens,
+                max: keys,
+            });
+        }
         MaskSpec::Custom { allowed } if allowed.dim() != (queries, keys) => {
             return Err(ConfigError::ShapeMismatch {
                 field: "mask.allowed",

@@ -7,8 +7,11 @@ use ndarray::{Array2, ArrayView1, s};
 /// The keys one query may attend to, relative to some first column.
 #[derive(Debug, Clone, PartialEq)]
 pub enum RowKeys<'a> {
-    /// Exactly the keys in this range: every built-in mask allows a contiguous run of keys.
+    /// Exactly the keys in this range: most built-in masks allow a contiguous run of keys.
     Range(Range<usize>),
+    /// The keys in two disjoint ranges, the first before the second: a sliding window's sink
+    /// tokens, then its window.
+    Two(Range<usize>, Range<usize>),
     /// A row of a custom mask: `true` where allowed.
     Explicit(ArrayView1<'a, bool>),
 }
@@ -18,6 +21,7 @@ impl RowKeys<'_> {
     pub fn allows(&self, j: usize) -> bool {
         match self {
             Self::Range(range) => range.contains(&j),
+            Self::Two(first, second) => first.contains(&j) || second.contains(&j),
             Self::Explicit(allowed) => allowed[j],
         }
     }
@@ -35,6 +39,10 @@ pub enum MaskSpec {
     Padding { valid_len: usize },
     /// Query i sees keys with |i − j| ≤ `radius` (local attention).
     Window { radius: usize },
+    /// Query i sees keys i − `radius` … i (the causal sliding window of Mistral and gpt-oss) and
+    /// also the first `sink_tokens` keys whatever their distance (StreamingLLM's attention sinks),
+    /// never a key after itself.
+    Sliding { radius: usize, sink_tokens: usize },
     /// An explicit [queries, keys] matrix: `true` where attention is allowed.
     Custom { allowed: Array2<bool> },
 }
@@ -47,6 +55,7 @@ impl MaskSpec {
             Self::Causal => "causal",
             Self::Padding { .. } => "padding",
             Self::Window { .. } => "window",
+            Self::Sliding { .. } => "sliding",
             Self::Custom { .. } => "custom",
         }
     }
@@ -87,6 +96,10 @@ impl Mask {
             MaskSpec::Causal => j <= i,
             MaskSpec::Padding { valid_len } => j < *valid_len,
             MaskSpec::Window { radius } => i.abs_diff(j) <= *radius,
+            MaskSpec::Sliding {
+                radius,
+                sink_tokens,
+            } => j <= i && (i - j <= *radius || j < *sink_tokens),
             MaskSpec::Custom { allowed } => allowed[[i, j]],
         }
     }
@@ -98,13 +111,27 @@ impl Mask {
             MaskSpec::Causal => 0..i + 1,
             MaskSpec::Padding { valid_len } => 0..*valid_len,
             MaskSpec::Window { radius } => i.saturating_sub(*radius)..i + radius + 1,
+            MaskSpec::Sliding {
+                radius,
+                sink_tokens,
+            } => {
+                let window = i.saturating_sub(*radius)..i + 1;
+                // The sinks the window does not already cover.
+                let sinks = 0..(*sink_tokens).min(window.start);
+                let (sinks, window) = (clip(sinks, &cols), clip(window, &cols));
+                return if sinks.is_empty() {
+                    RowKeys::Range(window)
+                } else if window.is_empty() {
+                    RowKeys::Range(sinks)
+                } else {
+                    RowKeys::Two(sinks, window)
+                };
+            }
             MaskSpec::Custom { allowed } => {
                 return RowKeys::Explicit(allowed.slice(s![i, cols]));
             }
         };
-        let start = allowed.start.clamp(cols.start, cols.end);
-        let end = allowed.end.clamp(start, cols.end);
-        RowKeys::Range(start - cols.start..end - cols.start)
+        RowKeys::Range(clip(allowed, &cols))
     }
 
     /// [queries, keys]: `true` where attention is allowed.
@@ -129,9 +156,97 @@ impl Mask {
                     .max(rows.start.saturating_sub(cols.end - 1));
                 gap > *radius
             }
+            MaskSpec::Sliding {
+                radius,
+                sink_tokens,
+            } => {
+                // A sink key is seen by every query at or after it; else the window: keys after
+                // every query, or before every query's window.
+                let sink_seen = cols.start < *sink_tokens && cols.start < rows.end;
+                !sink_seen
+                    && (cols.start > rows.end - 1
+                        || cols.end - 1 < rows.start.saturating_sub(*radius))
+            }
             MaskSpec::Custom { allowed } => {
                 rows.clone().all(|i| cols.clone().all(|j| !allowed[[i, j]]))
             }
         }
+    }
+}
+
+/// The keys of `allowed` within `cols`, numbered from `cols.start`.
+fn clip(allowed: Range<usize>, cols: &Range<usize>) -> Range<usize> {
+    let start = allowed.start.clamp(cols.start, cols.end);
+    let end = allowed.end.clamp(start, cols.end);
+    start - cols.start..end - cols.start
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every built-in mask's row of keys, its tile test and its cell test agree, on every tile
+    /// of several sizes: the sliding window with sinks included.
+    #[test]
+    fn row_keys_tiles_and_cells_agree() {
+        let specs = [
+            MaskSpec::None,
+            MaskSpec::Causal,
+            MaskSpec::Padding { valid_len: 5 },
+            MaskSpec::Window { radius: 2 },
+            MaskSpec::Sliding {
+                radius: 2,
+                sink_tokens: 0,
+            },
+            MaskSpec::Sliding {
+                radius: 3,
+                sink_tokens: 2,
+            },
+            MaskSpec::Sliding {
+                radius: 0,
+                sink_tokens: 4,
+            },
+        ];
+        let n = 13;
+        for spec in specs {
+            let mask = Mask::new_unchecked(spec.clone(), n, n);
+            for block in [1, 2, 3, 5] {
+                for r0 in (0..n).step_by(block) {
+                    let rows = r0..(r0 + block).min(n);
+                    for c0 in (0..n).step_by(block) {
+                        let cols = c0..(c0 + block).min(n);
+                        let any = rows
+                            .clone()
+                            .any(|i| cols.clone().any(|j| mask.allows(i, j)));
+                        assert_eq!(
+                            mask.hides_tile(rows.clone(), cols.clone()),
+                            !any,
+                            "{spec:?} {rows:?} {cols:?}"
+                        );
+                        for i in rows.clone() {
+                            let keys = mask.row_keys(i, cols.clone());
+                            for j in cols.clone() {
+                                assert_eq!(
+                                    keys.allows(j - c0),
+                                    mask.allows(i, j),
+                                    "{spec:?} ({i}, {j})"
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // A sink beyond the window: query 10 with radius 3 and 2 sinks sees 0, 1 and 7 … 10.
+        let mask = Mask::new_unchecked(
+            MaskSpec::Sliding {
+                radius: 3,
+                sink_tokens: 2,
+            },
+            13,
+            13,
+        );
+        assert_eq!(mask.row_keys(10, 0..13), RowKeys::Two(0..2, 7..11));
+        assert_eq!(mask.row_keys(2, 0..13), RowKeys::Range(0..3));
     }
 }

@@ -202,7 +202,7 @@ impl Accumulator {
                     let kept = &s_block[low..high.max(low)];
                     (max(kept), sum(kept), kept.len() as u32)
                 }
-                RowKeys::Explicit(_) => s_block.iter().enumerate().fold(
+                RowKeys::Two(..) | RowKeys::Explicit(_) => s_block.iter().enumerate().fold(
                     (f32::NEG_INFINITY, 0.0f32, 0u32),
                     |(m, t, n), (j, &s)| {
                         if keys.allows(first + j) {

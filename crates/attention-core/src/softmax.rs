@@ -13,6 +13,8 @@ pub fn masked_max(scores: &[f32], keys: &RowKeys) -> f32 {
         RowKeys::Range(range) => scores[range.clone()]
             .iter()
             .fold(f32::NEG_INFINITY, |max, &s| max.max(s)),
+        RowKeys::Two(first, second) => masked_max(scores, &RowKeys::Range(first.clone()))
+            .max(masked_max(scores, &RowKeys::Range(second.clone()))),
         RowKeys::Explicit(allowed) => scores
             .iter()
             .zip(allowed)
@@ -33,6 +35,17 @@ pub fn masked_exp(scores: &[f32], keys: &RowKeys, shift: f32, out: &mut [f32]) -
                 *o = exp(s - shift);
             }
             out.iter().map(|&v| f64::from(v)).sum()
+        }
+        RowKeys::Two(first, second) => {
+            out.fill(0.0);
+            let mut sum = 0.0;
+            for range in [first, second] {
+                for (o, &s) in out[range.clone()].iter_mut().zip(&scores[range.clone()]) {
+                    *o = exp(s - shift);
+                    sum += f64::from(*o);
+                }
+            }
+            sum
         }
         RowKeys::Explicit(allowed) => {
             for ((o, &s), &a) in out.iter_mut().zip(scores).zip(allowed) {

@@ -53,6 +53,12 @@ fn tile_hidden(r0: u32, r1: u32, c0: u32, c1: u32) -> bool {
             if (r0 > c1 - 1u) { gap = r0 - (c1 - 1u); }
             return gap > p.radius;
         }
+        case MASK_SLIDING: {
+            if (c0 < p.valid_len && c0 <= r1 - 1u) { return false; }
+            var before = 0u;
+            if (r0 > p.radius) { before = r0 - p.radius; }
+            return c0 > r1 - 1u || c1 - 1u < before;
+        }
         default: {
             for (var i = r0; i < r1; i++) {
                 for (var j = c0; j < c1; j++) {

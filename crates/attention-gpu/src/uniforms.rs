@@ -27,13 +27,15 @@ pub mod mask_kind {
     pub const PADDING: u32 = 2;
     pub const WINDOW: u32 = 3;
     pub const CUSTOM: u32 = 4;
+    pub const SLIDING: u32 = 5;
     /// Each with the name of its WGSL constant.
-    pub const ALL: [(&str, u32); 5] = [
+    pub const ALL: [(&str, u32); 6] = [
         ("MASK_NONE", NONE),
         ("MASK_CAUSAL", CAUSAL),
         ("MASK_PADDING", PADDING),
         ("MASK_WINDOW", WINDOW),
         ("MASK_CUSTOM", CUSTOM),
+        ("MASK_SLIDING", SLIDING),
     ];
 }
 
@@ -108,7 +110,8 @@ pub struct FlashParams {
 layout!(FlashParams as "FlashParams": seq_len, key_len, d_k, d_v, q_stride, k_stride, v_stride,
     o_stride, group, block_rows, block_cols, mask_kind, valid_len, radius, scale);
 
-/// The mask as the shaders encode it: (kind, valid_len, radius); `CUSTOM` reads the custom cells.
+/// The mask as the shaders encode it: (kind, valid_len, radius); `CUSTOM` reads the custom cells;
+/// `SLIDING` carries its sink tokens in `valid_len`.
 pub fn mask_code(spec: &attention_core::MaskSpec) -> (u32, u32, u32) {
     use attention_core::MaskSpec;
     match spec {
@@ -118,6 +121,14 @@ pub fn mask_code(spec: &attention_core::MaskSpec) -> (u32, u32, u32) {
         MaskSpec::Window { radius } => (
             mask_kind::WINDOW,
             0,
+            (*radius).min(u32::MAX as usize) as u32,
+        ),
+        MaskSpec::Sliding {
+            radius,
+            sink_tokens,
+        } => (
+            mask_kind::SLIDING,
+            (*sink_tokens).min(u32::MAX as usize) as u32,
             (*radius).min(u32::MAX as usize) as u32,
         ),
         MaskSpec::Custom { .. } => (mask_kind::CUSTOM, 0, 0),

@@ -121,6 +121,10 @@ pub static TEXT: Text = Text {
             "window",
             "A query looks only at keys within the radius around its own position.",
         ),
+        sliding: (
+            "sliding",
+            "Causal, and only the last keys up to the radius back (Mistral, gpt-oss), plus the first keys kept as attention sinks (StreamingLLM).",
+        ),
         custom: ("custom", "Choose each allowed cell yourself."),
         why_causal: |i, j| format!("causal mask: key {j} comes after query {i}"),
         why_padding: |j, valid_len| {
@@ -129,6 +133,17 @@ pub static TEXT: Text = Text {
         why_window: |i, j, radius| {
             format!("window mask: |{i} − {j}| is more than the radius {radius}")
         },
+        why_sliding: |i, j, radius, sinks| {
+            if j > i {
+                format!("sliding mask: key {j} comes after query {i}")
+            } else {
+                format!(
+                    "sliding mask: key {j} is more than {radius} back from query {i}, and not one of the first {sinks} (the sink tokens)"
+                )
+            }
+        },
+        sink_tokens: "sink tokens",
+        sink_tokens_help: "the first keys every query keeps seeing, however far back",
         why_custom: "custom mask: this cell is switched off",
     },
     valid_len: "valid length",

@@ -158,11 +158,17 @@ pub struct MaskTexts {
     pub causal: (&'static str, &'static str),
     pub padding: (&'static str, &'static str),
     pub window: (&'static str, &'static str),
+    pub sliding: (&'static str, &'static str),
     pub custom: (&'static str, &'static str),
     /// Why key j is hidden from query i, per kind.
     pub why_causal: fn(usize, usize) -> String,
     pub why_padding: fn(usize, usize) -> String,
     pub why_window: fn(usize, usize, usize) -> String,
+    /// (query, key, radius, sink tokens)
+    pub why_sliding: fn(usize, usize, usize, usize) -> String,
+    /// The sliding mask's number of sink tokens, and what they are.
+    pub sink_tokens: &'static str,
+    pub sink_tokens_help: &'static str,
     pub why_custom: &'static str,
 }
 

@@ -106,6 +106,21 @@ pub static TEXT: Text = Text {
     temperature_help: "分数除以 √d_k · T：T 越小，注意力越集中到一个键上；T 越大，分布越平均。",
     mask_section: "掩码",
     masks: MaskTexts {
+        sliding: (
+            "滑动",
+            "因果，且只看回溯半径以内的最近若干个键（Mistral、gpt-oss），再加上作为注意力汇聚点保留的最前面几个键（StreamingLLM）。",
+        ),
+        why_sliding: |i, j, radius, sinks| {
+            if j > i {
+                format!("滑动掩码：键 {j} 在查询 {i} 之后")
+            } else {
+                format!(
+                    "滑动掩码：键 {j} 离查询 {i} 超过 {radius} 步，且不在最前面的 {sinks} 个汇聚词元之中"
+                )
+            }
+        },
+        sink_tokens: "汇聚词元",
+        sink_tokens_help: "每个查询始终能看到的最前面几个键，无论多远",
         none: ("无", "每个查询都可以看所有的键。"),
         causal: (
             "因果",

@@ -104,6 +104,7 @@ pub enum MaskKind {
     Causal,
     Padding,
     Window,
+    Sliding,
     Custom,
 }
 
@@ -114,6 +115,7 @@ impl MaskKind {
             Some(MaskRequest::Causal) => Self::Causal,
             Some(MaskRequest::Padding { .. }) => Self::Padding,
             Some(MaskRequest::Window { .. }) => Self::Window,
+            Some(MaskRequest::Sliding { .. }) => Self::Sliding,
             Some(MaskRequest::Custom { .. }) => Self::Custom,
         }
     }
@@ -126,6 +128,7 @@ impl MaskKind {
             Self::Causal => masks.causal,
             Self::Padding => masks.padding,
             Self::Window => masks.window,
+            Self::Sliding => masks.sliding,
             Self::Custom => masks.custom,
         }
     }
@@ -142,6 +145,7 @@ impl Choice for MaskKind {
             Self::Causal,
             Self::Padding,
             Self::Window,
+            Self::Sliding,
             Self::Custom,
         ]
     }
@@ -156,6 +160,7 @@ impl Choice for MaskKind {
             Self::Causal => "causal",
             Self::Padding => "padding",
             Self::Window => "window",
+            Self::Sliding => "sliding",
             Self::Custom => "custom",
         }
     }

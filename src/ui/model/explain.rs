@@ -50,6 +50,10 @@ pub fn mask_reason(spec: &MaskSpec, i: usize, j: usize, lang: Lang) -> String {
         MaskSpec::Causal => (masks.why_causal)(i, j),
         MaskSpec::Padding { valid_len } => (masks.why_padding)(j, *valid_len),
         MaskSpec::Window { radius } => (masks.why_window)(i, j, *radius),
+        MaskSpec::Sliding {
+            radius,
+            sink_tokens,
+        } => (masks.why_sliding)(i, j, *radius, *sink_tokens),
         MaskSpec::None | MaskSpec::Custom { .. } => masks.why_custom.into(),
     }
 }

@@ -219,6 +219,16 @@ pub fn to_query(state: &LinkState) -> String {
             pairs.push(("mask", "window".into()));
             pairs.push(("radius", radius.to_string()));
         }
+        Some(MaskRequest::Sliding {
+            radius,
+            sink_tokens,
+        }) => {
+            pairs.push(("mask", "sliding".into()));
+            pairs.push(("radius", radius.to_string()));
+            if *sink_tokens > 0 {
+                pairs.push(("sink_tokens", sink_tokens.to_string()));
+            }
+        }
         Some(MaskRequest::Custom { allowed }) => {
             pairs.push(("mask", "custom".into()));
             let rows: Vec<String> = allowed
@@ -292,7 +302,7 @@ pub fn parse_query(query: &str) -> (LinkState, Vec<LinkNotice>) {
     let mut state = LinkState::default();
     let mut notices = Vec::new();
     let mut mask_kind: Option<String> = None;
-    let (mut valid_len, mut radius, mut cells) = (None, None, None);
+    let (mut valid_len, mut radius, mut cells, mut sink_tokens) = (None, None, None, None);
     let mut embed = false;
     let mut panels = Vec::new();
     let mut origin = None;
@@ -338,13 +348,14 @@ pub fn parse_query(query: &str) -> (LinkState, Vec<LinkNotice>) {
                 _ => notices.push(malformed(&name, &value)),
             },
             "mask" => match value.as_str() {
-                "none" | "causal" | "padding" | "window" | "custom" => {
+                "none" | "causal" | "padding" | "window" | "sliding" | "custom" => {
                     mask_kind = Some(value.clone())
                 }
                 _ => notices.push(malformed(&name, &value)),
             },
             "valid_len" => valid_len = number(&mut notices),
             "radius" => radius = number(&mut notices),
+            "sink_tokens" => sink_tokens = number(&mut notices),
             "cells" => {
                 let rows: Option<Vec<Vec<bool>>> = value
                     .split('.')
@@ -468,6 +479,10 @@ pub fn parse_query(query: &str) -> (LinkState, Vec<LinkNotice>) {
         Some("window") => Some(MaskRequest::Window {
             radius: radius.unwrap_or(1),
         }),
+        Some("sliding") => Some(MaskRequest::Sliding {
+            radius: radius.unwrap_or(1),
+            sink_tokens: sink_tokens.unwrap_or(0),
+        }),
         _ => match cells {
             Some(allowed) => Some(MaskRequest::Custom { allowed }),
             None => {
@@ -581,6 +596,7 @@ fn leave_out(request: &mut Request, defaults: &Request, field: &str) -> Option<(
                 MaskRequest::Causal => "causal",
                 MaskRequest::Padding { .. } => "padding",
                 MaskRequest::Window { .. } => "window",
+                MaskRequest::Sliding { .. } => "sliding",
                 MaskRequest::Custom { .. } => "custom",
             };
             Some(("mask".into(), kind.into()))

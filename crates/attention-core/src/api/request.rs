@@ -26,9 +26,21 @@ pub enum BackendChoice {
 pub enum MaskRequest {
     None,
     Causal,
-    Padding { valid_len: usize },
-    Window { radius: usize },
-    Custom { allowed: Vec<Vec<bool>> },
+    Padding {
+        valid_len: usize,
+    },
+    Window {
+        radius: usize,
+    },
+    /// A causal sliding window of `radius` keys back, and the first `sink_tokens` keys always.
+    Sliding {
+        radius: usize,
+        #[serde(default)]
+        sink_tokens: usize,
+    },
+    Custom {
+        allowed: Vec<Vec<bool>>,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -290,6 +302,13 @@ fn mask_spec(request: &MaskRequest) -> Result<MaskSpec, RequestError> {
             valid_len: *valid_len,
         },
         MaskRequest::Window { radius } => MaskSpec::Window { radius: *radius },
+        MaskRequest::Sliding {
+            radius,
+            sink_tokens,
+        } => MaskSpec::Sliding {
+            radius: *radius,
+            sink_tokens: *sink_tokens,
+        },
         MaskRequest::Custom { allowed } => MaskSpec::Custom {
             allowed: matrix_from_rows("mask.allowed", allowed)?,
         },

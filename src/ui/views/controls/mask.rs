@@ -36,7 +36,11 @@ pub fn MaskControl() -> impl IntoView {
         _ => 0,
     });
     let radius = Signal::derive(move || match mask() {
-        Some(MaskRequest::Window { radius }) => radius,
+        Some(MaskRequest::Window { radius } | MaskRequest::Sliding { radius, .. }) => radius,
+        _ => 0,
+    });
+    let sink_tokens = Signal::derive(move || match mask() {
+        Some(MaskRequest::Sliding { sink_tokens, .. }) => sink_tokens,
         _ => 0,
     });
     let select = Callback::new(move |kind: MaskKind| {
@@ -48,6 +52,10 @@ pub fn MaskControl() -> impl IntoView {
                 valid_len: keys.saturating_sub(2).max(1).min(keys),
             },
             MaskKind::Window => MaskRequest::Window { radius: 1 },
+            MaskKind::Sliding => MaskRequest::Sliding {
+                radius: 3.min(keys.saturating_sub(1)),
+                sink_tokens: 1.min(keys),
+            },
             // Start from whatever the mask shows now, so a user edits what they see.
             MaskKind::Custom => MaskRequest::Custom {
                 allowed: lab.shown.with_untracked(|t| {
@@ -87,6 +95,27 @@ pub fn MaskControl() -> impl IntoView {
                     max=Signal::derive(move || { let (q, k) = lengths.get(); q.max(k) })
                     value=radius
                     on_change=Callback::new(move |v| set_mask(MaskRequest::Window { radius: v }))
+                />
+            }
+            .into_any(),
+            MaskKind::Sliding => view! {
+                <IntControl
+                    label=Signal::derive(move || text().radius.to_string())
+                    help=""
+                    test_id="sliding-radius"
+                    min=0usize
+                    max=Signal::derive(move || lengths.get().1.saturating_sub(1))
+                    value=radius
+                    on_change=Callback::new(move |v| set_mask(MaskRequest::Sliding { radius: v, sink_tokens: sink_tokens.get_untracked() }))
+                />
+                <IntControl
+                    label=Signal::derive(move || text().masks.sink_tokens.to_string())
+                    help=Signal::derive(move || text().masks.sink_tokens_help.to_string())
+                    test_id="sink-tokens"
+                    min=0usize
+                    max=Signal::derive(move || lengths.get().1)
+                    value=sink_tokens
+                    on_change=Callback::new(move |v| set_mask(MaskRequest::Sliding { radius: radius.get_untracked(), sink_tokens: v }))
                 />
             }
             .into_any(),
