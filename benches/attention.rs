@@ -162,7 +162,7 @@ mod native {
                 q,
                 k,
                 v,
-                config.scale(),
+                &config.scoring(0),
                 config.mask(),
                 config.block(),
                 false,
@@ -196,7 +196,13 @@ mod native {
         });
         group.bench_function(format!("overview head {seq_len}x{d_k}"), |b| {
             b.iter(|| {
-                attention_core::overview::attend_overview(q, k, v, config.scale(), config.mask())
+                attention_core::overview::attend_overview(
+                    q,
+                    k,
+                    v,
+                    &config.scoring(0),
+                    config.mask(),
+                )
             })
         });
         group.bench_function(format!("flash head {seq_len}x{d_k}"), |b| {
@@ -205,7 +211,7 @@ mod native {
                     q,
                     k,
                     v,
-                    config.scale(),
+                    &config.scoring(0),
                     config.mask(),
                     config.block(),
                     false,

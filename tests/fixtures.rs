@@ -15,9 +15,17 @@ use serde_json::Value;
 use support::{Engine, Expected, Tolerance, assert_trace_close};
 
 const FIXTURES: &str = include_str!("fixtures/attention.json");
+/// The score options (RoPE, ALiBi, soft-caps, QK-norm, sink logits, the sliding mask with sink
+/// tokens), from tests/reference/shaping.py.
+const SHAPING: &str = include_str!("fixtures/shaping.json");
 
 async fn matches_the_reference(engine: &mut impl Engine, tolerance: Tolerance) {
-    let fixtures: Value = serde_json::from_str(FIXTURES).unwrap();
+    matches(FIXTURES, engine, tolerance).await;
+}
+
+/// The cases of one fixture file, each through the JSON API on `engine`.
+async fn matches(fixtures: &str, engine: &mut impl Engine, tolerance: Tolerance) {
+    let fixtures: Value = serde_json::from_str(fixtures).unwrap();
     let cases = fixtures["cases"].as_array().unwrap();
     assert!(cases.len() >= 20);
     for case in cases {
@@ -54,6 +62,13 @@ mod native {
         pollster::block_on(matches_the_reference(&mut support::Cpu, CPU));
     }
 
+    /// The score options on the CPU (the GPU backend refuses them for now, and the CPU
+    /// computes).
+    #[test]
+    fn the_cpu_matches_the_numpy_reference_with_every_score_option() {
+        pollster::block_on(matches(SHAPING, &mut support::Cpu, CPU));
+    }
+
     #[test]
     fn the_gpu_matches_the_numpy_reference() {
         // The CI machine has lavapipe (mesa-vulkan-drivers): no adapter here is a failure.
@@ -67,6 +82,12 @@ mod native {
 #[wasm_bindgen_test]
 async fn the_cpu_matches_the_numpy_reference_in_the_browser() {
     matches_the_reference(&mut support::Cpu, CPU).await;
+}
+
+#[cfg(target_arch = "wasm32")]
+#[wasm_bindgen_test]
+async fn the_cpu_matches_the_numpy_reference_with_every_score_option_in_the_browser() {
+    matches(SHAPING, &mut support::Cpu, CPU).await;
 }
 
 #[cfg(target_arch = "wasm32")]

@@ -362,7 +362,8 @@ mod flash_frames {
 
 mod links {
     use attention_core::api::{
-        BackendChoice, BlockRequest, LayerNormRequest, MaskRequest, ModelChoice, Request,
+        BackendChoice, BlockRequest, LayerNormRequest, MaskRequest, ModelChoice, PairingRequest,
+        PositionRequest, Request,
     };
     use attention_core::rng::SplitMix64;
     use attention_lab::ui::i18n::Lang;
@@ -420,6 +421,28 @@ mod links {
         }
         if some(&mut pick) {
             request.seed = Some(pick(u64::MAX));
+        }
+        request.position = match pick(6) {
+            0 => Some(PositionRequest::Rope {
+                base: [10_000.0, 500.0][pick(2) as usize],
+                pairing: [PairingRequest::Half, PairingRequest::Interleaved][pick(2) as usize],
+                offset: pick(4) as usize,
+            }),
+            1 => Some(PositionRequest::Alibi {
+                offset: pick(3) as usize,
+            }),
+            2 => Some(PositionRequest::None { offset: 0 }),
+            3 => Some(PositionRequest::Absolute { offset: 5 }),
+            _ => None,
+        };
+        if some(&mut pick) {
+            request.softcap = Some([0.5, 30.0][pick(2) as usize]);
+        }
+        if some(&mut pick) {
+            request.qk_norm = Some(true);
+        }
+        if some(&mut pick) {
+            request.sink_logits = Some(vec![1.5, -2.0, 0.25][..1 + pick(3) as usize].to_vec());
         }
         request.mask = match pick(7) {
             0 => None,
@@ -1031,6 +1054,59 @@ mod honest_views {
             Scale::Diverging { limit: 0.0 }.color(0.0),
             Scale::Diverging { limit: 1.0 }.color(0.0)
         );
+    }
+
+    /// With the score options the Dot stage is q·k of the scored q and k (not the score over a
+    /// scale it no longer is), the formulas follow the order of the scoring, and the captions
+    /// say where positions went and what a sink logit does to a row.
+    #[test]
+    fn score_options_reach_formulas_captions_and_cells_truthfully() {
+        use attention_core::scoring::{Pairing, Position, Shaping};
+        let shaped = trace(Params {
+            shaping: Shaping {
+                position: Position::Alibi,
+                softcap: Some(2.0),
+                sink_logits: Some(vec![0.5, 1.0]),
+                ..Shaping::default()
+            },
+            temperature: 0.5,
+            ..Params::sentence("the cat sat on the mat")
+        });
+        let h = &shaped.heads[0];
+        let dot = h.q.row(3).dot(&h.k.row(1));
+        assert!((Stage::Dot.value(&shaped, 0, 3, 1) - dot).abs() < 1e-5);
+        assert!((Stage::Dot.matrix(&shaped, 0)[[3, 1]] - dot).abs() < 1e-5);
+        let scaled = Stage::Scaled.formula(&shaped, Lang::En);
+        assert!(
+            scaled.contains("tanh") && scaled.contains("m·|i − j|"),
+            "{scaled}"
+        );
+        for lang in [Lang::En, Lang::Zh] {
+            assert!(Stage::Positions.caption(&shaped, lang).contains("ALiBi"));
+            assert!(Stage::Weights.caption(&shaped, lang).contains('1'));
+        }
+        assert_eq!(Stage::Positions.formula(&shaped, Lang::En), "P = 0");
+        assert_eq!(Stage::X.formula(&shaped, Lang::En), "X = E");
+        let roped = trace(Params {
+            shaping: Shaping {
+                position: Position::Rope {
+                    base: 10_000.0,
+                    pairing: Pairing::Interleaved,
+                },
+                qk_norm: true,
+                ..Shaping::default()
+            },
+            ..Params::sentence("the cat sat on the mat")
+        });
+        assert!(Stage::Positions.caption(&roped, Lang::En).contains("RoPE"));
+        assert_eq!(
+            Stage::Dot.formula(&roped, Lang::En),
+            "QKᵀ, Q and K after QK-norm, RoPE"
+        );
+        // RoPE alone keeps score = q·k · scale: the Dot stage is the rotated q·k.
+        let h = &roped.heads[1];
+        let dot = h.scored_q().row(4).dot(&h.scored_k().row(2));
+        assert!((Stage::Dot.value(&roped, 1, 4, 2) - dot).abs() < 1e-4);
     }
 
     #[test]

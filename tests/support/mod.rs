@@ -41,8 +41,50 @@ pub fn params_for_x(x: Array2<f32>) -> Params {
 }
 
 /// A random but valid configuration: shapes, masks, temperatures, GQA, cross-attention, LayerNorm
-/// and uneven block sizes all vary with `seed`.
+/// and uneven block sizes all vary with `seed`; 2017's scores.
 pub fn random_config(seed: u64) -> Config {
+    random_params(seed)
+        .validate()
+        .unwrap_or_else(|e| panic!("random config {seed} should be valid: {e}"))
+}
+
+/// [`random_config`] with random score options as well: a position scheme (RoPE with either
+/// pairing, ALiBi, none), an offset, a soft-cap, QK-norm and sink logits, each on or off.
+pub fn random_shaped_config(seed: u64) -> Config {
+    use attention_core::scoring::{Pairing, Position, Shaping};
+    let mut params = random_params(seed);
+    let mut rng = SplitMix64::new(seed ^ 0x5ca1_ab1e);
+    let mut pick = |n: usize| (rng.next_u64() % n as u64) as usize;
+    let position = match pick(4) {
+        0 => Position::Absolute,
+        1 => Position::None,
+        2 => Position::Alibi,
+        _ => Position::Rope {
+            base: [10_000.0, 500.0, 2.0][pick(3)],
+            pairing: [Pairing::Half, Pairing::Interleaved][pick(2)],
+        },
+    };
+    if matches!(position, Position::Rope { .. }) {
+        params.d_k = params.d_k.map(|d| 2 * d.div_ceil(2));
+    }
+    params.shaping = Shaping {
+        position,
+        offset: [0, 3, 1000][pick(3)],
+        softcap: (pick(2) == 0).then(|| [0.5, 5.0, 30.0][pick(3)]),
+        qk_norm: pick(2) == 0,
+        sink_logits: (pick(2) == 0).then(|| {
+            (0..params.n_heads)
+                .map(|_| [-3.0, 0.0, 1.5, 8.0][pick(4)])
+                .collect()
+        }),
+    };
+    params
+        .validate()
+        .unwrap_or_else(|e| panic!("random shaped config {seed} should be valid: {e}"))
+}
+
+/// The parameters of [`random_config`].
+pub fn random_params(seed: u64) -> Params {
     let mut rng = SplitMix64::new(seed);
     let mut pick = |n: usize| (rng.next_u64() % n as u64) as usize;
     let seq_len = 1 + pick(12);
@@ -75,6 +117,7 @@ pub fn random_config(seed: u64) -> Config {
     let temperature = [0.05, 0.3, 1.0, 2.5, 10.0][pick(5)];
     let tokens = |n: usize, prefix: &str| (0..n).map(|i| format!("{prefix}{}", i % 5)).collect();
     Params {
+        shaping: Default::default(),
         input: Input::Tokens(tokens(seq_len, "t")),
         source: cross.then(|| Input::Tokens(tokens(key_len, "s"))),
         d_model: Some(d_model),
@@ -93,8 +136,6 @@ pub fn random_config(seed: u64) -> Config {
         model_layer: None,
         trace: true,
     }
-    .validate()
-    .unwrap_or_else(|e| panic!("random config {seed} should be valid: {e}"))
 }
 
 /// How close two traces must be: |a − b| ≤ atol + rtol·|b|.
@@ -125,6 +166,9 @@ pub struct ExpectedHead {
     pub weights: Array2<f32>,
     pub output: Array2<f32>,
     pub fully_masked_rows: Vec<usize>,
+    /// q and k as the scores read them (after QK-norm and RoPE), when the reference has them.
+    pub q_scored: Option<Array2<f32>>,
+    pub k_scored: Option<Array2<f32>>,
 }
 
 impl Expected {
@@ -150,6 +194,8 @@ impl Expected {
                         weights: h.weights.clone(),
                         output: h.output.clone(),
                         fully_masked_rows: h.fully_masked_rows.clone(),
+                        q_scored: h.q_scored.clone(),
+                        k_scored: h.k_scored.clone(),
                     }
                 })
                 .collect(),
@@ -185,6 +231,8 @@ impl Expected {
                     output: matrix(&h["output"]),
                     fully_masked_rows: serde_json::from_value(h["fully_masked_rows"].clone())
                         .expect("fully_masked_rows"),
+                    q_scored: h.get("q_scored").map(matrix),
+                    k_scored: h.get("k_scored").map(matrix),
                 })
                 .collect(),
             concat: matrix(&expected["concat"]),
@@ -219,6 +267,21 @@ pub fn assert_trace_close(name: &str, actual: &Trace, expected: &Expected, toler
         check(&format!("head {h} q"), head.q.view(), want.q.view(), 1.0);
         check(&format!("head {h} k"), head.k.view(), want.k.view(), 1.0);
         check(&format!("head {h} v"), head.v.view(), want.v.view(), 1.0);
+        for (what, got, expected) in [
+            ("q_scored", &head.q_scored, &want.q_scored),
+            ("k_scored", &head.k_scored, &want.k_scored),
+        ] {
+            match (got, expected) {
+                (Some(got), Some(expected)) => check(
+                    &format!("head {h} {what}"),
+                    got.view(),
+                    expected.view(),
+                    1.0,
+                ),
+                (None, None) => {}
+                _ => panic!("{name}: head {h} {what}: one side has it, the other not"),
+            }
+        }
         let score_scale = want
             .scores
             .iter()

@@ -1,9 +1,11 @@
 //! Standard scaled dot-product attention, head by head, as in "Attention Is All You Need":
-//! Attention(Q, K, V) = softmax(QKᵀ / (√d_k · T) + M) V.
+//! Attention(Q, K, V) = softmax(QKᵀ / (√d_k · T) + M) V, the scores shaped as
+//! [`crate::scoring`] says (positions, a soft-cap, a sink logit) when asked.
 
 use ndarray::{Array2, ArrayView2, Axis, s};
 
 use super::mask::Mask;
+use super::scoring::{Scoring, Shaping};
 use super::softmax::masked_softmax_row;
 use super::weights::{Dims, Weights};
 
@@ -73,10 +75,55 @@ impl Projections {
     }
 }
 
+/// Q and K as the scores read them: each head's rows through QK-norm and RoPE when those apply
+/// (see [`crate::scoring`]); else the projections themselves. Queries and keys sit at their
+/// row indices (cross-attention's keys at their own), plus the offset.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScoredQk {
+    pub q: Option<Array2<f32>>,
+    pub k: Option<Array2<f32>>,
+}
+
+impl ScoredQk {
+    pub fn new(projections: &Projections, shaping: &Shaping, d_k: usize) -> Self {
+        Self {
+            q: shaping.prepare(projections.q.view(), d_k, 0),
+            k: shaping.prepare(projections.k.view(), d_k, 0),
+        }
+    }
+
+    /// Head `head`'s queries as scored [seq_len, d_k].
+    pub fn q<'a>(
+        &'a self,
+        projections: &'a Projections,
+        dims: &Dims,
+        head: usize,
+    ) -> ArrayView2<'a, f32> {
+        match &self.q {
+            Some(q) => q.slice(s![.., head * dims.d_k..(head + 1) * dims.d_k]),
+            None => projections.head_q(dims, head),
+        }
+    }
+
+    /// K/V head `group`'s keys as scored [key_len, d_k].
+    pub fn k<'a>(
+        &'a self,
+        projections: &'a Projections,
+        dims: &Dims,
+        group: usize,
+    ) -> ArrayView2<'a, f32> {
+        match &self.k {
+            Some(k) => k.slice(s![.., group * dims.d_k..(group + 1) * dims.d_k]),
+            None => projections.group_k(dims, group),
+        }
+    }
+}
+
 /// Every intermediate of one head.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HeadAttention {
-    /// [seq_len, key_len] = QKᵀ · scale, before the mask (masked cells keep their value here).
+    /// [seq_len, key_len] = QKᵀ · scale (or the shaped scores), before the mask (masked cells
+    /// keep their value here).
     pub scores: Array2<f32>,
     /// [seq_len, key_len] = softmax over the allowed keys; exactly 0 where masked.
     pub weights: Array2<f32>,
@@ -86,19 +133,20 @@ pub struct HeadAttention {
     pub fully_masked_rows: Vec<usize>,
 }
 
-/// One head with every intermediate kept. `scale` = 1 / (√d_k · T).
-/// q: [seq_len, d_k], k: [key_len, d_k], v: [key_len, d_v].
+/// One head with every intermediate kept; `scoring` turns q·k into scores (1 / (√d_k · T) in
+/// 2017's attention). q: [seq_len, d_k], k: [key_len, d_k], v: [key_len, d_v], both already
+/// through QK-norm and RoPE when those apply.
 pub fn attend(
     q: ArrayView2<f32>,
     k: ArrayView2<f32>,
     v: ArrayView2<f32>,
-    scale: f32,
+    scoring: &Scoring,
     mask: &Mask,
 ) -> HeadAttention {
     let mut scores = q.dot(&k.t());
-    scores.mapv_inplace(|s| s * scale);
+    scoring.apply(scores.view_mut(), 0, 0);
     let mut weights = Array2::zeros(scores.raw_dim());
-    let fully_masked_rows = softmax_rows(scores.view(), 0, mask, &mut weights);
+    let fully_masked_rows = softmax_rows(scores.view(), 0, mask, scoring.sink, &mut weights);
     let output = weights.dot(&v);
     HeadAttention {
         scores,
@@ -117,7 +165,7 @@ pub fn attend_output(
     q: ArrayView2<f32>,
     k: ArrayView2<f32>,
     v: ArrayView2<f32>,
-    scale: f32,
+    scoring: &Scoring,
     mask: &Mask,
 ) -> (Array2<f32>, Vec<usize>) {
     let mut output = Array2::zeros((q.nrows(), v.ncols()));
@@ -125,9 +173,15 @@ pub fn attend_output(
     for (chunk, q_chunk) in q.axis_chunks_iter(Axis(0), ROW_CHUNK).enumerate() {
         let first_row = chunk * ROW_CHUNK;
         let mut scores = q_chunk.dot(&k.t());
-        scores.mapv_inplace(|s| s * scale);
+        scoring.apply(scores.view_mut(), first_row, 0);
         let mut weights = Array2::zeros(scores.raw_dim());
-        fully_masked_rows.extend(softmax_rows(scores.view(), first_row, mask, &mut weights));
+        fully_masked_rows.extend(softmax_rows(
+            scores.view(),
+            first_row,
+            mask,
+            scoring.sink,
+            &mut weights,
+        ));
         output
             .slice_mut(s![first_row..first_row + q_chunk.nrows(), ..])
             .assign(&weights.dot(&v));
@@ -141,6 +195,7 @@ fn softmax_rows(
     scores: ArrayView2<f32>,
     first_row: usize,
     mask: &Mask,
+    sink: Option<f32>,
     weights: &mut Array2<f32>,
 ) -> Vec<usize> {
     let mut fully_masked_rows = Vec::new();
@@ -151,7 +206,7 @@ fn softmax_rows(
     {
         let i = first_row + r;
         let keys = mask.row_keys(i, 0..score_row.len());
-        if !masked_softmax_row(score_row, &keys, weight_row) {
+        if !masked_softmax_row(score_row, &keys, sink, weight_row) {
             fully_masked_rows.push(i);
         }
     }

@@ -4,10 +4,11 @@
 
 use ndarray::{Array2, ArrayView2};
 
-use super::embed::{positional_encoding, token_embeddings};
+use super::embed::{positional_encoding_from, token_embeddings};
 use super::error::ConfigError;
 use super::layer_norm::Norm;
 use super::mask::{Mask, MaskSpec};
+use super::scoring::{Position, Scoring, Shaping};
 use super::tokenize::{Tokens, tokenize};
 use super::weights::{Dims, Weights};
 
@@ -112,6 +113,8 @@ pub struct Params {
     pub model_layer: Option<usize>,
     /// Whether the caller will record every intermediate (limits the size).
     pub trace: bool,
+    /// Positions and the score options (RoPE, ALiBi, a soft-cap, QK-norm, sink logits).
+    pub shaping: Shaping,
 }
 
 impl Params {
@@ -135,6 +138,7 @@ impl Params {
             norm: None,
             model_layer: None,
             trace: true,
+            shaping: Shaping::default(),
         }
     }
 }
@@ -147,8 +151,11 @@ pub struct Sequence {
     pub tokens: Vec<String>,
     /// [len, d_model]: what attention reads.
     pub x: Array2<f32>,
-    /// E and P with x = E + P; `None` when x was given explicitly.
+    /// E and P with x = E + P; `None` when x was given explicitly. P is zero when no
+    /// position vector is added (positions none, RoPE or ALiBi).
     pub parts: Option<(Array2<f32>, Array2<f32>)>,
+    /// The first position P encodes (the offset), or `None` when no P is added.
+    pub first_position: Option<usize>,
 }
 
 /// Checked parameters: shapes agree, numbers are finite and in range. Built only by
@@ -169,6 +176,7 @@ pub struct Config {
     layer_norm: LayerNormMode,
     norm: Norm,
     model_layer: Option<usize>,
+    shaping: Shaping,
 }
 
 impl Config {
@@ -252,6 +260,17 @@ impl Config {
     pub fn seeded_weights(&self) -> bool {
         self.seeded_weights
     }
+
+    /// Positions and the score options.
+    pub fn shaping(&self) -> &Shaping {
+        &self.shaping
+    }
+
+    /// How head `head` turns q·k into scores (see [`crate::scoring`]).
+    pub fn scoring(&self, head: usize) -> Scoring {
+        self.shaping
+            .scoring(head, self.dims.n_heads, self.dims.d_k, self.temperature)
+    }
 }
 
 impl Params {
@@ -266,9 +285,18 @@ impl Params {
     /// no tokenizing, embedding or drawing of weights. The result is the same, bit for bit.
     pub fn validate_reusing(&self, previous: Option<&Config>) -> Result<Config, ConfigError> {
         let d_model = resolve_d_model(&self.input, self.d_model)?;
+        // A sentence's X = E + P only with absolute positions (from the offset).
+        let first_position =
+            (self.shaping.position == Position::Absolute).then_some(self.shaping.offset);
         let reuse = |input: &Input, fields: InputFields, old: Option<&Sequence>| match old {
-            Some(old) if &old.origin == input && old.x.ncols() == d_model => Ok(old.clone()),
-            _ => sequence(input, d_model, fields),
+            Some(old)
+                if &old.origin == input
+                    && old.x.ncols() == d_model
+                    && (old.parts.is_none() || old.first_position == first_position) =>
+            {
+                Ok(old.clone())
+            }
+            _ => sequence(input, d_model, fields, first_position),
         };
         let target = reuse(
             &self.input,
@@ -320,6 +348,7 @@ impl Params {
         let seq_len = target.tokens.len();
         let key_len = source.as_ref().map_or(seq_len, |s| s.tokens.len());
         let mask = check_mask(&self.mask, seq_len, key_len)?;
+        let shaping = check_shaping(&self.shaping, &dims)?;
 
         let weights = match (&self.weights, previous) {
             (Some(weights), _) => check_weights(weights, &dims)?,
@@ -370,6 +399,7 @@ impl Params {
             layer_norm: self.layer_norm,
             norm: self.norm.clone().unwrap_or_default(),
             model_layer: self.model_layer,
+            shaping,
         })
     }
 }
@@ -413,15 +443,24 @@ fn resolve_d_model(input: &Input, d_model: Option<usize>) -> Result<usize, Confi
     }
 }
 
-fn sequence(input: &Input, d_model: usize, fields: InputFields) -> Result<Sequence, ConfigError> {
+fn sequence(
+    input: &Input,
+    d_model: usize,
+    fields: InputFields,
+    first_position: Option<usize>,
+) -> Result<Sequence, ConfigError> {
     let embedded = |tokens: Vec<String>| {
         let embeddings = token_embeddings(&tokens, d_model);
-        let positions = positional_encoding(tokens.len(), d_model);
+        let positions = match first_position {
+            Some(first) => positional_encoding_from(first, tokens.len(), d_model),
+            None => Array2::zeros((tokens.len(), d_model)),
+        };
         Sequence {
             origin: input.clone(),
             x: &embeddings + &positions,
             tokens,
             parts: Some((embeddings, positions)),
+            first_position,
         }
     };
     match input {
@@ -463,6 +502,7 @@ fn sequence(input: &Input, d_model: usize, fields: InputFields) -> Result<Sequen
                 tokens: tokens.clone(),
                 x: x.clone(),
                 parts: parts.clone(),
+                first_position: None,
             })
         }
         Input::X(x) => {
@@ -485,6 +525,7 @@ fn sequence(input: &Input, d_model: usize, fields: InputFields) -> Result<Sequen
                 tokens,
                 x: x.clone(),
                 parts: None,
+                first_position: None,
             })
         }
     }
@@ -619,6 +660,58 @@ fn check_mask(spec: &MaskSpec, queries: usize, keys: usize) -> Result<Mask, Conf
     }
     Ok(Mask::new_unchecked(spec.clone(), queries, keys))
 }
+
+/// The score options, checked against the shape: RoPE needs an even d_k and a base above 1, a
+/// soft-cap is above 0, sink logits are one finite number per head.
+fn check_shaping(shaping: &Shaping, dims: &Dims) -> Result<Shaping, ConfigError> {
+    if let Position::Rope { base, .. } = shaping.position {
+        if !dims.d_k.is_multiple_of(2) {
+            return Err(ConfigError::RopeNeedsEvenDk { d_k: dims.d_k });
+        }
+        if !(base.is_finite() && base > 1.0) {
+            return Err(ConfigError::BadRopeBase { base });
+        }
+    }
+    if let Some(cap) = shaping.softcap
+        && !(cap.is_finite() && cap > 0.0)
+    {
+        return Err(ConfigError::BadSoftcap {
+            value: f64::from(cap),
+        });
+    }
+    if let Some(logits) = &shaping.sink_logits {
+        if logits.len() != dims.n_heads {
+            return Err(ConfigError::SinkLogitsLength {
+                given: logits.len(),
+                heads: dims.n_heads,
+            });
+        }
+        if let Some((col, &value)) = logits
+            .iter()
+            .enumerate()
+            .find(|(_, v)| !(v.is_finite() && v.abs() <= MAX_ABS_VALUE))
+        {
+            return Err(ConfigError::ValueOutOfRange {
+                field: "sink_logits",
+                row: 0,
+                col,
+                value: f64::from(value),
+                limit: f64::from(MAX_ABS_VALUE),
+            });
+        }
+    }
+    if shaping.offset > MAX_POSITION_OFFSET {
+        return Err(ConfigError::TooLarge {
+            field: "position.offset",
+            value: shaping.offset,
+            max: MAX_POSITION_OFFSET,
+        });
+    }
+    Ok(shaping.clone())
+}
+
+/// The largest position offset: positions past a million tell a learner nothing more.
+pub const MAX_POSITION_OFFSET: usize = 1_000_000;
 
 /// Builds a matrix from rows (as JSON gives them), refusing ragged input.
 pub fn matrix_from_rows<T: Clone>(

@@ -23,6 +23,11 @@ pub fn token_embeddings(tokens: &[String], d_model: usize) -> Array2<f32> {
 /// P: [seq_len, d_model], the encoding of "Attention Is All You Need":
 /// P[pos, 2i] = sin(pos / 10000^(2i/d_model)), P[pos, 2i+1] = cos(pos / 10000^(2i/d_model)).
 pub fn positional_encoding(seq_len: usize, d_model: usize) -> Array2<f32> {
+    positional_encoding_from(0, seq_len, d_model)
+}
+
+/// [`positional_encoding`] for positions `first`, `first + 1`, … (a position offset).
+pub fn positional_encoding_from(first: usize, seq_len: usize, d_model: usize) -> Array2<f32> {
     // 1 / 10000^(2i/d_model), once per sin/cos pair rather than once per element.
     let frequencies: Vec<f64> = (0..d_model)
         .map(|dim| {
@@ -31,8 +36,8 @@ pub fn positional_encoding(seq_len: usize, d_model: usize) -> Array2<f32> {
                 .recip()
         })
         .collect();
-    Array2::from_shape_fn((seq_len, d_model), |(pos, dim)| {
-        let angle = pos as f64 * frequencies[dim];
+    Array2::from_shape_fn((seq_len, d_model), |(row, dim)| {
+        let angle = (first + row) as f64 * frequencies[dim];
         if dim % 2 == 0 {
             angle.sin() as f32
         } else {

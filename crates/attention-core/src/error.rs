@@ -73,6 +73,14 @@ pub enum ConfigError {
         "trace: {cells} attention cells are too many to record step by step (at most {max}); ask for trace = false"
     )]
     TraceTooLarge { cells: usize, max: usize },
+    #[error("position: RoPE turns pairs of dimensions, so d_k must be even (got {d_k})")]
+    RopeNeedsEvenDk { d_k: usize },
+    #[error("position.base must be above 1 (got {base})")]
+    BadRopeBase { base: f64 },
+    #[error("softcap must be above 0 (got {value})")]
+    BadSoftcap { value: f64 },
+    #[error("sink_logits: one logit per head: {heads} heads, {given} logits")]
+    SinkLogitsLength { given: usize, heads: usize },
 }
 
 impl ConfigError {
@@ -91,6 +99,10 @@ impl ConfigError {
             Self::BadTemperature { .. } => "temperature",
             Self::CausalNeedsSquare { .. } | Self::ValidLenTooLong { .. } => "mask",
             Self::TraceTooLarge { .. } => "trace",
+            Self::RopeNeedsEvenDk { .. } => "position",
+            Self::BadRopeBase { .. } => "position.base",
+            Self::BadSoftcap { .. } => "softcap",
+            Self::SinkLogitsLength { .. } => "sink_logits",
         }
     }
 }

@@ -16,6 +16,7 @@ use ndarray::{Array2, ArrayView2, s};
 
 use super::fastmath::exp;
 use super::mask::Mask;
+use super::scoring::Scoring;
 use super::softmax::{masked_exp, masked_max, with_row_slices};
 
 /// One tile visit: query block `row_block` against key/value block `col_block`.
@@ -29,11 +30,13 @@ pub struct FlashStep {
     pub cols: Range<usize>,
     /// The mask hides the whole tile: nothing was read or computed.
     pub skipped: bool,
-    /// [rows, cols] S = Q_i K_jᵀ · scale, before the mask (empty when skipped).
+    /// [rows, cols] S = Q_i K_jᵀ · scale (or the shaped scores), before the mask (empty when
+    /// skipped).
     pub scores: Array2<f32>,
     /// [rows, cols] P = exp(S − m_new), 0 where masked (empty when skipped).
     pub probs: Array2<f32>,
-    /// Running maximum per row before this tile (−∞ before any allowed key).
+    /// Running maximum per row before this tile (−∞ before any allowed key; the sink logit with
+    /// one).
     pub m_prev: Vec<f32>,
     /// Running maximum per row after this tile.
     pub m: Vec<f32>,
@@ -58,18 +61,20 @@ pub struct FlashHead {
 }
 
 /// Tiled attention of one head. q: [seq_len, d_k], k: [key_len, d_k], v: [key_len, d_v];
-/// `scale` = 1 / (√d_k · T); `block` = (block_rows, block_cols), both ≥ 1.
+/// `scoring` turns q·k into scores (1 / (√d_k · T) in 2017's attention; an ALiBi bias and a
+/// soft-cap computed per tile from the indices; a sink logit as the online softmax's starting m
+/// and l); `block` = (block_rows, block_cols), both ≥ 1.
 /// With `record` false, extra memory is O(block_rows · (block_cols + d_v)).
 pub fn flash_attention(
     q: ArrayView2<f32>,
     k: ArrayView2<f32>,
     v: ArrayView2<f32>,
-    scale: f32,
+    scoring: &Scoring,
     mask: &Mask,
     block: (usize, usize),
     record: bool,
 ) -> FlashHead {
-    run(q, k, v, scale, mask, block, record, 0..usize::MAX)
+    run(q, k, v, scoring, mask, block, record, 0..usize::MAX)
 }
 
 /// FlashAttention for the query blocks `query_blocks` only (clamped to the blocks there are),
@@ -81,12 +86,12 @@ pub fn replay_query_blocks(
     q: ArrayView2<f32>,
     k: ArrayView2<f32>,
     v: ArrayView2<f32>,
-    scale: f32,
+    scoring: &Scoring,
     mask: &Mask,
     block: (usize, usize),
     query_blocks: Range<usize>,
 ) -> FlashHead {
-    run(q, k, v, scale, mask, block, true, query_blocks)
+    run(q, k, v, scoring, mask, block, true, query_blocks)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -94,7 +99,7 @@ fn run(
     q: ArrayView2<f32>,
     k: ArrayView2<f32>,
     v: ArrayView2<f32>,
-    scale: f32,
+    scoring: &Scoring,
     mask: &Mask,
     block: (usize, usize),
     record: bool,
@@ -121,8 +126,10 @@ fn run(
         let rows = r0..(r0 + block_rows).min(seq_len);
         let n_rows = rows.len();
         let q_block = q.slice(s![rows.clone(), ..]);
-        let mut m = vec![f32::NEG_INFINITY; n_rows];
-        let mut l = vec![0.0f32; n_rows];
+        // A sink logit is a column every row holds from the start: m = sink, l = exp(0) = 1.
+        let mut m = vec![scoring.sink.unwrap_or(f32::NEG_INFINITY); n_rows];
+        let mut l = vec![if scoring.sink.is_some() { 1.0f32 } else { 0.0 }; n_rows];
+        let mut seen = vec![false; n_rows];
         let mut acc = Array2::<f32>::zeros((n_rows, d_v));
 
         for (col_block, c0) in (0..key_len).step_by(block_cols).enumerate() {
@@ -150,20 +157,25 @@ fn run(
             let previous = record.then(|| (m.clone(), l.clone()));
             let mut scores = scores_tile.slice_mut(s![..n_rows, ..cols.len()]);
             let mut probs = probs_tile.slice_mut(s![..n_rows, ..cols.len()]);
-            // S = Q_i K_jᵀ · scale
+            // S = Q_i K_jᵀ · scale, or the dot products shaped (a bias, a cap) from the indices.
+            let alpha = if scoring.shapes() { 1.0 } else { scoring.scale };
             general_mat_mul(
-                scale,
+                alpha,
                 &q_block,
                 &k.slice(s![cols.clone(), ..]).t(),
                 0.0,
                 &mut scores,
             );
+            if scoring.shapes() {
+                scoring.apply(scores.view_mut(), r0, cols.start);
+            }
             let mut rescale = vec![1.0f32; n_rows];
             for (r, (score_row, prob_row)) in
                 scores.rows().into_iter().zip(probs.rows_mut()).enumerate()
             {
                 let keys = mask.row_keys(r0 + r, cols.clone());
                 let m_old = m[r];
+                seen[r] |= keys.any();
                 // P = exp(S − m_new) over the allowed keys, with m_new = max(m_old, max_j S).
                 let update = with_row_slices(score_row, prob_row, |scores, probs| {
                     let m_new = m_old.max(masked_max(scores, &keys));
@@ -206,7 +218,7 @@ fn run(
 
         // The deferred normalisation: O_i = acc / l, once per query block.
         for (r, &row_sum) in l.iter().enumerate() {
-            if row_sum > 0.0 {
+            if seen[r] && row_sum > 0.0 {
                 let inverse = 1.0 / row_sum;
                 output
                     .row_mut(r0 + r)

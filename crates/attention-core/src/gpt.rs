@@ -13,6 +13,7 @@ use crate::config::{Config, Input, LayerNormMode, Params};
 use crate::error::ConfigError;
 use crate::layer_norm::Norm;
 use crate::mask::MaskSpec;
+use crate::scoring::Shaping;
 use crate::trace::{FlashDetail, Trace, compute_trace_with};
 use crate::weights::{Biases, Weights};
 
@@ -337,6 +338,7 @@ impl Gpt {
             norm: Some(block.ln_1.clone()),
             model_layer: Some(index),
             trace: true,
+            shaping: run.shaping.clone(),
             ..Params::sentence("")
         }
         .validate()
@@ -379,6 +381,9 @@ pub struct GptRun {
     pub temperature: f64,
     /// FlashAttention's tile size; `None`: chosen from the input.
     pub block: (Option<usize>, Option<usize>),
+    /// The score options (a soft-cap, QK-norm, sink logits) on every layer; its positions stay
+    /// the learned absolute ones.
+    pub shaping: Shaping,
 }
 
 impl Default for GptRun {
@@ -387,6 +392,7 @@ impl Default for GptRun {
             mask: MaskSpec::Causal,
             temperature: 1.0,
             block: (None, None),
+            shaping: Shaping::default(),
         }
     }
 }

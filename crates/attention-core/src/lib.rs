@@ -20,6 +20,7 @@ pub mod lessons;
 pub mod mask;
 pub mod overview;
 pub mod rng;
+pub mod scoring;
 pub mod softmax;
 pub mod tokenize;
 pub mod trace;

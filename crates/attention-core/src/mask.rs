@@ -25,6 +25,15 @@ impl RowKeys<'_> {
             Self::Explicit(allowed) => allowed[j],
         }
     }
+
+    /// Whether any key is allowed.
+    pub fn any(&self) -> bool {
+        match self {
+            Self::Range(range) => !range.is_empty(),
+            Self::Two(first, second) => !first.is_empty() || !second.is_empty(),
+            Self::Explicit(allowed) => allowed.iter().any(|&a| a),
+        }
+    }
 }
 
 /// A mask as a user asks for it. Checked against the sequence lengths into a [`Mask`].

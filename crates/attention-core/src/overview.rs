@@ -10,6 +10,7 @@ use ndarray::{Array2, ArrayView2, Axis, s};
 use super::config::Config;
 use super::fastmath::exp;
 use super::mask::{Mask, RowKeys};
+use super::scoring::Scoring;
 use super::softmax::{masked_exp, masked_max};
 
 /// Blocks per side an overview has at most.
@@ -104,7 +105,7 @@ pub fn attend_overview(
     q: ArrayView2<f32>,
     k: ArrayView2<f32>,
     v: ArrayView2<f32>,
-    scale: f32,
+    scoring: &Scoring,
     mask: &Mask,
 ) -> (Array2<f32>, Overview) {
     let (n, m) = (q.nrows(), k.nrows());
@@ -117,7 +118,7 @@ pub fn attend_overview(
     for (chunk, q_chunk) in q.axis_chunks_iter(Axis(0), ROW_CHUNK).enumerate() {
         let first = chunk * ROW_CHUNK;
         let mut scores = q_chunk.dot(&k.t());
-        scores.mapv_inplace(|s| s * scale);
+        scoring.apply(scores.view_mut(), first, 0);
         let mut weights = Array2::<f32>::zeros(scores.raw_dim());
         for (r, (score_row, mut weight_row)) in scores
             .outer_iter()
@@ -130,9 +131,15 @@ pub fn attend_overview(
             let weights = weight_row.as_slice_mut().expect("contiguous");
             let max = masked_max(scores, &keys);
             if max > f32::NEG_INFINITY {
-                let inverse = (1.0 / masked_exp(scores, &keys, max, weights)) as f32;
+                // A sink logit joins the row's softmax as an extra column (then dropped).
+                let top = scoring.sink.map_or(max, |s| max.max(s));
+                let sum = masked_exp(scores, &keys, top, weights)
+                    + scoring.sink.map_or(0.0, |s| f64::from(exp(s - top)));
+                let inverse = (1.0 / sum) as f32;
                 weights.iter_mut().for_each(|w| *w *= inverse);
-                (row_max[i], row_inverse[i]) = (max, inverse);
+                (row_max[i], row_inverse[i]) = (top, inverse);
+            } else {
+                weights.fill(0.0);
             }
             acc.add_row(i / row_step, col_step, scores, weights, &keys);
         }
@@ -258,18 +265,19 @@ impl Accumulator {
     }
 }
 
-/// One cell of a summarised head, at full resolution: the scaled score QKᵀ·scale (before the
-/// mask) and the weight, recomputed from query `i`'s and key `j`'s vectors and the row's softmax
-/// numbers. Equal to what a full trace holds up to the order of the dot product's additions.
+/// One cell of a summarised head, at full resolution: the score (before the mask) and the
+/// weight, recomputed from query `i`'s and key `j`'s vectors (as the scores read them: after
+/// QK-norm and RoPE) and the row's softmax numbers. Equal to what a full trace holds up to the
+/// order of the dot product's additions.
 pub fn cell(
     q: ArrayView2<f32>,
     k: ArrayView2<f32>,
-    scale: f32,
+    scoring: &Scoring,
     mask: &Mask,
     overview: &Overview,
     (i, j): (usize, usize),
 ) -> (f32, f32) {
-    let score = q.row(i).dot(&k.row(j)) * scale;
+    let score = scoring.score(q.row(i).dot(&k.row(j)), i, j);
     let max = overview.row_max[i];
     let weight = if mask.allows(i, j) && max > f32::NEG_INFINITY {
         exp(score - max) * overview.row_inverse[i]
@@ -283,7 +291,7 @@ pub fn cell(
 pub fn region(
     q: ArrayView2<f32>,
     k: ArrayView2<f32>,
-    scale: f32,
+    scoring: &Scoring,
     mask: &Mask,
     overview: &Overview,
     rows: std::ops::Range<usize>,
@@ -294,7 +302,7 @@ pub fn region(
     let mut weights = Array2::zeros(shape);
     for (r, i) in rows.enumerate() {
         for (c, j) in cols.clone().enumerate() {
-            let (score, weight) = cell(q, k, scale, mask, overview, (i, j));
+            let (score, weight) = cell(q, k, scoring, mask, overview, (i, j));
             scores[[r, c]] = score;
             weights[[r, c]] = weight;
         }

@@ -59,15 +59,25 @@ pub fn masked_exp(scores: &[f32], keys: &RowKeys, shift: f32, out: &mut [f32]) -
 /// Writes softmax(scores) into `weights` over the allowed keys only:
 /// w_j = exp(s_j − max) / Σ_allowed exp(s_j − max), and exactly 0 where masked.
 /// Subtracting the row maximum keeps every exp ≤ 1, so large scores cannot overflow.
+/// With a `sink` logit, it joins the softmax as one more column that is then dropped: the
+/// weights sum to less than 1.
 /// Returns `false` when every key is masked: the row is then all zeros (never NaN).
-pub fn masked_softmax(scores: &[f32], keys: &RowKeys, weights: &mut [f32]) -> bool {
+pub fn masked_softmax(
+    scores: &[f32],
+    keys: &RowKeys,
+    sink: Option<f32>,
+    weights: &mut [f32],
+) -> bool {
     let max = masked_max(scores, keys);
     if max == f32::NEG_INFINITY {
         weights.fill(0.0);
         return false;
     }
+    let top = sink.map_or(max, |s| max.max(s));
     // sum ≥ 1: the maximum itself contributes exp(0) = 1.
-    let inverse = (1.0 / masked_exp(scores, keys, max, weights)) as f32;
+    let sum =
+        masked_exp(scores, keys, top, weights) + sink.map_or(0.0, |s| f64::from(exp(s - top)));
+    let inverse = (1.0 / sum) as f32;
     for w in weights.iter_mut() {
         *w *= inverse;
     }
@@ -94,9 +104,10 @@ pub fn with_row_slices<R>(
 pub fn masked_softmax_row(
     scores: ArrayView1<f32>,
     keys: &RowKeys,
+    sink: Option<f32>,
     weights: ArrayViewMut1<f32>,
 ) -> bool {
     with_row_slices(scores, weights, |scores, weights| {
-        masked_softmax(scores, keys, weights)
+        masked_softmax(scores, keys, sink, weights)
     })
 }

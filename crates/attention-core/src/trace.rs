@@ -3,7 +3,7 @@
 
 use ndarray::{Array2, ArrayView2, Axis, Zip, concatenate};
 
-use super::attention::{Projections, attend, attend_output};
+use super::attention::{Projections, ScoredQk, attend, attend_output};
 use super::config::{Config, LayerNormMode};
 use super::error::ConfigError;
 use super::flash::{self, FlashHead, flash_attention};
@@ -39,13 +39,33 @@ pub struct HeadTrace {
     pub k: Array2<f32>,
     /// [key_len, d_v]
     pub v: Array2<f32>,
-    /// [seq_len, key_len] = QKᵀ / (√d_k · T), before the mask.
+    /// q and k as the scores read them, when QK-norm or RoPE changed them ([seq_len, d_k] and
+    /// [key_len, d_k]); `None` when they are `q` and `k`.
+    pub q_scored: Option<Array2<f32>>,
+    pub k_scored: Option<Array2<f32>>,
+    /// [seq_len, key_len] q·k of the scored q and k, kept when the scores are not simply q·k
+    /// times a scale (an ALiBi bias or a soft-cap; not for a summarised trace).
+    pub dots: Option<Array2<f32>>,
+    /// [seq_len, key_len] = QKᵀ / (√d_k · T) (or the shaped scores, see [`crate::scoring`]),
+    /// before the mask.
     pub scores: Array2<f32>,
     /// [seq_len, key_len] softmax over allowed keys; exactly 0 where masked.
     pub weights: Array2<f32>,
     /// [seq_len, d_v] = weights · V
     pub output: Array2<f32>,
     pub fully_masked_rows: Vec<usize>,
+}
+
+impl HeadTrace {
+    /// q as the scores read it: after QK-norm and RoPE when those apply.
+    pub fn scored_q(&self) -> ArrayView2<'_, f32> {
+        self.q_scored.as_ref().unwrap_or(&self.q).view()
+    }
+
+    /// k as the scores read it.
+    pub fn scored_k(&self) -> ArrayView2<'_, f32> {
+        self.k_scored.as_ref().unwrap_or(&self.k).view()
+    }
 }
 
 /// FlashAttention run through the same pipeline, for comparison.
@@ -148,26 +168,32 @@ pub fn compute_part(
     progress: &mut dyn FnMut(usize, usize),
 ) -> Computed {
     let dims = *config.dims();
-    let (scale, mask) = (config.scale(), config.mask());
+    let mask = config.mask();
     let attention_input = attention_input(config);
     let projections = project(config, attention_input.view());
+    let scored = ScoredQk::new(&projections, config.shaping(), dims.d_k);
     let count = heads.len();
     let (mut scores, mut weights, mut overviews) = (Vec::new(), Vec::new(), Vec::new());
     let mut outputs = Vec::with_capacity(count);
     let mut flash_outputs = Vec::with_capacity(count);
     for (done, head) in heads.enumerate() {
-        let (_, q, k, v) = projections.head(&dims, head);
+        let (group, _, _, v) = projections.head(&dims, head);
+        let (q, k) = (
+            scored.q(&projections, &dims, head),
+            scored.k(&projections, &dims, group),
+        );
+        let scoring = config.scoring(head);
         if summarise {
-            let (output, overview) = attend_overview(q, k, v, scale, mask);
+            let (output, overview) = attend_overview(q, k, v, &scoring, mask);
             outputs.push(output);
             overviews.push(overview);
         } else {
-            let standard = attend(q, k, v, scale, mask);
+            let standard = attend(q, k, v, &scoring, mask);
             scores.push(standard.scores);
             weights.push(standard.weights);
             outputs.push(standard.output);
         }
-        flash_outputs.push(flash_attention(q, k, v, scale, mask, config.block(), false).output);
+        flash_outputs.push(flash_attention(q, k, v, &scoring, mask, config.block(), false).output);
         progress(done + 1, count);
     }
     let concat = concat_heads(outputs.iter().map(|a| a.view()));
@@ -198,16 +224,22 @@ pub fn compute_part(
 /// Runs standard and flash attention keeping only the outputs.
 pub fn compute_outputs(config: &Config) -> Outputs {
     let dims = *config.dims();
-    let (scale, mask) = (config.scale(), config.mask());
+    let mask = config.mask();
     let attention_input = attention_input(config);
     let projections = project(config, attention_input.view());
+    let scored = ScoredQk::new(&projections, config.shaping(), dims.d_k);
 
     let mut standard = Vec::with_capacity(dims.n_heads);
     let mut flash = Vec::with_capacity(dims.n_heads);
     for head in 0..dims.n_heads {
-        let (_, q, k, v) = projections.head(&dims, head);
-        standard.push(attend_output(q, k, v, scale, mask).0);
-        flash.push(flash_attention(q, k, v, scale, mask, config.block(), false).output);
+        let (group, _, _, v) = projections.head(&dims, head);
+        let (q, k) = (
+            scored.q(&projections, &dims, head),
+            scored.k(&projections, &dims, group),
+        );
+        let scoring = config.scoring(head);
+        standard.push(attend_output(q, k, v, &scoring, mask).0);
+        flash.push(flash_attention(q, k, v, &scoring, mask, config.block(), false).output);
     }
     let weights = config.weights();
     outputs_from(
@@ -238,14 +270,15 @@ pub fn replay_flash(
     }
     let dims = *config.dims();
     let projections = project(config, attention_input(config).view());
+    let scored = ScoredQk::new(&projections, config.shaping(), dims.d_k);
     Ok((0..dims.n_heads)
         .map(|head| {
-            let (_, q, k, v) = projections.head(&dims, head);
+            let (group, _, _, v) = projections.head(&dims, head);
             flash::replay_query_blocks(
-                q,
-                k,
+                scored.q(&projections, &dims, head),
+                scored.k(&projections, &dims, group),
                 v,
-                config.scale(),
+                &config.scoring(head),
                 config.mask(),
                 config.block(),
                 query_blocks.clone(),
@@ -437,7 +470,7 @@ pub fn trace_from(
     flash: FlashDetail,
 ) -> Trace {
     let dims = *config.dims();
-    let (scale, mask) = (config.scale(), config.mask());
+    let mask = config.mask();
     let mask_matrix = mask.to_matrix();
     let fully_masked_rows: Vec<usize> = mask_matrix
         .outer_iter()
@@ -450,6 +483,7 @@ pub fn trace_from(
         k: computed.k,
         v: computed.v,
     };
+    let scored = ScoredQk::new(&projections, config.shaping(), dims.d_k);
     let mut heads = Vec::with_capacity(dims.n_heads);
     let mut flash_heads = Vec::with_capacity(dims.n_heads);
     let head_columns = |h: usize| h * dims.d_v..(h + 1) * dims.d_v;
@@ -459,10 +493,15 @@ pub fn trace_from(
     let empty = || Array2::zeros((0, 0));
     for head in 0..dims.n_heads {
         let (kv_group, q, k, v) = projections.head(&dims, head);
+        let (q_scored, k_scored) = (
+            scored.q(&projections, &dims, head),
+            scored.k(&projections, &dims, kv_group),
+        );
         // A summarised trace never records tiles: they would hold its n² scores again.
         let steps = match flash {
             FlashDetail::Steps if !summarised => {
-                flash_attention(q, k, v, scale, mask, config.block(), true).steps
+                let scoring = config.scoring(head);
+                flash_attention(q_scored, k_scored, v, &scoring, mask, config.block(), true).steps
             }
             _ => Vec::new(),
         };
@@ -479,6 +518,10 @@ pub fn trace_from(
             q: q.to_owned(),
             k: k.to_owned(),
             v: v.to_owned(),
+            q_scored: scored.q.is_some().then(|| q_scored.to_owned()),
+            k_scored: scored.k.is_some().then(|| k_scored.to_owned()),
+            dots: (!summarised && config.scoring(head).shapes())
+                .then(|| q_scored.dot(&k_scored.t())),
             scores: scores.next().unwrap_or_else(empty),
             weights: weights.next().unwrap_or_else(empty),
             output: computed

@@ -474,10 +474,17 @@ async fn read_back(
     Ok(parts)
 }
 
-/// What the shaders compute: projections without biases (a trained model's have them).
+/// What the shaders compute: projections without biases (a trained model's have them), and
+/// 2017's scores (no RoPE, ALiBi, soft-cap, QK-norm or sink logit yet).
 fn supported(config: &Config) -> Result<(), GpuError> {
-    match config.weights().biases {
-        Some(_) => Err(GpuError::Unsupported("projection biases")),
-        None => Ok(()),
+    if config.weights().biases.is_some() {
+        return Err(GpuError::Unsupported("projection biases"));
     }
+    if !config.shaping().is_plain() {
+        return Err(GpuError::Unsupported(SCORE_OPTIONS));
+    }
+    Ok(())
 }
+
+/// What the shaders do not compute yet, as the fallback names it.
+pub const SCORE_OPTIONS: &str = "RoPE, ALiBi, soft-caps, QK-norm and sink logits";

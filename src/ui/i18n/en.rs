@@ -73,6 +73,18 @@ fn config_error(error: &ConfigError) -> String {
         ConfigError::TraceTooLarge { cells, max } => format!(
             "Too much to show step by step: heads × tokens × keys = {cells} attention cells, at most {max}. Shorten the sentence or use fewer heads."
         ),
+        ConfigError::RopeNeedsEvenDk { d_k } => format!(
+            "RoPE turns the dimensions of q and k in pairs, so d_k must be even; it is {d_k}."
+        ),
+        ConfigError::BadRopeBase { base } => {
+            format!("RoPE's base must be above 1 (got {base}).")
+        }
+        ConfigError::BadSoftcap { value } => {
+            format!("The soft-cap must be above 0 (got {value}).")
+        }
+        ConfigError::SinkLogitsLength { given, heads } => {
+            format!("One sink logit per head: there are {heads} heads and {given} sink logits.")
+        }
     }
 }
 
@@ -156,6 +168,13 @@ pub static TEXT: Text = Text {
     own_weights_note: "These are your own weights, given through attentionLab.set() (W_Q, W_K, W_V and W_O): the seed draws nothing here, and any pattern in the picture comes from them.",
     own_weights_reset: "Draw random weights instead",
     own_x_formula: "X, as given",
+    no_positions: [
+        "No position vector is added: with positions “none”, attention sees no order at all.",
+        "No position vector is added: RoPE turns each head's q and k by their positions instead, so their dot product depends on i − j.",
+        "No position vector is added: ALiBi adds −m·|i − j| to each head's scores instead.",
+    ],
+    x_without_positions: "What attention reads: one row per token, its meaning alone; positions enter later, in the scores, or not at all.",
+    weights_with_sink: "Each row is a softmax over the visible keys and the head's sink logit; the sink's share is dropped, so a row sums to less than 1 and a head can attend to almost nothing.",
     own_x_caption: "Your own vectors, given through attentionLab.set() and used as they are: no embedding or position is added. One row per token.",
     seed: "seed",
     reroll: "Re-roll",
@@ -459,6 +478,9 @@ pub static TEXT: Text = Text {
         readback_failed: "Reading results back from the GPU failed, so the CPU computes",
         not_ready: "The GPU is not ready, so the CPU computes",
         unsupported: "The trained model runs on the CPU: the GPU backend does not add its biases yet.",
+        unsupported_what: |what| {
+            format!("The GPU backend does not compute {what} yet, so the CPU computes.")
+        },
         software_adapter: |name| {
             format!("The only GPU here is a software one ({name}); the CPU is faster.")
         },

@@ -184,6 +184,8 @@ pub struct FallbackTexts {
     pub readback_failed: &'static str,
     pub not_ready: &'static str,
     pub unsupported: &'static str,
+    /// The GPU backend does not compute these (their technical names).
+    pub unsupported_what: fn(&str) -> String,
     /// The adapter's name.
     pub software_adapter: fn(&str) -> String,
     /// The number of tokens from which "auto" uses a hardware GPU.
@@ -492,6 +494,11 @@ pub struct Text {
     /// section say instead, and the button that goes back to seeded draws.
     pub own_weights_note: &'static str,
     pub own_weights_reset: &'static str,
+    /// No position vector added (positions none, RoPE or ALiBi): where positions enter instead,
+    /// per kind; and the weights' caption when a sink logit takes a share of each row.
+    pub no_positions: [&'static str; 3],
+    pub weights_with_sink: &'static str,
+    pub x_without_positions: &'static str,
     /// X given through `set()`: the X stage's formula and caption.
     pub own_x_formula: &'static str,
     pub own_x_caption: &'static str,

@@ -71,6 +71,14 @@ fn config_error(error: &ConfigError) -> String {
         ConfigError::TraceTooLarge { cells, max } => format!(
             "要逐步展示的注意力格子太多（头数 × 词元数 × 键数 = {cells}，上限 {max}）：请缩短句子或减少头数。"
         ),
+        ConfigError::RopeNeedsEvenDk { d_k } => {
+            format!("RoPE 把 q 和 k 的维度两两成对旋转，所以 d_k 必须是偶数；现在是 {d_k}。")
+        }
+        ConfigError::BadRopeBase { base } => format!("RoPE 的底数必须大于 1（现在是 {base}）。"),
+        ConfigError::BadSoftcap { value } => format!("软上限必须大于 0（现在是 {value}）。"),
+        ConfigError::SinkLogitsLength { given, heads } => {
+            format!("每个头一个汇聚 logit：共有 {heads} 个头，却给了 {given} 个。")
+        }
     }
 }
 
@@ -144,6 +152,13 @@ pub static TEXT: Text = Text {
     own_weights_note: "这些是你自己的权重，通过 attentionLab.set() 给出（W_Q、W_K、W_V 和 W_O）：这里随机种子不抽取任何东西，图中的任何模式都来自这些权重。",
     own_weights_reset: "改用随机抽取的权重",
     own_x_formula: "X，按给定的值",
+    no_positions: [
+        "不加位置向量：位置设为“无”时，注意力完全看不到顺序。",
+        "不加位置向量：RoPE 改为按位置旋转每个头的 q 和 k，于是它们的点积只取决于 i − j。",
+        "不加位置向量：ALiBi 改为在每个头的分数上加 −m·|i − j|。",
+    ],
+    x_without_positions: "注意力读取的内容：每个词元一行，只有含义；位置稍后在分数里才进入，或者根本不进入。",
+    weights_with_sink: "每一行是对可见键和该头汇聚 logit 一起做的 softmax；汇聚项的份额被丢弃，所以每行之和小于 1，一个头可以几乎什么都不关注。",
     own_x_caption: "你自己的向量，通过 attentionLab.set() 给出，原样使用：不加词向量，也不加位置。每个词元一行。",
     seed: "随机种子",
     reroll: "重新生成",
@@ -421,6 +436,7 @@ pub static TEXT: Text = Text {
         readback_failed: "从 GPU 读回结果失败，因此由 CPU 计算",
         not_ready: "GPU 尚未就绪，因此由 CPU 计算",
         unsupported: "训练好的模型在 CPU 上运行：GPU 后端暂时还不支持它的偏置项。",
+        unsupported_what: |what| format!("GPU 后端暂时还不支持 {what}，所以由 CPU 计算。"),
         software_adapter: |name| format!("这里唯一的 GPU 是软件实现（{name}），CPU 更快。"),
         small_input: |tokens| format!("少于 {tokens} 个词元时，CPU 比与 GPU 往返更快。"),
     },

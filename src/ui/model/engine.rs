@@ -95,7 +95,9 @@ impl Fallback {
             | GpuError::DeviceLost(detail)
             | GpuError::Shader(detail)
             | GpuError::Readback(detail) => detail.clone(),
-            GpuError::TooLarge { .. } | GpuError::Unsupported(_) => error.to_string(),
+            GpuError::TooLarge { .. } => error.to_string(),
+            // What it does not compute, by its technical names (the sentence is translated).
+            GpuError::Unsupported(what) => what.to_string(),
         };
         Self::new(FallbackReason::of(error), detail)
     }
@@ -120,7 +122,8 @@ impl Fallback {
             FallbackReason::TooLarge => with_detail(texts.too_large),
             FallbackReason::ReadbackFailed => with_detail(texts.readback_failed),
             FallbackReason::NotReady => with_detail(texts.not_ready),
-            FallbackReason::Unsupported => texts.unsupported.into(),
+            FallbackReason::Unsupported if self.detail.is_empty() => texts.unsupported.into(),
+            FallbackReason::Unsupported => (texts.unsupported_what)(&self.detail),
             FallbackReason::SoftwareAdapter => (texts.software_adapter)(&self.detail),
             FallbackReason::SmallInput => (texts.small_input)(AUTO_GPU_MIN_TOKENS),
         }

@@ -228,13 +228,46 @@ pub fn explain(
                 format!("= {}", format_value(value)),
             ]
         }
+        // q and k as the scores read them (after QK-norm and RoPE, when those apply).
         Stage::Dot => vec![
             format!(
                 "q_{row} · k_{col} = {}",
-                terms(h.q.row(row), h.k.row(col), lang)
+                terms(h.scored_q().row(row), h.scored_k().row(col), lang)
             ),
             format!("= {}", format_value(value)),
         ],
+        Stage::Scaled if config.scoring(head).shapes() => {
+            // The order of the scoring module: ÷ √d_k, + ALiBi's bias, soft-cap, ÷ T.
+            let scoring = config.scoring(head);
+            let dot = h.scored_q().row(row).dot(&h.scored_k().row(col));
+            let sqrt_d_k = (dims.d_k as f32).sqrt();
+            let mut z = dot / sqrt_d_k + scoring.bias(row, col);
+            let mut lines = vec![format!(
+                "z = q_{row} · k_{col} / √{} {} = {}",
+                dims.d_k,
+                if scoring.bias(row, col) != 0.0 {
+                    format!("+ ({})", format_value(scoring.bias(row, col)))
+                } else {
+                    String::new()
+                },
+                format_value(z)
+            )];
+            if let Some(c) = config.shaping().softcap {
+                z = c * (z / c).tanh();
+                lines.push(format!(
+                    "{} · tanh(z / {}) = {}",
+                    format_value(c),
+                    format_value(c),
+                    format_value(z)
+                ));
+            }
+            lines.push(format!(
+                "s = z / T = z / {} = {}",
+                format_value(config.temperature()),
+                format_value(value)
+            ));
+            lines
+        }
         Stage::Scaled => vec![
             format!("s = q_{row} · k_{col} / (√d_k · T)"),
             format!(

@@ -84,10 +84,10 @@ impl Replay {
         let flash = if recorded.steps.is_empty() {
             let h = &trace.0.heads[head];
             Arc::new(attention_core::flash::replay_query_blocks(
-                h.q.view(),
-                h.k.view(),
+                h.scored_q(),
+                h.scored_k(),
                 h.v.view(),
-                config.scale(),
+                &config.scoring(head),
                 config.mask(),
                 config.block(),
                 blocks.clone(),

@@ -7,7 +7,8 @@
 //! [`LinkNotice`]; markup is only ever text.
 
 use attention_core::api::{
-    BackendChoice, BlockRequest, LayerNormRequest, MaskRequest, ModelChoice, Request, RequestError,
+    BackendChoice, BlockRequest, LayerNormRequest, MaskRequest, ModelChoice, PairingRequest,
+    PositionRequest, Request, RequestError,
 };
 
 use super::colormap::ScaleMode;
@@ -255,6 +256,40 @@ pub fn to_query(state: &LinkState) -> String {
     if let Some(mode) = r.layer_norm {
         pairs.push(("layer_norm", mode.name().into()));
     }
+    if let Some(position) = r.position {
+        let (kind, offset) = match position {
+            PositionRequest::Absolute { offset } => ("absolute", offset),
+            PositionRequest::None { offset } => ("none", offset),
+            PositionRequest::Alibi { offset } => ("alibi", offset),
+            PositionRequest::Rope {
+                base,
+                pairing,
+                offset,
+            } => {
+                pairs.push(("base", base.to_string()));
+                let pairing = match pairing {
+                    PairingRequest::Half => "half",
+                    PairingRequest::Interleaved => "interleaved",
+                };
+                pairs.push(("pairing", pairing.into()));
+                ("rope", offset)
+            }
+        };
+        pairs.push(("position", kind.into()));
+        if offset > 0 {
+            pairs.push(("offset", offset.to_string()));
+        }
+    }
+    if let Some(cap) = r.softcap {
+        pairs.push(("softcap", cap.to_string()));
+    }
+    if r.qk_norm == Some(true) {
+        pairs.push(("qk_norm", "1".into()));
+    }
+    if let Some(logits) = &r.sink_logits {
+        let list: Vec<String> = logits.iter().map(|l| l.to_string()).collect();
+        pairs.push(("sink_logits", list.join(",")));
+    }
     let v = &state.view;
     // Heads and steps as the page numbers them, from 1.
     if v.head > 0 {
@@ -303,6 +338,7 @@ pub fn parse_query(query: &str) -> (LinkState, Vec<LinkNotice>) {
     let mut notices = Vec::new();
     let mut mask_kind: Option<String> = None;
     let (mut valid_len, mut radius, mut cells, mut sink_tokens) = (None, None, None, None);
+    let (mut position, mut base, mut pairing, mut offset) = (None, None, None, None);
     let mut embed = false;
     let mut panels = Vec::new();
     let mut origin = None;
@@ -398,6 +434,39 @@ pub fn parse_query(query: &str) -> (LinkState, Vec<LinkNotice>) {
                 Some(backend) => r.backend = Some(backend),
                 None => notices.push(malformed(&name, &value)),
             },
+            "position" => match value.as_str() {
+                "absolute" | "none" | "rope" | "alibi" => position = Some(value.clone()),
+                _ => notices.push(malformed(&name, &value)),
+            },
+            "base" => match value.parse::<f64>() {
+                Ok(b) if b.is_finite() => base = Some(b),
+                _ => notices.push(malformed(&name, &value)),
+            },
+            "pairing" => match value.as_str() {
+                "half" => pairing = Some(PairingRequest::Half),
+                "interleaved" => pairing = Some(PairingRequest::Interleaved),
+                _ => notices.push(malformed(&name, &value)),
+            },
+            "offset" => offset = number(&mut notices),
+            "softcap" => match value.parse::<f64>() {
+                Ok(c) if c.is_finite() => r.softcap = Some(c),
+                _ => notices.push(malformed(&name, &value)),
+            },
+            "qk_norm" => match value.as_str() {
+                "1" | "true" => r.qk_norm = Some(true),
+                "0" | "false" => r.qk_norm = Some(false),
+                _ => notices.push(malformed(&name, &value)),
+            },
+            "sink_logits" => {
+                let logits: Option<Vec<f64>> = value
+                    .split(',')
+                    .map(|v| v.trim().parse::<f64>().ok().filter(|v| v.is_finite()))
+                    .collect();
+                match logits {
+                    Some(logits) if !logits.is_empty() => r.sink_logits = Some(logits),
+                    _ => notices.push(malformed(&name, &value)),
+                }
+            }
             "layer_norm" => match choice_named::<LayerNormRequest>(&value) {
                 Some(mode) => r.layer_norm = Some(mode),
                 None => notices.push(malformed(&name, &value)),
@@ -490,6 +559,18 @@ pub fn parse_query(query: &str) -> (LinkState, Vec<LinkNotice>) {
                 None
             }
         },
+    };
+    let offset = offset.unwrap_or(0);
+    state.request.position = match position.as_deref() {
+        None => None,
+        Some("none") => Some(PositionRequest::None { offset }),
+        Some("rope") => Some(PositionRequest::Rope {
+            base: base.unwrap_or(10_000.0),
+            pairing: pairing.unwrap_or_default(),
+            offset,
+        }),
+        Some("alibi") => Some(PositionRequest::Alibi { offset }),
+        _ => Some(PositionRequest::Absolute { offset }),
     };
     if embed {
         state.embed = Some(Embed { panels, origin });
@@ -614,6 +695,28 @@ fn leave_out(request: &mut Request, defaults: &Request, field: &str) -> Option<(
             request.weights.take()?;
             request.weights = defaults.weights.clone();
             Some(("weights".into(), String::new()))
+        }
+        "position" => {
+            let old = request.position.take()?;
+            request.position = defaults.position;
+            let kind = match old {
+                PositionRequest::Absolute { .. } => "absolute",
+                PositionRequest::None { .. } => "none",
+                PositionRequest::Rope { .. } => "rope",
+                PositionRequest::Alibi { .. } => "alibi",
+            };
+            Some(("position".into(), kind.into()))
+        }
+        "softcap" => {
+            let old = request.softcap.take()?;
+            request.softcap = defaults.softcap;
+            Some(("softcap".into(), old.to_string()))
+        }
+        "sink_logits" => {
+            let old = request.sink_logits.take()?;
+            request.sink_logits = defaults.sink_logits.clone();
+            let list: Vec<String> = old.iter().map(|l| l.to_string()).collect();
+            Some(("sink_logits".into(), list.join(",")))
         }
         _ => None,
     }

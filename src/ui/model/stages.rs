@@ -96,8 +96,25 @@ impl Stage {
     /// its residual stream and its learned LayerNorm.
     pub fn caption(self, trace: &Trace, lang: Lang) -> String {
         let Some(layer) = trace.config.model_layer() else {
-            if self == Self::X && trace.config.target().parts.is_none() {
+            let config = &trace.config;
+            if self == Self::X && config.target().parts.is_none() {
                 return lang.text().own_x_caption.into();
+            }
+            if self == Self::X && config.target().first_position.is_none() {
+                return lang.text().x_without_positions.into();
+            }
+            if self == Self::Positions && config.target().first_position.is_none() {
+                use attention_core::scoring::Position;
+                let texts = lang.text().no_positions;
+                return match config.shaping().position {
+                    Position::Rope { .. } => texts[1],
+                    Position::Alibi => texts[2],
+                    Position::None | Position::Absolute => texts[0],
+                }
+                .into();
+            }
+            if self == Self::Weights && config.shaping().sink_logits.is_some() {
+                return lang.text().weights_with_sink.into();
             }
             return self.text(lang).caption.into();
         };
@@ -149,8 +166,40 @@ impl Stage {
             Self::X if !trained && config.target().parts.is_none() => {
                 lang.text().own_x_formula.into()
             }
+            Self::Positions if !trained && config.target().first_position.is_none() => {
+                "P = 0".into()
+            }
+            Self::X if !trained && config.target().first_position.is_none() => "X = E".into(),
+            Self::Positions if !trained && config.shaping().offset > 0 => format!(
+                "P[pos, 2i] = sin((pos + {}) / 10000^(2i/d)), …",
+                config.shaping().offset
+            ),
             Self::NormedX if trained => "γ ⊙ (x − μ) / √(σ² + ε) + β".into(),
             Self::Output if trained => "x + Attn(LN₁(x))".into(),
+            // The score options, in the order they apply (see `attention_core::scoring`).
+            Self::Dot if config.shaping().prepares() => {
+                let what = match (config.shaping().qk_norm, config.shaping().position) {
+                    (true, attention_core::scoring::Position::Rope { .. }) => "QK-norm, RoPE",
+                    (true, _) => "QK-norm",
+                    (false, _) => "RoPE",
+                };
+                format!("QKᵀ, Q and K after {what}")
+            }
+            Self::Scaled if !config.shaping().is_plain() => {
+                let shaping = config.shaping();
+                let mut z = format!("QKᵀ / √{}", dims.d_k);
+                if shaping.position == attention_core::scoring::Position::Alibi {
+                    z = format!("({z} − m·|i − j|)");
+                }
+                if let Some(c) = shaping.softcap {
+                    let c = super::format::plain(c);
+                    z = format!("{c}·tanh({z} / {c})");
+                }
+                format!(
+                    "{z} / T, T = {}",
+                    super::format::plain(config.temperature())
+                )
+            }
             Self::Scaled => format!(
                 "QKᵀ / (√d_k · T), {} √{} · {} = {}",
                 lang.text().divided_by,
@@ -202,6 +251,12 @@ impl Stage {
             Self::Embeddings | Self::Positions => trace.config.target().parts.is_some(),
             Self::NormedX => trace.config.layer_norm() == LayerNormMode::Pre,
             Self::Output => trace.config.layer_norm() != LayerNormMode::None,
+            // A summarised trace keeps overviews of the scores only: with a bias or a cap they
+            // are not q·k times a scale, so the overview of q·k cannot be derived from them.
+            Self::Dot => {
+                !(trace.is_summarised()
+                    && (0..trace.heads.len()).any(|h| trace.config.scoring(h).shapes()))
+            }
             _ => true,
         }
     }
@@ -268,10 +323,10 @@ impl Stage {
             Self::Q => h.q.clone(),
             Self::K => h.k.clone(),
             Self::V => h.v.clone(),
-            Self::Dot => {
+            Self::Dot => h.dots.clone().unwrap_or_else(|| {
                 let scale = config.scale();
                 h.scores.mapv(|s| s / scale)
-            }
+            }),
             Self::Scaled => h.scores.clone(),
             Self::Masked => {
                 let mut masked = h.scores.clone();
@@ -398,6 +453,11 @@ impl Stage {
         }
         let (score, weight) = score_weight(trace, head, row, col);
         match self {
+            // With a bias or a cap the score is not q·k times a scale: the dot product itself.
+            Self::Dot if trace.config.scoring(head).shapes() => {
+                let h = &trace.heads[head];
+                h.scored_q().row(row).dot(&h.scored_k().row(col))
+            }
             Self::Dot => score / trace.config.scale(),
             Self::Scaled => score,
             Self::Masked if trace.mask[[row, col]] => score,
@@ -441,9 +501,9 @@ pub fn score_weight(trace: &Trace, head: usize, row: usize, col: usize) -> (f32,
     let h = &trace.heads[head];
     match trace.overviews.get(head) {
         Some(overview) => overview::cell(
-            h.q.view(),
-            h.k.view(),
-            trace.config.scale(),
+            h.scored_q(),
+            h.scored_k(),
+            &trace.config.scoring(head),
             trace.config.mask(),
             overview,
             (row, col),

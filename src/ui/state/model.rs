@@ -40,9 +40,10 @@ impl PartialEq for ForwardRef {
     }
 }
 
-/// What the trained model reads from a request: the sentence, the mask, the temperature and the
-/// tiles. The settings it fixes (the shape, the seed, LayerNorm, a second sentence) are kept in
-/// the request for random weights, and left out here.
+/// What the trained model reads from a request: the sentence, the mask, the temperature, the
+/// tiles and the score options (a soft-cap, QK-norm, sink logits). The settings it fixes (the
+/// shape, the seed, LayerNorm, the positions, a second sentence) are kept in the request for
+/// random weights, and left out here.
 pub fn trained_request(request: &Request) -> Request {
     Request {
         model: Some(ModelChoice::Trained),
@@ -50,6 +51,9 @@ pub fn trained_request(request: &Request) -> Request {
         mask: request.mask.clone(),
         temperature: request.temperature,
         block: request.block,
+        softcap: request.softcap,
+        qk_norm: request.qk_norm,
+        sink_logits: request.sink_logits.clone(),
         ..Request::default()
     }
 }

@@ -9,7 +9,7 @@ mod response;
 pub use lesson::lesson_json;
 pub use model::{f16_to_f32, forward_json, load_model};
 pub use request::{
-    BackendChoice, BlockRequest, FocusRequest, LayerNormRequest, MaskRequest, ModelChoice, Request,
-    RequestError, WeightsRequest, parse_request,
+    BackendChoice, BlockRequest, FocusRequest, LayerNormRequest, MaskRequest, ModelChoice,
+    PairingRequest, PositionRequest, Request, RequestError, WeightsRequest, parse_request,
 };
 pub use response::{outputs_json, replay_json, trace_json};

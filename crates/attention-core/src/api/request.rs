@@ -7,6 +7,7 @@ use thiserror::Error;
 use crate::config::{DEFAULT_N_HEADS, matrix_from_rows};
 use crate::gpt::GptRun;
 use crate::lessons::{Chapter, Focus, MAX_SHIFT};
+use crate::scoring::{Pairing, Position, Shaping};
 use crate::weights::Weights;
 use crate::{ConfigError, Input, LayerNormMode, MaskSpec, Params};
 
@@ -18,6 +19,76 @@ pub enum BackendChoice {
     Auto,
     Cpu,
     Gpu,
+}
+
+/// Positions as JSON spells them: `{"kind": "rope", "base": 10000, "pairing": "half"}`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
+pub enum PositionRequest {
+    /// X = E + P, sines and cosines (the default).
+    Absolute {
+        #[serde(default)]
+        offset: usize,
+    },
+    /// X = E.
+    None {
+        #[serde(default)]
+        offset: usize,
+    },
+    /// Rotary positions on each head's q and k.
+    Rope {
+        #[serde(default = "default_rope_base")]
+        base: f64,
+        #[serde(default)]
+        pairing: PairingRequest,
+        #[serde(default)]
+        offset: usize,
+    },
+    /// Linear biases −m_h·|i − j| on the scores.
+    Alibi {
+        #[serde(default)]
+        offset: usize,
+    },
+}
+
+fn default_rope_base() -> f64 {
+    10_000.0
+}
+
+/// RoPE's pairing as JSON spells it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PairingRequest {
+    /// p with p + d_k/2 (GPT-NeoX, Hugging Face's Llama).
+    #[default]
+    Half,
+    /// 2p with 2p + 1 (GPT-J, Meta's original Llama).
+    Interleaved,
+}
+
+impl PositionRequest {
+    /// The core's shaping fields: the position and its offset.
+    pub fn position(&self) -> (Position, usize) {
+        match *self {
+            Self::Absolute { offset } => (Position::Absolute, offset),
+            Self::None { offset } => (Position::None, offset),
+            Self::Rope {
+                base,
+                pairing,
+                offset,
+            } => (
+                Position::Rope {
+                    base,
+                    pairing: match pairing {
+                        PairingRequest::Half => Pairing::Half,
+                        PairingRequest::Interleaved => Pairing::Interleaved,
+                    },
+                },
+                offset,
+            ),
+            Self::Alibi { offset } => (Position::Alibi, offset),
+        }
+    }
 }
 
 /// A mask as JSON spells it: `{"kind": "padding", "valid_len": 2}`.
@@ -119,6 +190,18 @@ pub struct Request {
     pub block: Option<BlockRequest>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub layer_norm: Option<LayerNormRequest>,
+    /// Where positions enter: absolute (the default), none, RoPE or ALiBi, with an offset.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub position: Option<PositionRequest>,
+    /// Soft-capping of the scores: z becomes c·tanh(z / c).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub softcap: Option<f64>,
+    /// QK-norm: each head's q and k rows over their root mean square.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub qk_norm: Option<bool>,
+    /// One logit per head that joins every row's softmax as an extra column.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sink_logits: Option<Vec<f64>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub backend: Option<BackendChoice>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -243,7 +326,28 @@ impl Request {
             norm: None,
             model_layer: None,
             trace: self.trace.unwrap_or(true),
+            shaping: self.shaping(),
         })
+    }
+}
+
+impl Request {
+    /// The score options this request asks for (positions, soft-cap, QK-norm, sink logits),
+    /// unchecked: `Params::validate` checks them against the shape.
+    pub fn shaping(&self) -> Shaping {
+        let (position, offset) = self
+            .position
+            .map_or((Position::Absolute, 0), |p| p.position());
+        Shaping {
+            position,
+            offset,
+            softcap: self.softcap.map(|c| c as f32),
+            qk_norm: self.qk_norm.unwrap_or(false),
+            sink_logits: self
+                .sink_logits
+                .as_ref()
+                .map(|s| s.iter().map(|&v| v as f32).collect()),
+        }
     }
 }
 
@@ -356,7 +460,11 @@ impl Request {
             block,
             layer_norm,
             backend,
-            trace
+            trace,
+            position,
+            softcap,
+            qk_norm,
+            sink_logits
         );
         merged
     }
@@ -386,6 +494,7 @@ impl Request {
                 mask: mask.unwrap_or(MaskSpec::Causal),
                 temperature: self.temperature.unwrap_or(1.0),
                 block: (block.rows, block.cols),
+                shaping: self.shaping(),
             },
         ))
     }
@@ -464,6 +573,12 @@ impl Request {
             ("source_sentence", self.source_sentence.is_some()),
             ("source_tokens", self.source_tokens.is_some()),
             ("source_x", self.source_x.is_some()),
+            // It learned absolute positions (wpe), from 0.
+            (
+                "position",
+                self.position
+                    .is_some_and(|p| p != PositionRequest::Absolute { offset: 0 }),
+            ),
         ];
         fixed
             .iter()

@@ -73,6 +73,21 @@ struct HeadJson<'a> {
     q: Matrix<'a>,
     k: Matrix<'a>,
     v: Matrix<'a>,
+    /// q and k as the scores read them (after QK-norm and RoPE), when they differ.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    q_scored: Option<Matrix<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    k_scored: Option<Matrix<'a>>,
+    /// ALiBi's bias −m·|i − j| of this head, [seq_len, key_len], and its slope m.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bias: Option<Vec<Vec<f32>>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    alibi_slope: Option<f32>,
+    /// This head's sink logit, and each row's weight on it (1 − the row's sum).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    sink_logit: Option<f32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    sink_weights: Option<Vec<f32>>,
     scores: Matrix<'a>,
     weights: Matrix<'a>,
     output: Matrix<'a>,
@@ -127,6 +142,10 @@ struct TraceJson<'a> {
     scale: f32,
     mask: &'a str,
     layer_norm: &'a str,
+    position: PositionJson,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    softcap: Option<f32>,
+    qk_norm: bool,
     heads: Vec<HeadJson<'a>>,
     concat: Matrix<'a>,
     output: Matrix<'a>,
@@ -134,6 +153,39 @@ struct TraceJson<'a> {
     backend: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     adapter: Option<&'a str>,
+}
+
+/// The position scheme as the request names it.
+#[derive(Serialize)]
+struct PositionJson {
+    kind: &'static str,
+    offset: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    base: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pairing: Option<&'static str>,
+    /// ALiBi's slope of every head.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    slopes: Option<Vec<f32>>,
+}
+
+impl PositionJson {
+    fn of(config: &Config) -> Self {
+        use crate::scoring::Position;
+        let shaping = config.shaping();
+        let (base, pairing) = match shaping.position {
+            Position::Rope { base, pairing } => (Some(base), Some(pairing.name())),
+            _ => (None, None),
+        };
+        Self {
+            kind: shaping.position.kind(),
+            offset: shaping.offset,
+            base,
+            pairing,
+            slopes: (shaping.position == Position::Alibi)
+                .then(|| crate::scoring::alibi_slopes(config.dims().n_heads)),
+        }
+    }
 }
 
 /// A step's JSON; `mask` holds the mask's rows from `first_row` on.
@@ -159,16 +211,46 @@ fn step_json<'a>(step: &'a FlashStep, mask: &'a Array2<bool>, first_row: usize) 
     }
 }
 
-/// Every head of a trace: q, k, v, scores (masked cells null), weights, output.
+/// Every head of a trace: q, k, v (and q, k as scored), the bias and the sink, scores (masked
+/// cells null), weights, output.
 fn heads(trace: &Trace) -> Vec<HeadJson<'_>> {
+    let config = &trace.config;
+    let shaping = config.shaping();
+    let (n, m) = (config.seq_len(), config.key_len());
     trace
         .heads
         .iter()
-        .map(|head| HeadJson {
+        .enumerate()
+        .map(|(h, head)| HeadJson {
             kv_group: head.kv_group,
             q: matrix(&head.q),
             k: matrix(&head.k),
             v: matrix(&head.v),
+            q_scored: head.q_scored.as_ref().map(matrix),
+            k_scored: head.k_scored.as_ref().map(matrix),
+            bias: (shaping.position == crate::scoring::Position::Alibi).then(|| {
+                let scoring = config.scoring(h);
+                (0..n)
+                    .map(|i| (0..m).map(|j| scoring.bias(i, j)).collect())
+                    .collect()
+            }),
+            alibi_slope: (shaping.position == crate::scoring::Position::Alibi)
+                .then(|| crate::scoring::alibi_slope(h, config.dims().n_heads)),
+            sink_logit: shaping.sink_logits.as_ref().and_then(|s| s.get(h).copied()),
+            sink_weights: shaping.sink_logits.as_ref().map(|_| {
+                head.weights
+                    .outer_iter()
+                    .enumerate()
+                    .map(|(i, row)| {
+                        // A fully masked row attends to nothing, the sink included.
+                        if head.fully_masked_rows.contains(&i) {
+                            0.0
+                        } else {
+                            1.0 - row.sum()
+                        }
+                    })
+                    .collect()
+            }),
             scores: masked(&head.scores, &trace.mask, [0, 0]),
             weights: matrix(&head.weights),
             output: matrix(&head.output),
@@ -210,6 +292,9 @@ pub fn trace_json(trace: &Trace) -> serde_json::Result<String> {
         scale: config.scale(),
         mask: config.mask().spec().kind(),
         layer_norm: config.layer_norm().name(),
+        position: PositionJson::of(config),
+        softcap: config.shaping().softcap,
+        qk_norm: config.shaping().qk_norm,
         heads: heads(trace),
         concat: matrix(&trace.concat),
         output: matrix(&trace.output),

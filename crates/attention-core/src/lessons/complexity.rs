@@ -7,6 +7,7 @@ use crate::experiments::{self, log_log_slope};
 use crate::flash::flash_attention;
 use crate::mask::Mask;
 use crate::rng::SplitMix64;
+use crate::scoring::Scoring;
 use crate::trace::Trace;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -110,14 +111,20 @@ pub fn measure_cost(sizes: &[usize], clock: &dyn Fn() -> f64) -> CostMeasurement
                 best
             };
             let standard_ms = time(&|| {
-                std::hint::black_box(attend_output(q.view(), k.view(), v.view(), scale, &mask));
+                std::hint::black_box(attend_output(
+                    q.view(),
+                    k.view(),
+                    v.view(),
+                    &Scoring::plain(scale),
+                    &mask,
+                ));
             });
             let flash_ms = time(&|| {
                 std::hint::black_box(flash_attention(
                     q.view(),
                     k.view(),
                     v.view(),
-                    scale,
+                    &Scoring::plain(scale),
                     &mask,
                     (16, 16),
                     false,
