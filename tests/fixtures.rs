@@ -62,11 +62,16 @@ mod native {
         pollster::block_on(matches_the_reference(&mut support::Cpu, CPU));
     }
 
-    /// The score options on the CPU (the GPU backend refuses them for now, and the CPU
-    /// computes).
     #[test]
     fn the_cpu_matches_the_numpy_reference_with_every_score_option() {
         pollster::block_on(matches(SHAPING, &mut support::Cpu, CPU));
+    }
+
+    #[test]
+    fn the_gpu_matches_the_numpy_reference_with_every_score_option() {
+        let mut gpu = pollster::block_on(attention_gpu::GpuBackend::new())
+            .expect("a Vulkan adapter (install mesa-vulkan-drivers)");
+        pollster::block_on(matches(SHAPING, &mut gpu, GPU));
     }
 
     #[test]
@@ -97,4 +102,13 @@ async fn the_gpu_matches_the_numpy_reference_in_the_browser() {
         .await
         .expect("WebGPU (SwiftShader) in headless Chromium");
     matches_the_reference(&mut gpu, GPU).await;
+}
+
+#[cfg(target_arch = "wasm32")]
+#[wasm_bindgen_test]
+async fn the_gpu_matches_the_numpy_reference_with_every_score_option_in_the_browser() {
+    let mut gpu = attention_gpu::GpuBackend::new()
+        .await
+        .expect("WebGPU (SwiftShader) in headless Chromium");
+    matches(SHAPING, &mut gpu, GPU).await;
 }

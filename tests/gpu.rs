@@ -9,10 +9,13 @@ wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
 mod support;
 
+use attention_core::scoring::{Pairing, Position, Shaping};
 use attention_core::{Config, MaskSpec, Params, compute_outputs, compute_trace};
 use attention_gpu::GpuBackend;
 use ndarray::ArrayView2;
-use support::{Engine, Expected, Tolerance, assert_trace_close, random_config};
+use support::{
+    Engine, Expected, Tolerance, assert_trace_close, random_config, random_shaped_config,
+};
 
 /// The largest difference the GPU may show against the CPU.
 const TOLERANCE: Tolerance = Tolerance {
@@ -32,10 +35,12 @@ fn max_diff(what: &str, gpu: ArrayView2<f32>, cpu: ArrayView2<f32>) -> f32 {
 }
 
 /// The configurations every backend is checked on: random shapes, masks, temperatures, GQA and
-/// cross-attention, plus a few chosen edge cases.
+/// cross-attention, the same with random score options (RoPE of either pairing, ALiBi, offsets,
+/// soft-caps, QK-norm, sink logits), plus a few chosen edge cases.
 fn configs() -> Vec<(String, Config)> {
     let mut configs: Vec<(String, Config)> = (0..24)
         .map(|seed| (format!("random {seed}"), random_config(seed)))
+        .chain((0..24).map(|seed| (format!("shaped {seed}"), random_shaped_config(seed))))
         .collect();
     let chosen = [
         (
@@ -55,6 +60,44 @@ fn configs() -> Vec<(String, Config)> {
                 block_cols: Some(8),
                 d_model: Some(32),
                 ..Params::sentence("the cat sat on a warm mat today ".repeat(9))
+            },
+        ),
+        (
+            "interleaved RoPE at offset 4000, QK-norm, a cap, sink logits, a sliding window with sinks",
+            Params {
+                n_heads: 4,
+                n_kv_heads: Some(2),
+                mask: MaskSpec::Sliding {
+                    radius: 20,
+                    sink_tokens: 3,
+                },
+                block_rows: Some(16),
+                block_cols: Some(8),
+                d_model: Some(32),
+                shaping: Shaping {
+                    position: Position::Rope {
+                        base: 10_000.0,
+                        pairing: Pairing::Interleaved,
+                    },
+                    offset: 4000,
+                    softcap: Some(4.0),
+                    qk_norm: true,
+                    sink_logits: Some(vec![0.0, 2.0, -1.0, 6.0]),
+                },
+                ..Params::sentence("the cat sat on a warm mat today ".repeat(6))
+            },
+        ),
+        (
+            "ALiBi over 6 heads, causal",
+            Params {
+                n_heads: 6,
+                mask: MaskSpec::Causal,
+                d_model: Some(24),
+                shaping: Shaping {
+                    position: Position::Alibi,
+                    ..Shaping::default()
+                },
+                ..Params::sentence("the cat sat on a warm mat today ".repeat(6))
             },
         ),
         (

@@ -167,6 +167,31 @@ impl Scoring {
         self.slope.is_some() || self.cap.is_some()
     }
 
+    /// What the dot product is multiplied by before a bias or a cap: 1/√d_k when the score is
+    /// shaped, the whole `scale` otherwise (how the GPU's product is scaled).
+    pub fn dot_scale(&self) -> f32 {
+        if self.shapes() {
+            self.inv_sqrt_d_k
+        } else {
+            self.scale
+        }
+    }
+
+    /// 1 / T.
+    pub fn inv_t(&self) -> f32 {
+        self.inv_t
+    }
+
+    /// The soft-cap c, if any.
+    pub fn cap(&self) -> Option<f32> {
+        self.cap
+    }
+
+    /// ALiBi's slope m_h, if any.
+    pub fn slope(&self) -> Option<f32> {
+        self.slope
+    }
+
     /// ALiBi's bias of query `i` and key `j`: −m_h·|i − j| (0 without ALiBi).
     pub fn bias(&self, i: usize, j: usize) -> f32 {
         self.slope.map_or(0.0, |m| -m * i.abs_diff(j) as f32)
@@ -237,6 +262,23 @@ pub fn qk_norm(mut x: ArrayViewMut2<f32>) {
         let inverse = 1.0 / (mean_square + QK_NORM_EPSILON).sqrt();
         row.mapv_inplace(|v| v * inverse);
     }
+}
+
+/// RoPE's angles as a table: for rows `0..rows` at positions `first + r`, each pair p's
+/// (cos, sin) of position · base^(−2p/d_k), computed in f64 as [`rope`] computes them: [rows,
+/// d_k/2, 2] row-major (what the GPU's shader reads).
+pub fn rope_table(base: f64, d_k: usize, first: usize, rows: usize) -> Vec<f32> {
+    let pairs = d_k / 2;
+    let mut table = Vec::with_capacity(rows * pairs * 2);
+    for r in 0..rows {
+        let position = (first + r) as f64;
+        for p in 0..pairs {
+            let theta = base.powf(-2.0 * p as f64 / d_k as f64);
+            let (sin, cos) = (position * theta).sin_cos();
+            table.extend([cos as f32, sin as f32]);
+        }
+    }
+    table
 }
 
 /// RoPE in place: row r of `x` [len, d_k] sits at position `first + r`; its pair p (of the

@@ -11,17 +11,19 @@ use super::context::{Context, GpuInfo};
 use super::error::GpuError;
 use super::kernel::Kernel;
 use super::matmul::{self, Product, View};
-use super::uniforms::{FlashParams, Slots, SoftmaxParams, mask_code};
-use super::{flash, softmax};
+use super::uniforms::{FlashParams, PrepareParams, Slots, SoftmaxParams, mask_code};
+use super::{flash, prepare, softmax};
+use attention_core::scoring::{Pairing, Position, rope_table};
 use attention_core::trace::{attention_input, key_value_input};
 use attention_core::{
     Backend, Computed, Config, FlashDetail, MaskSpec, Outputs, Trace, outputs_from, trace_from,
 };
 
-/// The GPU, its three pipelines, and the buffers of the last shape computed.
+/// The GPU, its four pipelines, and the buffers of the last shape computed.
 pub struct GpuBackend {
     context: Context,
     matmul: Kernel,
+    prepare: Kernel,
     softmax: Kernel,
     flash: Kernel,
     buffers: Option<Buffers>,
@@ -35,6 +37,7 @@ impl GpuBackend {
             .device
             .push_error_scope(wgpu::ErrorFilter::Validation);
         let matmul = matmul::kernel(&context.device);
+        let prepare = prepare::kernel(&context.device);
         let softmax = softmax::kernel(&context.device);
         let flash = flash::kernel(&context.device);
         if let Some(error) = scope.pop().await {
@@ -44,6 +47,7 @@ impl GpuBackend {
         Ok(Self {
             context,
             matmul,
+            prepare,
             softmax,
             flash,
             buffers: None,
@@ -134,7 +138,9 @@ impl GpuBackend {
         let dims = *config.dims();
         let (n, m) = (config.seq_len(), config.key_len());
         let custom = matches!(config.mask().spec(), MaskSpec::Custom { .. });
-        let shape = Shape::new(&dims, n, m, custom, traced);
+        let shaping = config.shaping();
+        let prepared = shaping.prepares();
+        let shape = Shape::new(&dims, n, m, custom, traced, prepared);
         Buffers::check(&shape, &self.context.limits)?;
         if self.buffers.as_ref().is_none_or(|b| b.shape != shape) {
             self.buffers = Some(Buffers::new(&self.context.device, shape));
@@ -179,6 +185,26 @@ impl GpuBackend {
                 .collect();
             queue.write_buffer(&buffers.custom, 0, bytemuck::cast_slice(&cells));
         }
+        // Per head: ALiBi's slope and the sink logit ÷ T; RoPE's angles per position.
+        let scoring = config.scoring(0);
+        let heads: Vec<f32> = (0..dims.n_heads)
+            .flat_map(|head| {
+                let scoring = config.scoring(head);
+                [
+                    scoring.slope().unwrap_or(0.0),
+                    scoring.sink.unwrap_or(NO_SINK),
+                ]
+            })
+            .collect();
+        queue.write_buffer(&buffers.heads, 0, bytemuck::cast_slice(&heads));
+        let rope = match shaping.position {
+            Position::Rope { base, pairing } => {
+                let table = rope_table(base, dims.d_k, shaping.offset, n.max(m));
+                queue.write_buffer(&buffers.angles, 0, bytemuck::cast_slice(&table));
+                Some(pairing)
+            }
+            _ => None,
+        };
 
         // Every dispatch, with its parameter block.
         let (h, h_kv, d_k, d_v, d_model) = (
@@ -211,6 +237,31 @@ impl GpuBackend {
                 [&buffers.x_kv, &buffers.w_v, &buffers.v],
             ),
         ];
+        // QK-norm and RoPE: the scores read q_scored and k_scored; the trace keeps Q and K.
+        let (q_read, k_read) = if prepared {
+            let params = |rows: usize, heads: usize| PrepareParams {
+                rows: rows as u32,
+                heads: heads as u32,
+                d_k: d_k as u32,
+                qk_norm: u32::from(shaping.qk_norm),
+                rope: u32::from(rope.is_some()),
+                interleaved: u32::from(rope == Some(Pairing::Interleaved)),
+                _pad: [0; 2],
+            };
+            steps.push(Step::Prepare(params(n, h), [&buffers.q, &buffers.q_scored]));
+            steps.push(Step::Prepare(
+                params(m, h_kv),
+                [&buffers.k, &buffers.k_scored],
+            ));
+            (&buffers.q_scored, &buffers.k_scored)
+        } else {
+            (&buffers.q, &buffers.k)
+        };
+        let (shaped, cap, inv_t) = (
+            u32::from(scoring.shapes()),
+            scoring.cap().unwrap_or(0.0),
+            scoring.inv_t(),
+        );
         let chunk = shape.chunk_rows;
         for r0 in (0..n).step_by(chunk) {
             let rows = chunk.min(n - r0);
@@ -239,10 +290,10 @@ impl GpuBackend {
                         batch: (rows * m) as u32,
                         group: 1,
                     },
-                    alpha: config.scale(),
+                    alpha: scoring.dot_scale(),
                     batches: h,
                 },
-                [&buffers.q, &buffers.k, &buffers.scores],
+                [q_read, k_read, &buffers.scores],
             ));
             steps.push(Step::Softmax(
                 SoftmaxParams {
@@ -252,7 +303,10 @@ impl GpuBackend {
                     mask_kind,
                     valid_len,
                     radius,
-                    _pad: [0; 2],
+                    shaped,
+                    cap,
+                    inv_t,
+                    _pad: [0; 3],
                 },
                 rows,
             ));
@@ -309,7 +363,10 @@ impl GpuBackend {
             mask_kind,
             valid_len,
             radius,
-            scale: config.scale(),
+            scale: scoring.dot_scale(),
+            shaped,
+            cap,
+            inv_t,
             _pad: 0,
         }));
         steps.push(plain_product(
@@ -327,6 +384,7 @@ impl GpuBackend {
             .iter()
             .map(|step| match step {
                 Step::Matmul(product, _) => slots.push(&product.params()),
+                Step::Prepare(params, _) => slots.push(params),
                 Step::Softmax(params, _) => slots.push(params),
                 Step::Flash(params) => slots.push(params),
             })
@@ -349,11 +407,27 @@ impl GpuBackend {
                         self.matmul
                             .dispatch(&mut pass, &group, *offset, product.workgroups());
                     }
+                    Step::Prepare(params, [x, y]) => {
+                        let group =
+                            self.prepare
+                                .bind(device, &buffers.uniforms, &[x, &buffers.angles, y]);
+                        self.prepare.dispatch(
+                            &mut pass,
+                            &group,
+                            *offset,
+                            prepare::workgroups(params.rows as usize, params.heads as usize),
+                        );
+                    }
                     Step::Softmax(_, rows) => {
                         let group = self.softmax.bind(
                             device,
                             &buffers.uniforms,
-                            &[&buffers.scores, &buffers.weights, &buffers.custom],
+                            &[
+                                &buffers.scores,
+                                &buffers.weights,
+                                &buffers.custom,
+                                &buffers.heads,
+                            ],
                         );
                         self.softmax.dispatch(
                             &mut pass,
@@ -367,11 +441,12 @@ impl GpuBackend {
                             device,
                             &buffers.uniforms,
                             &[
-                                &buffers.q,
-                                &buffers.k,
+                                q_read,
+                                k_read,
                                 &buffers.v,
                                 &buffers.flash_concat,
                                 &buffers.custom,
+                                &buffers.heads,
                             ],
                         );
                         self.flash
@@ -405,6 +480,8 @@ impl GpuBackend {
 enum Step<'a> {
     /// A product with its buffers A, B and C.
     Matmul(Product, [&'a wgpu::Buffer; 3]),
+    /// QK-norm and RoPE from the first buffer into the second.
+    Prepare(PrepareParams, [&'a wgpu::Buffer; 2]),
     /// The softmax of a chunk of rows.
     Softmax(SoftmaxParams, usize),
     Flash(FlashParams),
@@ -474,17 +551,14 @@ async fn read_back(
     Ok(parts)
 }
 
-/// What the shaders compute: projections without biases (a trained model's have them), and
-/// 2017's scores (no RoPE, ALiBi, soft-cap, QK-norm or sink logit yet).
+/// What the shaders compute: projections without biases (a trained model's have them), with
+/// every score option (RoPE, ALiBi, soft-caps, QK-norm, sink logits).
 fn supported(config: &Config) -> Result<(), GpuError> {
     if config.weights().biases.is_some() {
         return Err(GpuError::Unsupported("projection biases"));
     }
-    if !config.shaping().is_plain() {
-        return Err(GpuError::Unsupported(SCORE_OPTIONS));
-    }
     Ok(())
 }
 
-/// What the shaders do not compute yet, as the fallback names it.
-pub const SCORE_OPTIONS: &str = "RoPE, ALiBi, soft-caps, QK-norm and sink logits";
+/// "No sink logit" in the heads buffer: `NO_SINK` in score.wgsl.
+const NO_SINK: f32 = -3.0e38;

@@ -22,6 +22,8 @@ pub struct Shape {
     pub chunk_rows: usize,
     pub custom_mask: bool,
     pub traced: bool,
+    /// Whether q and k go through QK-norm or RoPE first (into `q_scored` and `k_scored`).
+    pub prepared: bool,
 }
 
 impl Shape {
@@ -31,6 +33,7 @@ impl Shape {
         key_len: usize,
         custom_mask: bool,
         traced: bool,
+        prepared: bool,
     ) -> Self {
         let chunk_rows = if traced {
             seq_len
@@ -48,6 +51,7 @@ impl Shape {
             chunk_rows,
             custom_mask,
             traced,
+            prepared,
         }
     }
 
@@ -55,9 +59,10 @@ impl Shape {
         self.seq_len.div_ceil(self.chunk_rows)
     }
 
-    /// Parameter blocks of one submission: Q, K, V; three per chunk; W_O, flash, flash W_O.
+    /// Parameter blocks of one submission: Q, K, V, and preparing Q and K; three per chunk; W_O,
+    /// flash, flash W_O.
     pub fn slots(&self) -> usize {
-        6 + 3 * self.chunks()
+        8 + 3 * self.chunks()
     }
 
     fn score_cells(&self) -> usize {
@@ -97,6 +102,13 @@ pub struct Buffers {
     pub flash_concat: wgpu::Buffer,
     pub flash_projected: wgpu::Buffer,
     pub custom: wgpu::Buffer,
+    /// Q and K after QK-norm and RoPE (one float when neither applies).
+    pub q_scored: wgpu::Buffer,
+    pub k_scored: wgpu::Buffer,
+    /// RoPE's (cos, sin) per position and pair.
+    pub angles: wgpu::Buffer,
+    /// Per head: its ALiBi slope and its sink logit ÷ T.
+    pub heads: wgpu::Buffer,
     pub uniforms: wgpu::Buffer,
     pub staging: wgpu::Buffer,
     /// (part, offset in bytes, length in floats) in `staging`.
@@ -225,6 +237,10 @@ impl Buffers {
             flash_concat: storage("flash_concat", length(Part::FlashConcat)),
             flash_projected: storage("flash_projected", length(Part::FlashProjected)),
             custom: storage("custom_mask", if shape.custom_mask { n * m } else { 1 }),
+            q_scored: storage("q_scored", if shape.prepared { n * h * d_k } else { 1 }),
+            k_scored: storage("k_scored", if shape.prepared { m * h_kv * d_k } else { 1 }),
+            angles: storage("angles", if shape.prepared { n.max(m) * d_k } else { 1 }),
+            heads: storage("heads", 2 * h),
             uniforms: device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("params"),
                 size: shape.slots() as u64 * SLOT,

@@ -8,8 +8,12 @@ pub const QUERIES_PER_WORKGROUP: u32 = 64;
 
 pub const SHADER: Shader = Shader {
     name: "flash.wgsl",
-    // mask.wgsl, then flash.wgsl (WGSL has no includes).
-    source: concat!(include_str!("mask.wgsl"), include_str!("flash.wgsl")),
+    // mask.wgsl and score.wgsl, then flash.wgsl (WGSL has no includes).
+    source: concat!(
+        include_str!("mask.wgsl"),
+        include_str!("score.wgsl"),
+        include_str!("flash.wgsl")
+    ),
     workgroup_size: [QUERIES_PER_WORKGROUP, 1, 1],
     bindings: &[
         ("p", Binding::Params),
@@ -18,6 +22,7 @@ pub const SHADER: Shader = Shader {
         ("v", Binding::Read),
         ("o", Binding::Write),
         ("custom", Binding::Read),
+        ("heads", Binding::Read),
     ],
     params: FlashParams::LAYOUT,
 };

@@ -5,7 +5,9 @@
 // row as accumulator, rescaled by exp(m_old − m_new) whenever the maximum grows. A tile the mask
 // hides entirely for the thread's query block (block_rows queries) is skipped without reading K
 // or V, as the CPU version does. At the end the row is divided by l (or left at 0 when every key
-// is masked). The mask test is mask.wgsl's, put in front of this file.
+// is masked). The mask test is mask.wgsl's and the score shaping score.wgsl's, put in front of
+// this file: with `shaped`, each score gets its bias and cap from its indices; a head's sink
+// logit is the online softmax's start (m = sink, l = 1), a column every row holds.
 
 struct FlashParams {
     seq_len: u32,
@@ -23,6 +25,9 @@ struct FlashParams {
     valid_len: u32,
     radius: u32,
     scale: f32,
+    shaped: u32,
+    cap: f32,
+    inv_t: f32,
     _pad0: u32,
 }
 
@@ -36,6 +41,7 @@ const QUERIES_PER_WORKGROUP: u32 = 64u;
 @group(0) @binding(3) var<storage, read> v: array<f32>;
 @group(0) @binding(4) var<storage, read_write> o: array<f32>;
 @group(0) @binding(5) var<storage, read> custom: array<u32>;
+@group(0) @binding(6) var<storage, read> heads: array<f32>;
 
 fn allowed(i: u32, j: u32) -> bool {
     return mask_allows(p.mask_kind, p.valid_len, p.radius, p.key_len, i, j);
@@ -70,10 +76,13 @@ fn tile_hidden(r0: u32, r1: u32, c0: u32, c1: u32) -> bool {
     }
 }
 
-fn score(q_base: u32, k_base: u32) -> f32 {
+fn score(q_base: u32, k_base: u32, i: u32, j: u32, slope: f32) -> f32 {
     var s = 0.0;
     for (var d = 0u; d < p.d_k; d++) {
         s += q[q_base + d] * k[k_base + d];
+    }
+    if (p.shaped != 0u) {
+        return shape_score(s * p.scale, i, j, slope, p.cap, p.inv_t);
     }
     return s * p.scale;
 }
@@ -97,8 +106,14 @@ fn main(
     for (var d = 0u; d < p.d_v; d++) {
         o[o_base + d] = 0.0;
     }
+    let slope = heads[2u * head];
+    let sink = heads[2u * head + 1u];
     var m = NONE;
     var l = 0.0;
+    if (sink > NO_SINK) {
+        m = sink;
+        l = 1.0;
+    }
     for (var c0 = 0u; c0 < p.key_len; c0 += p.block_cols) {
         let c1 = min(c0 + p.block_cols, p.key_len);
         if (tile_hidden(r0, r1, c0, c1)) {
@@ -107,7 +122,7 @@ fn main(
         var tile_max = NONE;
         for (var j = c0; j < c1; j++) {
             if (allowed(i, j)) {
-                tile_max = max(tile_max, score(q_base, j * p.k_stride + kv * p.d_k));
+                tile_max = max(tile_max, score(q_base, j * p.k_stride + kv * p.d_k, i, j, slope));
             }
         }
         if (tile_max <= NONE) {
@@ -124,7 +139,7 @@ fn main(
         }
         for (var j = c0; j < c1; j++) {
             if (allowed(i, j)) {
-                let weight = exp(score(q_base, j * p.k_stride + kv * p.d_k) - m_new);
+                let weight = exp(score(q_base, j * p.k_stride + kv * p.d_k, i, j, slope) - m_new);
                 l += weight;
                 let v_base = j * p.v_stride + kv * p.d_v;
                 for (var d = 0u; d < p.d_v; d++) {

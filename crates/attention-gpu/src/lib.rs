@@ -6,7 +6,7 @@
 //! the replay of FlashAttention's tile steps are the core's (see [`attention_core::trace_from`]).
 //!
 //! Layout: `context` (adapter, device, error capture), `kernel` (pipelines and bind groups),
-//! one module per shader (`matmul`, `softmax`, `flash`, each beside its `.wgsl`), `uniforms`
+//! one module per shader (`matmul`, `prepare`, `softmax`, `flash`, each beside its `.wgsl`), `uniforms`
 //! (the `#[repr(C)]` parameter blocks), `buffers` (reused while shapes stay the same) and
 //! `backend` (one submission and one readback per computation).
 
@@ -17,6 +17,7 @@ mod error;
 mod flash;
 mod kernel;
 mod matmul;
+mod prepare;
 mod softmax;
 mod uniforms;
 
@@ -27,4 +28,9 @@ pub use kernel::{Binding, ParamsLayout, Shader};
 pub use uniforms::mask_kind;
 
 /// Every shader, with what the Rust side assumes about it (checked by `tests/gpu.rs` with naga).
-pub const SHADERS: [Shader; 3] = [matmul::SHADER, softmax::SHADER, flash::SHADER];
+pub const SHADERS: [Shader; 4] = [
+    matmul::SHADER,
+    prepare::SHADER,
+    softmax::SHADER,
+    flash::SHADER,
+];

@@ -8,14 +8,19 @@ pub const WORKGROUP: u32 = 64;
 
 pub const SHADER: Shader = Shader {
     name: "softmax.wgsl",
-    // mask.wgsl, then softmax.wgsl (WGSL has no includes).
-    source: concat!(include_str!("mask.wgsl"), include_str!("softmax.wgsl")),
+    // mask.wgsl and score.wgsl, then softmax.wgsl (WGSL has no includes).
+    source: concat!(
+        include_str!("mask.wgsl"),
+        include_str!("score.wgsl"),
+        include_str!("softmax.wgsl")
+    ),
     workgroup_size: [WORKGROUP, 1, 1],
     bindings: &[
         ("p", Binding::Params),
-        ("scores", Binding::Read),
+        ("scores", Binding::Write),
         ("weights", Binding::Write),
         ("custom", Binding::Read),
+        ("heads", Binding::Read),
     ],
     params: SoftmaxParams::LAYOUT,
 };

@@ -80,10 +80,16 @@ pub struct SoftmaxParams {
     pub mask_kind: u32,
     pub valid_len: u32,
     pub radius: u32,
-    pub _pad: [u32; 2],
+    /// 1 when each score gets its bias, cap and ÷T in the shader (score.wgsl).
+    pub shaped: u32,
+    /// The soft-cap c, 0 for none.
+    pub cap: f32,
+    pub inv_t: f32,
+    pub _pad: [u32; 3],
 }
 
-layout!(SoftmaxParams as "SoftmaxParams": rows, cols, row_offset, mask_kind, valid_len, radius);
+layout!(SoftmaxParams as "SoftmaxParams": rows, cols, row_offset, mask_kind, valid_len, radius,
+    shaped, cap, inv_t);
 
 /// `FlashParams` of flash.wgsl.
 #[repr(C)]
@@ -103,12 +109,32 @@ pub struct FlashParams {
     pub mask_kind: u32,
     pub valid_len: u32,
     pub radius: u32,
+    /// What q·k is multiplied by: 1/(√d_k·T), or 1/√d_k when `shaped`.
     pub scale: f32,
+    pub shaped: u32,
+    pub cap: f32,
+    pub inv_t: f32,
     pub _pad: u32,
 }
 
 layout!(FlashParams as "FlashParams": seq_len, key_len, d_k, d_v, q_stride, k_stride, v_stride,
-    o_stride, group, block_rows, block_cols, mask_kind, valid_len, radius, scale);
+    o_stride, group, block_rows, block_cols, mask_kind, valid_len, radius, scale, shaped, cap,
+    inv_t);
+
+/// `PrepareParams` of prepare.wgsl.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
+pub struct PrepareParams {
+    pub rows: u32,
+    pub heads: u32,
+    pub d_k: u32,
+    pub qk_norm: u32,
+    pub rope: u32,
+    pub interleaved: u32,
+    pub _pad: [u32; 2],
+}
+
+layout!(PrepareParams as "PrepareParams": rows, heads, d_k, qk_norm, rope, interleaved);
 
 /// The mask as the shaders encode it: (kind, valid_len, radius); `CUSTOM` reads the custom cells;
 /// `SLIDING` carries its sink tokens in `valid_len`.

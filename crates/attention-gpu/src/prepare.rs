@@ -1,0 +1,28 @@
+//! Runs prepare.wgsl: QK-norm and RoPE on each head's rows of Q or K, one thread per row and head.
+
+use super::kernel::{Binding, Kernel, Shader};
+use super::uniforms::PrepareParams;
+
+/// Rows per workgroup: `WORKGROUP` in prepare.wgsl.
+pub const WORKGROUP: u32 = 64;
+
+pub const SHADER: Shader = Shader {
+    name: "prepare.wgsl",
+    source: include_str!("prepare.wgsl"),
+    workgroup_size: [WORKGROUP, 1, 1],
+    bindings: &[
+        ("p", Binding::Params),
+        ("x", Binding::Read),
+        ("angles", Binding::Read),
+        ("y", Binding::Write),
+    ],
+    params: PrepareParams::LAYOUT,
+};
+
+pub fn kernel(device: &wgpu::Device) -> Kernel {
+    Kernel::new(device, &SHADER)
+}
+
+pub fn workgroups(rows: usize, heads: usize) -> [u32; 3] {
+    [(rows as u32).div_ceil(WORKGROUP), heads as u32, 1]
+}
