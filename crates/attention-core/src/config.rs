@@ -267,6 +267,43 @@ impl Config {
     }
 
     /// How head `head` turns q·k into scores (see [`crate::scoring`]).
+    /// The same computation under other score options: the sentences are embedded again when
+    /// whether (and from where) P is added changes; everything else is kept, bit for bit. How a
+    /// lesson compares positions on the learner's own numbers. Refused, as [`Params::validate`]
+    /// refuses them, for options the shape cannot take (an odd d_k with RoPE, …).
+    pub fn with_shaping(&self, shaping: Shaping) -> Result<Config, ConfigError> {
+        let shaping = check_shaping(&shaping, &self.dims)?;
+        let first_position = (shaping.position == Position::Absolute).then_some(shaping.offset);
+        let d_model = self.dims.d_model;
+        let again = |sequence_of: &Sequence, fields: InputFields| {
+            if sequence_of.parts.is_none() || sequence_of.first_position == first_position {
+                Ok(sequence_of.clone())
+            } else {
+                sequence(&sequence_of.origin, d_model, fields, first_position)
+            }
+        };
+        Ok(Config {
+            target: again(&self.target, InputFields::TARGET)?,
+            source: self
+                .source
+                .as_ref()
+                .map(|s| again(s, InputFields::SOURCE))
+                .transpose()?,
+            shaping,
+            ..self.clone()
+        })
+    }
+
+    /// The same computation under another mask (checked against the lengths as
+    /// [`Params::validate`] checks it).
+    pub fn with_mask(&self, spec: MaskSpec) -> Result<Config, ConfigError> {
+        let mask = check_mask(&spec, self.seq_len(), self.key_len())?;
+        Ok(Config {
+            mask,
+            ..self.clone()
+        })
+    }
+
     pub fn scoring(&self, head: usize) -> Scoring {
         self.shaping
             .scoring(head, self.dims.n_heads, self.dims.d_k, self.temperature)

@@ -236,6 +236,8 @@ pub static TEXT: Text = Text {
         fixed: "scale 0 … 1, the same for every weights view",
         shared_scores: "one scale for QKᵀ, scaled and masked scores",
         own_range: "this matrix's own range",
+        shared_turns: "one scale for q and k before and after the turn: lengths compare",
+        radians: "radians, from −π to π",
         contrast: "contrast: stretched over this matrix",
         title: "Colour scales",
         names: ["honest", "contrast"],
@@ -682,4 +684,5 @@ pub static TEXT: Text = Text {
         showing_last_good: "The views still show the last valid result.",
     },
     learn: &super::learn_en::LEARN,
+    shaping: &super::shaping::EN,
 };

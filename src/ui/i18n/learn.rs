@@ -53,9 +53,10 @@ pub struct LearnTexts {
     pub stored_here: &'static str,
     pub query: &'static str,
     pub open_in_lab: &'static str,
-    pub chapters: [ChapterText; 14],
+    pub chapters: [ChapterText; 17],
     pub exercises: [ExerciseText; 3],
     pub x: ExperimentTexts,
+    pub modern: ModernTexts,
 }
 
 /// What the scaling chapter says about the selected head.
@@ -215,4 +216,52 @@ pub struct ExperimentTexts {
     /// (max |Δ|, mean |Δ|, linear cost, softmax cost)
     pub linear: fn(f64, f64, usize, usize) -> String,
     pub go_to: &'static str,
+}
+
+/// The labels of the positions, windows and taming chapters' experiments.
+pub struct ModernTexts {
+    /// Why the positions could not be compared: the trained model, one's own X, a long input.
+    pub why_not: [&'static str; 3],
+    /// The kinds' names: absolute, none, RoPE, ALiBi.
+    pub kinds: [&'static str; 4],
+    pub kind: &'static str,
+    /// (shift): the column of the scores' largest change.
+    pub shift_change: fn(usize) -> String,
+    /// (query): the column of its most attended key.
+    pub top_key: fn(usize) -> String,
+    /// RoPE could not run: d_k is odd.
+    pub odd_d_k: fn(usize) -> String,
+    /// (half against interleaved, after permuting, the permutation).
+    pub pairings: fn(&str, &str, &str) -> String,
+    /// (radius, sinks, causal cells, window cells, with sinks).
+    pub window_cells: fn(usize, usize, usize, usize, usize) -> String,
+    /// (query, the causal weight the window hides, the causal weight on the sinks).
+    pub window_mass: fn(usize, &str, &str) -> String,
+    pub hidden_per_query: fn(&str) -> String,
+    pub causal: &'static str,
+    pub window: &'static str,
+    pub with_sinks: &'static str,
+    /// A key's place: hidden by the window, a sink token.
+    pub hidden: &'static str,
+    pub sink: &'static str,
+    pub not_cross: &'static str,
+    pub cap: &'static str,
+    pub no_cap: &'static str,
+    pub largest_score: &'static str,
+    pub top_weight: &'static str,
+    pub entropy: &'static str,
+    /// (query, head from 1)
+    pub caps_intro: fn(usize, usize) -> String,
+    /// (d_k, √d_k, growth)
+    pub qk_norm_intro: fn(usize, &str, &str) -> String,
+    pub raw: &'static str,
+    pub normed: &'static str,
+    /// (growth): the columns with q and k grown.
+    pub raw_grown: fn(&str) -> String,
+    pub normed_grown: fn(&str) -> String,
+    /// (the row's largest score as the sink logit's scale)
+    pub sinks_intro: fn(&str) -> String,
+    pub sink_logit: &'static str,
+    pub no_sink: &'static str,
+    pub kept: &'static str,
 }

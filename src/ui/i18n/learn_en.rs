@@ -1,6 +1,8 @@
 //! The Learn mode in English.
 
-use super::learn::{ChapterText, ExerciseText, ExperimentTexts, HeadVariances, LearnTexts};
+use super::learn::{
+    ChapterText, ExerciseText, ExperimentTexts, HeadVariances, LearnTexts, ModernTexts,
+};
 
 pub const LEARN: LearnTexts = LearnTexts {
     learn: "Learn",
@@ -102,6 +104,35 @@ pub const LEARN: LearnTexts = LearnTexts {
             explain: "With −10⁹ everywhere, every score is equal, and softmax of equal scores is uniform: the query attends evenly to keys it must not see. With −∞, exp gives 0/0; the lab (like FlashAttention) defines such a row as zeros and says so.",
         },
         ChapterText {
+            title: "Positions: absolute, RoPE, ALiBi",
+            body: &[
+                "Attention on its own has no idea of order: shuffle the keys and each query gets the same weights, only shuffled. The 2017 model adds a position vector P to each token's vector before anything else (X = E + P). Then a token's q and k carry its absolute place, and moving the whole text later changes every score.",
+                "RoPE (rotary position embedding, used by Llama, Qwen, Mistral, DeepSeek) adds nothing to X. It turns each head's q and k after the projection: dimensions are taken in pairs, and pair p of the vector at position m is rotated by the angle m·θ_p with θ_p = base^(−2p/d_k). Rotating q by mθ and k by nθ leaves q·k depending on the difference m − n only, so the scores are relative. Lengths do not change, and v is never turned.",
+                "ALiBi (BLOOM, MPT) does not touch q or k at all: it subtracts m_h·|i − j| from head h's scores, a fixed slope per head (for 8 heads 1/2, 1/4, …, 1/256). Far keys are pushed down; a steep head looks only nearby. It too depends on i − j alone.",
+                "A trap: there are two ways to pair RoPE's dimensions. Meta's original Llama and GPT-J pair 2p with 2p + 1; GPT-NeoX and Hugging Face's Llama pair p with p + d_k/2. Both are relative, but the same weights give different scores. Converting a checkpoint means permuting the columns of W_Q and W_K so that each pair lands where the other layout expects it.",
+            ],
+            try_this: "In Positions choose RoPE and move the offset: the scores stay put. Then choose absolute and move it again.",
+            question: "With RoPE, every query and key moves 100 positions later. What happens to the scores?",
+            choices: [
+                "They all change",
+                "They stay the same, up to rounding",
+                "They are multiplied by 100",
+            ],
+            explain: "RoPE turns q by its angle and k by its own; their dot product depends on the difference of the two angles, which the shift leaves unchanged.",
+        },
+        ChapterText {
+            title: "Sliding windows and sink tokens",
+            body: &[
+                "A causal sliding window (Mistral, gpt-oss) lets query i see only keys i − r … i. The cost drops from n(n + 1)/2 cells to about n(r + 1), and a generating model keeps only r + 1 keys and values per layer instead of all of them. What lies further back is not seen by that layer at all; stacked layers pass some of it along.",
+                "StreamingLLM found that models put a large share of attention on the first tokens whatever they say: the softmax must give its weight somewhere, and the first tokens, visible to every query, become the place to park it. Cut them off with a window and the weights of every row are spread anew, and quality falls. Keeping the first k tokens visible as “sink tokens” restores it.",
+                "Here the window and its sinks act on the learner's own scores: the keys a window hides get weight 0, the rest share what is left, and the sink tokens keep their place at any distance.",
+            ],
+            try_this: "In Mask choose sliding, then set the radius to 2 and the sink tokens to 0 and 1, and watch the last query's row.",
+            question: "A sentence of 20 tokens, a window of radius 3 and 1 sink token: how many keys does the last query see?",
+            choices: ["3", "5", "20"],
+            explain: "Keys 16, 17, 18 and 19 lie within 3 of query 19 (4 keys, itself included), and key 0 is kept as a sink: 5 keys.",
+        },
+        ChapterText {
             title: "Why several heads",
             body: &[
                 "One head makes one weighting of the sentence per query. Several heads, each with its own W_Q, W_K, W_V of width d_model / h, can look for different things at once: the previous word, the subject, a repeated name.",
@@ -156,6 +187,19 @@ pub const LEARN: LearnTexts = LearnTexts {
             question: "In f16, without subtracting the maximum, softmax breaks once a score passes about…",
             choices: ["11", "88", "65 504"],
             explain: "The largest f16 is 65 504, and e^11.09 ≈ 65 504: one score above 11.09 makes exp infinite. f32 lasts until 88.7. The experiment finds the exact k for your row, and says whether it breaks by overflow or, when every score is negative, by underflow.",
+        },
+        ChapterText {
+            title: "Taming the scores: soft-caps, QK-norm, sink logits",
+            body: &[
+                "Large scores make the softmax pick one key and starve the gradients of the others; in training they can grow until a run diverges. Three remedies are used by today's models.",
+                "A soft-cap (Gemma 2) replaces the score z by c·tanh(z/c) before the temperature: scores far below c pass nearly unchanged, large ones bend towards ±c and never reach it, so no score can exceed c.",
+                "QK-norm (Gemma 3, OLMo 2) divides each head's q and k rows by their root mean square before the dot product. Each then has length √d_k, so |q·k|/√d_k ≤ √d_k whatever the weights do; a learned gain usually follows, which the lab leaves out.",
+                "A sink logit (gpt-oss) is one more column in each row's softmax, a learned number per head that is dropped afterwards. The visible keys then share less than 1, and a head with nothing useful to read can give its attention to nothing instead of to the first token.",
+            ],
+            try_this: "In Score shaping turn on QK-norm, then a soft-cap of 1, then a sink logit of 5 for one head, and compare the weights.",
+            question: "After QK-norm with d_k = 16, how large can |q·k|/√d_k be?",
+            choices: ["1", "4", "16"],
+            explain: "Both vectors have length √16 = 4, so |q·k| ≤ 16 and |q·k|/√16 ≤ 4 = √d_k.",
         },
         ChapterText {
             title: "O(n²)",
@@ -451,5 +495,60 @@ pub const LEARN: LearnTexts = LearnTexts {
             )
         },
         go_to: "Go to this chapter",
+    },
+    modern: ModernTexts {
+        why_not: [
+            "The trained model keeps the absolute positions it learned: choose random weights to compare the kinds.",
+            "Your own X has no sentence to place: type a sentence to compare the kinds.",
+            "This compares at most 512 tokens: shorten the input.",
+        ],
+        kinds: ["absolute", "none", "RoPE", "ALiBi"],
+        kind: "positions",
+        shift_change: |shift| format!("scores' largest change, every position + {shift}"),
+        top_key: |query| format!("query {query}'s most attended key"),
+        odd_d_k: |d_k| format!("RoPE needs an even d_k (here {d_k}): it is left out."),
+        pairings: |differ, permuted, order| {
+            format!(
+                "RoPE with the same W_Q and W_K: the half and interleaved pairings give scores that differ by up to {differ}. Reorder the columns of q and k (as of W_Q and W_K) to {order} and they agree to {permuted}."
+            )
+        },
+        window_cells: |radius, sinks, causal, window, with_sinks| {
+            format!(
+                "Causal: {causal} cells. A window of radius {radius}: {window}. With {sinks} sink token(s): {with_sinks}."
+            )
+        },
+        window_mass: |query, hidden, sinks| {
+            format!(
+                "Under the full causal mask, query {query} gave {hidden} of its weight to keys the window hides, and {sinks} to the sink tokens."
+            )
+        },
+        hidden_per_query: |list| format!("Keys hidden from each query, from query 0: {list}."),
+        causal: "causal",
+        window: "window",
+        with_sinks: "window + sinks",
+        hidden: "hidden",
+        sink: "sink",
+        not_cross: "A sliding window follows the order of one sentence: it does not apply to cross-attention.",
+        cap: "soft-cap c",
+        no_cap: "none",
+        largest_score: "largest |score|",
+        top_weight: "top weight",
+        entropy: "entropy (nats)",
+        caps_intro: |query, head| format!("Query {query} of head {head}, under a few caps:"),
+        qk_norm_intro: |d_k, bound, growth| {
+            format!(
+                "Every head's largest |q·k|/√d_k, with d_k = {d_k} and so a bound of √d_k = {bound} after QK-norm; then with q and k × {growth}, as weights grow in training:"
+            )
+        },
+        raw: "without QK-norm",
+        normed: "with QK-norm",
+        raw_grown: |g| format!("without, q and k × {g}"),
+        normed_grown: |g| format!("with, q and k × {g}"),
+        sinks_intro: |max| {
+            format!("The same row with a sink logit around its largest score ({max}):")
+        },
+        sink_logit: "sink logit",
+        no_sink: "none",
+        kept: "weight left to the keys",
     },
 };

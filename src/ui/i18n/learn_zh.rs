@@ -1,6 +1,8 @@
 //! 学习模式的中文文本。
 
-use super::learn::{ChapterText, ExerciseText, ExperimentTexts, HeadVariances, LearnTexts};
+use super::learn::{
+    ChapterText, ExerciseText, ExperimentTexts, HeadVariances, LearnTexts, ModernTexts,
+};
 
 pub const LEARN: LearnTexts = LearnTexts {
     learn: "学习",
@@ -102,6 +104,31 @@ pub const LEARN: LearnTexts = LearnTexts {
             explain: "所有分数都是 −10⁹，彼此相等，相等分数的 softmax 是均匀分布：这个查询平均地关注了本不该看的键。用 −∞ 时 exp 给出 0/0；本实验室（和 FlashAttention 一样）把这样的行定义为全零，并明确说明。",
         },
         ChapterText {
+            title: "位置：绝对位置、RoPE 与 ALiBi",
+            body: &[
+                "注意力本身不知道先后顺序：把键打乱，每个查询得到的权重一样，只是顺序跟着变了。2017 年的模型在一开始就给每个词元的向量加上位置向量 P（X = E + P）。于是词元的 q 和 k 带上了它的绝对位置，整段文字往后挪，每个分数都会变。",
+                "RoPE（旋转位置编码，Llama、Qwen、Mistral、DeepSeek 都用它）不往 X 里加任何东西，而是在投影之后旋转每个头的 q 和 k：维度两两成对，位置 m 上向量的第 p 对旋转 m·θ_p，θ_p = base^(−2p/d_k)。q 转 mθ、k 转 nθ 之后，q·k 只取决于差 m − n，所以分数是相对的。长度不变，v 也从不旋转。",
+                "ALiBi（BLOOM、MPT）完全不碰 q 和 k：它从第 h 个头的分数里减去 m_h·|i − j|，每个头一个固定斜率（8 个头时是 1/2、1/4、…、1/256）。远处的键被压低，斜率陡的头只看近处。它同样只取决于 i − j。",
+                "一个陷阱：RoPE 的维度有两种配对方式。Meta 最初的 Llama 和 GPT-J 把 2p 与 2p + 1 配对；GPT-NeoX 和 Hugging Face 的 Llama 把 p 与 p + d_k/2 配对。两者都是相对的，但同样的权重给出不同的分数。转换检查点时要重排 W_Q 和 W_K 的列，让每一对落到另一种布局期望的位置。",
+            ],
+            try_this: "在“位置”中选 RoPE，拖动偏移：分数不动。再选“绝对”，拖动偏移试试。",
+            question: "用 RoPE 时，每个查询和键都往后挪 100 个位置。分数会怎样？",
+            choices: ["全部改变", "不变（只差舍入误差）", "都乘以 100"],
+            explain: "RoPE 按各自的角度旋转 q 和 k，它们的点积只取决于两个角度之差，而整体平移不改变这个差。",
+        },
+        ChapterText {
+            title: "滑动窗口与汇聚词元",
+            body: &[
+                "因果滑动窗口（Mistral、gpt-oss）只让查询 i 看键 i − r … i。计算量从 n(n + 1)/2 个格子降到约 n(r + 1) 个，生成时每层也只需保留 r + 1 个键和值，而不是全部。更远的内容这一层根本看不到；多层叠起来可以把其中一部分传递下去。",
+                "StreamingLLM 发现，模型总会把很大一部分注意力放在最前面几个词元上，不管它们是什么：softmax 必须把权重分到某处，而最前面的词元对每个查询都可见，就成了“停放”权重的地方。用窗口把它们切掉，每一行的权重都得重新分配，效果随之变差。把最前面 k 个词元作为“汇聚词元”始终保留可见，效果就回来了。",
+                "这里窗口和汇聚词元作用在你自己的分数上：被窗口挡住的键权重为 0，其余的键分掉剩下的权重，汇聚词元无论多远都保留位置。",
+            ],
+            try_this: "在“掩码”中选“滑动”，把半径设为 2，汇聚词元分别设为 0 和 1，观察最后一个查询的那一行。",
+            question: "一句 20 个词元的句子，窗口半径 3，1 个汇聚词元：最后一个查询能看到几个键？",
+            choices: ["3", "5", "20"],
+            explain: "键 16、17、18、19 离查询 19 不超过 3（包括它自己，共 4 个），再加上作为汇聚词元保留的键 0：共 5 个。",
+        },
+        ChapterText {
             title: "为什么要多个头",
             body: &[
                 "一个头对每个查询只给出一种加权方式。多个头各有宽度为 d_model / h 的 W_Q、W_K、W_V，可以同时寻找不同的东西：前一个词、主语、重复出现的名字。",
@@ -156,6 +183,19 @@ pub const LEARN: LearnTexts = LearnTexts {
             question: "在 f16 中、不减去最大值时，分数超过大约多少 softmax 就会失效？",
             choices: ["11", "88", "65 504"],
             explain: "f16 能表示的最大数是 65 504，而 e^11.09 ≈ 65 504：只要一个分数超过 11.09，exp 就变成无穷大。f32 要到 88.7 才溢出。实验会为你的这一行找出确切的 k，并说明它是因溢出而失效，还是（当所有分数都为负时）因下溢而失效。",
+        },
+        ChapterText {
+            title: "驯服分数：软上限、QK 归一化、汇聚 logit",
+            body: &[
+                "分数过大会让 softmax 只挑一个键，其他键的梯度几乎为零；训练中分数还可能越长越大，直到训练发散。如今的模型用三种办法应对。",
+                "软上限（Gemma 2）在除以温度之前把分数 z 换成 c·tanh(z/c)：远小于 c 的分数几乎原样通过，大的分数弯向 ±c 而永远到不了，所以没有分数能超过 c。",
+                "QK 归一化（Gemma 3、OLMo 2）在点积之前把每个头的 q、k 行除以各自的均方根。这样每个向量的长度都是 √d_k，无论权重怎样变化，都有 |q·k|/√d_k ≤ √d_k；通常后面还跟一个可学习的增益，实验室里省略了它。",
+                "汇聚 logit（gpt-oss）是每行 softmax 中多出的一列，每个头一个可学习的数，算完后丢掉。于是可见的键分到的总和小于 1，一个没有有用信息可读的头可以把注意力交给“空无”，而不必压在第一个词元上。",
+            ],
+            try_this: "在“分数整形”中依次打开 QK 归一化、软上限 1、某个头的汇聚 logit 5，比较权重。",
+            question: "d_k = 16 时做了 QK 归一化，|q·k|/√d_k 最大能有多大？",
+            choices: ["1", "4", "16"],
+            explain: "两个向量的长度都是 √16 = 4，所以 |q·k| ≤ 16，|q·k|/√16 ≤ 4 = √d_k。",
         },
         ChapterText {
             title: "O(n²)",
@@ -433,5 +473,58 @@ pub const LEARN: LearnTexts = LearnTexts {
             )
         },
         go_to: "前往该章",
+    },
+    modern: ModernTexts {
+        why_not: [
+            "训练好的模型保留它学到的绝对位置：选随机权重才能比较各种位置。",
+            "你自己给的 X 没有句子可以放位置：输入一句话再比较。",
+            "这里最多比较 512 个词元：请缩短输入。",
+        ],
+        kinds: ["绝对", "无", "RoPE", "ALiBi"],
+        kind: "位置",
+        shift_change: |shift| format!("每个位置 + {shift} 后分数的最大变化"),
+        top_key: |query| format!("查询 {query} 最关注的键"),
+        odd_d_k: |d_k| format!("RoPE 需要偶数的 d_k（这里是 {d_k}）：已略去。"),
+        pairings: |differ, permuted, order| {
+            format!(
+                "同样的 W_Q 和 W_K 做 RoPE：前后半配对与相邻配对的分数最多相差 {differ}。把 q 和 k 的列（即 W_Q、W_K 的列）重排为 {order}，两者就一致到 {permuted}。"
+            )
+        },
+        window_cells: |radius, sinks, causal, window, with_sinks| {
+            format!(
+                "因果掩码：{causal} 个格子。半径 {radius} 的窗口：{window} 个。再加 {sinks} 个汇聚词元：{with_sinks} 个。"
+            )
+        },
+        window_mass: |query, hidden, sinks| {
+            format!(
+                "在完整的因果掩码下，查询 {query} 把 {hidden} 的权重给了窗口挡住的键，把 {sinks} 给了汇聚词元。"
+            )
+        },
+        hidden_per_query: |list| format!("从查询 0 起，每个查询被挡住的键数：{list}。"),
+        causal: "因果",
+        window: "窗口",
+        with_sinks: "窗口 + 汇聚",
+        hidden: "挡住",
+        sink: "汇聚",
+        not_cross: "滑动窗口沿着同一句话的顺序移动，不适用于交叉注意力。",
+        cap: "软上限 c",
+        no_cap: "无",
+        largest_score: "最大 |分数|",
+        top_weight: "最大权重",
+        entropy: "熵（奈特）",
+        caps_intro: |query, head| format!("第 {head} 个头的查询 {query}，在几种上限下："),
+        qk_norm_intro: |d_k, bound, growth| {
+            format!(
+                "每个头最大的 |q·k|/√d_k。d_k = {d_k}，所以 QK 归一化后的上界是 √d_k = {bound}；再把 q 和 k 乘以 {growth}，模拟训练中权重变大："
+            )
+        },
+        raw: "不做 QK 归一化",
+        normed: "做 QK 归一化",
+        raw_grown: |g| format!("不做，q、k × {g}"),
+        normed_grown: |g| format!("做，q、k × {g}"),
+        sinks_intro: |max| format!("同一行加上一个在其最大分数（{max}）附近的汇聚 logit："),
+        sink_logit: "汇聚 logit",
+        no_sink: "无",
+        kept: "留给各个键的权重",
     },
 };

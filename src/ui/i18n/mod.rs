@@ -11,6 +11,7 @@ mod en;
 pub mod learn;
 mod learn_en;
 mod learn_zh;
+pub mod shaping;
 mod zh;
 
 use attention_core::ConfigError;
@@ -197,6 +198,8 @@ pub struct ScaleTexts {
     pub fixed: &'static str,
     pub shared_scores: &'static str,
     pub own_range: &'static str,
+    pub shared_turns: &'static str,
+    pub radians: &'static str,
     pub contrast: &'static str,
     /// The control: its title, its two choices (honest, contrast) and what they do.
     pub title: &'static str,
@@ -576,6 +579,7 @@ pub struct Text {
     pub flash: FlashText,
     pub errors: ErrorTexts,
     pub learn: &'static learn::LearnTexts,
+    pub shaping: &'static shaping::ShapingTexts,
 }
 
 /// Example sentences offered under the sentence box (the same in both languages: they are data).

@@ -216,6 +216,8 @@ pub static TEXT: Text = Text {
         fixed: "固定刻度 0 … 1，所有权重图相同",
         shared_scores: "QKᵀ、缩放后与加掩码后的分数共用一个刻度",
         own_range: "按本矩阵自身的范围",
+        shared_turns: "旋转前后的 q、k 共用一个刻度：长度可以比较",
+        radians: "弧度，从 −π 到 π",
         contrast: "对比度：按本矩阵拉伸",
         title: "颜色刻度",
         names: ["如实", "对比度"],
@@ -593,4 +595,5 @@ pub static TEXT: Text = Text {
         showing_last_good: "下方仍显示上一次的有效结果。",
     },
     learn: &super::learn_zh::LEARN,
+    shaping: &super::shaping::ZH,
 };

@@ -3,7 +3,9 @@
 
 use super::colormap::ScaleMode;
 use crate::ui::i18n::Lang;
-use attention_core::api::{BackendChoice, LayerNormRequest, MaskRequest, ModelChoice};
+use attention_core::api::{
+    BackendChoice, LayerNormRequest, MaskRequest, ModelChoice, PairingRequest, PositionRequest,
+};
 use attention_core::overview::Reduction;
 
 /// Log-scale temperature slider from T = 0.05 to 10: each position is one of [`temperature_steps`].
@@ -300,6 +302,119 @@ impl Choice for ModelChoice {
         match self {
             Self::Random => "random",
             Self::Trained => "trained",
+        }
+    }
+}
+
+/// The kinds of position, as the Positions control offers them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PositionKind {
+    Absolute,
+    None,
+    Rope,
+    Alibi,
+}
+
+impl PositionKind {
+    pub fn of(position: Option<&PositionRequest>) -> Self {
+        match position {
+            None | Some(PositionRequest::Absolute { .. }) => Self::Absolute,
+            Some(PositionRequest::None { .. }) => Self::None,
+            Some(PositionRequest::Rope { .. }) => Self::Rope,
+            Some(PositionRequest::Alibi { .. }) => Self::Alibi,
+        }
+    }
+
+    fn index(self) -> usize {
+        match self {
+            Self::Absolute => 0,
+            Self::None => 1,
+            Self::Rope => 2,
+            Self::Alibi => 3,
+        }
+    }
+
+    pub fn help(self, lang: Lang) -> &'static str {
+        lang.text().shaping.kinds[self.index()].1
+    }
+
+    /// The request for this kind, keeping `offset` and, for RoPE, the base and pairing of
+    /// `previous` when it was RoPE already.
+    pub fn request(self, offset: usize, previous: Option<&PositionRequest>) -> PositionRequest {
+        match self {
+            Self::Absolute => PositionRequest::Absolute { offset },
+            Self::None => PositionRequest::None { offset },
+            Self::Alibi => PositionRequest::Alibi { offset },
+            Self::Rope => match previous {
+                Some(&PositionRequest::Rope { base, pairing, .. }) => PositionRequest::Rope {
+                    base,
+                    pairing,
+                    offset,
+                },
+                _ => PositionRequest::Rope {
+                    base: 10_000.0,
+                    pairing: PairingRequest::Half,
+                    offset,
+                },
+            },
+        }
+    }
+}
+
+/// The offset of a position request (0 without one).
+pub fn position_offset(position: Option<&PositionRequest>) -> usize {
+    match position {
+        None => 0,
+        Some(
+            PositionRequest::Absolute { offset }
+            | PositionRequest::None { offset }
+            | PositionRequest::Rope { offset, .. }
+            | PositionRequest::Alibi { offset },
+        ) => *offset,
+    }
+}
+
+/// `position` with its offset set to `offset` (absolute positions when there was none).
+pub fn with_offset(position: Option<&PositionRequest>, offset: usize) -> PositionRequest {
+    PositionKind::of(position).request(offset, position)
+}
+
+impl Choice for PositionKind {
+    fn all() -> Vec<Self> {
+        vec![Self::Absolute, Self::None, Self::Rope, Self::Alibi]
+    }
+
+    fn label(self, lang: Lang) -> &'static str {
+        lang.text().shaping.kinds[self.index()].0
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Self::Absolute => "absolute",
+            Self::None => "none",
+            Self::Rope => "rope",
+            Self::Alibi => "alibi",
+        }
+    }
+}
+
+impl Choice for PairingRequest {
+    fn all() -> Vec<Self> {
+        vec![Self::Half, Self::Interleaved]
+    }
+
+    fn label(self, lang: Lang) -> &'static str {
+        let pairings = &lang.text().shaping.pairings;
+        match self {
+            Self::Half => pairings[0].0,
+            Self::Interleaved => pairings[1].0,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Self::Half => "half",
+            Self::Interleaved => "interleaved",
         }
     }
 }

@@ -301,15 +301,30 @@ pub fn explain(
                         .filter(|(_, a)| **a)
                         .map(|(s, _)| *s)
                         .collect::<Vec<_>>();
+                    // A sink logit is one more column of the row's softmax.
+                    let sink = config.scoring(head).sink;
                     let max = allowed_scores
                         .iter()
                         .copied()
+                        .chain(sink)
                         .fold(f32::NEG_INFINITY, f32::max);
-                    (max, allowed_scores.iter().map(|s| (s - max).exp()).sum())
+                    (
+                        max,
+                        allowed_scores
+                            .iter()
+                            .chain(sink.as_ref())
+                            .map(|s| (s - max).exp())
+                            .sum(),
+                    )
                 }
             };
+            let sum_over = if config.scoring(head).sink.is_some() {
+                format!("(Σ_j exp(s_{row},j − max_{row}) + exp(sink − max_{row}))")
+            } else {
+                format!("Σ_j exp(s_{row},j − max_{row})")
+            };
             vec![
-                format!("w = exp(s_{row},{col} − max_{row}) / Σ_j exp(s_{row},j − max_{row})"),
+                format!("w = exp(s_{row},{col} − max_{row}) / {sum_over}"),
                 format!(
                     "= exp({} − {}) / {} = {}",
                     num(score()),

@@ -13,6 +13,8 @@ pub struct Series {
     pub color: (u8, u8, u8),
     /// Drawn thin and with dots: a reference (theory) rather than a measurement.
     pub reference: bool,
+    /// Dots alone, larger, without a line (values placed on another series' curve).
+    pub points_only: bool,
 }
 
 /// What the chart shows and says.
@@ -188,6 +190,10 @@ pub fn draw<DB: DrawingBackend>(
                     .filter(|p| p.0.is_finite() && p.1.is_finite())
                     .filter(|p| (!chart.x_log || p.0 > 0.0) && (!chart.y_log || p.1 > 0.0))
                     .collect();
+                if series.points_only {
+                    plot.draw_series(points.iter().map(|&p| Circle::new(p, 4, color.filled())))?;
+                    continue;
+                }
                 plot.draw_series(LineSeries::new(points.clone(), color.stroke_width(width)))?;
                 if !series.reference {
                     plot.draw_series(points.iter().map(|&p| Circle::new(p, 2, color.filled())))?;
@@ -257,6 +263,7 @@ mod tests {
                     points: vec![(4.0, 4.1), (512.0, 509.0)],
                     color: COLORS[0],
                     reference: false,
+                    points_only: false,
                 })
                 .collect(),
             marker: Some(8.0),

@@ -54,6 +54,10 @@ pub enum Legend {
     SharedScores,
     /// The matrix's own range (the only sensible scale for it, or contrast asked for).
     OwnRange,
+    /// One scale for q and k before and after RoPE, so that their lengths compare.
+    SharedTurns,
+    /// Angles in radians, −π … π.
+    Radians,
     /// Contrast asked for: a matrix that has an honest scale stretched over its own range.
     Contrast,
 }
@@ -70,6 +74,8 @@ impl Legend {
             Self::Fixed => scales.fixed,
             Self::SharedScores => scales.shared_scores,
             Self::OwnRange => scales.own_range,
+            Self::SharedTurns => scales.shared_turns,
+            Self::Radians => scales.radians,
             Self::Contrast => scales.contrast,
         }
     }

@@ -34,6 +34,7 @@ impl MemoryChart {
             points: LENGTHS.iter().map(|&n| (n as f64, f(n) as f64)).collect(),
             color: COLORS[color],
             reference: false,
+            points_only: false,
         };
         LineChart {
             title: self.title.clone(),

@@ -18,6 +18,7 @@ pub mod memory_chart;
 pub mod notice;
 pub mod roles;
 pub mod sections;
+pub mod shaping;
 pub mod stages;
 pub mod theme;
 

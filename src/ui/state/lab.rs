@@ -353,11 +353,13 @@ impl Lab {
     /// when the number of tokens changes, cells are kept where they still exist and new ones allowed.
     pub fn change(&self, update: Request) {
         let mask_given = update.mask.is_some();
+        let model_changed = update.model.is_some();
         self.edit(|request| {
             *request = request.merged(&update);
             if !mask_given {
                 fit_custom_mask(request);
             }
+            fit_sink_logits(request, model_changed);
         });
     }
 
@@ -445,6 +447,24 @@ pub fn default_sentence(lang: Lang) -> &'static str {
     match lang {
         Lang::En => EXAMPLES[0],
         Lang::Zh => EXAMPLES[1],
+    }
+}
+
+/// Gives the sink logits one value per head when the number of heads changes (new heads start at
+/// 0, removed heads drop theirs); on a change of model, whose heads the request does not know,
+/// they are cleared.
+pub fn fit_sink_logits(request: &mut Request, model_changed: bool) {
+    if request.is_trained() {
+        if model_changed {
+            request.sink_logits = None;
+        }
+        return;
+    }
+    let heads = request
+        .n_heads
+        .unwrap_or(attention_core::config::DEFAULT_N_HEADS);
+    if let Some(logits) = &mut request.sink_logits {
+        logits.resize(heads, 0.0);
     }
 }
 

@@ -14,5 +14,6 @@ pub mod live_region;
 pub mod mask_editor;
 pub mod model_views;
 pub mod pipeline;
+pub mod shaping;
 pub mod share_bar;
 pub mod tooltip;

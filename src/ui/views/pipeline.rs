@@ -793,6 +793,7 @@ pub fn Pipeline() -> impl IntoView {
                 <HeadSelector />
             </div>
             <StageSection section=Section::Qkv />
+            <super::shaping::ShapingSection />
             <StageSection section=Section::Scores />
             <SoftmaxSection />
             <StageSection section=Section::Values />

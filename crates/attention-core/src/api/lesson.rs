@@ -8,9 +8,10 @@ use crate::experiments::{BreakPoint, Breakdown};
 use crate::lessons::{
     Chapter, ComplexityExperiment, CostMeasurement, CostPoint, CrossExperiment, CrossMatch,
     Experiment, FlashExperiment, GqaExperiment, HeadVariance, KeyMatch, KvRow, LayernormExperiment,
-    MasksExperiment, MultiheadExperiment, QkvExperiment, RepeatedToken, RowSaturation,
-    ScalingExperiment, ScalingPoint, SoftmaxExperiment, SparseRow, StabilityExperiment,
-    SweepSample, TokenNorms, TokenStats, TokensExperiment, VariantsExperiment,
+    MasksExperiment, MultiheadExperiment, PositionsExperiment, QkvExperiment, RepeatedToken,
+    RowSaturation, ScalingExperiment, ScalingPoint, SoftmaxExperiment, SparseRow,
+    StabilityExperiment, SweepSample, TamingExperiment, TokenNorms, TokenStats, TokensExperiment,
+    VariantsExperiment, WindowsExperiment,
 };
 
 pub fn lesson_json(
@@ -24,6 +25,9 @@ pub fn lesson_json(
         Experiment::Scaling(v) => scaling_experiment(v),
         Experiment::Softmax(v) => softmax_experiment(v),
         Experiment::Masks(v) => masks_experiment(v),
+        Experiment::Positions(v) => positions_experiment(v),
+        Experiment::Windows(v) => windows_experiment(v),
+        Experiment::Taming(v) => taming_experiment(v),
         Experiment::Multihead(v) => multihead_experiment(v),
         Experiment::Gqa(v) => gqa_experiment(v),
         Experiment::Cross(v) => cross_experiment(v),
@@ -169,6 +173,73 @@ fn masks_experiment(v: &MasksExperiment) -> Value {
         "with_large_negative": v.with_large_negative,
         "all_masked_infinity": v.all_masked_infinity,
         "all_masked_large_negative": v.all_masked_large_negative,
+    })
+}
+
+fn positions_experiment(v: &PositionsExperiment) -> Value {
+    json!({
+        "head": v.head + 1,
+        "query": v.query,
+        "shift": v.shift,
+        "kinds": v.kinds.iter().map(|k| json!({
+            "kind": k.kind,
+            "shift_change": k.shift_change,
+            "top_key": k.top_key,
+            "top_weight": k.top_weight,
+        })).collect::<Vec<_>>(),
+        "d_k": v.d_k,
+        "pairing_change": v.pairing_change,
+        "permuted_change": v.permuted_change,
+        "permutation": v.permutation,
+        "why_not": v.why_not,
+    })
+}
+
+fn windows_experiment(v: &WindowsExperiment) -> Value {
+    json!({
+        "head": v.head + 1,
+        "query": v.query,
+        "radius": v.radius,
+        "sink_tokens": v.sink_tokens,
+        "causal_cells": v.causal_cells,
+        "window_cells": v.window_cells,
+        "sink_cells": v.sink_cells,
+        "hidden_per_query": v.hidden_per_query,
+        "causal": v.causal,
+        "window": v.window,
+        "with_sinks": v.with_sinks,
+        "hidden_mass": v.hidden_mass,
+        "sink_mass": v.sink_mass,
+        "cross": v.cross,
+    })
+}
+
+fn taming_experiment(v: &TamingExperiment) -> Value {
+    json!({
+        "head": v.head + 1,
+        "query": v.query,
+        "d_k": v.d_k,
+        "bound": v.bound,
+        "caps": v.caps.iter().map(|c| json!({
+            "cap": c.cap,
+            "largest": c.largest,
+            "top_weight": c.top_weight,
+            "entropy": c.entropy,
+        })).collect::<Vec<_>>(),
+        "qk_norm": v.qk_norm.iter().map(|r| json!({
+            "head": r.head + 1,
+            "raw": r.raw,
+            "normed": r.normed,
+            "raw_grown": r.raw_grown,
+            "normed_grown": r.normed_grown,
+        })).collect::<Vec<_>>(),
+        "growth": crate::lessons::GROWTH,
+        "row_max": v.row_max,
+        "sinks": v.sinks.iter().map(|s| json!({
+            "logit": s.logit,
+            "kept": s.kept,
+            "top_weight": s.top_weight,
+        })).collect::<Vec<_>>(),
     })
 }
 

@@ -20,12 +20,15 @@ mod gqa;
 mod layernorm;
 mod masks;
 mod multihead;
+mod positions;
 mod qkv;
 mod scaling;
 mod softmax;
 mod stability;
+mod taming;
 mod tokens;
 mod variants;
+mod windows;
 
 pub use complexity::*;
 pub use cross::*;
@@ -34,12 +37,15 @@ pub use gqa::*;
 pub use layernorm::*;
 pub use masks::*;
 pub use multihead::*;
+pub use positions::*;
 pub use qkv::*;
 pub use scaling::*;
 pub use softmax::*;
 pub use stability::*;
+pub use taming::*;
 pub use tokens::*;
 pub use variants::*;
+pub use windows::*;
 
 /// The chapters, in the order a learner reads them. The id is the chapter's name in links
 /// (`?lesson=<id>`), in `set({lesson})` and in the CLI.
@@ -50,11 +56,14 @@ pub enum Chapter {
     Scaling,
     Softmax,
     Masks,
+    Positions,
+    Windows,
     Multihead,
     Gqa,
     Cross,
     Layernorm,
     Stability,
+    Taming,
     Complexity,
     Flash,
     Variants,
@@ -62,17 +71,20 @@ pub enum Chapter {
 }
 
 impl Chapter {
-    pub const ALL: [Chapter; 14] = [
+    pub const ALL: [Chapter; 17] = [
         Self::Tokens,
         Self::Qkv,
         Self::Scaling,
         Self::Softmax,
         Self::Masks,
+        Self::Positions,
+        Self::Windows,
         Self::Multihead,
         Self::Gqa,
         Self::Cross,
         Self::Layernorm,
         Self::Stability,
+        Self::Taming,
         Self::Complexity,
         Self::Flash,
         Self::Variants,
@@ -86,6 +98,9 @@ impl Chapter {
             Self::Scaling => "scaling",
             Self::Softmax => "softmax",
             Self::Masks => "masks",
+            Self::Positions => "positions",
+            Self::Windows => "windows",
+            Self::Taming => "taming",
             Self::Multihead => "multihead",
             Self::Gqa => "gqa",
             Self::Cross => "cross",
@@ -156,6 +171,9 @@ pub enum Experiment {
     Scaling(ScalingExperiment),
     Softmax(SoftmaxExperiment),
     Masks(MasksExperiment),
+    Positions(PositionsExperiment),
+    Windows(WindowsExperiment),
+    Taming(TamingExperiment),
     Multihead(MultiheadExperiment),
     Gqa(GqaExperiment),
     Cross(CrossExperiment),
@@ -176,6 +194,9 @@ pub fn experiment(chapter: Chapter, trace: &Trace, focus: &Focus) -> Experiment 
         Chapter::Scaling => Experiment::Scaling(scaling::run(trace, focus)),
         Chapter::Softmax => Experiment::Softmax(softmax::run(trace, focus)),
         Chapter::Masks => Experiment::Masks(masks::run(trace, focus)),
+        Chapter::Positions => Experiment::Positions(positions::run(trace, focus)),
+        Chapter::Windows => Experiment::Windows(windows::run(trace, focus)),
+        Chapter::Taming => Experiment::Taming(taming::run(trace, focus)),
         Chapter::Multihead => Experiment::Multihead(multihead::run(trace)),
         Chapter::Gqa => Experiment::Gqa(gqa::run(trace)),
         Chapter::Cross => Experiment::Cross(cross::run(trace, focus)),

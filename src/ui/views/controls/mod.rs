@@ -6,6 +6,8 @@ mod backend;
 mod layer_norm;
 mod mask;
 mod model;
+mod positions;
+mod score_shaping;
 mod shape;
 mod softmax;
 mod tiles;
@@ -29,6 +31,8 @@ pub fn Controls() -> impl IntoView {
             <shape::ModelShape />
             <softmax::Softmax />
             <mask::MaskControl />
+            <positions::PositionsControl />
+            <score_shaping::ScoreShapingControl />
             <layer_norm::LayerNormControl />
             <backend::BackendControl />
             <tiles::FlashTiles />

@@ -13,6 +13,7 @@ use attention_core::lessons::Chapter;
 use super::flash::FlashView;
 use super::head_view::HeadView;
 use super::pipeline::{AllHeads, HeadSelector, StageCard};
+use super::shaping::ShapingSection;
 use crate::ui::browser::{location, share};
 use crate::ui::model::lesson::{Progress, answer};
 use crate::ui::model::link::LinkState;
@@ -27,10 +28,12 @@ enum LabView {
     HeadLines,
     Heads,
     Player,
+    /// The score options on the learner's numbers (shown when one is on).
+    Shaping,
 }
 
 fn lab_views(chapter: Chapter) -> &'static [LabView] {
-    use LabView::{Card, HeadLines, Heads, Player};
+    use LabView::{Card, HeadLines, Heads, Player, Shaping};
     match chapter {
         Chapter::Tokens => &[
             Card(Stage::Embeddings),
@@ -46,6 +49,9 @@ fn lab_views(chapter: Chapter) -> &'static [LabView] {
         Chapter::Scaling => &[Card(Stage::Dot), Card(Stage::Scaled)],
         Chapter::Softmax => &[Card(Stage::Weights), HeadLines],
         Chapter::Masks => &[Card(Stage::Masked), Card(Stage::Weights)],
+        Chapter::Positions => &[Card(Stage::Scaled), Card(Stage::Weights), Shaping],
+        Chapter::Windows => &[Card(Stage::Masked), Card(Stage::Weights)],
+        Chapter::Taming => &[Card(Stage::Scaled), Card(Stage::Weights), Shaping],
         Chapter::Multihead => &[Heads, Card(Stage::Concat), Card(Stage::Projected)],
         Chapter::Gqa => &[Card(Stage::Q), Card(Stage::K), Card(Stage::V)],
         Chapter::Cross => &[Card(Stage::K), Card(Stage::V), Card(Stage::Weights)],
@@ -63,8 +69,8 @@ fn lab_section(chapter: Chapter) -> &'static str {
     match chapter {
         Chapter::Tokens | Chapter::Layernorm => "tokens",
         Chapter::Qkv | Chapter::Gqa | Chapter::Cross => "qkv",
-        Chapter::Scaling | Chapter::Stability => "scores",
-        Chapter::Softmax | Chapter::Masks | Chapter::Variants => "softmax",
+        Chapter::Scaling | Chapter::Stability | Chapter::Positions | Chapter::Taming => "scores",
+        Chapter::Softmax | Chapter::Masks | Chapter::Windows | Chapter::Variants => "softmax",
         Chapter::Multihead => "all-heads",
         Chapter::Complexity | Chapter::Flash => "flash",
         Chapter::Exercises => "tokens",
@@ -77,6 +83,7 @@ fn lab_view(view: LabView) -> AnyView {
         LabView::HeadLines => view! { <figure class="stage"><HeadView /></figure> }.into_any(),
         LabView::Heads => view! { <div class="lesson-wide"><AllHeads /></div> }.into_any(),
         LabView::Player => view! { <div class="lesson-wide"><FlashView /></div> }.into_any(),
+        LabView::Shaping => view! { <div class="lesson-wide"><ShapingSection /></div> }.into_any(),
     }
 }
 

@@ -11,12 +11,15 @@ mod gqa;
 mod layernorm;
 mod masks;
 mod multihead;
+mod positions;
 mod qkv;
 mod scaling;
 mod softmax;
 mod stability;
+mod taming;
 mod tokens;
 mod variants;
+mod windows;
 
 use attention_core::lessons::{Chapter, Experiment, Focus, experiment};
 
@@ -52,6 +55,7 @@ fn series(label: &str, points: Vec<(f64, f64)>, color: usize, reference: bool) -
         points,
         color: COLORS[color],
         reference,
+        points_only: false,
     }
 }
 
@@ -107,6 +111,9 @@ fn chapter_view(lab: Lab, chapter: Chapter) -> AnyView {
         Chapter::Scaling => scaling::view(lab, e).into_any(),
         Chapter::Softmax => softmax::view(lab, e).into_any(),
         Chapter::Masks => masks::view(lab, e).into_any(),
+        Chapter::Positions => positions::view(lab, e).into_any(),
+        Chapter::Windows => windows::view(lab, e).into_any(),
+        Chapter::Taming => taming::view(lab, e).into_any(),
         Chapter::Multihead => multihead::view(lab, e).into_any(),
         Chapter::Gqa => gqa::view(lab, e).into_any(),
         Chapter::Cross => cross::view(lab, e).into_any(),
