@@ -2,6 +2,8 @@
 // until every view has been recomputed and redrawn, not counting the wait for the next frame.
 //
 //   trunk build --release && node tests/e2e/bench.mjs [iterations]
+//   BENCH_SET='{"position": {"kind": "rope"}, "softcap": 5}' node tests/e2e/bench.mjs
+//     the same with more settings (any set() fields) applied to every size
 //
 // Views draw only on screen, so it measures at two places: the top of the page, and scrolled to
 // the softmax step (the weights and the head view, the busiest views a temperature change
@@ -15,6 +17,7 @@ import { serve } from './serve.mjs';
 import { launch, ROOT } from './browser.mjs';
 
 const iterations = Number(process.argv[2] ?? 200);
+const extra = JSON.parse(process.env.BENCH_SET ?? '{}');
 const sizes = [
   { seq_len: 64, d_model: 64, n_heads: 4, goal_ms: 8 },
   { seq_len: 128, d_model: 128, n_heads: 8, goal_ms: 16 },
@@ -33,11 +36,11 @@ const places = [
   { name: 'softmax step', selector: '[data-testid=heatmap-weights]' },
 ];
 for (const size of sizes) for (const place of places) {
-  const result = await page.evaluate(async ({ size, iterations, selector }) => {
+  const result = await page.evaluate(async ({ size, iterations, selector, extra }) => {
     const words = ['the', 'cat', 'sat', 'on', 'a', 'warm', 'mat', 'today', '猫', '坐'];
     const sentence = Array.from({ length: size.seq_len }, (_, i) => words[i % words.length]).join(' ');
     const api = window.attentionLab;
-    const ok = api.set({ sentence, d_model: size.d_model, n_heads: size.n_heads, n_kv_heads: size.n_heads, temperature: 1 });
+    const ok = api.set({ sentence, d_model: size.d_model, n_heads: size.n_heads, n_kv_heads: size.n_heads, temperature: 1, ...extra });
     if (!ok.ok) return { error: ok.error };
     if (selector) document.querySelector(selector).scrollIntoView({ block: 'start' });
     else window.scrollTo(0, 0);
@@ -66,7 +69,7 @@ for (const size of sizes) for (const place of places) {
       frames.push(performance.now() - start);
     }
     return { outer, inner, frames, tokens: api.state().tokens.length };
-  }, { size, iterations, selector: place.selector });
+  }, { size, iterations, selector: place.selector, extra });
   if (result.error) {
     console.log(`bench ${size.seq_len}/${size.d_model}/${size.n_heads}: could not set: ${result.error}`);
     failed = true;
