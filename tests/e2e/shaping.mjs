@@ -61,6 +61,12 @@ test('no options, no shaping section; the controls turn RoPE on and the offset m
   assert.equal(await page.inputValue('[data-testid=rope-base]'), '10000');
   assert.ok((await colours(page, 'heatmap-rope-q-turned')) > 4);
   assert.ok((await colours(page, 'heatmap-rope-angles')) > 4);
+  // A new temperature redraws; it must not rebuild the section (its canvases stay the same nodes).
+  await page.evaluate(() => { window.kept = document.querySelector('[data-testid=heatmap-rope-q]'); });
+  await page.evaluate(() => window.attentionLab.set({ temperature: 0.5 }));
+  await page.waitForFunction(() => window.attentionLab.state().temperature === 0.5);
+  await nextFrames(page);
+  assert.ok(await page.evaluate(() => window.kept.isConnected), 'the RoPE heatmap was rebuilt by a temperature change');
   await page.fill('[data-testid=position-offset]', '250');
   await page.press('[data-testid=position-offset]', 'Enter');
   await page.waitForFunction(() => document.querySelector('[data-testid=offset-note]').innerText.includes('Offset 250'));

@@ -4,6 +4,7 @@
 use leptos::prelude::*;
 
 use crate::ui::browser::canvas::ink_rgb;
+use crate::ui::browser::observers::observe_visible;
 use crate::ui::model::line_chart::{ChartLayout, LineChart, draw};
 use crate::ui::state::Lab;
 
@@ -27,7 +28,14 @@ pub fn paint(canvas: &web_sys::HtmlCanvasElement, mut chart: LineChart, width: u
 pub fn Chart(chart: Signal<Option<LineChart>>, test_id: &'static str) -> impl IntoView {
     let lab = expect_context::<Lab>();
     let canvas = NodeRef::<leptos::html::Canvas>::new();
+    // Drawn only on screen (plotters takes milliseconds): off screen a new chart waits, and the
+    // latest is drawn when the canvas scrolls into view.
+    let visible = RwSignal::new(false);
+    observe_visible(move || canvas.get().map(Into::into), visible);
     Effect::new(move |_| {
+        if !visible.get() {
+            return;
+        }
         // Its ink follows the theme in use (auto included).
         let _ = lab.scheme();
         if let (Some(canvas), Some(chart)) = (canvas.get(), chart.get()) {

@@ -26,9 +26,12 @@ pub fn ShapingSection() -> impl IntoView {
         lab.shown
             .with(|t| t.as_ref().is_some_and(|t| has_views(&t.0)))
     };
-    let waiting = move || summarised(lab).map(|n| (words().waiting)(n, MOST_TRACED));
+    // Memos: a new trace of the same length must not rebuild the cards (and their canvases).
+    let shown = Memo::new(move |_| shown());
+    let long = Memo::new(move |_| summarised(lab));
+    let waiting = move || long.get().map(|n| (words().waiting)(n, MOST_TRACED));
     view! {
-        <Show when=shown>
+        <Show when=move || shown.get()>
             <section class="step shaping" data-view="shaping" id="section-shaping">
                 <h2 class="step-title">{move || words().view_title}</h2>
                 <p class="help block">{move || words().view_help}</p>
@@ -206,10 +209,10 @@ fn AlibiCard() -> impl IntoView {
         lab.shown
             .with(|t| t.as_ref().and_then(|t| alibi_view(&t.0, head)))
     });
-    let slopes = move || {
+    let slopes = Memo::new(move |_| {
         lab.shown
             .with(|t| t.as_ref().map(|t| slope_rows(&t.0)).unwrap_or_default())
-    };
+    });
     let describe = |lab: Lab, row: usize, col: usize| {
         let head = head(lab);
         lab.shown.with(|t| {
@@ -246,7 +249,7 @@ fn AlibiCard() -> impl IntoView {
                             </tr>
                         </thead>
                         <tbody>
-                            {move || slopes().into_iter().map(|(h, m, log, reach)| {
+                            {move || slopes.get().into_iter().map(|(h, m, log, reach)| {
                                 let selected = move || head(lab) + 1 == h;
                                 view! {
                                     <tr class:active=selected>
