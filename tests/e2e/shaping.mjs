@@ -81,6 +81,9 @@ test('no options, no shaping section; the controls turn RoPE on and the offset m
   await page.evaluate(() => document.querySelector('[data-testid=share-copy-link]').click());
   const link = await page.inputValue('[data-testid=share-text]');
   for (const part of ['position=rope', 'pairing=interleaved', 'offset=250']) assert.ok(link.includes(part), link);
+  await page.evaluate(() => document.querySelector('[data-testid=share-copy-embed]').click());
+  const embed = await page.inputValue('[data-testid=share-text]');
+  for (const part of ['embed=1', 'position=rope', 'pairing=interleaved', 'offset=250']) assert.ok(embed.includes(part), embed);
   const again = await open(link.slice(link.indexOf('?') + 1));
   assert.deepEqual((await state(again)).position, { kind: 'rope', base: 10000, pairing: 'interleaved', offset: 250 });
   await again.close();
@@ -208,4 +211,26 @@ test('the GPU computes every option, equal to the CPU', async () => {
   } finally {
     await gpu.close();
   }
+});
+
+test('a long input with every option is computed in the workers, flash equal to standard', async () => {
+  const words = ['the', 'cat', 'sat', 'on', 'a', 'warm', 'mat', 'today', '猫', '坐'];
+  const long = Array.from({ length: 1500 }, (_, i) => words[i % words.length]).join(' ');
+  const page = await open('lang=en&d_model=64&n_heads=4&n_kv_heads=2');
+  const set = await page.evaluate((sentence) => window.attentionLab.set({
+    sentence, position: { kind: 'alibi', offset: 9 }, softcap: 4, qk_norm: true, sink_logits: [0, 1, 2, 3],
+    mask: { kind: 'sliding', radius: 64, sink_tokens: 4 },
+  }), long);
+  assert.deepEqual(set, { ok: true });
+  await page.waitForFunction(
+    () => window.attentionLab.state().tokens?.length === 1500 && !document.querySelector('[data-testid=computing]').textContent,
+    null, { timeout: 120000 },
+  );
+  assert.equal(await page.locator('[data-testid=error]').count(), 0);
+  const flash = await text(page, '[data-testid=flash-diff]');
+  const diff = Number(flash.trim().split(' ').pop());
+  assert.ok(diff < 1e-4, flash);
+  // The shaping views wait for a shorter input, and say so.
+  assert.match(await text(page, '[data-testid=shaping-waiting]'), /1500/);
+  await page.close();
 });
