@@ -16,9 +16,11 @@ pub fn PositionsControl() -> impl IntoView {
     let lab = expect_context::<Lab>();
     let words = move || lab.lang.get().text().shaping;
     let trained = super::trained(lab);
-    let position = move || lab.request.with(|r| r.position);
+    // Memos: a change elsewhere in the request (the temperature) must not rewrite these inputs.
+    let position = Memo::new(move |_| lab.request.with(|r| r.position));
+    let position = move || position.get();
     let kind = Memo::new(move |_| PositionKind::of(position().as_ref()));
-    let offset = Signal::derive(move || position_offset(position().as_ref()));
+    let offset = Signal::from(Memo::new(move |_| position_offset(position().as_ref())));
     let set = move |position: PositionRequest| {
         lab.change(Request {
             position: Some(position),
@@ -33,7 +35,9 @@ pub fn PositionsControl() -> impl IntoView {
         Some(PositionRequest::Rope { base, pairing, .. }) => Some((base, pairing)),
         _ => None,
     };
-    let pairing = Signal::derive(move || rope().map_or(PairingRequest::Half, |(_, p)| p));
+    let pairing = Signal::from(Memo::new(move |_| {
+        rope().map_or(PairingRequest::Half, |(_, p)| p)
+    }));
     let set_rope = move |base: f64, pairing: PairingRequest| {
         set(PositionRequest::Rope {
             base,

@@ -14,9 +14,12 @@ const DEFAULT_CAP: f64 = 2.0;
 pub fn ScoreShapingControl() -> impl IntoView {
     let lab = expect_context::<Lab>();
     let words = move || lab.lang.get().text().shaping;
-    let softcap = move || lab.request.with(|r| r.softcap);
-    let qk_norm = move || lab.request.with(|r| r.qk_norm.unwrap_or(false));
-    let sinks = move || lab.request.with(|r| r.sink_logits.clone());
+    // Memos: a change elsewhere in the request (the temperature) must not rewrite these inputs.
+    let softcap = Memo::new(move |_| lab.request.with(|r| r.softcap));
+    let softcap = move || softcap.get();
+    let qk_norm = Memo::new(move |_| lab.request.with(|r| r.qk_norm.unwrap_or(false)));
+    let sinks = Memo::new(move |_| lab.request.with(|r| r.sink_logits.clone()));
+    let sinks = move || sinks.get();
     let heads = super::shown_dims(lab);
     let set_cap = move |cap: Option<f64>| lab.edit(|r| r.softcap = cap);
     let set_sinks = move |logits: Option<Vec<f64>>| lab.edit(|r| r.sink_logits = logits);
