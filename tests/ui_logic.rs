@@ -1056,6 +1056,41 @@ mod honest_views {
         );
     }
 
+    /// A heatmap's pixels: one per cell in row-major order while every value is finite; 2 × 2
+    /// per cell with a grey checker for the masked ones otherwise. Colours round to the nearest
+    /// of the map's 256 entries.
+    #[test]
+    fn pixels_follow_the_cells() {
+        use attention_lab::ui::model::matrix::{MASKED, pixels};
+        let scale = Scale::Sequential { min: 0.0, max: 1.0 };
+        let values = ndarray::array![[0.0f32, 0.25], [0.5, 1.0], [0.75, 0.1]];
+        let (rgba, side) = pixels(&values, &scale);
+        assert_eq!((side, rgba.len()), (1, 6 * 4));
+        for ((i, j), &v) in values.indexed_iter() {
+            let at = (i * 2 + j) * 4;
+            assert_eq!(rgba[at..at + 3], viridis(v), "cell {i},{j}");
+            assert_eq!(rgba[at + 3], 255);
+        }
+        // A column-major matrix reads in the same order.
+        let (transposed, _) = pixels(&values.t().to_owned().reversed_axes(), &scale);
+        assert_eq!(transposed, rgba);
+        // 1/255 · 127.5 sits halfway between two entries: it rounds up, as `round` does.
+        assert_eq!(viridis(127.5 / 255.0), viridis(128.0 / 255.0));
+        assert_ne!(viridis(127.4 / 255.0), viridis(128.0 / 255.0));
+
+        let masked = ndarray::array![[0.5f32, f32::NEG_INFINITY]];
+        let (rgba, side) = pixels(&masked, &scale);
+        assert_eq!((side, rgba.len()), (2, 2 * 4 * 4));
+        let at = |x: usize, y: usize| (y * 4 + x) * 4;
+        for (x, y) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
+            assert_eq!(rgba[at(x, y)..at(x, y) + 3], viridis(0.5));
+        }
+        assert_eq!(rgba[at(2, 0)..at(2, 0) + 3], MASKED[0]);
+        assert_eq!(rgba[at(3, 0)..at(3, 0) + 3], MASKED[1]);
+        assert_eq!(rgba[at(2, 1)..at(2, 1) + 3], MASKED[1]);
+        assert_eq!(rgba[at(3, 1)..at(3, 1) + 3], MASKED[0]);
+    }
+
     /// With the score options the Dot stage is q·k of the scored q and k (not the score over a
     /// scale it no longer is), the formulas follow the order of the scoring, and the captions
     /// say where positions went and what a sink logit does to a row.

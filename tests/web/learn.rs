@@ -176,10 +176,12 @@ async fn the_experiments_show_the_learners_own_numbers() {
     frames().await;
     click(&host, "[data-testid=reveal]");
     frames().await;
+    // Charts draw only on screen: scrolled into view, it is drawn.
     let chart = find(&host, "[data-testid=chart-variance]");
-    assert!(
-        pixels(&chart).iter().any(|&p| p != 0),
-        "the variance chart is drawn"
-    );
+    chart.scroll_into_view();
+    until("the variance chart to be drawn", || {
+        pixels(&chart).iter().any(|&p| p != 0)
+    })
+    .await;
     drop(app);
 }

@@ -30,6 +30,7 @@ pub fn connect(lab: Lab) {
         .ok()
         .flatten()
         .filter(|parent| !js_sys::Object::is(parent, &window));
+    let framed = parent.is_some();
     let origin = lab.embed.get_untracked().and_then(|e| e.origin);
     let target = origin.clone().unwrap_or_else(|| "*".into());
     let post = move |message: Value| {
@@ -70,6 +71,9 @@ pub fn connect(lab: Lab) {
         }
     });
     on_cleanup(move || handle.remove());
+    if !framed {
+        return; // Nobody to tell: no state is serialised on every change.
+    }
 
     // The state, once ready and after every change (not while the GPU is still computing).
     Effect::new(move |previous: Option<String>| {

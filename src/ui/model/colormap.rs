@@ -71,7 +71,9 @@ fn normalise(value: f32, low: f32, high: f32) -> f32 {
 /// The colour at `t` ∈ [0, 1] (clamped; NaN reads as 0).
 fn lookup(table: &[[u8; 3]; 256], t: f32) -> [u8; 3] {
     let t = if t.is_nan() { 0.0 } else { t.clamp(0.0, 1.0) };
-    table[(t * 255.0).round() as usize]
+    // t ≥ 0: adding ½ and truncating rounds as `round` does, without a call to libm's roundf
+    // (which wasm has no instruction for), once per cell of every heatmap.
+    table[(t * 255.0 + 0.5) as usize]
 }
 
 /// Which colour scale the views use: honest scales that keep magnitudes comparable (attention

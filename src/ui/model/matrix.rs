@@ -103,6 +103,13 @@ pub fn pixels(values: &Array2<f32>, scale: &Scale) -> (Vec<u8>, usize) {
     };
     let width = cols * side;
     let mut rgba = vec![255u8; rows * side * width * 4];
+    if side == 1 {
+        // Every value finite: one pixel per cell, in the matrix's order.
+        for (pixel, &value) in rgba.chunks_exact_mut(4).zip(values.iter()) {
+            pixel[..3].copy_from_slice(&scale.color(value));
+        }
+        return (rgba, side);
+    }
     for ((i, j), &value) in values.indexed_iter() {
         let color = value.is_finite().then(|| scale.color(value));
         for dy in 0..side {

@@ -123,6 +123,9 @@ pub struct Lab {
     pub outcome: Memo<Outcome>,
     /// The latest valid trace: what the views show while the input is invalid.
     pub shown: Memo<Option<TraceRef>>,
+    /// The shown trace's number of heads (1 without a trace): what the head's readers follow,
+    /// so that a new trace with as many heads does not wake them.
+    head_count: Memo<usize>,
     /// A refusal from `attentionLab.set`, or a note about an adjusted control; shown until the
     /// next change.
     pub notice: RwSignal<Option<Notice>>,
@@ -265,6 +268,8 @@ impl Lab {
                     Err(_) => previous.cloned().flatten(),
                 },
             );
+        let head_count =
+            Memo::new(move |_| shown.with(|t| t.as_ref().map_or(1, |t| t.0.heads.len())));
         let lab = Self {
             request,
             lang: RwSignal::new(lang),
@@ -273,6 +278,7 @@ impl Lab {
             head: RwSignal::new(0),
             outcome,
             shown,
+            head_count,
             notice: RwSignal::new(None),
             active: RwSignal::new(None),
             timing,
@@ -386,10 +392,7 @@ impl Lab {
 
     /// The selected head, within the shown trace's heads.
     pub fn selected_head(&self) -> usize {
-        let heads = self
-            .shown
-            .with(|t| t.as_ref().map_or(1, |t| t.0.heads.len()));
-        self.head.get().min(heads.saturating_sub(1))
+        self.head.get().min(self.head_count.get().saturating_sub(1))
     }
 
     /// Records that a view finished redrawing now.

@@ -4,7 +4,7 @@
 
 use leptos::prelude::*;
 use wasm_bindgen::{JsCast, JsValue};
-use web_sys::{HtmlCanvasElement, PointerEvent};
+use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, PointerEvent};
 
 use crate::ui::browser::canvas::{computed, pixel_ratio, size_canvas};
 use crate::ui::browser::observers::{observe_visible, observe_width};
@@ -42,7 +42,7 @@ struct Lines {
     keys: Vec<String>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
 struct Geometry {
     row: f64,
     label_w: f64,
@@ -75,6 +75,7 @@ pub fn HeadView() -> impl IntoView {
     // The theme's ink and accent, read (a style lookup, which can force a style recalculation)
     // once per theme rather than on every redraw.
     let colours = StoredValue::new(None::<(crate::ui::model::theme::Theme, String, String)>);
+    let label_layer = StoredValue::new_local(None::<LabelLayer>);
     Effect::new(move |_| {
         if !visible.get() {
             return;
@@ -93,14 +94,20 @@ pub fn HeadView() -> impl IntoView {
                 (ink, accent)
             }
         };
-        match draw(
-            &canvas,
-            &lines,
-            focus.get(),
-            available,
-            (&ink, &accent, None),
-            pixel_ratio(),
-        ) {
+        let drawn = label_layer
+            .try_update_value(|layer| {
+                draw(
+                    &canvas,
+                    &lines,
+                    focus.get(),
+                    available,
+                    (&ink, &accent, None),
+                    pixel_ratio(),
+                    Some(layer),
+                )
+            })
+            .unwrap_or(Ok(Geometry::default()));
+        match drawn {
             Ok(g) => geometry.set_value(Some(g)),
             Err(error) => web_sys::console::error_2(&"head view: drawing failed".into(), &error),
         }
@@ -155,6 +162,7 @@ pub fn HeadView() -> impl IntoView {
                     Some(width),
                     (&ink, &accent, Some(&paper)),
                     pixel_ratio().max(EXPORT_RATIO),
+                    None,
                 )?;
                 download_png("head-view.png", &export)
             });
@@ -207,6 +215,7 @@ fn draw(
     available: Option<f64>,
     (ink, accent, paper): (&str, &str, Option<&str>),
     ratio: f64,
+    layer: Option<&mut Option<LabelLayer>>,
 ) -> Result<Geometry, JsValue> {
     let weights = &lines.weights;
     let (queries, keys) = weights.dim();
@@ -231,15 +240,18 @@ fn draw(
 
     // The lines worth drawing: each query's strongest keys, or all lines of the focused token.
     let per_query = (LINE_BUDGET / queries.max(1)).clamp(2, 6);
+    let mut scratch: Vec<f32> = Vec::with_capacity(keys);
     let strong: Vec<f32> = weights
         .outer_iter()
         .map(|row| {
             if keys <= ALL_LINES_UP_TO {
                 return 0.0;
             }
-            let mut sorted: Vec<f32> = row.to_vec();
-            sorted.sort_by(|a, b| b.total_cmp(a));
-            sorted.get(per_query - 1).copied().unwrap_or(0.0)
+            // The per_query-th largest weight of the row (a selection, not a sort).
+            scratch.clear();
+            scratch.extend(row.iter().copied());
+            let nth = (per_query - 1).min(keys - 1);
+            *scratch.select_nth_unstable_by(nth, |a, b| b.total_cmp(a)).1
         })
         .collect();
     let shown = |i: usize, j: usize| match focus {
@@ -247,44 +259,123 @@ fn draw(
         Some(Focus::Key(k)) => k == j,
         None => weights[[i, j]] >= strong[i],
     };
-    // Grouped by opacity level: one path and one stroke per level.
+    // Grouped by opacity level (in one pass over the weights): one path and one stroke per
+    // level; a weight w falls in level ⌈w·LEVELS⌉, the one whose range (low, high] holds it.
+    let mut levels: Vec<Vec<(usize, usize)>> = vec![Vec::new(); LEVELS];
+    for ((i, j), &w) in weights.indexed_iter() {
+        if w <= 0.0 || !shown(i, j) || (w < FAINTEST && focus.is_none()) {
+            continue;
+        }
+        let w_level = if focus.is_some() {
+            w.max(FAINTEST * 2.0)
+        } else {
+            w
+        };
+        let level = ((w_level * LEVELS as f32).ceil() as usize).clamp(1, LEVELS);
+        levels[level - 1].push((i, j));
+    }
     ctx.set_stroke_style_str(accent);
-    for level in 1..=LEVELS {
-        let low = (level - 1) as f32 / LEVELS as f32;
-        let high = level as f32 / LEVELS as f32;
+    for (level, pairs) in levels.iter().enumerate() {
+        if pairs.is_empty() {
+            continue;
+        }
+        let high = (level + 1) as f32 / LEVELS as f32;
         ctx.begin_path();
-        let mut any = false;
-        for ((i, j), &w) in weights.indexed_iter() {
-            let w_level = if focus.is_some() {
-                w.max(FAINTEST * 2.0)
-            } else {
-                w
-            };
-            if w > 0.0
-                && shown(i, j)
-                && (w >= FAINTEST || focus.is_some())
-                && w_level > low
-                && w_level <= high
-            {
-                ctx.move_to(x_left, y(i));
-                ctx.line_to(x_right, y(j));
-                any = true;
-            }
+        for &(i, j) in pairs {
+            ctx.move_to(x_left, y(i));
+            ctx.line_to(x_right, y(j));
         }
-        if any {
-            ctx.set_global_alpha(f64::from(0.15 + 0.85 * high));
-            ctx.set_line_width(0.6 + 2.4 * f64::from(high));
-            ctx.stroke();
-        }
+        ctx.set_global_alpha(f64::from(0.15 + 0.85 * high));
+        ctx.set_line_width(0.6 + 2.4 * f64::from(high));
+        ctx.stroke();
     }
     ctx.set_global_alpha(1.0);
 
-    // Token labels, thinned out when rows are too short to read.
+    // Token labels, thinned out when rows are too short to read. Without a focus they are the
+    // same on every redraw that only changes the weights: drawn once into a layer and copied.
+    let labels = LabelKey {
+        queries: query_labels.clone(),
+        keys: key_labels.clone(),
+        width: width.to_bits(),
+        height: height.to_bits(),
+        ratio: ratio.to_bits(),
+        ink: ink.to_string(),
+    };
+    match (focus, layer) {
+        (None, Some(layer)) => {
+            if layer.as_ref().map(|l| &l.key) != Some(&labels) {
+                let canvas = match layer.take() {
+                    Some(old) => old.canvas,
+                    None => web_sys::window()
+                        .and_then(|w| w.document())
+                        .ok_or("no document")?
+                        .create_element("canvas")?
+                        .dyn_into::<HtmlCanvasElement>()?,
+                };
+                let label_ctx = size_canvas(&canvas, width, height, ratio)?;
+                draw_labels(&label_ctx, &labels, (x_left, x_right), row, None, (ink, accent))?;
+                *layer = Some(LabelLayer {
+                    key: labels,
+                    canvas,
+                });
+            }
+            if let Some(layer) = layer.as_ref() {
+                ctx.draw_image_with_html_canvas_element_and_dw_and_dh(
+                    &layer.canvas,
+                    0.0,
+                    0.0,
+                    width,
+                    height,
+                )?;
+            }
+        }
+        _ => draw_labels(&ctx, &labels, (x_left, x_right), row, focus, (ink, accent))?,
+    }
+    ctx.set_global_alpha(1.0);
+    Ok(Geometry {
+        row,
+        label_w,
+        width,
+        queries,
+        keys,
+    })
+}
+
+/// What the token labels of a picture depend on.
+#[derive(Debug, Clone, PartialEq)]
+struct LabelKey {
+    queries: Vec<String>,
+    keys: Vec<String>,
+    /// CSS width and height, and device pixels per CSS pixel (as bits: compared exactly).
+    width: u64,
+    height: u64,
+    ratio: u64,
+    ink: String,
+}
+
+/// The token labels as last drawn, on a canvas of their own.
+struct LabelLayer {
+    key: LabelKey,
+    canvas: HtmlCanvasElement,
+}
+
+/// The token labels of both sides; with a focus, the focused one in the accent and the others
+/// faded.
+fn draw_labels(
+    ctx: &CanvasRenderingContext2d,
+    labels: &LabelKey,
+    (x_left, x_right): (f64, f64),
+    row: f64,
+    focus: Option<Focus>,
+    (ink, accent): (&str, &str),
+) -> Result<(), JsValue> {
+    let y = |i: usize| 6.0 + (i as f64 + 0.5) * row;
     let every = (13.0 / row).ceil().max(1.0) as usize;
+    ctx.set_font(FONT);
     ctx.set_text_baseline("middle");
     for (side, labels, x, align) in [
-        (0, query_labels.as_slice(), x_left - 6.0, "right"),
-        (1, key_labels.as_slice(), x_right + 6.0, "left"),
+        (0, labels.queries.as_slice(), x_left - 6.0, "right"),
+        (1, labels.keys.as_slice(), x_right + 6.0, "left"),
     ] {
         ctx.set_text_align(align);
         for (i, label) in labels.iter().enumerate() {
@@ -306,11 +397,5 @@ fn draw(
         }
     }
     ctx.set_global_alpha(1.0);
-    Ok(Geometry {
-        row,
-        label_w,
-        width,
-        queries,
-        keys,
-    })
+    Ok(())
 }

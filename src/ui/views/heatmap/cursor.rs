@@ -7,7 +7,6 @@ use leptos::prelude::*;
 use web_sys::{KeyboardEvent, PointerEvent};
 
 use super::draw::Layout;
-use crate::ui::model::matrix::MatrixView;
 
 /// A cell the user points at or moved the keyboard cursor to, with where it is on screen.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -48,7 +47,6 @@ impl Cursor {
         layout: RwSignal<Option<Layout>>,
         grid: NodeRef<leptos::html::Canvas>,
         scroller: NodeRef<leptos::html::Div>,
-        data: Signal<Option<MatrixView>>,
         on_cell: Option<Callback<Option<CellPick>>>,
         on_paint: Option<Callback<(usize, usize, Paint)>>,
         on_choose: Option<Callback<(usize, usize)>>,
@@ -66,7 +64,9 @@ impl Cursor {
         };
         // A cursor outside a smaller matrix is dropped.
         Effect::new(move |_| {
-            let (rows, cols) = data.with(|d| d.as_ref().map_or((0, 0), |d| d.values.dim()));
+            // The drawn layout's size: it follows the data while the heatmap is on screen (where
+            // a cursor can be), without reading every new matrix while it is not.
+            let (rows, cols) = layout.with(|l| l.as_ref().map_or((0, 0), |l| (l.key.rows, l.key.cols)));
             let outside =
                 |cell: Option<(usize, usize)>| cell.is_some_and(|(r, c)| r >= rows || c >= cols);
             if outside(cursor.cell.get_untracked()) {

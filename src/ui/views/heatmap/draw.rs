@@ -222,7 +222,7 @@ pub fn legend_width(layout: &Layout) -> f64 {
 pub fn legend(
     ctx: &CanvasRenderingContext2d,
     document: &web_sys::Document,
-    strip: &mut Option<HtmlCanvasElement>,
+    strip: &mut Strip,
     data: &MatrixView,
     lang: Lang,
     ink: &str,
@@ -236,7 +236,15 @@ pub fn legend(
             [r, g, b, 255]
         })
         .collect();
-    let bar = image_canvas(document, strip, &colours, 256, 1)?;
+    // A new range on the same colour map gives the same strip: only its numbers change.
+    let bar = match &strip.canvas {
+        Some(canvas) if strip.colours == colours => canvas.clone(),
+        _ => {
+            let canvas = image_canvas(document, &mut strip.canvas, &colours, 256, 1)?;
+            strip.colours = colours;
+            canvas
+        }
+    };
     ctx.set_image_smoothing_enabled(true);
     ctx.draw_image_with_html_canvas_element_and_dw_and_dh(&bar, x, y + 6.0, LEGEND_WIDTH, 8.0)?;
     ctx.set_font(FONT);
@@ -258,6 +266,13 @@ pub fn legend(
         ctx.set_global_alpha(1.0);
     }
     Ok(())
+}
+
+/// The colour bar's strip as last drawn: a 256 × 1 canvas and its pixels.
+#[derive(Default)]
+pub struct Strip {
+    canvas: Option<HtmlCanvasElement>,
+    colours: Vec<u8>,
 }
 
 /// A `width` × `height` canvas holding `rgba`: the one in `slot`, resized if needed, or a new one.
@@ -394,7 +409,7 @@ fn legend_at(
     legend(
         ctx,
         document,
-        &mut None,
+        &mut Strip::default(),
         data,
         lang,
         ink,

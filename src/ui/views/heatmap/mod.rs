@@ -43,7 +43,7 @@ pub struct Look {
 /// Kept between redraws: the legend's strip.
 #[derive(Default)]
 struct Surface {
-    strip: Option<web_sys::HtmlCanvasElement>,
+    strip: draw::Strip,
     /// The legend as last drawn (it is redrawn only when its scale or note changes).
     legend: Option<(
         crate::ui::model::colormap::Scale,
@@ -99,6 +99,7 @@ pub fn Heatmap(
     let frame = NodeRef::<leptos::html::Div>::new();
     let layout = RwSignal::new(None::<Layout>);
     let surface = StoredValue::new_local(Surface::default());
+    let inks = StoredValue::new(None::<(Theme, String)>);
     // The width this heatmap may use, from a ResizeObserver on its frame: the layout follows the
     // page without reading sizes (which would force a reflow) on every redraw.
     let width = RwSignal::new(None::<f64>);
@@ -141,8 +142,16 @@ pub fn Heatmap(
                 fit: data.blocks.is_some(),
                 scheme,
             };
-            // The theme's ink, read (a style lookup) only when labels or the legend are drawn.
-            let ink = || computed(&grid, "color").unwrap_or_else(|| "#222".into());
+            // The theme's ink, read (a style lookup, which can force a style recalculation) only
+            // when labels or the legend are drawn, and once per theme.
+            let ink = || match inks.get_value() {
+                Some((theme, ink)) if theme == scheme => ink,
+                _ => {
+                    let ink = computed(&grid, "color").unwrap_or_else(|| "#222".into());
+                    inks.set_value(Some((scheme, ink.clone())));
+                    ink
+                }
+            };
             let ratio = pixel_ratio();
             let previous = layout.get_untracked().filter(|p| p.key == key);
             let relabel = previous.is_none();
@@ -206,7 +215,7 @@ pub fn Heatmap(
         }
     });
 
-    let cursor = cursor::Cursor::new(layout, grid, scroller, data, on_cell, on_paint, on_choose);
+    let cursor = cursor::Cursor::new(layout, grid, scroller, on_cell, on_paint, on_choose);
     let span_outline = move || {
         let (Some(span), Some(layout)) = (highlight.and_then(|h| h.get()), layout.get()) else {
             return "display: none".to_string();
@@ -222,6 +231,26 @@ pub fn Heatmap(
             rows.len() as f64 * layout.cell + 4.0
         )
     };
+    // The legend's words follow the data while the heatmap is on screen, as its picture does: a
+    // heatmap out of view reads no new matrix (its data is then never computed).
+    let legend_label = Memo::new(move |previous: Option<&Option<String>>| {
+        if visible.get() {
+            data.with(|d| d.as_ref().map(|d| legend_text(d, look.lang.get())))
+        } else {
+            previous.cloned().flatten()
+        }
+    });
+    let legend_note = Memo::new(move |previous: Option<&Option<String>>| {
+        if visible.get() {
+            data.with(|d| {
+                d.as_ref()
+                    .filter(|_| !compact)
+                    .map(|d| d.note(look.lang.get()))
+            })
+        } else {
+            previous.cloned().flatten()
+        }
+    });
     let as_table = RwSignal::new(false);
     let table_id = format!("{test_id}-table");
     let legend_id = format!("{test_id}-legend");
@@ -285,10 +314,10 @@ pub fn Heatmap(
                 </div>
             </div>
             <canvas class="heatmap-legend" node_ref=legend_canvas data-testid=legend_id width="0" height="0"
-                role="img" aria-label=move || data.with(|d| d.as_ref().map(|d| legend_text(d, look.lang.get())))></canvas>
+                role="img" aria-label=legend_label></canvas>
             <p class="legend-note help" data-testid=note_id
                 style=move || layout.with(|l| format!("margin-left: {}px", l.as_ref().map_or(0.0, |l| l.left)))>
-                {move || data.with(|d| d.as_ref().filter(|_| !compact).map(|d| d.note(look.lang.get())))}
+                {legend_note}
             </p>
             <Show when=move || as_table.get()>
                 <MatrixTable data=data label=label lang=look.lang test_id=table_id.clone() />
