@@ -656,6 +656,22 @@ fn check_weights(weights: &Weights, dims: &Dims) -> Result<Weights, ConfigError>
     Ok(weights.clone())
 }
 
+/// `spec` checked against `queries` × `keys` (a causal mask needs a square, a padding length at
+/// most the keys…): the mask a config would hold.
+pub fn checked_mask(spec: &MaskSpec, queries: usize, keys: usize) -> Result<Mask, ConfigError> {
+    check_mask(spec, queries, keys)
+}
+
+/// A temperature the lab accepts: finite, within [`TEMPERATURE_RANGE`].
+pub fn checked_temperature(temperature: f64) -> Result<f32, ConfigError> {
+    let (low, high) = TEMPERATURE_RANGE;
+    if temperature.is_finite() && temperature >= low && temperature <= high {
+        Ok(temperature as f32)
+    } else {
+        Err(ConfigError::BadTemperature { value: temperature })
+    }
+}
+
 fn check_mask(spec: &MaskSpec, queries: usize, keys: usize) -> Result<Mask, ConfigError> {
     match spec {
         MaskSpec::Causal if queries != keys => {

@@ -15,6 +15,7 @@ pub mod experiments;
 pub mod fastmath;
 pub mod flash;
 pub mod gpt;
+pub mod imported;
 pub mod layer_norm;
 pub mod lessons;
 pub mod mask;

@@ -18,6 +18,26 @@ fn main() -> std::process::ExitCode {
     if let Err(error) = std::io::stdin().read_to_string(&mut input) {
         return fail(format!("could not read stdin: {error}"));
     }
+    // A user's own attention from a file: {"load": {"path": …}, "mask": …, "temperature": …}.
+    if let Some(command) = attention_core::api::import::parse_load(&input) {
+        let command = match command {
+            Ok(command) => command,
+            Err(error) => return fail(error.to_string()),
+        };
+        let bytes = match std::fs::read(&command.load.path) {
+            Ok(bytes) => bytes,
+            Err(error) => {
+                return fail(format!(
+                    "load.path: cannot read {:?}: {error}",
+                    command.load.path
+                ));
+            }
+        };
+        return match command.run(&bytes) {
+            Ok(json) => write(json.to_string()),
+            Err(message) => fail(message),
+        };
+    }
     let request = match parse_request(&input) {
         Ok(request) => request,
         Err(error) => return fail(error.to_string()),

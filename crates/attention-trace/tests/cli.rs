@@ -390,3 +390,77 @@ fn the_trained_model_reads_a_long_text_through_its_last_window() {
     assert_eq!(t["dropped"], 192 - 128);
     assert_eq!(t["tokens"].as_array().unwrap().len(), 128);
 }
+
+/// A user's own attention from a file: weights as they are, Q and K computed under the mask and
+/// the temperature; what cannot be read is a one-line message and status 2.
+#[test]
+fn a_file_of_ones_own_attention_is_loaded() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/imports/");
+    let t = trace(&format!(
+        r#"{{"load": {{"path": "{root}attention_compressed.npz"}}}}"#
+    ));
+    assert_eq!(t["source"], "attention");
+    assert_eq!(
+        t["tokens"],
+        serde_json::json!(["the", "cat", "sat", "猫", "mat"])
+    );
+    let layers = t["layers"].as_array().unwrap();
+    assert_eq!((layers.len(), layers[0].as_array().unwrap().len()), (2, 3));
+    let row = &t["layers"][1][2]["weights"][4];
+    let sum: f64 = row
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .sum();
+    assert!((sum - 1.0).abs() < 1e-5, "{sum}");
+
+    let t = trace(&format!(
+        r#"{{"load": {{"path": "{root}qkv.safetensors"}}, "mask": {{"kind": "causal"}}, "temperature": 2}}"#
+    ));
+    assert_eq!(t["source"], "q_k");
+    let weights = &t["layers"][0][0]["weights"];
+    assert_eq!(
+        weights[0][1], 0.0,
+        "causal: the first query sees only itself"
+    );
+    assert_eq!(weights[0][0], 1.0);
+    assert!(
+        t["layers"][0][0].get("output").is_none(),
+        "no v in this file"
+    );
+
+    for (input, message) in [
+        (
+            format!(r#"{{"load": {{"path": "{root}missing.npz"}}}}"#),
+            "load.path: cannot read",
+        ),
+        (
+            format!(r#"{{"load": {{"path": "{root}expected.json"}}}}"#),
+            "both \"attention\" and",
+        ),
+        (
+            format!(r#"{{"load": {{"path": "{root}attention.npz"}}, "temperature": 2}}"#),
+            "apply to q and k",
+        ),
+        (
+            format!(r#"{{"load": {{"path": "{root}qkv.npz", "format": "safetensors"}}}}"#),
+            "safetensors",
+        ),
+        (
+            format!(r#"{{"load": {{"path": "{root}cross.json"}}, "sentence": "x"}}"#),
+            "unknown field `sentence`",
+        ),
+        (
+            format!(r#"{{"load": {{"path": "{root}attention.npy", "tokens": ["a"]}}}}"#),
+            "tokens has 1 entries",
+        ),
+    ] {
+        let (code, stdout, stderr) = run(&input);
+        assert_eq!(code, 2, "{input}: {stdout}");
+        assert!(
+            stderr.contains(message) && stderr.lines().count() == 1,
+            "{input}: {stderr}"
+        );
+    }
+}

@@ -313,7 +313,14 @@ fn draw(
                         .dyn_into::<HtmlCanvasElement>()?,
                 };
                 let label_ctx = size_canvas(&canvas, width, height, ratio)?;
-                draw_labels(&label_ctx, &labels, (x_left, x_right), row, None, (ink, accent))?;
+                draw_labels(
+                    &label_ctx,
+                    &labels,
+                    (x_left, x_right),
+                    row,
+                    None,
+                    (ink, accent),
+                )?;
                 *layer = Some(LabelLayer {
                     key: labels,
                     canvas,

@@ -1,6 +1,7 @@
 //! The JSON shape of a request and of a trace, shared by the `attention-trace` CLI, the page's
 //! `window.attentionLab` API and the tests. Depends on the core; the core does not know it.
 
+pub mod import;
 mod lesson;
 mod model;
 mod request;

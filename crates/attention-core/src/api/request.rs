@@ -398,7 +398,7 @@ fn weights(request: &WeightsRequest) -> Result<Weights, RequestError> {
     })
 }
 
-fn mask_spec(request: &MaskRequest) -> Result<MaskSpec, RequestError> {
+pub(crate) fn mask_spec(request: &MaskRequest) -> Result<MaskSpec, RequestError> {
     Ok(match request {
         MaskRequest::None => MaskSpec::None,
         MaskRequest::Causal => MaskSpec::Causal,

@@ -66,7 +66,8 @@ impl Cursor {
         Effect::new(move |_| {
             // The drawn layout's size: it follows the data while the heatmap is on screen (where
             // a cursor can be), without reading every new matrix while it is not.
-            let (rows, cols) = layout.with(|l| l.as_ref().map_or((0, 0), |l| (l.key.rows, l.key.cols)));
+            let (rows, cols) =
+                layout.with(|l| l.as_ref().map_or((0, 0), |l| (l.key.rows, l.key.cols)));
             let outside =
                 |cell: Option<(usize, usize)>| cell.is_some_and(|(r, c)| r >= rows || c >= cols);
             if outside(cursor.cell.get_untracked()) {

@@ -1,0 +1,612 @@
+//! A user's own attention read from files that NumPy and safetensors wrote
+//! (`tests/reference/imports.py` → `tests/fixtures/imports/`): every format gives the file's
+//! numbers, and every bad file a message that names what is wrong, never a panic.
+//! Runs natively (`cargo test`) and in headless Chromium (`cargo test --target wasm32-unknown-unknown`).
+
+use attention_core::api::import::{
+    DEFAULT_BUDGET, Format, ImportError, ImportNotice, Imported, MAX_TOKENS, Tensors, read,
+    read_value,
+};
+use ndarray::{Array4, ArrayD, IxDyn};
+use serde_json::{Value, json};
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+#[cfg(target_arch = "wasm32")]
+wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
+
+macro_rules! fixture {
+    ($name:literal) => {
+        include_bytes!(concat!("fixtures/imports/", $name)).as_slice()
+    };
+}
+
+const FILES: [(&str, Format, &[u8]); 13] = [
+    ("attention.json", Format::Json, fixture!("attention.json")),
+    ("cross.json", Format::Json, fixture!("cross.json")),
+    ("qkv.json", Format::Json, fixture!("qkv.json")),
+    ("attention.npz", Format::Npz, fixture!("attention.npz")),
+    (
+        "attention_compressed.npz",
+        Format::Npz,
+        fixture!("attention_compressed.npz"),
+    ),
+    ("qkv.npz", Format::Npz, fixture!("qkv.npz")),
+    ("attention.npy", Format::Npy, fixture!("attention.npy")),
+    ("fortran.npy", Format::Npy, fixture!("fortran.npy")),
+    (
+        "attention_f16.npy",
+        Format::Npy,
+        fixture!("attention_f16.npy"),
+    ),
+    (
+        "attention_f32.safetensors",
+        Format::Safetensors,
+        fixture!("attention_f32.safetensors"),
+    ),
+    (
+        "attention_f16.safetensors",
+        Format::Safetensors,
+        fixture!("attention_f16.safetensors"),
+    ),
+    (
+        "attention_bf16.safetensors",
+        Format::Safetensors,
+        fixture!("attention_bf16.safetensors"),
+    ),
+    (
+        "qkv.safetensors",
+        Format::Safetensors,
+        fixture!("qkv.safetensors"),
+    ),
+];
+
+fn expected() -> Value {
+    serde_json::from_slice(fixture!("expected.json")).unwrap()
+}
+
+/// A nested list of the expected file as an array.
+fn array(value: &Value) -> ArrayD<f64> {
+    let mut shape = Vec::new();
+    let mut probe = value;
+    while let Value::Array(items) = probe {
+        shape.push(items.len());
+        probe = &items[0];
+    }
+    fn flat(v: &Value, out: &mut Vec<f64>) {
+        match v {
+            Value::Array(items) => items.iter().for_each(|i| flat(i, out)),
+            other => out.push(other.as_f64().unwrap()),
+        }
+    }
+    let mut values = Vec::new();
+    flat(value, &mut values);
+    ArrayD::from_shape_vec(IxDyn(&shape), values).unwrap()
+}
+
+/// `got` against `want`: a tolerance of 0 means equal as f32 (serde_json may read the expected
+/// f64 a unit in its last place off, far below an f32's).
+fn close(got: &Array4<f32>, want: &ArrayD<f64>, tolerance: f64, what: &str) {
+    let tolerance = tolerance.max(1e-12);
+    let want = want.clone().into_shape_with_order(got.raw_dim()).unwrap();
+    let worst = got
+        .iter()
+        .zip(want.iter())
+        .map(|(&g, &w)| (f64::from(g) - w).abs())
+        .fold(0.0, f64::max);
+    assert!(worst <= tolerance, "{what}: max |Δ| {worst}");
+}
+
+fn load(name: &str) -> Imported {
+    let (_, format, bytes) = FILES.iter().find(|(n, ..)| *n == name).unwrap();
+    read(*format, bytes, None, None, None).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+fn weights(imported: &Imported) -> &Array4<f32> {
+    match &imported.tensors {
+        Tensors::Attention(a) => a,
+        other => panic!("not attention: {other:?}"),
+    }
+}
+
+fn tokens(value: &Value) -> Vec<String> {
+    serde_json::from_value(value.clone()).unwrap()
+}
+
+#[test]
+fn every_format_gives_the_files_numbers_and_tokens() {
+    let e = expected();
+    let all = array(&e["attention"]);
+    for name in [
+        "attention.json",
+        "attention.npz",
+        "attention_compressed.npz",
+        "attention_f32.safetensors",
+    ] {
+        let got = load(name);
+        assert_eq!(weights(&got).dim(), (2, 3, 5, 5), "{name}");
+        close(weights(&got), &all, 0.0, name);
+        assert_eq!(got.tokens, tokens(&e["tokens"]), "{name}");
+        assert_eq!(got.key_tokens, None);
+        assert!(got.notices.is_empty(), "{name}: {:?}", got.notices);
+    }
+    // Half precision, exactly as NumPy rounded it; bfloat16 as truncated.
+    close(
+        weights(&load("attention_f16.safetensors")),
+        &array(&e["attention_f16"]),
+        0.0,
+        "f16",
+    );
+    close(
+        weights(&load("attention_bf16.safetensors")),
+        &array(&e["attention_bf16"]),
+        0.0,
+        "bf16",
+    );
+    let f16_layer_1 = array(&e["attention_f16"])
+        .index_axis(ndarray::Axis(0), 1)
+        .to_owned();
+    close(
+        weights(&load("attention_f16.npy")),
+        &f16_layer_1,
+        0.0,
+        "f16 npy",
+    );
+}
+
+#[test]
+fn lower_ranks_become_one_layer_and_one_head() {
+    let e = expected();
+    let all = array(&e["attention"]);
+    // [heads, queries, keys]: one layer. An .npy brings no tokens: they are numbered.
+    let npy = load("attention.npy");
+    assert_eq!(weights(&npy).dim(), (1, 3, 5, 5));
+    close(
+        weights(&npy),
+        &all.index_axis(ndarray::Axis(0), 1).to_owned(),
+        0.0,
+        "npy",
+    );
+    assert_eq!(npy.tokens, ["0", "1", "2", "3", "4"]);
+    assert_eq!(npy.notices, [ImportNotice::NumberedTokens { count: 5 }]);
+    // Tokens given beside the file replace the numbers.
+    let given: Vec<String> = tokens(&e["tokens"]);
+    let (_, _, bytes) = FILES[6];
+    let named = read(Format::Npy, bytes, Some(given.clone()), None, None).unwrap();
+    assert_eq!((named.tokens.clone(), named.notices.len()), (given, 0));
+    // [queries, keys] stored column-major (np.asfortranarray) reads as NumPy shows it.
+    let fortran = load("fortran.npy");
+    assert_eq!(weights(&fortran).dim(), (1, 1, 5, 5));
+    let head = all.slice(ndarray::s![0, 2, .., ..]).to_owned().into_dyn();
+    close(weights(&fortran), &head, 0.0, "fortran order");
+}
+
+#[test]
+fn cross_attention_keeps_its_key_tokens() {
+    let e = expected();
+    let got = load("cross.json");
+    assert_eq!(weights(&got).dim(), (1, 4, 5, 6));
+    close(weights(&got), &array(&e["cross"]), 1e-7, "cross");
+    assert_eq!(got.key_tokens, Some(tokens(&e["key_tokens"])));
+    assert_eq!(got.keys().len(), 6);
+}
+
+#[test]
+fn q_k_and_v_are_read_for_the_lab_to_compute_from() {
+    let e = expected();
+    for name in ["qkv.json", "qkv.npz", "qkv.safetensors"] {
+        let got = load(name);
+        let Tensors::Vectors { q, k, v } = &got.tensors else {
+            panic!("{name}: not vectors");
+        };
+        assert_eq!(q.dim(), (2, 3, 5, 4), "{name}");
+        close(q, &array(&e["q"]), 1e-7, name);
+        close(k, &array(&e["k"]), 1e-7, name);
+        match (name, v) {
+            ("qkv.safetensors", None) => {}
+            (_, Some(v)) => close(v, &array(&e["v"]), 1e-7, name),
+            (_, None) => panic!("{name}: v is missing"),
+        }
+        assert_eq!(got.tokens, tokens(&e["tokens"]));
+    }
+}
+
+#[test]
+fn an_object_reads_as_the_json_format_does() {
+    let e = expected();
+    let got = read_value(
+        &json!({"attention": e["attention"], "tokens": e["tokens"]}),
+        None,
+    )
+    .unwrap();
+    close(weights(&got), &array(&e["attention"]), 1e-7, "object");
+}
+
+/// The error of reading `value` as JSON.
+fn refused(value: Value) -> ImportError {
+    read_value(&value, None).expect_err(&value.to_string())
+}
+
+#[test]
+fn bad_shapes_and_tokens_are_named() {
+    let rank = refused(json!({"attention": [0.5, 0.5]}));
+    assert!(
+        matches!(&rank, ImportError::Rank { tensor, rank: 1, .. } if tensor == "attention"),
+        "{rank}"
+    );
+    assert!(
+        rank.to_string().contains("[layers, heads, queries, keys]"),
+        "{rank}"
+    );
+    let five = refused(json!({"attention": [[[[[1.0]]]]]}));
+    assert!(matches!(five, ImportError::Rank { rank: 5, .. }), "{five}");
+
+    let ragged = refused(json!({"attention": [[0.5, 0.5], [1.0]]}));
+    assert!(
+        ragged.to_string().contains("attention: at [1]: 1 entries"),
+        "{ragged}"
+    );
+    let null = refused(json!({"attention": [[0.5, null], [0.5, 0.5]]}));
+    assert!(null.to_string().contains("null"), "{null}");
+
+    let d = refused(json!({"q": [[1.0, 2.0]], "k": [[1.0, 2.0, 3.0]]}));
+    assert!(
+        matches!(
+            d,
+            ImportError::Disagree {
+                tensor: "k",
+                other: "q",
+                ..
+            }
+        ),
+        "{d}"
+    );
+    assert!(d.to_string().contains("last dimension"), "{d}");
+    let heads = refused(json!({"q": [[[1.0]], [[1.0]]], "k": [[[1.0]]]}));
+    assert!(heads.to_string().contains("layers and heads"), "{heads}");
+    let v = refused(json!({"q": [[1.0]], "k": [[1.0]], "v": [[1.0], [2.0]]}));
+    assert!(
+        matches!(v, ImportError::Disagree { tensor: "v", .. }),
+        "{v}"
+    );
+
+    let few = refused(json!({"attention": [[1.0, 0.0], [0.5, 0.5]], "tokens": ["a"]}));
+    assert!(
+        few.to_string()
+            .contains("tokens has 1 entries where the tensors have 2 queries"),
+        "{few}"
+    );
+    let cross = refused(json!({"attention": [[0.5, 0.5]], "tokens": ["a"]}));
+    assert!(cross.to_string().contains("key_tokens"), "{cross}");
+    let keys = refused(json!({"attention": [[0.5, 0.5]], "tokens": ["a"], "key_tokens": ["x"]}));
+    assert!(
+        matches!(
+            keys,
+            ImportError::Tokens {
+                tensor: "key_tokens",
+                count: 1,
+                ..
+            }
+        ),
+        "{keys}"
+    );
+    let empty = refused(json!({"attention": [[]]}));
+    assert!(matches!(empty, ImportError::Empty { .. }), "{empty}");
+
+    assert_eq!(
+        refused(json!({"attention": [[1.0]], "q": [[1.0]]})),
+        ImportError::Both
+    );
+    assert!(matches!(
+        refused(json!({"q": [[1.0]]})),
+        ImportError::Missing {
+            tensor: "q",
+            missing: "k"
+        }
+    ));
+    assert!(matches!(
+        refused(json!({"attention": [[1.0]], "v": [[1.0]]})),
+        ImportError::Missing { tensor: "v", .. }
+    ));
+    let nothing = refused(json!({"weights": [[1.0]]}));
+    assert!(matches!(nothing, ImportError::Nothing { .. }), "{nothing}");
+    assert!(matches!(refused(json!([1, 2])), ImportError::Format { .. }));
+    let words = refused(json!({"attention": [[1.0]], "tokens": [["a"]]}));
+    assert!(words.to_string().contains("tokens"), "{words}");
+}
+
+#[test]
+fn limits_refuse_before_anything_is_kept() {
+    let long = vec![vec![1.0f32]; MAX_TOKENS + 1];
+    let e = refused(json!({"q": long, "k": long}));
+    assert!(
+        matches!(e, ImportError::TooManyTokens { tensor: "queries", count, max: MAX_TOKENS } if count == MAX_TOKENS + 1),
+        "{e}"
+    );
+    let (_, _, bytes) = FILES[0];
+    let over = read(Format::Json, bytes, None, None, Some(100)).unwrap_err();
+    assert_eq!(
+        over,
+        ImportError::OverBudget {
+            numbers: 2 * 3 * 5 * 5,
+            budget: 100
+        }
+    );
+    // Within the default budget the same file reads.
+    assert!(read(Format::Json, bytes, None, None, Some(DEFAULT_BUDGET)).is_ok());
+}
+
+#[test]
+fn rows_that_do_not_sum_to_one_are_a_notice() {
+    let got = read_value(
+        &json!({"attention": [[0.5, 0.5], [0.25, 0.25]], "tokens": ["a", "b"]}),
+        None,
+    )
+    .unwrap();
+    assert_eq!(
+        got.notices,
+        [ImportNotice::RowsDoNotSumToOne {
+            rows: 1,
+            layer: 0,
+            head: 0,
+            row: 1,
+            sum: 0.5
+        }]
+    );
+    assert!(got.notices[0].to_string().contains("sink"));
+}
+
+/// `bytes` with the f32 at `index` of the data (after a header of `header` bytes) replaced.
+fn with_value(bytes: &[u8], header: usize, index: usize, value: f32) -> Vec<u8> {
+    let mut out = bytes.to_vec();
+    let at = header + 4 * index;
+    out[at..at + 4].copy_from_slice(&value.to_le_bytes());
+    out
+}
+
+#[test]
+fn numbers_that_are_not_finite_are_named_with_their_index() {
+    let (_, _, npy) = FILES[6];
+    let header = npy.len() - 3 * 5 * 5 * 4;
+    let nan = read(
+        Format::Npy,
+        &with_value(npy, header, 5 * 5 + 7, f32::NAN),
+        None,
+        None,
+        None,
+    )
+    .unwrap_err();
+    assert_eq!(
+        nan.to_string(),
+        "attention[0, 1, 1, 2] is NaN: every number must be finite"
+    );
+    let inf = read(
+        Format::Npy,
+        &with_value(npy, header, 0, f32::INFINITY),
+        None,
+        None,
+        None,
+    )
+    .unwrap_err();
+    assert!(
+        inf.to_string().contains("attention[0, 0, 0, 0] is inf"),
+        "{inf}"
+    );
+    let (_, _, st) = FILES[12];
+    let q_bytes = 2 * 3 * 5 * 4 * 4;
+    let header = st.len() - 2 * q_bytes;
+    // q or k first, whichever the file stores first: either is named.
+    let bad = read(
+        Format::Safetensors,
+        &with_value(st, header, 3, f32::NEG_INFINITY),
+        None,
+        None,
+        None,
+    )
+    .unwrap_err();
+    assert!(
+        matches!(&bad, ImportError::NotFinite { value, .. } if value == "-inf"),
+        "{bad}"
+    );
+}
+
+/// A safetensors file written here: `header` as JSON, then `data`.
+fn safetensors(header: Value, data: &[u8]) -> Vec<u8> {
+    let text = header.to_string();
+    let mut out = (text.len() as u64).to_le_bytes().to_vec();
+    out.extend(text.as_bytes());
+    out.extend(data);
+    out
+}
+
+#[test]
+fn files_that_lie_or_end_early_are_refused() {
+    // A header whose offsets run past the data.
+    let data = [0u8; 16];
+    let lying = safetensors(
+        json!({"attention": {"dtype": "F32", "shape": [2, 2], "data_offsets": [0, 32]}}),
+        &data,
+    );
+    let e = read(Format::Safetensors, &lying, None, None, None).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "attention: its data_offsets [0, 32] run past the end of the data (16 bytes)"
+    );
+    let short = safetensors(
+        json!({"attention": {"dtype": "F32", "shape": [2, 3], "data_offsets": [0, 16]}}),
+        &data,
+    );
+    let e = read(Format::Safetensors, &short, None, None, None).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("hold 16 bytes; shape [2, 3] of F32 needs 24"),
+        "{e}"
+    );
+    // An unsupported type.
+    let ints = safetensors(
+        json!({"attention": {"dtype": "I32", "shape": [2, 2], "data_offsets": [0, 16]}}),
+        &data,
+    );
+    let e = read(Format::Safetensors, &ints, None, None, None).unwrap_err();
+    assert!(
+        matches!(e, ImportError::Dtype { ref dtype, .. } if dtype == "I32"),
+        "{e}"
+    );
+    let npy_ints = b"\x93NUMPY\x01\x00\x46\x00{'descr': '<i4', 'fortran_order': False, 'shape': (2, 2), }                   \n";
+    let mut npy = npy_ints.to_vec();
+    npy.extend([0u8; 16]);
+    let e = read(Format::Npy, &npy, None, None, None).unwrap_err();
+    assert!(
+        matches!(e, ImportError::Dtype { ref dtype, .. } if dtype == "<i4"),
+        "{e}"
+    );
+    // Metadata tokens that are not a list.
+    let meta = safetensors(
+        json!({"__metadata__": {"tokens": "the cat"}, "attention": {"dtype": "F32", "shape": [2, 2], "data_offsets": [0, 16]}}),
+        &data,
+    );
+    let e = read(Format::Safetensors, &meta, None, None, None).unwrap_err();
+    assert!(e.to_string().contains("__metadata__.tokens"), "{e}");
+
+    // Every good file cut short anywhere, and garbage: a message, never a panic.
+    for (name, format, bytes) in FILES {
+        for end in 0..bytes.len() {
+            if let Ok(got) = read(format, &bytes[..end], None, None, None) {
+                // Only a JSON cut inside trailing whitespace could still read.
+                panic!(
+                    "{name} cut at {end} of {} read as {:?}",
+                    bytes.len(),
+                    got.tensors.queries()
+                );
+            }
+        }
+        let e = read(format, &bytes[..bytes.len() / 2], None, None, None).unwrap_err();
+        assert!(!e.to_string().is_empty(), "{name}");
+    }
+    for format in Format::ALL {
+        let garbage: Vec<u8> = (0..500u32)
+            .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
+            .collect();
+        assert!(
+            read(format, &garbage, None, None, None).is_err(),
+            "{format:?}"
+        );
+    }
+    let cut = read(
+        Format::Npy,
+        &FILES[6].2[..FILES[6].2.len() - 4],
+        None,
+        None,
+        None,
+    )
+    .unwrap_err();
+    assert!(matches!(cut, ImportError::Truncated { .. }), "{cut}");
+    assert!(
+        cut.to_string()
+            .contains("needs 300 bytes of data, the file has 296"),
+        "{cut}"
+    );
+}
+
+#[test]
+fn formats_are_named_as_the_api_names_them() {
+    for format in Format::ALL {
+        assert_eq!(Format::from_name(format.name()), Some(format));
+        assert_eq!(serde_json::to_value(format).unwrap(), json!(format.name()));
+    }
+    assert_eq!(Format::from_file_name("heads.NPZ"), Some(Format::Npz));
+    assert_eq!(
+        Format::from_file_name("model.safetensors"),
+        Some(Format::Safetensors)
+    );
+    assert_eq!(Format::from_file_name("notes.txt"), None);
+}
+
+/// softmax(q kᵀ / (√d · T)) in f64 from the expected file, `allowed(i, j)` keys only.
+fn reference_weights(
+    e: &Value,
+    layer: usize,
+    head: usize,
+    t: f64,
+    allowed: impl Fn(usize, usize) -> bool,
+) -> ndarray::Array2<f64> {
+    let (q, k) = (array(&e["q"]), array(&e["k"]));
+    let (q, k) = (
+        q.slice(ndarray::s![layer, head, .., ..]).to_owned(),
+        k.slice(ndarray::s![layer, head, .., ..]).to_owned(),
+    );
+    let d = q.shape()[1] as f64;
+    let scores = q.dot(&k.t()) / (d.sqrt() * t);
+    let mut w = ndarray::Array2::zeros(scores.raw_dim());
+    for i in 0..scores.nrows() {
+        let max = (0..scores.ncols())
+            .filter(|&j| allowed(i, j))
+            .map(|j| scores[[i, j]])
+            .fold(f64::NEG_INFINITY, f64::max);
+        let sum: f64 = (0..scores.ncols())
+            .filter(|&j| allowed(i, j))
+            .map(|j| (scores[[i, j]] - max).exp())
+            .sum();
+        for j in (0..scores.ncols()).filter(|&j| allowed(i, j)) {
+            w[[i, j]] = (scores[[i, j]] - max).exp() / sum;
+        }
+    }
+    w
+}
+
+fn worst(a: &ndarray::Array2<f32>, b: &ndarray::Array2<f64>) -> f64 {
+    a.iter()
+        .zip(b.iter())
+        .map(|(&x, &y)| (f64::from(x) - y).abs())
+        .fold(0.0, f64::max)
+}
+
+/// Q and K from a PyTorch-style SelfAttention give the weights its own softmax gave; the mask
+/// and the temperature apply as in the lab; FlashAttention's tiles give the same output.
+#[test]
+fn imported_q_and_k_give_the_models_own_weights() {
+    use attention_core::MaskSpec;
+    use attention_core::imported::attend_imported;
+    let e = expected();
+    let got = load("qkv.npz");
+    let Tensors::Vectors { q, k, v } = &got.tensors else {
+        panic!("not vectors");
+    };
+    let heads = attend_imported(q, k, v.as_ref(), &MaskSpec::None, 1.0, (2, 3)).unwrap();
+    assert_eq!((heads.len(), heads[0].len()), (2, 3));
+    let torch = array(&e["qk_weights"]);
+    let values = array(&e["v"]);
+    for (layer, row) in heads.iter().enumerate() {
+        for (h, head) in row.iter().enumerate() {
+            let want = torch.slice(ndarray::s![layer, h, .., ..]).to_owned();
+            assert!(worst(&head.weights, &want) < 1e-6, "{layer}/{h}");
+            let v = values.slice(ndarray::s![layer, h, .., ..]).to_owned();
+            let output = head.output.as_ref().unwrap();
+            assert!(worst(output, &want.dot(&v)) < 1e-5, "output {layer}/{h}");
+            let flash = head.flash_output.as_ref().unwrap();
+            assert!(
+                worst(flash, &output.mapv(f64::from)) < 1e-5,
+                "flash {layer}/{h}"
+            );
+        }
+    }
+
+    // Causal, at T = 2: keys after the query get exactly 0, the rest as the formula says.
+    let causal = attend_imported(q, k, None, &MaskSpec::Causal, 2.0, (4, 4)).unwrap();
+    let head = &causal[1][2];
+    let want = reference_weights(&e, 1, 2, 2.0, |i, j| j <= i);
+    assert!(worst(&head.weights, &want) < 1e-6);
+    assert!(head.weights[[0, 1]] == 0.0 && head.output.is_none() && head.flash_output.is_none());
+
+    // What the lab refuses of its own settings, it refuses here.
+    let cross = load("cross.json");
+    assert_eq!(cross.keys().len(), 6);
+    let (q5, k6) = (q.slice(ndarray::s![.., .., .., ..]).to_owned(), {
+        let mut k6 = ndarray::Array4::<f32>::zeros((2, 3, 6, 4));
+        k6.slice_mut(ndarray::s![.., .., ..5, ..]).assign(k);
+        k6
+    });
+    let e = attend_imported(&q5, &k6, None, &MaskSpec::Causal, 1.0, (4, 4)).unwrap_err();
+    assert!(e.to_string().contains("causal"), "{e}");
+    let e = attend_imported(q, k, None, &MaskSpec::None, 0.0, (4, 4)).unwrap_err();
+    assert!(e.to_string().contains("temperature"), "{e}");
+}
