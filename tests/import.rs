@@ -610,3 +610,28 @@ fn imported_q_and_k_give_the_models_own_weights() {
     let e = attend_imported(q, k, None, &MaskSpec::None, 0.0, (4, 4)).unwrap_err();
     assert!(e.to_string().contains("temperature"), "{e}");
 }
+
+/// A small .npz that inflates to 16 MB is unpacked only as far as the budget allows.
+#[test]
+fn a_file_that_inflates_past_the_budget_is_refused_while_inflating() {
+    let bomb = fixture!("zeros_compressed.npz");
+    assert!(bomb.len() < 32 * 1024);
+    let e = read(Format::Npz, bomb, None, None, Some(1 << 16)).unwrap_err();
+    assert!(
+        matches!(e, ImportError::OverBudget { budget, .. } if budget == 1 << 16),
+        "{e}"
+    );
+    let whole = read(Format::Npz, bomb, None, None, None).unwrap();
+    assert_eq!(whole.tensors.queries(), 2048);
+    assert!(
+        matches!(
+            whole.notices[..],
+            [
+                ImportNotice::NumberedTokens { count: 2048 },
+                ImportNotice::RowsDoNotSumToOne { rows: 2048, .. }
+            ]
+        ),
+        "{:?}",
+        whole.notices
+    );
+}

@@ -264,10 +264,11 @@ pub fn read(
     key_tokens: Option<Vec<String>>,
     budget: Option<usize>,
 ) -> Result<Imported, ImportError> {
+    let budget = budget.unwrap_or(DEFAULT_BUDGET);
     let mut found = match format {
         Format::Json => json::read(bytes)?,
         Format::Npy => npy::read_npy(bytes)?,
-        Format::Npz => npy::read_npz(bytes)?,
+        Format::Npz => npy::read_npz(bytes, budget)?,
         Format::Safetensors => safetensors::read(bytes)?,
     };
     if tokens.is_some() {
@@ -276,7 +277,7 @@ pub fn read(
     if key_tokens.is_some() {
         found.key_tokens = key_tokens;
     }
-    assemble(found, budget.unwrap_or(DEFAULT_BUDGET))
+    assemble(found, budget)
 }
 
 /// Reads the JSON format from a parsed value (as `attentionLab.load` receives an object).

@@ -30,7 +30,10 @@ pub(crate) fn read_npy(bytes: &[u8]) -> Result<Found, ImportError> {
 }
 
 /// The arrays of an `.npz`: `attention`, `q`, `k`, `v`, `tokens`, `key_tokens`.
-pub(crate) fn read_npz(bytes: &[u8]) -> Result<Found, ImportError> {
+/// An entry is inflated only up to what `budget` numbers could take as f64 (plus a header): a
+/// small file that inflates to gigabytes is refused, not unpacked.
+pub(crate) fn read_npz(bytes: &[u8], budget: usize) -> Result<Found, ImportError> {
+    let limit = budget.saturating_mul(8).saturating_add(1 << 20);
     let mut archive =
         zip::ZipArchive::new(std::io::Cursor::new(bytes)).map_err(|e| ImportError::Format {
             format: "npz (zip)",
@@ -48,12 +51,20 @@ pub(crate) fn read_npz(bytes: &[u8]) -> Result<Found, ImportError> {
         if !["attention", "q", "k", "v", "tokens", "key_tokens"].contains(&name.as_str()) {
             continue;
         }
-        let mut data = Vec::with_capacity(usize::try_from(entry.size()).unwrap_or(0).min(1 << 28));
-        entry
+        let declared = usize::try_from(entry.size()).unwrap_or(usize::MAX);
+        let mut data = Vec::with_capacity(declared.min(limit).min(16 << 20));
+        (&mut entry)
+            .take(limit as u64 + 1)
             .read_to_end(&mut data)
             .map_err(|e| ImportError::Truncated {
                 detail: format!("{name}.npy in the npz: {e}"),
             })?;
+        if data.len() > limit {
+            return Err(ImportError::OverBudget {
+                numbers: declared / 4,
+                budget,
+            });
+        }
         match (name.as_str(), parse(&name, &data)?) {
             ("tokens", Array::Strings(t)) => found.tokens = Some(t),
             ("key_tokens", Array::Strings(t)) => found.key_tokens = Some(t),
