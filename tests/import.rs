@@ -221,6 +221,11 @@ fn an_object_reads_as_the_json_format_does() {
     close(weights(&got), &array(&e["attention"]), 1e-7, "object");
 }
 
+/// The error of reading `bytes` as `format`, with nothing beside the file.
+fn refused_file(format: Format, bytes: &[u8]) -> ImportError {
+    read(format, bytes, None, None, None).unwrap_err()
+}
+
 /// The error of reading `value` as JSON.
 fn refused(value: Value) -> ImportError {
     read_value(&value, None).expect_err(&value.to_string())
@@ -367,26 +372,12 @@ fn with_value(bytes: &[u8], header: usize, index: usize, value: f32) -> Vec<u8> 
 fn numbers_that_are_not_finite_are_named_with_their_index() {
     let (_, _, npy) = FILES[6];
     let header = npy.len() - 3 * 5 * 5 * 4;
-    let nan = read(
-        Format::Npy,
-        &with_value(npy, header, 5 * 5 + 7, f32::NAN),
-        None,
-        None,
-        None,
-    )
-    .unwrap_err();
+    let nan = refused_file(Format::Npy, &with_value(npy, header, 5 * 5 + 7, f32::NAN));
     assert_eq!(
         nan.to_string(),
         "attention[0, 1, 1, 2] is NaN: every number must be finite"
     );
-    let inf = read(
-        Format::Npy,
-        &with_value(npy, header, 0, f32::INFINITY),
-        None,
-        None,
-        None,
-    )
-    .unwrap_err();
+    let inf = refused_file(Format::Npy, &with_value(npy, header, 0, f32::INFINITY));
     assert!(
         inf.to_string().contains("attention[0, 0, 0, 0] is inf"),
         "{inf}"
@@ -395,14 +386,10 @@ fn numbers_that_are_not_finite_are_named_with_their_index() {
     let q_bytes = 2 * 3 * 5 * 4 * 4;
     let header = st.len() - 2 * q_bytes;
     // q or k first, whichever the file stores first: either is named.
-    let bad = read(
+    let bad = refused_file(
         Format::Safetensors,
         &with_value(st, header, 3, f32::NEG_INFINITY),
-        None,
-        None,
-        None,
-    )
-    .unwrap_err();
+    );
     assert!(
         matches!(&bad, ImportError::NotFinite { value, .. } if value == "-inf"),
         "{bad}"
@@ -426,7 +413,7 @@ fn files_that_lie_or_end_early_are_refused() {
         json!({"attention": {"dtype": "F32", "shape": [2, 2], "data_offsets": [0, 32]}}),
         &data,
     );
-    let e = read(Format::Safetensors, &lying, None, None, None).unwrap_err();
+    let e = refused_file(Format::Safetensors, &lying);
     assert_eq!(
         e.to_string(),
         "attention: its data_offsets [0, 32] run past the end of the data (16 bytes)"
@@ -435,7 +422,7 @@ fn files_that_lie_or_end_early_are_refused() {
         json!({"attention": {"dtype": "F32", "shape": [2, 3], "data_offsets": [0, 16]}}),
         &data,
     );
-    let e = read(Format::Safetensors, &short, None, None, None).unwrap_err();
+    let e = refused_file(Format::Safetensors, &short);
     assert!(
         e.to_string()
             .contains("hold 16 bytes; shape [2, 3] of F32 needs 24"),
@@ -446,7 +433,7 @@ fn files_that_lie_or_end_early_are_refused() {
         json!({"attention": {"dtype": "I32", "shape": [2, 2], "data_offsets": [0, 16]}}),
         &data,
     );
-    let e = read(Format::Safetensors, &ints, None, None, None).unwrap_err();
+    let e = refused_file(Format::Safetensors, &ints);
     assert!(
         matches!(e, ImportError::Dtype { ref dtype, .. } if dtype == "I32"),
         "{e}"
@@ -454,7 +441,7 @@ fn files_that_lie_or_end_early_are_refused() {
     let npy_ints = b"\x93NUMPY\x01\x00\x46\x00{'descr': '<i4', 'fortran_order': False, 'shape': (2, 2), }                   \n";
     let mut npy = npy_ints.to_vec();
     npy.extend([0u8; 16]);
-    let e = read(Format::Npy, &npy, None, None, None).unwrap_err();
+    let e = refused_file(Format::Npy, &npy);
     assert!(
         matches!(e, ImportError::Dtype { ref dtype, .. } if dtype == "<i4"),
         "{e}"
@@ -464,7 +451,7 @@ fn files_that_lie_or_end_early_are_refused() {
         json!({"__metadata__": {"tokens": "the cat"}, "attention": {"dtype": "F32", "shape": [2, 2], "data_offsets": [0, 16]}}),
         &data,
     );
-    let e = read(Format::Safetensors, &meta, None, None, None).unwrap_err();
+    let e = refused_file(Format::Safetensors, &meta);
     assert!(e.to_string().contains("__metadata__.tokens"), "{e}");
 
     // Every good file cut short anywhere, and garbage: a message, never a panic.
@@ -491,14 +478,7 @@ fn files_that_lie_or_end_early_are_refused() {
             "{format:?}"
         );
     }
-    let cut = read(
-        Format::Npy,
-        &FILES[6].2[..FILES[6].2.len() - 4],
-        None,
-        None,
-        None,
-    )
-    .unwrap_err();
+    let cut = refused_file(Format::Npy, &FILES[6].2[..FILES[6].2.len() - 4]);
     assert!(matches!(cut, ImportError::Truncated { .. }), "{cut}");
     assert!(
         cut.to_string()

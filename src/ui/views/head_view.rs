@@ -293,17 +293,18 @@ fn draw(
 
     // Token labels, thinned out when rows are too short to read. Without a focus they are the
     // same on every redraw that only changes the weights: drawn once into a layer and copied.
-    let labels = LabelKey {
-        queries: query_labels.clone(),
-        keys: key_labels.clone(),
-        width: width.to_bits(),
-        height: height.to_bits(),
-        ratio: ratio.to_bits(),
-        ink: ink.to_string(),
-    };
+    let sides = (query_labels.as_slice(), key_labels.as_slice());
     match (focus, layer) {
         (None, Some(layer)) => {
-            if layer.as_ref().map(|l| &l.key) != Some(&labels) {
+            let fresh = layer.as_ref().is_some_and(|l| {
+                let k = &l.key;
+                k.queries == *query_labels
+                    && k.keys == *key_labels
+                    && (k.width, k.height, k.ratio)
+                        == (width.to_bits(), height.to_bits(), ratio.to_bits())
+                    && k.ink == ink
+            });
+            if !fresh {
                 let canvas = match layer.take() {
                     Some(old) => old.canvas,
                     None => web_sys::window()
@@ -315,14 +316,21 @@ fn draw(
                 let label_ctx = size_canvas(&canvas, width, height, ratio)?;
                 draw_labels(
                     &label_ctx,
-                    &labels,
+                    sides,
                     (x_left, x_right),
                     row,
                     None,
                     (ink, accent),
                 )?;
                 *layer = Some(LabelLayer {
-                    key: labels,
+                    key: LabelKey {
+                        queries: query_labels.clone(),
+                        keys: key_labels.clone(),
+                        width: width.to_bits(),
+                        height: height.to_bits(),
+                        ratio: ratio.to_bits(),
+                        ink: ink.to_string(),
+                    },
                     canvas,
                 });
             }
@@ -336,7 +344,7 @@ fn draw(
                 )?;
             }
         }
-        _ => draw_labels(&ctx, &labels, (x_left, x_right), row, focus, (ink, accent))?,
+        _ => draw_labels(&ctx, sides, (x_left, x_right), row, focus, (ink, accent))?,
     }
     ctx.set_global_alpha(1.0);
     Ok(Geometry {
@@ -348,8 +356,8 @@ fn draw(
     })
 }
 
-/// What the token labels of a picture depend on.
-#[derive(Debug, Clone, PartialEq)]
+/// What the token labels of a picture depend on (compared field by field against the new
+/// picture's, so an unchanged picture clones nothing).
 struct LabelKey {
     queries: Vec<String>,
     keys: Vec<String>,
@@ -370,7 +378,7 @@ struct LabelLayer {
 /// faded.
 fn draw_labels(
     ctx: &CanvasRenderingContext2d,
-    labels: &LabelKey,
+    (queries, keys): (&[String], &[String]),
     (x_left, x_right): (f64, f64),
     row: f64,
     focus: Option<Focus>,
@@ -381,8 +389,8 @@ fn draw_labels(
     ctx.set_font(FONT);
     ctx.set_text_baseline("middle");
     for (side, labels, x, align) in [
-        (0, labels.queries.as_slice(), x_left - 6.0, "right"),
-        (1, labels.keys.as_slice(), x_right + 6.0, "left"),
+        (0, queries, x_left - 6.0, "right"),
+        (1, keys, x_right + 6.0, "left"),
     ] {
         ctx.set_text_align(align);
         for (i, label) in labels.iter().enumerate() {

@@ -479,11 +479,10 @@ fn four(
         });
     }
     let mut shape = raw.shape.clone();
-    let array =
+    let mut array =
         ArrayD::from_shape_vec(shape.clone(), raw.values).map_err(|_| ImportError::Truncated {
             detail: format!("{tensor}: fewer numbers than its shape {shape:?} needs"),
         })?;
-    let mut array = array;
     while shape.len() < 4 {
         array = array.insert_axis(Axis(0));
         shape.insert(0, 1);

@@ -174,25 +174,15 @@ fn parse(name: &str, bytes: &[u8]) -> Result<Array, ImportError> {
         });
     }
     let data = &data[..needed];
-    let element = |chunk: &[u8]| -> Vec<u8> {
-        let mut b = chunk.to_vec();
-        if descr.big_endian {
-            b.reverse();
-        }
-        b
-    };
+    let big = descr.big_endian;
     match (descr.kind, descr.size) {
         ('f', 2 | 4 | 8) => {
             let mut values: Vec<f32> = data
                 .chunks_exact(descr.size)
-                .map(|chunk| {
-                    let b = element(chunk);
-                    match descr.size {
-                        2 => f16_to_f32(u16::from_le_bytes([b[0], b[1]])),
-                        4 => f32::from_le_bytes([b[0], b[1], b[2], b[3]]),
-                        _ => f64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]])
-                            as f32,
-                    }
+                .map(|chunk| match descr.size {
+                    2 => f16_to_f32(u16::from_le_bytes(word(chunk, big))),
+                    4 => f32::from_le_bytes(word(chunk, big)),
+                    _ => f64::from_le_bytes(word(chunk, big)) as f32,
                 })
                 .collect();
             if fortran && shape.len() > 1 {
@@ -214,10 +204,7 @@ fn parse(name: &str, bytes: &[u8]) -> Result<Array, ImportError> {
                     let text: Option<String> = if descr.kind == 'U' {
                         chunk
                             .chunks_exact(width)
-                            .map(|c| {
-                                let b = element(c);
-                                u32::from_le_bytes([b[0], b[1], b[2], b[3]])
-                            })
+                            .map(|c| u32::from_le_bytes(word(c, big)))
                             .take_while(|&c| c != 0)
                             .map(char::from_u32)
                             .collect()
@@ -236,6 +223,16 @@ fn parse(name: &str, bytes: &[u8]) -> Result<Array, ImportError> {
             supported: FLOATS,
         }),
     }
+}
+
+/// `chunk` (exactly N bytes) in little-endian order.
+fn word<const N: usize>(chunk: &[u8], big_endian: bool) -> [u8; N] {
+    let mut bytes = [0u8; N];
+    bytes.copy_from_slice(chunk);
+    if big_endian {
+        bytes.reverse();
+    }
+    bytes
 }
 
 /// The text after `'key':` in the header dict.
