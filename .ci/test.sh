@@ -44,7 +44,7 @@ done
 step readme bash .ci/readme.sh
 step trunk-build trunk build --release
 if [ -f dist/index.html ]; then
-  for script in smoke embed keyboard phone learn long truth shaping; do
+  for script in smoke embed keyboard phone learn long truth shaping import element; do
     step "e2e-$script" node --test --test-reporter=spec "tests/e2e/$script.mjs"
   done
 fi

@@ -615,3 +615,120 @@ fn a_file_that_inflates_past_the_budget_is_refused_while_inflating() {
         whole.notices
     );
 }
+
+#[test]
+fn every_file_is_told_apart_by_its_first_bytes() {
+    for (name, format, bytes) in FILES {
+        assert_eq!(Format::sniff(bytes), Some(format), "{name}");
+    }
+    assert_eq!(Format::sniff(b"  \n[[1]]"), Some(Format::Json));
+    assert_eq!(
+        Format::sniff(b"\xEF\xBB\xBF{\"attention\": 1}"),
+        Some(Format::Json)
+    );
+    assert_eq!(Format::sniff(b"\x01\x02\x03"), None);
+    assert_eq!(Format::sniff(b""), None);
+}
+
+#[test]
+fn a_run_shows_weights_as_read_and_computes_q_and_k_under_the_settings() {
+    use attention_core::MaskSpec;
+    use attention_core::imported::{ImportSettings, mean_entropy_bits, run_imported};
+    let e = expected();
+    let run = run_imported(&load("attention.npz"), &ImportSettings::default()).unwrap();
+    assert!(!run.from_vectors && run.max_flash_diff.is_none());
+    assert_eq!((run.layer_count(), run.head_count()), (2, 3));
+    close(
+        &Array4::from_shape_fn((2, 3, 5, 5), |(l, h, i, j)| {
+            run.layers[l][h].weights[[i, j]]
+        }),
+        &array(&e["attention"]),
+        0.0,
+        "weights as read",
+    );
+    // The head asked for past the file's last is its last.
+    assert_eq!(run.head(9, 9), &run.layers[1][2]);
+    // In the trace's shape: the selected layer's heads, and every layer.
+    let json = run.to_json(1);
+    assert_eq!(
+        (&json["source"], &json["kind"]),
+        (&json!("imported"), &json!("attention"))
+    );
+    assert_eq!(json["heads"], json["layers"][1]);
+    assert_eq!(json["tokens"], e["tokens"]);
+    assert!(json["heads"][0].get("q").is_none());
+    // The download opens again, giving the same numbers.
+    let again = run_imported(
+        &read_value(&json, None).unwrap(),
+        &ImportSettings::default(),
+    )
+    .unwrap();
+    assert_eq!(again.layers, run.layers);
+    assert_eq!(again.tokens, run.tokens);
+
+    let causal = ImportSettings {
+        mask: MaskSpec::Causal,
+        temperature: 2.0,
+        block: (Some(2), None),
+    };
+    let run = run_imported(&load("qkv.npz"), &causal).unwrap();
+    assert!(run.from_vectors);
+    assert!(
+        run.max_flash_diff.unwrap() < 1e-5,
+        "{:?}",
+        run.max_flash_diff
+    );
+    let head = &run.layers[0][0];
+    assert_eq!(head.weights[[0, 1]], 0.0);
+    assert_eq!(head.weights[[0, 0]], 1.0);
+    for part in [&head.q, &head.k, &head.v, &head.scores, &head.output] {
+        assert!(part.is_some());
+    }
+    let json = run.to_json(0);
+    assert_eq!(json["kind"], "q_k");
+    assert!(json["flash"]["max_abs_diff"].as_f64().unwrap() < 1e-5);
+    let again = run_imported(&read_value(&json, None).unwrap(), &causal).unwrap();
+    assert_eq!(again.layers, run.layers);
+    // A mask that does not fit the file is an error, not a panic.
+    let window = ImportSettings {
+        mask: MaskSpec::Padding { valid_len: 9 },
+        ..ImportSettings::default()
+    };
+    assert!(run_imported(&load("qkv.npz"), &window).is_err());
+
+    // Entropy in bits: one-hot rows 0, uniform rows over 4 keys 2.
+    let one_hot = ndarray::Array2::<f32>::eye(4);
+    assert_eq!(mean_entropy_bits(one_hot.view()), 0.0);
+    let uniform = ndarray::Array2::<f32>::from_elem((3, 4), 0.25);
+    assert!((mean_entropy_bits(uniform.view()) - 2.0).abs() < 1e-6);
+}
+
+#[test]
+fn imported_roles_tell_tokens_apart_by_their_text() {
+    use attention_core::imported::{ImportSettings, run_imported};
+    // "a b a b": query 2 (a) and 3 (b) repeat; a head that looks one token back.
+    let mut previous = vec![vec![0.0f32; 4]; 4];
+    previous[0][0] = 1.0;
+    for (i, row) in previous.iter_mut().enumerate().skip(1) {
+        row[i - 1] = 1.0;
+    }
+    let file = read_value(
+        &json!({"attention": [previous.clone()], "tokens": ["a", "b", "a", "b"]}),
+        None,
+    )
+    .unwrap();
+    let run = run_imported(&file, &ImportSettings::default()).unwrap();
+    let roles = run.roles();
+    let r = roles[0][0];
+    assert_eq!((r.roles.queries, r.roles.repeated_only), (2, true));
+    assert!((r.roles.previous - 1.0).abs() < 1e-6, "{r:?}");
+    assert_eq!(r.entropy_bits, 0.0);
+    // Cross-attention: only the first key's share is a role.
+    let cross = run_imported(&load("cross.json"), &ImportSettings::default()).unwrap();
+    let r = cross.roles()[0][0];
+    assert_eq!(
+        (r.roles.previous, r.roles.induction, r.roles.same),
+        (0.0, 0.0, 0.0)
+    );
+    assert!((r.roles.first + r.roles.other - 1.0).abs() < 1e-5, "{r:?}");
+}

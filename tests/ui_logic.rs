@@ -507,6 +507,7 @@ mod links {
                 .map(|s| s.to_string())
                 .collect(),
             origin: (pick(2) == 0).then(|| "https://course.example:8443".to_string()),
+            src: (pick(2) == 0).then(|| "heads/layer 2.json?v=1&x=ü".to_string()),
         });
         LinkState {
             request,
@@ -1683,6 +1684,88 @@ mod shaping_views {
         assert!(
             ((s - max).exp() / sum - w).abs() < 2e-3,
             "{numbers:?} vs {w}"
+        );
+    }
+}
+
+#[test]
+fn an_imported_head_is_shown_with_its_tokens_and_the_right_scales() {
+    use attention_core::api::import::read_value;
+    use attention_core::imported::{ImportSettings, run_imported};
+    use attention_lab::ui::model::colormap::{Scale, ScaleMode};
+    use attention_lab::ui::model::imported::{Part, cell, view};
+    use attention_lab::ui::state::imported::parse_tokens;
+
+    let file = read_value(
+        &serde_json::json!({
+            "q": [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]],
+            "k": [[1.0, 0.0], [0.0, 1.0], [-1.0, 0.5]],
+            "v": [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]],
+            "tokens": ["a", " ", "c"]
+        }),
+        None,
+    )
+    .unwrap();
+    let run = run_imported(&file, &ImportSettings::default()).unwrap();
+    let weights = view(&run, 0, 0, Part::Weights, ScaleMode::Honest).unwrap();
+    assert_eq!(weights.scale, Scale::UNIT);
+    assert_eq!(weights.row_labels, ["a", "␣", "c"]);
+    assert_eq!(weights.col_labels, ["a", "␣", "c"]);
+    let q = view(&run, 0, 0, Part::Q, ScaleMode::Honest).unwrap();
+    assert_eq!(q.col_labels, ["0", "1"]);
+    let v = view(&run, 0, 0, Part::V, ScaleMode::Honest).unwrap();
+    assert_eq!(v.values.dim(), (3, 3));
+    assert!(matches!(v.scale, Scale::Diverging { limit } if limit == 9.0));
+    let contrast = view(&run, 0, 0, Part::Weights, ScaleMode::Contrast).unwrap();
+    assert_ne!(contrast.scale, Scale::UNIT);
+    let (query, key, w) = cell(&run, 0, 0, Part::Weights, 2, 1).unwrap();
+    assert_eq!((query.as_str(), key.as_str()), ("c", "␣"));
+    assert_eq!(w, run.layers[0][0].weights[[2, 1]]);
+    assert!(cell(&run, 0, 0, Part::Weights, 3, 0).is_none());
+
+    // Weights alone have no Q, scores or output to show.
+    let weights_only = read_value(
+        &serde_json::json!({"attention": [[1.0, 0.0], [0.5, 0.5]], "tokens": ["x", "y"]}),
+        None,
+    )
+    .unwrap();
+    let run = run_imported(&weights_only, &ImportSettings::default()).unwrap();
+    for part in [Part::Q, Part::K, Part::V, Part::Scores, Part::Output] {
+        assert!(
+            view(&run, 0, 0, part, ScaleMode::Honest).is_none(),
+            "{part:?}"
+        );
+    }
+
+    assert_eq!(parse_tokens("  "), None);
+    assert_eq!(parse_tokens("the cat  sat").unwrap(), ["the", "cat", "sat"]);
+    assert_eq!(parse_tokens(r#"["a b", "猫"]"#).unwrap(), ["a b", "猫"]);
+    assert_eq!(parse_tokens("[not json").unwrap(), ["[not", "json"]);
+}
+
+#[test]
+fn every_import_refusal_reads_in_both_languages() {
+    use attention_core::api::import::{Format, read};
+    use attention_lab::ui::state::imported::{Refusal, open_bytes};
+    let refusals = [
+        open_bytes(
+            "x.json",
+            None,
+            br#"{"attention": [[1, 0]], "tokens": ["a", "b", "c"]}"#,
+            None,
+        )
+        .unwrap_err(),
+        open_bytes("x.bin", None, b"\x01\x02", None).unwrap_err(),
+        Refusal::Import(read(Format::Npz, b"PK\x03\x04", None, None, None).unwrap_err()),
+        Refusal::Unreadable("NotReadableError".into()),
+    ];
+    for refusal in &refusals {
+        let en = Lang::En.refusal(refusal);
+        let zh = Lang::Zh.refusal(refusal);
+        assert!(!en.is_empty() && !zh.is_empty() && en != zh, "{en} / {zh}");
+        assert!(
+            zh.chars().any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c)),
+            "{zh}"
         );
     }
 }

@@ -5,12 +5,15 @@
 
 use ndarray::{Array2, Array4, ArrayView2, Axis};
 
+use crate::api::import::{ImportNotice, Imported, Tensors};
 use crate::attention::attend;
-use crate::config::{checked_mask, checked_temperature};
+use crate::config::{auto_block, checked_mask, checked_temperature};
 use crate::error::ConfigError;
 use crate::flash::flash_attention;
+use crate::gpt::{HeadRoles, roles};
 use crate::mask::MaskSpec;
 use crate::scoring::Scoring;
+use crate::trace::max_abs_diff;
 
 /// One head of imported vectors, computed.
 #[derive(Debug, Clone, PartialEq)]
@@ -72,4 +75,335 @@ pub fn attend_imported(
                 .collect()
         })
         .collect())
+}
+
+/// One head of an imported file as the lab shows it: the weights always; with Q and K also the
+/// vectors, the scores and (given V) the outputs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ShownHead {
+    pub q: Option<Array2<f32>>,
+    pub k: Option<Array2<f32>>,
+    pub v: Option<Array2<f32>>,
+    /// [queries, keys] = q·kᵀ / (√d · T), before the mask (Q and K only).
+    pub scores: Option<Array2<f32>>,
+    /// [queries, keys]: the file's, or the softmax of the masked scores.
+    pub weights: Array2<f32>,
+    pub output: Option<Array2<f32>>,
+    pub flash_output: Option<Array2<f32>>,
+    pub fully_masked_rows: Vec<usize>,
+}
+
+/// An imported file, computed where it brings Q and K: every layer's heads, ready to show.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ImportedRun {
+    pub tokens: Vec<String>,
+    /// The keys' tokens when they are not the queries' (cross-attention).
+    pub key_tokens: Option<Vec<String>>,
+    /// `[layer][head]`.
+    pub layers: Vec<Vec<ShownHead>>,
+    /// Whether the weights were computed here from Q and K (not read as they are).
+    pub from_vectors: bool,
+    /// The largest |standard − FlashAttention| over every output, when V came.
+    pub max_flash_diff: Option<f32>,
+    pub notices: Vec<ImportNotice>,
+}
+
+/// What the lab applies to a file's Q and K: its mask, temperature and FlashAttention tiles.
+/// Weights read as they are take none of them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ImportSettings {
+    pub mask: MaskSpec,
+    pub temperature: f64,
+    /// (rows, columns); each side's automatic size when `None`.
+    pub block: (Option<usize>, Option<usize>),
+}
+
+impl Default for ImportSettings {
+    fn default() -> Self {
+        Self {
+            mask: MaskSpec::None,
+            temperature: 1.0,
+            block: (None, None),
+        }
+    }
+}
+
+/// Shows `imported`: its weights as they are, or every head computed from its Q and K (and V)
+/// under `settings`.
+pub fn run_imported(
+    imported: &Imported,
+    settings: &ImportSettings,
+) -> Result<ImportedRun, ConfigError> {
+    let (layers, from_vectors, max_flash_diff) = match &imported.tensors {
+        Tensors::Attention(a) => {
+            let layers = a
+                .outer_iter()
+                .map(|layer| {
+                    layer
+                        .outer_iter()
+                        .map(|w| ShownHead {
+                            q: None,
+                            k: None,
+                            v: None,
+                            scores: None,
+                            weights: w.to_owned(),
+                            output: None,
+                            flash_output: None,
+                            fully_masked_rows: Vec::new(),
+                        })
+                        .collect()
+                })
+                .collect();
+            (layers, false, None)
+        }
+        Tensors::Vectors { q, k, v } => {
+            let block = (
+                settings
+                    .block
+                    .0
+                    .unwrap_or_else(|| auto_block(imported.tensors.queries())),
+                settings
+                    .block
+                    .1
+                    .unwrap_or_else(|| auto_block(imported.tensors.keys())),
+            );
+            let computed = attend_imported(
+                q,
+                k,
+                v.as_ref(),
+                &settings.mask,
+                settings.temperature,
+                block,
+            )?;
+            let pick = |a: &Array4<f32>, layer: usize, head: usize| {
+                a.index_axis(Axis(0), layer)
+                    .index_axis(Axis(0), head)
+                    .to_owned()
+            };
+            let mut diff: Option<f32> = None;
+            let layers = computed
+                .into_iter()
+                .enumerate()
+                .map(|(l, heads)| {
+                    heads
+                        .into_iter()
+                        .enumerate()
+                        .map(|(h, head)| {
+                            if let (Some(o), Some(f)) = (&head.output, &head.flash_output) {
+                                let d = max_abs_diff(o.view(), f.view());
+                                diff = Some(diff.map_or(d, |m| m.max(d)));
+                            }
+                            ShownHead {
+                                q: Some(pick(q, l, h)),
+                                k: Some(pick(k, l, h)),
+                                v: v.as_ref().map(|v| pick(v, l, h)),
+                                scores: Some(head.scores),
+                                weights: head.weights,
+                                output: head.output,
+                                flash_output: head.flash_output,
+                                fully_masked_rows: head.fully_masked_rows,
+                            }
+                        })
+                        .collect()
+                })
+                .collect();
+            (layers, true, diff)
+        }
+    };
+    Ok(ImportedRun {
+        tokens: imported.tokens.clone(),
+        key_tokens: imported.key_tokens.clone(),
+        layers,
+        from_vectors,
+        max_flash_diff,
+        notices: imported.notices.clone(),
+    })
+}
+
+/// A head's roles on an imported file (the trained model's shares, tokens told apart by their
+/// text) and the mean entropy of its rows, in bits.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ImportedRoles {
+    pub roles: HeadRoles,
+    pub entropy_bits: f32,
+}
+
+impl ImportedRun {
+    pub fn layer_count(&self) -> usize {
+        self.layers.len()
+    }
+
+    pub fn head_count(&self) -> usize {
+        self.layers.first().map_or(0, Vec::len)
+    }
+
+    /// The keys' tokens: their own, or the queries'.
+    pub fn keys(&self) -> &[String] {
+        self.key_tokens.as_deref().unwrap_or(&self.tokens)
+    }
+
+    /// The head at (`layer`, `head`), each clamped to what the file has.
+    pub fn head(&self, layer: usize, head: usize) -> &ShownHead {
+        let layer = &self.layers[layer.min(self.layers.len() - 1)];
+        &layer[head.min(layer.len() - 1)]
+    }
+
+    /// `[layer][head]` roles. Previous-token, induction and same-token roles need keys that are
+    /// the queries (self-attention); with other keys only the first-token share and the entropy
+    /// mean anything, and the rest count as other.
+    pub fn roles(&self) -> Vec<Vec<ImportedRoles>> {
+        // Tokens told apart by their text: the same text, the same id.
+        let mut seen: Vec<&str> = Vec::new();
+        let mut query_ids: Vec<u32> = Vec::with_capacity(self.tokens.len());
+        for token in &self.tokens {
+            let at = match seen.iter().position(|t| *t == token.as_str()) {
+                Some(at) => at,
+                None => {
+                    seen.push(token);
+                    seen.len() - 1
+                }
+            };
+            query_ids.push(at as u32);
+        }
+        let self_attention = self.key_tokens.is_none();
+        self.layers
+            .iter()
+            .map(|layer| {
+                layer
+                    .iter()
+                    .map(|head| {
+                        let roles = if self_attention {
+                            roles(head.weights.view(), &query_ids)
+                        } else {
+                            roles_across(head.weights.view())
+                        };
+                        ImportedRoles {
+                            roles,
+                            entropy_bits: mean_entropy_bits(head.weights.view()),
+                        }
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// The selected layer's heads (and every layer) in the trace's JSON shape: `tokens`,
+    /// `source_tokens` for other keys, `heads` with each head's `weights` (and, from Q and K,
+    /// `q`, `k`, `v`, `scores`, `output`), `layers` with every layer's heads, FlashAttention's
+    /// largest difference when V came, and the notices.
+    pub fn to_json(&self, layer: usize) -> serde_json::Value {
+        use crate::api::matrix_json;
+        let head_json = |h: &ShownHead| {
+            let mut o = serde_json::Map::new();
+            let mut put = |name: &str, m: &Option<Array2<f32>>| {
+                if let Some(m) = m {
+                    o.insert(name.into(), matrix_json(m.view()));
+                }
+            };
+            put("q", &h.q);
+            put("k", &h.k);
+            put("v", &h.v);
+            put("scores", &h.scores);
+            put("output", &h.output);
+            put("flash_output", &h.flash_output);
+            o.insert("weights".into(), matrix_json(h.weights.view()));
+            if self.from_vectors {
+                o.insert(
+                    "fully_masked_rows".into(),
+                    serde_json::json!(h.fully_masked_rows),
+                );
+            }
+            serde_json::Value::Object(o)
+        };
+        let layers: Vec<serde_json::Value> = self
+            .layers
+            .iter()
+            .map(|heads| serde_json::Value::Array(heads.iter().map(head_json).collect()))
+            .collect();
+        let layer = layer.min(self.layers.len().saturating_sub(1));
+        // The file's own tensors, [layers, heads, rows, columns], as the JSON format names them:
+        // the download opens again in the lab.
+        let stack = |part: fn(&ShownHead) -> Option<&Array2<f32>>| -> Option<serde_json::Value> {
+            let layers: Option<Vec<serde_json::Value>> = self
+                .layers
+                .iter()
+                .map(|heads| {
+                    heads
+                        .iter()
+                        .map(|h| part(h).map(|m| matrix_json(m.view())))
+                        .collect::<Option<Vec<_>>>()
+                        .map(serde_json::Value::Array)
+                })
+                .collect();
+            layers.map(serde_json::Value::Array)
+        };
+        let mut own = serde_json::Map::new();
+        if self.from_vectors {
+            for (name, part) in [
+                (
+                    "q",
+                    (|h: &ShownHead| h.q.as_ref()) as fn(&ShownHead) -> Option<&Array2<f32>>,
+                ),
+                ("k", |h: &ShownHead| h.k.as_ref()),
+                ("v", |h: &ShownHead| h.v.as_ref()),
+            ] {
+                if let Some(tensor) = stack(part) {
+                    own.insert(name.into(), tensor);
+                }
+            }
+        } else if let Some(tensor) = stack(|h| Some(&h.weights)) {
+            own.insert("attention".into(), tensor);
+        }
+        let mut json = serde_json::json!({
+            "source": "imported",
+            "kind": if self.from_vectors { "q_k" } else { "attention" },
+            "tokens": self.tokens,
+            "source_tokens": self.key_tokens,
+            "layer": layer,
+            "n_layers": self.layer_count(),
+            "n_heads": self.head_count(),
+            "heads": layers.get(layer).cloned().unwrap_or(serde_json::Value::Null),
+            "layers": layers,
+            "flash": self.max_flash_diff.map(|d| serde_json::json!({"max_abs_diff": d})),
+            "key_tokens": self.key_tokens,
+            "notices": self.notices.iter().map(ToString::to_string).collect::<Vec<_>>(),
+        });
+        if let Some(object) = json.as_object_mut() {
+            object.extend(own);
+        }
+        json
+    }
+}
+
+/// Roles where the keys are not the queries: only the first key's share is a role.
+fn roles_across(weights: ArrayView2<f32>) -> HeadRoles {
+    let n = weights.nrows();
+    let mut first = 0.0f32;
+    let mut other = 0.0f32;
+    for row in weights.outer_iter() {
+        first += row.first().copied().unwrap_or(0.0);
+        other += row.iter().skip(1).sum::<f32>();
+    }
+    let count = n.max(1) as f32;
+    HeadRoles {
+        first: first / count,
+        other: other / count,
+        queries: n,
+        ..HeadRoles::default()
+    }
+}
+
+/// The mean over rows of −Σ w·log₂ w (0·log 0 = 0), in bits.
+pub fn mean_entropy_bits(weights: ArrayView2<f32>) -> f32 {
+    let rows = weights.nrows().max(1) as f64;
+    let total: f64 = weights
+        .outer_iter()
+        .map(|row| {
+            row.iter()
+                .filter(|&&w| w > 0.0)
+                .map(|&w| -f64::from(w) * f64::from(w).log2())
+                .sum::<f64>()
+        })
+        .sum();
+    (total / rows) as f32
 }

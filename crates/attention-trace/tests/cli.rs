@@ -399,7 +399,10 @@ fn a_file_of_ones_own_attention_is_loaded() {
     let t = trace(&format!(
         r#"{{"load": {{"path": "{root}attention_compressed.npz"}}}}"#
     ));
-    assert_eq!(t["source"], "attention");
+    assert_eq!(
+        (&t["source"], &t["kind"]),
+        (&"imported".into(), &"attention".into())
+    );
     assert_eq!(
         t["tokens"],
         serde_json::json!(["the", "cat", "sat", "猫", "mat"])
@@ -418,7 +421,7 @@ fn a_file_of_ones_own_attention_is_loaded() {
     let t = trace(&format!(
         r#"{{"load": {{"path": "{root}qkv.safetensors"}}, "mask": {{"kind": "causal"}}, "temperature": 2}}"#
     ));
-    assert_eq!(t["source"], "q_k");
+    assert_eq!(t["kind"], "q_k");
     let weights = &t["layers"][0][0]["weights"];
     assert_eq!(
         weights[0][1], 0.0,

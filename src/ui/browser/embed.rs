@@ -3,6 +3,8 @@
 //! Protocol (documented in the README):
 //! - the host sends `{type: "attention-lab:set", params: {...}}`, with the trace CLI's parameter
 //!   names plus the view settings `head`, `lang`, `theme`, `step`, `view`, `panels`;
+//! - or `{type: "attention-lab:load", data, name?}`: one's own attention, `data` as
+//!   `attentionLab.load` takes it (null goes back to the lab's own numbers);
 //! - the lab posts `{type: "attention-lab:state", state}` (what `attentionLab.state()` returns) to
 //!   its parent when ready and whenever the state changes, and
 //!   `{type: "attention-lab:error", error}` when a message is refused.
@@ -13,7 +15,9 @@
 use leptos::prelude::*;
 use serde_json::{Value, json};
 
-use super::js_api::{apply_message, state_json};
+use wasm_bindgen::JsValue;
+
+use super::js_api::{apply_message, load_data, state_json};
 use super::location;
 use crate::ui::model::notice::ApiError;
 use crate::ui::state::Lab;
@@ -58,6 +62,18 @@ pub fn connect(lab: Lab) {
         let Ok(message) = serde_json::from_str::<Value>(&text) else {
             return;
         };
+        // One's own attention: `data` as `attentionLab.load` takes it (bytes included, so it
+        // is read from the message itself, not from its JSON).
+        if message.get("type").and_then(Value::as_str) == Some("attention-lab:load") {
+            let field = |name: &str| {
+                js_sys::Reflect::get(&event.data(), &name.into()).unwrap_or(JsValue::UNDEFINED)
+            };
+            let name = field("name").as_string();
+            if let Err(error) = load_data(lab, &field("data"), name.as_deref()) {
+                post(json!({"type": "attention-lab:error", "error": error}));
+            }
+            return;
+        }
         if message.get("type").and_then(Value::as_str) != Some("attention-lab:set") {
             return; // Not for us (other scripts use postMessage too).
         }
@@ -80,6 +96,7 @@ pub fn connect(lab: Lab) {
         let ready = lab.outcome.with(|o| !o.pending && o.result.is_ok());
         location::current(lab);
         lab.shown.track();
+        lab.imported_run.track();
         let state = state_json(lab);
         if ready && previous.as_deref() != Some(state.as_str()) {
             post_state(json!({

@@ -4,12 +4,21 @@
 //!   Invalid values are refused with a visible message and leave the state as it was.
 //!   Returns `{ok: true}` or `{ok: false, error}`.
 //! - `state()`: the current parameters plus `tokens`, `backend`, `compute_ms`, `max_flash_diff`.
-//! - `trace()`: the last valid trace in the CLI's JSON shape, or null.
+//! - `trace()`: the last valid trace in the CLI's JSON shape, or null; with a user's own file
+//!   open, its numbers in the trace's shape (`source: "imported"`).
+//! - `load(data)`: opens a user's own attention: an object as in the JSON format (`{attention,
+//!   tokens}` or `{q, k, v, tokens}`), or `{format, bytes: ArrayBuffer, tokens?}` for a file's
+//!   bytes; `load(null)` goes back to the lab's own numbers. Returns `{ok: true}` or `{ok:
+//!   false, error}`; a refused file changes nothing.
 
 use leptos::prelude::*;
 use serde_json::{Map, Value, json};
-use wasm_bindgen::JsValue;
 use wasm_bindgen::prelude::Closure;
+use wasm_bindgen::{JsCast, JsValue};
+
+use super::files::{self, refuse};
+use crate::ui::state::imported::Refusal;
+use attention_core::api::import::Format;
 
 use crate::ui::i18n::Lang;
 use crate::ui::model::colormap::ScaleMode;
@@ -209,6 +218,20 @@ pub fn state_json(lab: Lab) -> String {
             object.insert("forward_ms".into(), json!(run.1));
         }
         object.insert("view".into(), json!(lab.view.get_untracked()));
+        let imported = lab.imported.get_untracked();
+        object.insert(
+            "source".into(),
+            json!(if imported.is_some() {
+                "imported"
+            } else {
+                "computed"
+            }),
+        );
+        if let Some(file) = &imported {
+            object.insert("file".into(), json!(file.name));
+            object.insert("n_layers".into(), json!(file.data.tensors.layers()));
+            object.insert("imported_heads".into(), json!(file.data.tensors.heads()));
+        }
         object.insert(
             "lesson".into(),
             json!(lab.lesson.get_untracked().map(|c| c.id())),
@@ -218,7 +241,10 @@ pub fn state_json(lab: Lab) -> String {
         }
         object.insert(
             "tokens".into(),
-            json!(trace.as_ref().map(|t| t.0.config.tokens().to_vec())),
+            json!(match &imported {
+                Some(file) => Some(file.data.tokens.clone()),
+                None => trace.as_ref().map(|t| t.0.config.tokens().to_vec()),
+            }),
         );
         let backend = outcome.result.as_ref().ok().map(|t| t.0.backend.clone());
         object.insert(
@@ -281,6 +307,76 @@ fn parse(json: &str) -> JsValue {
     js_sys::JSON::parse(json).unwrap_or(JsValue::NULL)
 }
 
+/// `attentionLab.load(data)` (and the embedding's `attention-lab:load`): see the module's
+/// documentation. `name` is what the page calls the data (the API's name when `None`).
+pub fn load_data(lab: Lab, data: &JsValue, name: Option<&str>) -> Result<(), String> {
+    let texts = lab.lang.get_untracked().import();
+    if data.is_null() || data.is_undefined() {
+        lab.show_imported(None);
+        return Ok(());
+    }
+    let field = |name: &str| js_sys::Reflect::get(data, &name.into()).unwrap_or(JsValue::UNDEFINED);
+    let bytes = field("bytes");
+    let name = name.unwrap_or(texts.api_name);
+    if bytes.is_undefined() {
+        // An object as in the JSON format.
+        let text = js_sys::JSON::stringify(data)
+            .map(String::from)
+            .map_err(|_| {
+                refuse(
+                    lab,
+                    name,
+                    Refusal::Unreadable("JSON.stringify failed".into()),
+                )
+            })?;
+        return files::open(lab, name, Some(Format::Json), text.as_bytes(), None);
+    }
+    let bytes = if let Some(buffer) = bytes.dyn_ref::<js_sys::ArrayBuffer>() {
+        js_sys::Uint8Array::new(buffer).to_vec()
+    } else if js_sys::ArrayBuffer::is_view(&bytes) {
+        js_sys::Uint8Array::new_with_byte_offset_and_length(
+            &js_sys::Reflect::get(&bytes, &"buffer".into()).unwrap_or(JsValue::UNDEFINED),
+            js_sys::Reflect::get(&bytes, &"byteOffset".into())
+                .ok()
+                .and_then(|v| v.as_f64())
+                .unwrap_or(0.0) as u32,
+            js_sys::Reflect::get(&bytes, &"byteLength".into())
+                .ok()
+                .and_then(|v| v.as_f64())
+                .unwrap_or(0.0) as u32,
+        )
+        .to_vec()
+    } else {
+        return Err(refuse(
+            lab,
+            name,
+            Refusal::Unreadable("bytes: expected an ArrayBuffer or a typed array".into()),
+        ));
+    };
+    let format = match field("format").as_string() {
+        None => None,
+        Some(f) => {
+            Some(Format::from_name(&f).ok_or_else(|| refuse(lab, name, Refusal::UnknownFormat))?)
+        }
+    };
+    let tokens_value = field("tokens");
+    let tokens = if tokens_value.is_undefined() || tokens_value.is_null() {
+        None
+    } else {
+        let text = js_sys::JSON::stringify(&tokens_value)
+            .map(String::from)
+            .unwrap_or_default();
+        Some(serde_json::from_str::<Vec<String>>(&text).map_err(|_| {
+            refuse(
+                lab,
+                name,
+                Refusal::Unreadable("tokens: expected a list of strings".into()),
+            )
+        })?)
+    };
+    files::open(lab, name, format, &bytes, tokens)
+}
+
 #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
 fn install_on_window(lab: Lab) -> Result<(), JsValue> {
     let window = web_sys::window().ok_or("no window")?;
@@ -302,11 +398,25 @@ fn install_on_window(lab: Lab) -> Result<(), JsValue> {
     });
     let state = Closure::<dyn Fn() -> JsValue>::new(move || parse(&state_json(lab)));
     let trace = Closure::<dyn Fn() -> JsValue>::new(move || {
+        if lab.imported.with_untracked(Option::is_some) {
+            return match lab.imported_run.get_untracked() {
+                Some(Ok(run)) => parse(&run.0.to_json(lab.layer.get_untracked()).to_string()),
+                _ => JsValue::NULL,
+            };
+        }
         match lab.shown.get_untracked().map(|t| t.to_json()) {
             Some(Ok(json)) => parse(&json),
             _ => JsValue::NULL,
         }
     });
+    let load = Closure::<dyn Fn(JsValue) -> JsValue>::new(move |data: JsValue| {
+        let result = match load_data(lab, &data, None) {
+            Ok(()) => json!({ "ok": true }),
+            Err(message) => json!({ "ok": false, "error": message }),
+        };
+        parse(&result.to_string())
+    });
+    js_sys::Reflect::set(&api, &"load".into(), &load.into_js_value())?;
     js_sys::Reflect::set(&api, &"set".into(), &set.into_js_value())?;
     js_sys::Reflect::set(&api, &"state".into(), &state.into_js_value())?;
     js_sys::Reflect::set(&api, &"trace".into(), &trace.into_js_value())?;

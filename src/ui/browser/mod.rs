@@ -5,6 +5,7 @@
 pub mod canvas;
 pub mod clock;
 pub mod embed;
+pub mod files;
 pub mod js_api;
 pub mod location;
 pub mod model_files;

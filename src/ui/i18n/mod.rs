@@ -8,6 +8,7 @@
 //! follow the course's source articles.
 
 mod en;
+pub mod import;
 pub mod learn;
 mod learn_en;
 mod learn_zh;

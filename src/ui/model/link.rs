@@ -54,6 +54,8 @@ pub struct Embed {
     pub panels: Vec<String>,
     /// The only host origin whose messages are obeyed (and that receives the state).
     pub origin: Option<String>,
+    /// A JSON file of one's own attention to show, fetched from where the page allows.
+    pub src: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -324,6 +326,9 @@ pub fn to_query(state: &LinkState) -> String {
         if let Some(origin) = &embed.origin {
             pairs.push(("origin", origin.clone()));
         }
+        if let Some(src) = &embed.src {
+            pairs.push(("src", src.clone()));
+        }
     }
     pairs
         .iter()
@@ -342,6 +347,7 @@ pub fn parse_query(query: &str) -> (LinkState, Vec<LinkNotice>) {
     let mut embed = false;
     let mut panels = Vec::new();
     let mut origin = None;
+    let mut src = None;
     let malformed = |name: &str, value: &str| LinkNotice::Malformed {
         name: shorten(name, 40),
         value: shorten(value, 40),
@@ -535,6 +541,14 @@ pub fn parse_query(query: &str) -> (LinkState, Vec<LinkNotice>) {
                     notices.push(malformed(&name, &value));
                 }
             }
+            // A URL (absolute, or relative to the lab), fetched as the browser allows.
+            "src" => {
+                if !value.trim().is_empty() && value.len() <= 2048 {
+                    src = Some(value.trim().to_string());
+                } else {
+                    notices.push(malformed(&name, &value));
+                }
+            }
             _ => notices.push(LinkNotice::Unknown(shorten(&name, 40))),
         }
     }
@@ -573,7 +587,11 @@ pub fn parse_query(query: &str) -> (LinkState, Vec<LinkNotice>) {
         _ => Some(PositionRequest::Absolute { offset }),
     };
     if embed {
-        state.embed = Some(Embed { panels, origin });
+        state.embed = Some(Embed {
+            panels,
+            origin,
+            src,
+        });
     }
     (state, notices)
 }

@@ -10,6 +10,7 @@ pub mod explain;
 pub mod flash_frames;
 pub mod flash_views;
 pub mod format;
+pub mod imported;
 pub mod lesson;
 pub mod line_chart;
 pub mod link;

@@ -6,6 +6,7 @@ use leptos::prelude::*;
 
 use super::cpu_jobs::{self, CpuJobs};
 use super::gpu_jobs::{GpuJobs, schedule};
+use super::imported::{self, ImportedFile, RunRef};
 use super::model::{self, ForwardRef, ModelStatus, trained_request};
 use crate::ui::browser::clock::now_ms;
 use crate::ui::i18n::{EXAMPLES, Lang};
@@ -174,6 +175,16 @@ pub struct Lab {
     pub zoom: RwSignal<(usize, usize)>,
     /// How an overview's blocks are reduced to one value.
     pub reduction: RwSignal<Reduction>,
+    /// A user's own attention, read from a file; while it is here the page shows it instead of
+    /// what the lab computes (`None`: the lab's own numbers).
+    pub imported: RwSignal<Option<ImportedFile>>,
+    /// What the page shows of that file: its weights, or every head computed from its Q and K
+    /// under the request's mask, temperature and tiles.
+    pub imported_run: Memo<Option<Result<RunRef, RequestError>>>,
+    /// The opener's last word: a file being read or refused.
+    pub open_status: RwSignal<Option<imported::OpenStatus>>,
+    /// Tokens typed beside a file (for a `.npy`, or to replace the file's own).
+    pub import_tokens: RwSignal<String>,
 }
 
 impl Lab {
@@ -268,8 +279,26 @@ impl Lab {
                     Err(_) => previous.cloned().flatten(),
                 },
             );
-        let head_count =
-            Memo::new(move |_| shown.with(|t| t.as_ref().map_or(1, |t| t.0.heads.len())));
+        let imported_file = RwSignal::new(None::<ImportedFile>);
+        // Only the mask, the temperature and the tiles reach a file's Q and K.
+        let import_settings = Memo::new(move |_| request.with(imported::settings_of));
+        let imported_run = Memo::new(move |_| {
+            imported_file.with(|file| {
+                let file = file.as_ref()?;
+                Some(if file.from_vectors() {
+                    import_settings.with(|settings| imported::run(file, settings))
+                } else {
+                    imported::run(file, &Ok(Default::default()))
+                })
+            })
+        });
+        let head_count = Memo::new(move |_| {
+            let imported = imported_run.with(|r| match r {
+                Some(Ok(run)) => Some(run.0.head_count()),
+                _ => None,
+            });
+            imported.unwrap_or_else(|| shown.with(|t| t.as_ref().map_or(1, |t| t.0.heads.len())))
+        });
         let lab = Self {
             request,
             lang: RwSignal::new(lang),
@@ -303,6 +332,10 @@ impl Lab {
             progress: RwSignal::new(Progress::default()),
             zoom: RwSignal::new((0, 0)),
             reduction: RwSignal::new(Reduction::Max),
+            imported: imported_file,
+            imported_run,
+            open_status: RwSignal::new(None),
+            import_tokens: RwSignal::new(String::new()),
         };
         // Pending work goes to the GPU. The request is tracked too: a change made while the GPU
         // is busy leaves the outcome as it was (the last result, pending) but must be queued.
@@ -393,6 +426,28 @@ impl Lab {
     /// The selected head, within the shown trace's heads.
     pub fn selected_head(&self) -> usize {
         self.head.get().min(self.head_count.get().saturating_sub(1))
+    }
+
+    /// Whether the page shows a user's own attention rather than the lab's numbers.
+    pub fn is_imported(&self) -> bool {
+        self.imported.with(Option::is_some)
+    }
+
+    /// The imported file's run, when it could be shown under the current settings.
+    pub fn imported_ok(&self) -> Option<RunRef> {
+        self.imported_run
+            .with(|r| r.as_ref().and_then(|r| r.as_ref().ok()).cloned())
+    }
+
+    /// Shows `file` (from the first layer and head), or goes back to the lab's own numbers.
+    pub fn show_imported(&self, file: Option<ImportedFile>) {
+        if file.is_some() {
+            self.layer.set(0);
+            self.head.set(0);
+        }
+        self.notice.set(None);
+        self.open_status.set(None);
+        self.imported.set(file);
     }
 
     /// Records that a view finished redrawing now.

@@ -3,6 +3,7 @@
 
 pub mod cpu_jobs;
 mod gpu_jobs;
+pub mod imported;
 mod lab;
 pub mod model;
 

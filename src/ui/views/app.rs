@@ -5,6 +5,7 @@ use leptos::prelude::*;
 
 use super::controls::Controls;
 use super::embed_layout::EmbedLayout;
+use super::imported::{ImportOpener, ImportedViews};
 use super::input_panel::InputPanel;
 use super::learn::LearnMode;
 use super::live_region::LiveRegion;
@@ -35,6 +36,10 @@ pub fn App(#[prop(optional)] page: bool) -> impl IntoView {
     notices.extend(impossible);
     let lab = Lab::new(request, lang);
     lab.embed.set(link.embed.clone());
+    // An embed naming one's own attention (`src=`) shows it once fetched.
+    if let Some(src) = link.embed.as_ref().and_then(|e| e.src.clone()) {
+        crate::ui::browser::files::open_url(lab, src);
+    }
     location::apply_view(lab, &link.view);
     lab.link_notices.set(notices);
     provide_context(lab);
@@ -103,8 +108,48 @@ fn FullLab() -> impl IntoView {
     // On a phone the controls are a sheet over the bottom of the screen, opened and closed by a
     // button that stays in reach: they sit next to the view they change.
     let controls_open = RwSignal::new(false);
+    // A file dragged over the page: dropped anywhere, it opens as the user's own attention.
+    let dragging = RwSignal::new(false);
+    let carries_files = |ev: &web_sys::DragEvent| {
+        ev.data_transfer().is_some_and(|t| {
+            t.types()
+                .iter()
+                .any(|ty| ty.as_string().as_deref() == Some("Files"))
+        })
+    };
+    let on_dragover = move |ev: web_sys::DragEvent| {
+        if carries_files(&ev) {
+            ev.prevent_default();
+            if !dragging.get_untracked() {
+                dragging.set(true);
+            }
+        }
+    };
+    let on_dragleave = move |ev: web_sys::DragEvent| {
+        // Leaving the page (not moving between its elements).
+        if ev.related_target().is_none() {
+            dragging.set(false);
+        }
+    };
+    let on_drop = move |ev: web_sys::DragEvent| {
+        dragging.set(false);
+        let file = ev
+            .data_transfer()
+            .and_then(|t| t.files())
+            .and_then(|f| f.get(0));
+        if let Some(file) = file {
+            ev.prevent_default();
+            lab.lesson.set(None);
+            crate::ui::browser::files::open_picked(
+                lab,
+                file,
+                crate::ui::state::imported::parse_tokens(&lab.import_tokens.get_untracked()),
+            );
+        }
+    };
     view! {
         <div class="lab" lang=move || lab.lang.get().code() class:controls-open=controls_open
+            on:dragover=on_dragover on:dragleave=on_dragleave on:drop=on_drop
             class:learning=move || lab.lesson.with(Option::is_some) class:presenting=move || lab.presenting.get()>
             <nav class="skip-links" aria-label="skip links">
                 <a href="#controls" data-testid="skip-controls">{move || text().share.skip_to_controls}</a>
@@ -143,7 +188,11 @@ fn FullLab() -> impl IntoView {
             <LinkNotices />
             <div class="layout">
                 <aside class="sidebar">
-                    <InputPanel />
+                    // A file open: its tokens replace the sentence until the way back is taken.
+                    <Show when=move || !lab.is_imported()>
+                        <InputPanel />
+                    </Show>
+                    <ImportOpener />
                     <Message />
                     <div class="controls-sheet" id="controls" tabindex="-1" data-testid="controls-sheet">
                         <button type="button" class="button sheet-close" data-testid="controls-close"
@@ -154,7 +203,12 @@ fn FullLab() -> impl IntoView {
                     </div>
                 </aside>
                 <main class="main">
-                    <Show when=move || lab.lesson.with(Option::is_some) fallback=|| view! { <Pipeline /> }>
+                    <Show when=move || lab.lesson.with(Option::is_some)
+                        fallback=move || view! {
+                            <Show when=move || lab.is_imported() fallback=|| view! { <Pipeline /> }>
+                                <ImportedViews />
+                            </Show>
+                        }>
                         <LearnMode />
                     </Show>
                 </main>
@@ -166,6 +220,11 @@ fn FullLab() -> impl IntoView {
             </button>
             <Tooltip />
             <LiveRegion />
+            <Show when=move || dragging.get()>
+                <div class="drop-overlay" data-testid="drop-overlay" aria-hidden="true">
+                    <p>{move || lab.lang.get().import().drop_overlay}</p>
+                </div>
+            </Show>
         </div>
     }
 }

@@ -6,6 +6,7 @@ use leptos::prelude::*;
 use super::controls::Controls;
 use super::flash::FlashView;
 use super::head_view::HeadView;
+use super::imported::{ImportStatus, ImportSummary, imported_panel};
 use super::input_panel::InputPanel;
 use super::learn::ChapterPage;
 use super::live_region::LiveRegion;
@@ -67,7 +68,10 @@ pub fn EmbedLayout() -> impl IntoView {
             <div class="embed-bar">
                 <span class="embed-title">{move || text().title}</span>
                 // The sentence as typed: Chinese stays unspaced.
-                <span class="help embed-sentence">{move || lab.request.with(|r| r.sentence.clone())}</span>
+                <span class="help embed-sentence">{move || match lab.imported.get() {
+                    Some(file) => Some(file.name),
+                    None => lab.request.with(|r| r.sentence.clone()),
+                }}</span>
                 <a href=full target="_blank" rel="noopener" data-testid="open-full">{move || text().open_full}</a>
             </div>
             <LinkNotices />
@@ -103,9 +107,18 @@ pub fn EmbedLayout() -> impl IntoView {
                     </div>
                 }
             }>
-                <div class="embed-panels">
-                    {move || panels.get().iter().map(|p| panel(p)).collect_view()}
-                </div>
+                // One's own file (`src=`, or sent by the host): its views under the same names.
+                <ImportStatus />
+                <Show when=move || lab.is_imported() fallback=move || view! {
+                    <div class="embed-panels">
+                        {move || panels.get().iter().map(|p| panel(p)).collect_view()}
+                    </div>
+                }>
+                    <ImportSummary embedded=true />
+                    <div class="embed-panels imported" data-testid="embed-imported">
+                        {move || panels.get().iter().filter_map(|p| imported_panel(p)).collect_view()}
+                    </div>
+                </Show>
             </Show>
             <Tooltip />
             <LiveRegion />

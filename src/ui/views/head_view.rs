@@ -33,13 +33,13 @@ const LINE_BUDGET: usize = 400;
 const FONT: &str =
     "12px system-ui, -apple-system, 'Segoe UI', 'Noto Sans CJK SC', 'PingFang SC', sans-serif";
 
-/// The weights of one head with its tokens.
+/// The weights of one head with its tokens (as labels show them).
 #[derive(Debug, Clone, PartialEq)]
-struct Lines {
+pub struct Lines {
     /// [queries, keys]
-    weights: Array2<f32>,
-    queries: Vec<String>,
-    keys: Vec<String>,
+    pub weights: Array2<f32>,
+    pub queries: Vec<String>,
+    pub keys: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -51,8 +51,9 @@ struct Geometry {
     keys: usize,
 }
 
+/// The selected head of the shown trace, or the head `lines` gives (a user's own file).
 #[component]
-pub fn HeadView() -> impl IntoView {
+pub fn HeadView(#[prop(optional, into)] lines: Option<Signal<Option<Lines>>>) -> impl IntoView {
     let lab = expect_context::<Lab>();
     let canvas = NodeRef::<leptos::html::Canvas>::new();
     let focus = RwSignal::new(None::<Focus>);
@@ -63,7 +64,11 @@ pub fn HeadView() -> impl IntoView {
     observe_visible(move || canvas.get().map(Into::into), visible);
 
     // What the picture depends on, compared by value: unchanged weights draw nothing.
+    let given = lines;
     let lines = Memo::new(move |_| {
+        if let Some(given) = given {
+            return given.get();
+        }
         let trace = lab.shown.get()?;
         let head = lab.selected_head().min(trace.0.heads.len() - 1);
         Some(Lines {

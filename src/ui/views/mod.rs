@@ -8,6 +8,7 @@ pub mod embed_layout;
 pub mod flash;
 pub mod head_view;
 pub mod heatmap;
+pub mod imported;
 pub mod input_panel;
 pub mod learn;
 pub mod live_region;

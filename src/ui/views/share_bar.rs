@@ -45,6 +45,15 @@ pub fn ShareBar() -> impl IntoView {
             </button>
             <button type="button" class="pill" data-testid="share-download-trace"
                 on:click=move |_| {
+                    // A user's own file: its numbers (in the trace's shape, with its tensors as
+                    // the JSON format names them, so that the download opens again).
+                    if lab.imported.with_untracked(Option::is_some) {
+                        if let Some(Ok(run)) = lab.imported_run.get_untracked() {
+                            let json = run.0.to_json(lab.layer.get_untracked()).to_string();
+                            report(download_text("attention-trace.json", "application/json", &json));
+                        }
+                        return;
+                    }
                     if let Some(trace) = lab.shown.get_untracked() {
                         match trace.to_json() {
                             Ok(json) => report(download_text("attention-trace.json", "application/json", &json)),

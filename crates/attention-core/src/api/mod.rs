@@ -13,4 +13,4 @@ pub use request::{
     BackendChoice, BlockRequest, FocusRequest, LayerNormRequest, MaskRequest, ModelChoice,
     PairingRequest, PositionRequest, Request, RequestError, WeightsRequest, parse_request,
 };
-pub use response::{outputs_json, replay_json, trace_json};
+pub use response::{matrix_json, outputs_json, replay_json, trace_json};

@@ -56,6 +56,25 @@ impl Format {
             .find(|f| f.name().eq_ignore_ascii_case(name))
     }
 
+    /// The format `bytes` look like, by their first bytes: a zip (`.npz`), NumPy's magic
+    /// (`.npy`), a JSON object or list, or else a little-endian header length followed by a JSON
+    /// object (safetensors). `None` when they look like none of these.
+    pub fn sniff(bytes: &[u8]) -> Option<Self> {
+        if bytes.starts_with(b"PK") {
+            return Some(Format::Npz);
+        }
+        if bytes.starts_with(b"\x93NUMPY") {
+            return Some(Format::Npy);
+        }
+        let text_start = bytes
+            .iter()
+            .find(|b| !b.is_ascii_whitespace() && **b != 0xEF && **b != 0xBB && **b != 0xBF);
+        if matches!(text_start, Some(b'{' | b'[')) {
+            return Some(Format::Json);
+        }
+        (bytes.len() > 8 && bytes[8] == b'{').then_some(Format::Safetensors)
+    }
+
     /// The format a file name says (its extension), if it says one.
     pub fn from_file_name(name: &str) -> Option<Self> {
         let extension = name.rsplit_once('.')?.1;
@@ -617,77 +636,35 @@ impl LoadCommand {
             None,
         )
         .map_err(|e| e.to_string())?;
-        let matrix = |a: ndarray::ArrayView2<f32>| -> Vec<Vec<f32>> {
-            a.outer_iter().map(|row| row.to_vec()).collect()
-        };
-        let layers: Vec<Vec<serde_json::Value>> = match &imported.tensors {
-            Tensors::Attention(a) => {
-                if self.mask.is_some() || self.temperature.is_some() {
-                    return Err("mask, temperature: the file holds weights already computed; they apply to q and k".into());
-                }
-                a.outer_iter()
-                    .map(|layer| {
-                        layer
-                            .outer_iter()
-                            .map(|w| serde_json::json!({"weights": matrix(w)}))
-                            .collect()
-                    })
-                    .collect()
+        let settings = match &imported.tensors {
+            Tensors::Attention(_) if self.mask.is_some() || self.temperature.is_some() => {
+                return Err("mask, temperature: the file holds weights already computed; they apply to q and k".into());
             }
-            Tensors::Vectors { q, k, v } => {
-                let mask = self
-                    .mask
-                    .as_ref()
-                    .map(super::request::mask_spec)
-                    .transpose()
+            Tensors::Attention(_) => crate::imported::ImportSettings::default(),
+            Tensors::Vectors { .. } => {
+                import_settings(self.mask.as_ref(), self.temperature, self.block)
                     .map_err(|e| e.to_string())?
-                    .unwrap_or(crate::MaskSpec::None);
-                let block = self.block.unwrap_or_default();
-                let block = (
-                    block
-                        .rows
-                        .unwrap_or_else(|| crate::config::auto_block(imported.tensors.queries())),
-                    block
-                        .cols
-                        .unwrap_or_else(|| crate::config::auto_block(imported.tensors.keys())),
-                );
-                let heads = crate::imported::attend_imported(
-                    q,
-                    k,
-                    v.as_ref(),
-                    &mask,
-                    self.temperature.unwrap_or(1.0),
-                    block,
-                )
-                .map_err(|e| e.to_string())?;
-                heads
-                    .iter()
-                    .map(|layer| {
-                        layer
-                            .iter()
-                            .map(|h| {
-                                let mut head = serde_json::json!({
-                                    "scores": matrix(h.scores.view()),
-                                    "weights": matrix(h.weights.view()),
-                                    "fully_masked_rows": h.fully_masked_rows,
-                                });
-                                if let (Some(o), Some(f)) = (&h.output, &h.flash_output) {
-                                    head["output"] = matrix(o.view()).into();
-                                    head["flash_output"] = matrix(f.view()).into();
-                                }
-                                head
-                            })
-                            .collect()
-                    })
-                    .collect()
             }
         };
-        Ok(serde_json::json!({
-            "source": match imported.tensors { Tensors::Attention(_) => "attention", Tensors::Vectors { .. } => "q_k" },
-            "tokens": imported.tokens,
-            "key_tokens": imported.key_tokens,
-            "notices": imported.notices.iter().map(ToString::to_string).collect::<Vec<_>>(),
-            "layers": layers,
-        }))
+        let run = crate::imported::run_imported(&imported, &settings).map_err(|e| e.to_string())?;
+        Ok(run.to_json(0))
     }
+}
+
+/// What the lab applies to a file's Q and K, from a request's `mask`, `temperature` and `block`
+/// (no mask, 1 and automatic tiles when absent).
+pub fn import_settings(
+    mask: Option<&super::MaskRequest>,
+    temperature: Option<f64>,
+    block: Option<super::BlockRequest>,
+) -> Result<crate::imported::ImportSettings, super::RequestError> {
+    let block = block.unwrap_or_default();
+    Ok(crate::imported::ImportSettings {
+        mask: mask
+            .map(super::request::mask_spec)
+            .transpose()?
+            .unwrap_or(crate::MaskSpec::None),
+        temperature: temperature.unwrap_or(1.0),
+        block: (block.rows, block.cols),
+    })
 }

@@ -1,0 +1,123 @@
+//! A user's own attention in the page: the file as read (`api::import`), and what the page shows
+//! of it (`imported::run_imported`: the weights as they are, or computed from Q and K under the
+//! lab's mask, temperature and tiles). A file that cannot be read changes nothing.
+
+use std::sync::Arc;
+
+use attention_core::api::Request;
+use attention_core::api::RequestError;
+use attention_core::api::import::{Format, ImportError, Imported, Tensors, import_settings, read};
+use attention_core::imported::{ImportSettings, ImportedRun, run_imported};
+
+/// The most numbers a file may bring into the page (64 MiB as f32): past this, a browser tab
+/// risks running out of memory while drawing every head.
+pub const PAGE_BUDGET: usize = 16 << 20;
+
+/// A file read into the page, compared by identity.
+#[derive(Debug, Clone)]
+pub struct ImportedFile {
+    /// Its name as the user gave it ("pasted JSON", "attentionLab.load" when there was none).
+    pub name: String,
+    pub data: Arc<Imported>,
+}
+
+impl PartialEq for ImportedFile {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.data, &other.data)
+    }
+}
+
+impl ImportedFile {
+    /// Whether the lab computes its weights (from Q and K) rather than showing them as read.
+    pub fn from_vectors(&self) -> bool {
+        matches!(self.data.tensors, Tensors::Vectors { .. })
+    }
+}
+
+/// What the page shows of a file, compared by identity.
+#[derive(Debug, Clone)]
+pub struct RunRef(pub Arc<ImportedRun>);
+
+impl PartialEq for RunRef {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+/// Reads `bytes` as `format` (tokens given beside it replace the file's), within the page's budget.
+pub fn read_file(
+    name: &str,
+    format: Format,
+    bytes: &[u8],
+    tokens: Option<Vec<String>>,
+) -> Result<ImportedFile, ImportError> {
+    let data = read(format, bytes, tokens, None, Some(PAGE_BUDGET))?;
+    Ok(ImportedFile {
+        name: name.to_string(),
+        data: Arc::new(data),
+    })
+}
+
+/// What of `request` applies to a file's Q and K: the mask, the temperature, the tiles.
+pub fn settings_of(request: &Request) -> Result<ImportSettings, RequestError> {
+    import_settings(request.mask.as_ref(), request.temperature, request.block)
+}
+
+/// Shows `file` under `settings` (weights read as they are ignore them).
+pub fn run(
+    file: &ImportedFile,
+    settings: &Result<ImportSettings, RequestError>,
+) -> Result<RunRef, RequestError> {
+    let settings = match (&file.data.tensors, settings) {
+        (Tensors::Attention(_), _) => ImportSettings::default(),
+        (Tensors::Vectors { .. }, Ok(settings)) => settings.clone(),
+        (Tensors::Vectors { .. }, Err(error)) => return Err(error.clone()),
+    };
+    Ok(RunRef(Arc::new(run_imported(&file.data, &settings)?)))
+}
+
+/// Why a file was not opened.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Refusal {
+    Import(ImportError),
+    /// Neither its name nor its first bytes say which format it is.
+    UnknownFormat,
+    /// The browser could not read it (its words).
+    Unreadable(String),
+}
+
+/// The opener's last word: a file being read, or refused (the page keeps what it showed).
+#[derive(Debug, Clone, PartialEq)]
+pub enum OpenStatus {
+    Reading(String),
+    Refused { name: String, why: Refusal },
+}
+
+/// Reads `bytes` named `name`, its format named, or told by its extension or its first bytes.
+pub fn open_bytes(
+    name: &str,
+    format: Option<Format>,
+    bytes: &[u8],
+    tokens: Option<Vec<String>>,
+) -> Result<ImportedFile, Refusal> {
+    let format = format
+        .or_else(|| Format::from_file_name(name))
+        .or_else(|| Format::sniff(bytes))
+        .ok_or(Refusal::UnknownFormat)?;
+    read_file(name, format, bytes, tokens).map_err(Refusal::Import)
+}
+
+/// Tokens typed beside a file: a JSON list of strings, or words separated by white space;
+/// `None` when nothing is typed. A list that is not all strings is taken as words.
+pub fn parse_tokens(text: &str) -> Option<Vec<String>> {
+    let text = text.trim();
+    if text.is_empty() {
+        return None;
+    }
+    if text.starts_with('[')
+        && let Ok(list) = serde_json::from_str::<Vec<String>>(text)
+    {
+        return Some(list);
+    }
+    Some(text.split_whitespace().map(String::from).collect())
+}

@@ -1,0 +1,511 @@
+//! A user's own attention in the page: the opener (a file picker, a tokens field, pasted JSON;
+//! dropping a file anywhere is handled by the app shell), and the views of an opened file that
+//! take the pipeline's place — every layer × head at a glance, what each head does, and the
+//! chosen head's weights with hover, its head view and, from Q and K, every matrix of its
+//! computation with FlashAttention's outputs compared.
+
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+
+use super::head_view::{HeadView, Lines};
+use super::heatmap::{CellPick, Heatmap};
+use super::pipeline::look;
+use crate::ui::browser::files;
+use crate::ui::model::format::format_value;
+use crate::ui::model::imported::{Part, cell, view};
+use crate::ui::model::matrix::Legend;
+use crate::ui::model::roles::{Role, dominant};
+use crate::ui::model::visible_all;
+use crate::ui::state::Lab;
+use crate::ui::state::imported::{OpenStatus, parse_tokens};
+use attention_core::api::import::{Format, Tensors};
+
+/// "Open your own attention": a file, tokens beside it, or pasted JSON; what was opened and the
+/// way back to the lab's own numbers.
+#[component]
+pub fn ImportOpener() -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let texts = move || lab.lang.get().import();
+    let pasted = RwSignal::new(String::new());
+    let tokens = lab.import_tokens;
+    // Opens by itself to say why a dropped file was refused (and never closes by itself).
+    let details = NodeRef::<leptos::html::Details>::new();
+    Effect::new(move |_| {
+        if lab.open_status.with(Option::is_some)
+            && let Some(details) = details.get()
+        {
+            details.set_open(true);
+        }
+    });
+    let on_pick = move |ev: web_sys::Event| {
+        let Some(input) = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+        else {
+            return;
+        };
+        if let Some(file) = input.files().and_then(|f| f.get(0)) {
+            files::open_picked(lab, file, parse_tokens(&tokens.get_untracked()));
+        }
+        // The same file chosen again opens again.
+        input.set_value("");
+    };
+    let open_pasted = move |_| {
+        let text = pasted.get_untracked();
+        let name = texts().pasted_name;
+        let _ = files::open(
+            lab,
+            name,
+            Some(Format::Json),
+            text.as_bytes(),
+            parse_tokens(&tokens.get_untracked()),
+        );
+    };
+    view! {
+        <details class="panel import-opener" data-testid="import-opener" node_ref=details>
+            <summary data-testid="import-open">{move || texts().open_title}</summary>
+            <p class="help block">{move || texts().open_help}</p>
+            <label class="button file-button">
+                {move || texts().choose_file}
+                <input type="file" class="visually-hidden" data-testid="import-file"
+                    accept=".json,.npz,.npy,.safetensors,application/json"
+                    on:change=on_pick />
+            </label>
+            <p class="help block">{move || texts().drop_hint}</p>
+            <label class="field">
+                <span class="field-label">{move || texts().tokens_label}</span>
+                <input type="text" data-testid="import-tokens" prop:value=move || tokens.get()
+                    on:input=move |ev| tokens.set(event_target_value(&ev)) />
+                <span class="help">{move || texts().tokens_help}</span>
+            </label>
+            <label class="field">
+                <span class="field-label">{move || texts().paste_label}</span>
+                <textarea rows="4" data-testid="import-paste" spellcheck="false"
+                    placeholder=r#"{"attention": [[1, 0], [0.3, 0.7]], "tokens": ["a", "b"]}"#
+                    prop:value=move || pasted.get()
+                    on:input=move |ev| pasted.set(event_target_value(&ev))></textarea>
+            </label>
+            <button type="button" class="button" data-testid="import-paste-open"
+                disabled=move || pasted.with(|p| p.trim().is_empty())
+                on:click=open_pasted>
+                {move || texts().paste_button}
+            </button>
+            <ImportStatus />
+        </details>
+    }
+}
+
+/// The opener's last word: a file being read, or why it was refused.
+#[component]
+pub fn ImportStatus() -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    move || {
+        let lang = lab.lang.get();
+        lab.open_status.get().map(|status| match status {
+            OpenStatus::Reading(name) => view! {
+                <p class="help" role="status" data-testid="import-reading">{(lang.import().reading)(&name)}</p>
+            }
+            .into_any(),
+            OpenStatus::Refused { name, why } => view! {
+                <p class="error" role="alert" data-testid="import-error">
+                    {(lang.import().refused)(&name, &lang.refusal(&why))}
+                </p>
+            }
+            .into_any(),
+        })
+    }
+}
+
+/// What is open, and the way back (shown above the controls while a file is open).
+/// `embedded`: in a course page's embed, which shows the author's file, without the way back.
+#[component]
+pub fn ImportSummary(#[prop(optional)] embedded: bool) -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let texts = move || lab.lang.get().import();
+    let summary = move || {
+        let lang = lab.lang.get();
+        lab.imported.with(|file| {
+            let file = file.as_ref()?;
+            let t = &file.data.tensors;
+            let holds = match t {
+                Tensors::Attention(_) => lang.import().holds_weights.to_string(),
+                Tensors::Vectors { q, v, .. } => {
+                    (lang.import().holds_vectors)(q.dim().3, v.is_some())
+                }
+            };
+            Some((lang.import().summary)(
+                &file.name,
+                t.layers(),
+                t.heads(),
+                t.queries(),
+                t.keys(),
+                &holds,
+            ))
+        })
+    };
+    let note = move || {
+        lab.imported.with(|f| match f {
+            Some(f) if f.from_vectors() => texts().vectors_note,
+            _ => texts().weights_note,
+        })
+    };
+    view! {
+        <Show when=move || lab.is_imported()>
+            <div class="panel import-summary" data-testid="import-summary">
+                <p data-testid="import-summary-text"><strong>{summary}</strong></p>
+                <p class="help block">{note}</p>
+                <ul class="import-notices" data-testid="import-notices">
+                    {move || {
+                        let lang = lab.lang.get();
+                        lab.imported.with(|f| {
+                            f.as_ref().map(|f| {
+                                f.data.notices.iter().map(|n| view! { <li>{lang.import_notice(n)}</li> }).collect_view()
+                            })
+                        })
+                    }}
+                </ul>
+                {(!embedded).then(|| view! {
+                    <button type="button" class="button" data-testid="import-back"
+                        on:click=move |_| lab.show_imported(None)>
+                        {move || texts().back}
+                    </button>
+                })}
+            </div>
+        </Show>
+    }
+}
+
+/// The layer and head the views show, within the file's.
+fn chosen(lab: Lab) -> Memo<(usize, usize)> {
+    Memo::new(move |_| {
+        let (layers, _) = shape(lab);
+        (
+            lab.layer.get().min(layers.saturating_sub(1)),
+            lab.selected_head(),
+        )
+    })
+}
+
+/// The open file's (layers, heads) as shown, (0, 0) when it cannot be shown.
+fn shape(lab: Lab) -> (usize, usize) {
+    lab.imported_run.with(|r| match r {
+        Some(Ok(run)) => (run.0.layer_count(), run.0.head_count()),
+        _ => (0, 0),
+    })
+}
+
+/// The views of an open file, in the pipeline's place.
+#[component]
+pub fn ImportedViews() -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let texts = move || lab.lang.get().import();
+    let error = move || {
+        let lang = lab.lang.get();
+        lab.imported_run.with(|r| match r {
+            Some(Err(e)) => Some(view! {
+                <p class="error" role="alert" data-testid="imported-error">
+                    {format!("{} {}", lang.import().not_shown, lang.request_error(e))}
+                </p>
+            }),
+            _ => None,
+        })
+    };
+    view! {
+        <section class="step imported" data-testid="imported-view" id="section-imported">
+            <h2 class="step-title">{move || texts().section}</h2>
+            <ImportSummary />
+            <p class="note" data-testid="import-link-note">{move || texts().link_note}</p>
+            {error}
+            <Show when=move || lab.imported_ok().is_some()>
+                <Glance />
+                <Roles />
+                <ChosenHead />
+            </Show>
+        </section>
+    }
+}
+
+/// Every layer × head as a small heatmap; a click chooses it.
+#[component]
+fn Glance() -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let texts = move || lab.lang.get().import();
+    let size = Memo::new(move |_| shape(lab));
+    let roles = Memo::new(move |_| lab.imported_ok().map(|run| run.0.roles()));
+    view! {
+        <h3>{move || texts().glance_title}</h3>
+        <p class="caption">{move || texts().glance_help}</p>
+        <div class="model-grid" data-testid="imported-grid"
+            style=move || format!("grid-template-columns: repeat({}, minmax(0, 1fr))", size.get().1.clamp(1, 8))>
+            {move || {
+                let (layers, heads) = size.get();
+                (0..layers).flat_map(|l| (0..heads).map(move |h| (l, h))).map(|(l, h)| {
+                    let data = Memo::new(move |_| {
+                        let run = lab.imported_ok()?;
+                        let mut v = view(&run.0, l, h, Part::Weights, lab.scale_mode.get())?;
+                        v.row_labels.clear();
+                        v.col_labels.clear();
+                        v.legend = Legend::Hidden;
+                        Some(v)
+                    });
+                    let role = move || {
+                        roles.with(|r| r.as_ref().and_then(|r| dominant(&r[l][h].roles)).map(|(role, _)| role.name(lab.lang.get())))
+                    };
+                    let title = move || format!("{} {} · {} {}", texts().layer, l + 1, texts().head, h + 1);
+                    view! {
+                        <button type="button" class="small-multiple" data-testid=format!("imported-head-{l}-{h}")
+                            class:active=move || lab.layer.get() == l && lab.selected_head() == h
+                            on:click=move |_| { lab.layer.set(l); lab.head.set(h); }>
+                            <span class="small-multiple-title">{title}<span class="role-tag">{role}</span></span>
+                            <Heatmap data=data look=look(lab) test_id=format!("heatmap-imported-{l}-{h}")
+                                label=Signal::derive(title) compact=true />
+                        </button>
+                    }
+                }).collect_view()
+            }}
+        </div>
+    }
+}
+
+/// Each head's role shares and entropy.
+#[component]
+fn Roles() -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let texts = move || lab.lang.get().import();
+    let rows = Memo::new(move |_| {
+        lab.imported_ok()
+            .map(|run| run.0.roles())
+            .unwrap_or_default()
+    });
+    let cross = move || {
+        lab.imported
+            .with(|f| f.as_ref().is_some_and(|f| f.data.key_tokens.is_some()))
+    };
+    let help = move || {
+        if cross() {
+            return texts().roles_cross.to_string();
+        }
+        rows.with(|r| {
+            r.first()
+                .and_then(|l| l.first())
+                .map(|r| (texts().roles_help)(r.roles.queries, r.roles.repeated_only))
+                .unwrap_or_default()
+        })
+    };
+    view! {
+        <h3>{move || texts().roles_title}</h3>
+        <p class="caption" data-testid="imported-roles-help">{help}</p>
+        <div class="table-scroll">
+        <table class="roles-table" data-testid="imported-roles">
+            <thead><tr>
+                <th scope="col">{move || texts().layer}</th>
+                <th scope="col">{move || texts().head}</th>
+                {Role::ALL.iter().map(|&role| view! { <th scope="col">{move || role.name(lab.lang.get())}</th> }).collect_view()}
+                <th scope="col">{move || lab.lang.get().text().model.role_other}</th>
+                <th scope="col">{move || texts().entropy}</th>
+            </tr></thead>
+            <tbody>
+                {move || rows.get().into_iter().enumerate().flat_map(|(l, heads)| {
+                    heads.into_iter().enumerate().map(move |(h, r)| {
+                        let strongest = dominant(&r.roles).map(|(role, _)| role);
+                        view! {
+                            <tr data-testid=format!("imported-roles-{l}-{h}")>
+                                <td>{l + 1}</td>
+                                <td>{h + 1}</td>
+                                {Role::ALL.iter().map(|&role| view! {
+                                    <td class:strong=strongest == Some(role) data-role=format!("{role:?}").to_lowercase()>{format!("{:.2}", role.score(&r.roles))}</td>
+                                }).collect_view()}
+                                <td>{format!("{:.2}", r.roles.other)}</td>
+                                <td data-testid="entropy">{format!("{:.2}", r.entropy_bits)}</td>
+                            </tr>
+                        }
+                    }).collect::<Vec<_>>()
+                }).collect_view()}
+            </tbody>
+        </table>
+        </div>
+    }
+}
+
+/// The chosen head: its weights with its pickers, its head view, and from Q and K each matrix
+/// of its computation.
+#[component]
+fn ChosenHead() -> impl IntoView {
+    view! {
+        <ImportedWeights />
+        <ImportedHeadView />
+        {Part::ALL.into_iter().filter(|p| *p != Part::Weights).map(|part| view! { <PartCard part=part /> }).collect_view()}
+        <FlashLine />
+    }
+}
+
+/// The chosen head's title, "Layer 2 · head 3".
+fn head_title(lab: Lab) -> impl Fn() -> String + Copy + Send + Sync + 'static {
+    let at = chosen(lab);
+    move || {
+        let (l, h) = at.get();
+        (lab.lang.get().import().head_title)(l + 1, h + 1)
+    }
+}
+
+/// The chosen head's layer and head pickers, and its weights with the cell under the pointer
+/// read out.
+#[component]
+fn ImportedWeights() -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let texts = move || lab.lang.get().import();
+    let at = chosen(lab);
+    let size = Memo::new(move |_| shape(lab));
+    let picked = RwSignal::new(None::<(usize, usize)>);
+    let readout = move || {
+        let lang = lab.lang.get();
+        let (layer, head) = at.get();
+        match picked.get() {
+            Some((row, col)) => lab.imported_ok().and_then(|run| {
+                let (q, k, w) = cell(&run.0, layer, head, Part::Weights, row, col)?;
+                Some((lang.import().cell)(&q, &k, &format_value(w)))
+            }),
+            None => Some(lang.import().cell_hint.to_string()),
+        }
+    };
+    let picker = move |label: fn(&crate::ui::i18n::import::ImportTexts) -> &'static str,
+                       count: Memo<usize>,
+                       signal: RwSignal<usize>,
+                       id: &'static str| {
+        view! {
+            <label class="field inline">
+                <span class="field-label">{move || label(texts())}</span>
+                <select data-testid=id on:change=move |ev| {
+                    if let Ok(n) = event_target_value(&ev).parse::<usize>() { signal.set(n); }
+                }>
+                    {move || (0..count.get()).map(|i| view! {
+                        <option value=i.to_string() selected=move || signal.get() == i>{i + 1}</option>
+                    }).collect_view()}
+                </select>
+            </label>
+        }
+    };
+    let layers = Memo::new(move |_| size.get().0);
+    let heads = Memo::new(move |_| size.get().1);
+    let title = head_title(lab);
+    view! {
+        <h3 data-testid="imported-head-title">{title}</h3>
+        <div class="imported-pickers">
+            {picker(|t| t.layer, layers, lab.layer, "imported-layer")}
+            {picker(|t| t.head, heads, lab.head, "imported-head")}
+        </div>
+        <div class="imported-card">
+            <h4>{move || texts().parts[4]}</h4>
+            <Heatmap data=part_data(lab, Part::Weights) look=look(lab) test_id="heatmap-imported-weights"
+                label=Signal::derive(move || format!("{} · {}", title(), texts().parts[4]))
+                on_cell=Callback::new(move |pick: Option<CellPick>| picked.set(pick.map(|p| (p.row, p.col)))) />
+            <p class="help block" data-testid="imported-cell" aria-live="polite">{readout}</p>
+        </div>
+    }
+}
+
+/// `part` of the chosen head as a heatmap's data.
+fn part_data(lab: Lab, part: Part) -> Memo<Option<crate::ui::model::matrix::MatrixView>> {
+    let at = chosen(lab);
+    Memo::new(move |_| {
+        let (layer, head) = at.get();
+        view(
+            &lab.imported_ok()?.0,
+            layer,
+            head,
+            part,
+            lab.scale_mode.get(),
+        )
+    })
+}
+
+/// The chosen head's head view.
+#[component]
+fn ImportedHeadView() -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let at = chosen(lab);
+    let lines = Memo::new(move |_| {
+        let run = lab.imported_ok()?;
+        let (layer, head) = at.get();
+        Some(Lines {
+            weights: run.0.head(layer, head).weights.clone(),
+            queries: visible_all(&run.0.tokens),
+            keys: visible_all(run.0.keys()),
+        })
+    });
+    view! {
+        <div class="imported-card">
+            <h4>{move || lab.lang.get().import().head_view_title}</h4>
+            <HeadView lines=lines />
+        </div>
+    }
+}
+
+/// One matrix of the chosen head's computation (Q, K, V, the scores, the output), when the file
+/// brought Q and K.
+#[component]
+fn PartCard(part: Part) -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let texts = move || lab.lang.get().import();
+    let at = chosen(lab);
+    let index = Part::ALL.iter().position(|p| *p == part).unwrap_or(0);
+    let has = move || {
+        let (layer, head) = at.get();
+        lab.imported_ok()
+            .is_some_and(|run| part.matrix(run.0.head(layer, head)).is_some())
+    };
+    let title = head_title(lab);
+    view! {
+        <Show when=has>
+            <div class="imported-card">
+                <h4>{move || texts().parts[index]}</h4>
+                {(part == Part::Scores).then(|| view! { <p class="caption">{move || texts().scores_caption}</p> })}
+                <Heatmap data=part_data(lab, part) look=look(lab) test_id=format!("heatmap-imported-{}", part.id())
+                    label=Signal::derive(move || format!("{} · {}", title(), texts().parts[index]))
+                    on_cell=Callback::new(|_| {}) />
+            </div>
+        </Show>
+    }
+}
+
+/// FlashAttention's outputs against the standard ones, when the file brought V.
+#[component]
+fn FlashLine() -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    move || {
+        let diff = lab.imported_ok()?.0.max_flash_diff?;
+        Some(view! {
+            <p class="note" data-testid="imported-flash">
+                {(lab.lang.get().import().flash_equal)(&format!("{diff:.1e}"))}
+            </p>
+        })
+    }
+}
+
+/// One panel of an embed showing a user's file, by the embed's panel names: `weights`,
+/// `head-view`, `all-heads` (or `model-view`), `head-roles`, the stages a file can have (`q`,
+/// `k`, `v`, `dot`/`scaled`/`masked` for the scores, `head-output`) and `flash`. Others show
+/// nothing of a file.
+pub fn imported_panel(name: &str) -> Option<AnyView> {
+    let part = match name {
+        "q" => Some(Part::Q),
+        "k" => Some(Part::K),
+        "v" => Some(Part::V),
+        "dot" | "scaled" | "masked" => Some(Part::Scores),
+        "head-output" => Some(Part::Output),
+        _ => None,
+    };
+    if let Some(part) = part {
+        return Some(view! { <div class="embed-panel"><PartCard part=part /></div> }.into_any());
+    }
+    Some(match name {
+        "weights" => view! { <div class="embed-panel"><ImportedWeights /></div> }.into_any(),
+        "head-view" => view! { <div class="embed-panel"><ImportedHeadView /></div> }.into_any(),
+        "all-heads" | "model-view" => {
+            view! { <div class="embed-panel wide"><Glance /></div> }.into_any()
+        }
+        "head-roles" => view! { <div class="embed-panel wide"><Roles /></div> }.into_any(),
+        "flash" => view! { <div class="embed-panel"><FlashLine /></div> }.into_any(),
+        _ => return None,
+    })
+}

@@ -1,0 +1,148 @@
+// <attention-lab> on a course page (issue 22 §4): three elements, one naming a JSON file of one's
+// own attention with src=; each starts only near the viewport, takes the link's parameters as
+// attributes (reflected as properties, changed live), and tells the page its state with `change`.
+//
+// node --test tests/e2e/element.mjs   (after trunk build --release)
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { serve } from './serve.mjs';
+import { launch, nextFrames, ROOT } from './browser.mjs';
+
+const DIST = process.env.DIST ?? join(ROOT, 'dist');
+const SHOTS = process.env.SHOTS;
+const HEADS = readFileSync(join(ROOT, 'tests', 'fixtures', 'imports', 'attention.json'), 'utf8');
+const expected = JSON.parse(readFileSync(join(ROOT, 'tests', 'fixtures', 'imports', 'expected.json'), 'utf8'));
+
+// The README's example, as written, with the script and the file served from here.
+const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
+const block = README.match(/<!-- checked: element[^>]*-->\s*```html\n([\s\S]*?)```/);
+assert.ok(block, 'the README has the element example');
+const example = block[1].replace('https://your.site/attention-lab/attention-lab.js', '/attention-lab.js');
+const elements = example.split('<attention-lab ');
+assert.equal(elements.length, 4, 'three elements');
+// A long page: the third element starts far below the fold.
+const withGap = `${elements.slice(0, 3).join('<attention-lab ')}<div class="gap"></div><attention-lab ${elements[3]}`;
+const COURSE = `<!DOCTYPE html>
+<html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Week 3: attention</title>
+<style>body { font: 16px system-ui; max-width: 960px; margin: 0 auto; padding: 1rem; } .gap { height: 2400px; }</style>
+</head><body>
+<h1>Week 3: attention</h1>
+${withGap}
+<script>
+  window.changes = { first: [], own: [], far: [] };
+  window.errors = [];
+  const ids = ['first', 'own', 'far'];
+  document.querySelectorAll('attention-lab').forEach((el, i) => {
+    el.id = ids[i];
+    el.addEventListener('change', (e) => window.changes[el.id].push(e.detail));
+    el.addEventListener('error', (e) => window.errors.push(e.detail));
+  });
+</script>
+</body></html>`;
+
+let server, context, page;
+const pageErrors = [];
+
+before(async () => {
+  server = await serve(DIST, { '/course.html': COURSE, '/heads.json': HEADS });
+  context = await launch();
+  page = await context.newPage();
+  page.on('pageerror', (e) => pageErrors.push(String(e)));
+  await page.goto(`${server.url}course.html`);
+});
+
+after(async () => {
+  await context?.close();
+  server?.close();
+});
+
+const last = (id) => page.evaluate((id) => window.changes[id].at(-1), id);
+const frameOf = (id) => page.evaluate((id) => !!document.getElementById(id).shadowRoot.querySelector('iframe'), id);
+
+test('an element starts with its attributes and tells the page its state', async () => {
+  await page.waitForFunction(() => window.changes.first.length > 0, null, { timeout: 60000 });
+  const state = await last('first');
+  assert.deepEqual(state.tokens, ['the', 'cat', 'sat']);
+  assert.deepEqual(state.mask, { kind: 'causal' });
+  assert.equal(state.lang, 'zh');
+  assert.deepEqual(state.panels, ['weights', 'head-view']);
+  assert.equal(state.source, 'computed');
+  assert.equal(await page.evaluate(() => document.getElementById('first').state.tokens.length), 3);
+});
+
+test('attributes are reflected as properties and change the running lab', async () => {
+  await page.evaluate(() => { document.getElementById('first').temperature = 2; });
+  assert.equal(await page.evaluate(() => document.getElementById('first').getAttribute('temperature')), '2');
+  await page.waitForFunction(() => window.changes.first.at(-1)?.temperature === 2);
+  await page.evaluate(() => document.getElementById('first').setAttribute('mask', 'none'));
+  await page.waitForFunction(() => window.changes.first.at(-1)?.mask?.kind === 'none');
+  await page.evaluate(() => { document.getElementById('first').sentence = 'a b c d'; });
+  await page.waitForFunction(() => window.changes.first.at(-1)?.tokens?.length === 4);
+  // A value the lab refuses comes back as an `error` event, and nothing changes.
+  await page.evaluate(() => document.getElementById('first').setAttribute('temperature', '-1'));
+  await page.waitForFunction(() => window.errors.length > 0);
+  assert.match(await page.evaluate(() => window.errors[0].error), /温度|temperature/);
+  assert.equal((await last('first')).temperature, 2);
+});
+
+test('src= shows one\'s own attention, with the file\'s numbers', async () => {
+  await page.waitForFunction(() => window.changes.own.some((s) => s.source === 'imported'), null, { timeout: 60000 });
+  const state = (await page.evaluate(() => window.changes.own.filter((s) => s.source === 'imported').at(-1)));
+  assert.equal(state.file, 'heads.json');
+  assert.deepEqual(state.tokens, expected.tokens);
+  const weights = await page.evaluate(() => {
+    const frame = document.getElementById('own').shadowRoot.querySelector('iframe');
+    return frame.contentWindow.attentionLab.trace().layers.map((l) => l.map((h) => h.weights));
+  });
+  assert.deepEqual(weights, expected.attention);
+  const drawn = await page.evaluate(() => {
+    const doc = document.getElementById('own').shadowRoot.querySelector('iframe').contentDocument;
+    return [...doc.querySelectorAll('[data-testid^="heatmap-imported-"]')].filter((c) => c.width > 0).length;
+  });
+  assert.ok(drawn >= 2, `the weights and the heads at a glance are drawn (${drawn})`);
+  if (SHOTS) await page.screenshot({ path: join(SHOTS, 'element-desktop.png') });
+});
+
+test('an element far below starts only when it nears the viewport', async () => {
+  assert.equal(await frameOf('far'), false, 'not started while far away');
+  await page.locator('#far').scrollIntoViewIfNeeded();
+  await page.waitForFunction(() => window.changes.far.length > 0, null, { timeout: 60000 });
+  const state = await last('far');
+  assert.equal(state.temperature, 2);
+  assert.deepEqual(state.tokens, ['注', '意', '力', '机', '制']);
+});
+
+test('custom-elements.json lists every attribute the element observes, and its events', async () => {
+  const manifest = JSON.parse(readFileSync(join(DIST, 'custom-elements.json'), 'utf8'));
+  const declaration = manifest.modules[0].declarations[0];
+  assert.equal(declaration.tagName, 'attention-lab');
+  const observed = await page.evaluate(() => customElements.get('attention-lab').observedAttributes);
+  assert.deepEqual(declaration.attributes.map((a) => a.name).sort(), [...observed].sort());
+  assert.deepEqual(declaration.events.map((e) => e.name), ['change', 'error']);
+});
+
+test('on a phone, the course page fits and the first lab draws', async () => {
+  const phone = await launch({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
+  try {
+    const p = await phone.newPage();
+    await p.goto(`${server.url}course.html`);
+    await p.waitForFunction(() => window.changes.first.length > 0 && window.changes.own.some((s) => s.source === 'imported'), null, { timeout: 60000 });
+    await nextFrames(p);
+    const overflow = await p.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(overflow <= 1, `${overflow}px wider than the phone`);
+    if (SHOTS) {
+      await p.locator('#own').scrollIntoViewIfNeeded();
+      await p.waitForTimeout(500);
+      await p.screenshot({ path: join(SHOTS, 'element-phone.png') });
+    }
+  } finally {
+    await phone.close();
+  }
+});
+
+test('no errors on the course page', () => {
+  assert.deepEqual(pageErrors, []);
+});

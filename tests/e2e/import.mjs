@@ -1,0 +1,246 @@
+// "Open your own attention" (issue 22 §2): files written by NumPy and safetensors
+// (tests/reference/imports.py) opened with the file picker, by dropping them on the page, by
+// pasting JSON and through attentionLab.load; the numbers shown (trace(), the cell under the
+// pointer) are the file's; Q and K give a PyTorch-style SelfAttention's own weights; every bad
+// file gets its message and the page keeps what it showed; Chinese and a phone.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { launch, nextFrames, ROOT } from './browser.mjs';
+import { serve } from './serve.mjs';
+
+const DIST = process.env.DIST ?? join(ROOT, 'dist');
+const FIXTURES = join(ROOT, 'tests', 'fixtures', 'imports');
+const expected = JSON.parse(readFileSync(join(FIXTURES, 'expected.json'), 'utf8'));
+const SHOTS = process.env.SHOTS;
+let server, context, page;
+const errors = [];
+
+before(async () => {
+  server = await serve(DIST);
+  context = await launch();
+  page = await context.newPage();
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(server.url);
+  await page.waitForFunction(() => window.attentionLab?.state?.().tokens);
+  await page.click('[data-testid=import-open]');
+});
+
+after(async () => {
+  await context?.close();
+  server?.close();
+});
+
+const state = () => page.evaluate(() => window.attentionLab.state());
+const trace = () => page.evaluate(() => window.attentionLab.trace());
+
+/** The largest |a − b| over two nested lists of numbers. */
+function maxDiff(a, b) {
+  if (Array.isArray(a)) {
+    assert.equal(a.length, b.length, 'shapes differ');
+    return Math.max(0, ...a.map((x, i) => maxDiff(x, b[i])));
+  }
+  return Math.abs(a - b);
+}
+
+/** Every layer's heads' weights: [layers][heads][queries][keys]. */
+const weightsOf = (t) => t.layers.map((l) => l.map((h) => h.weights));
+
+/** Opens `file` with the file picker (from the lab's own numbers, so that a change shows). */
+async function pick(file, tokens = '') {
+  await page.evaluate(() => window.attentionLab.load(null));
+  await page.fill('[data-testid=import-tokens]', tokens);
+  await page.setInputFiles('[data-testid=import-file]', join(FIXTURES, file));
+  await page.waitForFunction(() => window.attentionLab.state().source === 'imported');
+  await nextFrames(page);
+}
+
+test('every format opens from the file picker and trace() gives the file\'s numbers', async () => {
+  for (const [file, want, tokens] of [
+    ['attention.json', expected.attention],
+    ['attention.npz', expected.attention],
+    ['attention_compressed.npz', expected.attention],
+    // One layer's heads, [heads, queries, keys], its tokens typed beside it.
+    ['attention.npy', [expected.attention[1]], 'the cat sat 猫 mat'],
+    ['attention_f32.safetensors', expected.attention],
+    ['attention_f16.safetensors', expected.attention_f16],
+    ['attention_bf16.safetensors', expected.attention_bf16],
+  ]) {
+    await pick(file, tokens);
+    const t = await trace();
+    assert.equal(t.source, 'imported', file);
+    assert.equal(t.kind, 'attention', file);
+    assert.deepEqual(t.tokens, expected.tokens, file);
+    assert.equal(maxDiff(weightsOf(t), want), 0, `${file}: the numbers are the file's`);
+    const s = await state();
+    assert.equal(s.file, file);
+    assert.deepEqual([s.n_layers, s.imported_heads], [want.length, 3]);
+  }
+  await page.fill('[data-testid=import-tokens]', '');
+  // Two layers × three heads at a glance, and the roles of all six.
+  assert.equal(await page.locator('[data-testid^="imported-head-"][data-testid$="-2"]').count(), 2);
+  assert.equal(await page.locator('tr[data-testid^="imported-roles-"]').count(), 6);
+});
+
+test('the cell under the pointer reads the file\'s weight, and choosing a head shows it', async () => {
+  await pick('attention.json');
+  await page.click('[data-testid=imported-head-1-2]');
+  assert.match(await page.locator('[data-testid=imported-head-title]').textContent(), /2.*3/);
+  assert.equal((await state()).layer, 2);
+  assert.equal((await state()).head, 3);
+  const grid = page.locator('[data-testid=heatmap-imported-weights]');
+  await grid.scrollIntoViewIfNeeded();
+  await nextFrames(page);
+  const box = await grid.boundingBox();
+  // Row 4 ("mat"), column 1 ("cat") of a 5 × 5 grid.
+  await page.mouse.move(box.x + box.width * 1.5 / 5, box.y + box.height * 4.5 / 5);
+  await nextFrames(page);
+  const text = await page.locator('[data-testid=imported-cell]').textContent();
+  const want = expected.attention[1][2][4][1];
+  assert.match(text, /mat.*cat/);
+  const shown = Number(text.split(/[:：]\s*/).pop());
+  assert.ok(Math.abs(shown - want) < 5e-4, `${text} ≠ ${want}`);
+  if (SHOTS) await page.screenshot({ path: join(SHOTS, 'import-desktop.png') });
+});
+
+test('Q and K give a PyTorch-style SelfAttention\'s own weights; V gives outputs FlashAttention matches', async () => {
+  for (const file of ['qkv.json', 'qkv.npz', 'qkv.safetensors']) {
+    await pick(file);
+    const t = await trace();
+    assert.equal(t.kind, 'q_k', file);
+    assert.ok(maxDiff(weightsOf(t), expected.qk_weights) < 1e-6, file);
+    if (t.layers[0][0].output) {
+      assert.ok(t.flash.max_abs_diff < 1e-5, `${file}: ${t.flash.max_abs_diff}`);
+      assert.ok(await page.locator('[data-testid=imported-flash]').isVisible());
+    }
+  }
+  // The lab's mask and temperature apply to Q and K: causal, T = 2.
+  await pick('qkv.npz');
+  assert.deepEqual(await page.evaluate(() => window.attentionLab.set({ mask: { kind: 'causal' }, temperature: 2 })), { ok: true });
+  const t = await trace();
+  assert.equal(t.heads[0].weights[0][1], 0, 'causal: the first token sees only itself');
+  assert.equal(t.heads[0].weights[0][0], 1);
+  for (const part of ['q', 'k', 'v', 'scores', 'output']) {
+    const canvas = page.locator(`[data-testid=heatmap-imported-${part}]`);
+    await canvas.scrollIntoViewIfNeeded();
+    await nextFrames(page);
+    assert.ok((await canvas.evaluate((c) => c.width)) > 0, `${part} is drawn`);
+  }
+  await page.evaluate(() => window.attentionLab.set({ mask: { kind: 'none' }, temperature: 1 }));
+  if (SHOTS) await page.screenshot({ path: join(SHOTS, 'import-qk.png'), fullPage: true });
+});
+
+test('a file dropped anywhere on the page opens, and pasted JSON opens', async () => {
+  const bytes = [...readFileSync(join(FIXTURES, 'cross.json'))];
+  await page.evaluate((bytes) => {
+    const file = new File([new Uint8Array(bytes)], 'cross.json', { type: 'application/json' });
+    const transfer = new DataTransfer();
+    transfer.items.add(file);
+    const target = document.querySelector('.main');
+    target.dispatchEvent(new DragEvent('dragover', { dataTransfer: transfer, bubbles: true, cancelable: true }));
+    target.dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));
+  }, bytes);
+  await page.waitForFunction(() => window.attentionLab.state().file === 'cross.json');
+  const t = await trace();
+  assert.deepEqual(t.source_tokens, expected.key_tokens);
+  assert.equal(maxDiff(weightsOf(t)[0], expected.cross), 0);
+  assert.equal(await page.locator('[data-testid=drop-overlay]').count(), 0, 'the overlay leaves after the drop');
+
+  await page.fill('[data-testid=import-paste]', JSON.stringify({ attention: [[1, 0], [0.25, 0.75]], tokens: ['a', 'b'] }));
+  await page.click('[data-testid=import-paste-open]');
+  await page.waitForFunction(() => window.attentionLab.state().tokens.join() === 'a,b');
+  assert.deepEqual((await trace()).heads[0].weights, [[1, 0], [0.25, 0.75]]);
+});
+
+test('attentionLab.load takes an object, or bytes with a format; load(null) goes back', async () => {
+  const npz = [...readFileSync(join(FIXTURES, 'attention.npz'))];
+  const result = await page.evaluate((bytes) => window.attentionLab.load({ format: 'npz', bytes: new Uint8Array(bytes).buffer }), npz);
+  assert.deepEqual(result, { ok: true });
+  assert.equal(maxDiff(weightsOf(await trace()), expected.attention), 0);
+  const npy = [...readFileSync(join(FIXTURES, 'attention.npy'))];
+  assert.deepEqual(await page.evaluate((bytes) => window.attentionLab.load({ format: 'npy', bytes: new Uint8Array(bytes), tokens: ['a', 'b', 'c', 'd', 'e'] }), npy), { ok: true });
+  assert.deepEqual((await state()).tokens, ['a', 'b', 'c', 'd', 'e']);
+  assert.deepEqual(await page.evaluate(() => window.attentionLab.load({ q: [[1, 0], [0, 1]], k: [[1, 0], [0, 1]], tokens: ['x', 'y'] })), { ok: true });
+  assert.equal((await trace()).kind, 'q_k');
+  assert.deepEqual(await page.evaluate(() => window.attentionLab.load(null)), { ok: true });
+  const s = await state();
+  assert.equal(s.source, 'computed');
+  assert.ok(await page.locator('[data-testid=heatmap-weights]').count() > 0, 'the pipeline is back');
+});
+
+test('the downloaded trace of a file opens again with the same numbers', async () => {
+  await pick('qkv.npz');
+  const shown = await trace();
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.click('[data-testid=share-download-trace]'),
+  ]);
+  const path = await download.path();
+  const saved = JSON.parse(readFileSync(path, 'utf8'));
+  assert.equal(saved.source, 'imported');
+  assert.ok(saved.q && saved.k && saved.v, 'the file\'s own tensors ride along');
+  await page.evaluate(() => window.attentionLab.load(null));
+  await page.setInputFiles('[data-testid=import-file]', path);
+  await page.waitForFunction(() => window.attentionLab.state().source === 'imported');
+  assert.equal(maxDiff(weightsOf(await trace()), weightsOf(shown)), 0);
+});
+
+test('every bad file gets its message and the page keeps what it showed', async () => {
+  await pick('attention.json');
+  const kept = JSON.stringify(await trace());
+  const cases = [
+    ['nan.json', '{"attention": [[1, NaN]], "tokens": ["a"]}', /not valid JSON|NaN|finite/i],
+    ['rank.json', '{"attention": [[[[[1]]]]], "tokens": ["a"]}', /5 dimensions/],
+    ['tokens.json', '{"attention": [[1, 0], [0, 1]], "tokens": ["a"]}', /tokens/],
+    ['both.json', '{"attention": [[1]], "q": [[1]], "k": [[1]], "tokens": ["a"]}', /both/],
+    ['cut.npz', readFileSync(join(FIXTURES, 'attention.npz')).subarray(0, 300), /npz|ends early/],
+    ['cut.safetensors', readFileSync(join(FIXTURES, 'attention_f32.safetensors')).subarray(0, 200), /ends early|offsets|header/i],
+    ['what.bin', Buffer.from([1, 2, 3]), /neither its name nor its first bytes/],
+  ];
+  for (const [name, content, message] of cases) {
+    await page.setInputFiles('[data-testid=import-file]', { name, mimeType: 'application/octet-stream', buffer: Buffer.from(content) });
+    await page.waitForFunction((n) => document.querySelector('[data-testid=import-error]')?.textContent.includes(n), name);
+    const text = await page.locator('[data-testid=import-error]').textContent();
+    assert.match(text, message, `${name}: ${text}`);
+    assert.equal(JSON.stringify(await trace()), kept, `${name}: the page keeps what it showed`);
+  }
+  const refused = await page.evaluate(() => window.attentionLab.load({ attention: [[0.5, 0.5]], tokens: ['a', 'b', 'c'] }));
+  assert.equal(refused.ok, false);
+  assert.match(refused.error, /tokens/);
+  assert.equal(JSON.stringify(await trace()), kept);
+  // Rows that do not sum to 1 are a notice, not a refusal.
+  assert.deepEqual(await page.evaluate(() => window.attentionLab.load({ attention: [[0.5, 0.25], [0.1, 0.2]], tokens: ['a', 'b'] })), { ok: true });
+  assert.match(await page.locator('[data-testid=import-notices]').textContent(), /do not sum to 1/);
+});
+
+test('in Chinese, and on a phone', async () => {
+  await page.evaluate(() => window.attentionLab.set({ lang: 'zh' }));
+  await pick('attention.npz');
+  assert.match(await page.locator('[data-testid=import-summary-text]').textContent(), /2 层 × 3 个头/);
+  await page.setInputFiles('[data-testid=import-file]', { name: 'bad.json', mimeType: 'application/json', buffer: Buffer.from('{"attention": [[1, 0]], "tokens": ["a", "b", "c"]}') });
+  await page.waitForSelector('[data-testid=import-error]');
+  assert.match(await page.locator('[data-testid=import-error]').textContent(), /无法打开 bad\.json/);
+  await page.evaluate(() => window.attentionLab.set({ lang: 'en' }));
+
+  const phone = await launch({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
+  try {
+    const p = await phone.newPage();
+    await p.goto(server.url);
+    await p.waitForFunction(() => window.attentionLab?.state?.().tokens);
+    const npz = [...readFileSync(join(FIXTURES, 'attention.npz'))];
+    await p.evaluate((bytes) => window.attentionLab.load({ format: 'npz', bytes: new Uint8Array(bytes).buffer }), npz);
+    await p.locator('[data-testid=imported-view]').scrollIntoViewIfNeeded();
+    await nextFrames(p);
+    const overflow = await p.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(overflow <= 1, `the page is ${overflow}px wider than the phone`);
+    if (SHOTS) await p.screenshot({ path: join(SHOTS, 'import-phone.png'), fullPage: false });
+  } finally {
+    await phone.close();
+  }
+});
+
+test('no errors in the console', () => {
+  assert.deepEqual(errors, []);
+});
