@@ -23,7 +23,7 @@ const sizes = [
   { seq_len: 128, d_model: 128, n_heads: 8, goal_ms: 16 },
 ];
 
-const server = await serve(join(ROOT, 'dist'));
+const server = await serve(process.env.DIST ?? join(ROOT, 'dist'));
 const browser = await launch();
 const page = await browser.newPage();
 await page.goto(server.url);
