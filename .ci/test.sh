@@ -14,8 +14,8 @@ step() {
   printf '\n==> %s: %s\n' "$name" "$*"
   local log
   log=$(mktemp)
-  # The runners' summary lines: cargo's `test result:`, node:test's `ℹ pass` / `ℹ fail`.
-  local lines='^test result:|^ℹ (tests|pass|fail) '
+  # The runners' summary lines: cargo's `test result:`, node:test's `ℹ pass` / `ℹ fail`, pytest's.
+  local lines='^test result:|^ℹ (tests|pass|fail) |^[0-9]+ (passed|failed)'
   if "$@" 2>&1 | tee "$log"; then
     grep -E "$lines" "$log" | sed "s/^/[$name] /" >>"$summary"
     grep -qE "$lines" "$log" || echo "[$name] ok" >>"$summary"
@@ -44,7 +44,10 @@ done
 step readme bash .ci/readme.sh
 step trunk-build trunk build --release
 if [ -f dist/index.html ]; then
-  for script in smoke embed keyboard phone learn long truth shaping import element; do
+  # The notebook package, as the README installs it: the lab's build copied in, then pip.
+  step python-package bash -c '.venv/bin/python python/build_static.py && .venv/bin/pip install --quiet --disable-pip-version-check ./python'
+  step pytest .venv/bin/python -m pytest -q python/tests
+  for script in smoke embed keyboard phone learn long truth shaping import element notebook; do
     step "e2e-$script" node --test --test-reporter=spec "tests/e2e/$script.mjs"
   done
 fi

@@ -172,6 +172,9 @@ test('attentionLab.load takes an object, or bytes with a format; load(null) goes
 
 test('the downloaded trace of a file opens again with the same numbers', async () => {
   await pick('qkv.npz');
+  // A copied link says it does not carry the file.
+  await page.evaluate(() => document.querySelector('[data-testid=share-copy-link]').click());
+  assert.match(await page.textContent('[data-testid=share-warning-imported]'), /never a file/);
   const shown = await trace();
   const [download] = await Promise.all([
     page.waitForEvent('download'),

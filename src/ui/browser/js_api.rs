@@ -317,7 +317,9 @@ pub fn load_data(lab: Lab, data: &JsValue, name: Option<&str>) -> Result<(), Str
     }
     let field = |name: &str| js_sys::Reflect::get(data, &name.into()).unwrap_or(JsValue::UNDEFINED);
     let bytes = field("bytes");
-    let name = name.unwrap_or(texts.api_name);
+    // A name the data gives itself (`{name: "run 3", …}`), else the caller's, else the API's.
+    let own_name = field("name").as_string().filter(|n| !n.trim().is_empty());
+    let name = name.or(own_name.as_deref()).unwrap_or(texts.api_name);
     if bytes.is_undefined() {
         // An object as in the JSON format.
         let text = js_sys::JSON::stringify(data)

@@ -16,10 +16,26 @@ use attention_core::api::Request;
 const WRITE_DELAY_MS: u64 = 300;
 
 /// The state in the page's address, and what in it could not be used.
+/// The link a page gave as `window.attentionLabLink`, if it gave one (then the address is not
+/// the lab's to keep).
+pub fn given_link() -> Option<String> {
+    let window = web_sys::window()?;
+    js_sys::Reflect::get(&window, &"attentionLabLink".into())
+        .ok()?
+        .as_string()
+}
+
+/// A page that has no address of its own to read (one file saved from a notebook, a frame's
+/// `srcdoc`) gives its link as `window.attentionLabLink` (`"?embed=1&panels=weights"`) before the
+/// lab starts; it is read instead of the address.
 pub fn read() -> (LinkState, Vec<LinkNotice>) {
-    let search = web_sys::window()
-        .and_then(|w| w.location().search().ok())
-        .unwrap_or_default();
+    let window = web_sys::window();
+    let given = given_link();
+    let search = given.unwrap_or_else(|| {
+        window
+            .and_then(|w| w.location().search().ok())
+            .unwrap_or_default()
+    });
     parse_query(&search)
 }
 

@@ -89,7 +89,9 @@ pub fn App(#[prop(optional)] page: bool) -> impl IntoView {
     });
     if page {
         canvas::follow_system_scheme(lab.system_dark);
-        location::keep_in_sync(lab);
+        if location::given_link().is_none() {
+            location::keep_in_sync(lab);
+        }
         embed::connect(lab);
         location::follow_view(lab);
     }

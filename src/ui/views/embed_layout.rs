@@ -72,7 +72,10 @@ pub fn EmbedLayout() -> impl IntoView {
                     Some(file) => Some(file.name),
                     None => lab.request.with(|r| r.sentence.clone()),
                 }}</span>
-                <a href=full target="_blank" rel="noopener" data-testid="open-full">{move || text().open_full}</a>
+                // A page with no address of its own (a notebook's) has no full lab to open.
+                {location::given_link().is_none().then(|| view! {
+                    <a href=full target="_blank" rel="noopener" data-testid="open-full">{move || text().open_full}</a>
+                })}
             </div>
             <LinkNotices />
             // A chapter (`?embed=1&lesson=<id>`) comes with the sentence and the controls it

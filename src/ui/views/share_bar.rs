@@ -98,7 +98,16 @@ pub fn ShareWarnings(shared: Signal<Option<String>>) -> impl IntoView {
     let lab = expect_context::<Lab>();
     move || {
         shared.get().map(|text| {
-            lab.request
+            // One's own file: the link opens the lab's own numbers, and says so.
+            let file = lab.is_imported().then(|| {
+                view! {
+                    <p class="note share-warning" data-testid="share-warning-imported">
+                        {move || lab.lang.get().import().link_note}
+                    </p>
+                }
+            });
+            let warnings = lab
+                .request
                 .with(|r| share_warnings(r, &text))
                 .into_iter()
                 .map(|warning| {
@@ -108,7 +117,8 @@ pub fn ShareWarnings(shared: Signal<Option<String>>) -> impl IntoView {
                         </p>
                     }
                 })
-                .collect_view()
+                .collect_view();
+            (file, warnings)
         })
     }
 }

@@ -1,0 +1,174 @@
+"""A user's attention, in whatever form a notebook holds it, as the lab's JSON format:
+`{"attention": [layers][heads][queries][keys], "tokens": [...]}` or `{"q": ..., "k": ..., "v": ...,
+"tokens": [...]}`. Checked here as the lab checks it, so that a mistake is named in the cell that
+made it, not in the widget."""
+from __future__ import annotations
+
+import re
+from typing import Any, Optional, Sequence
+
+import numpy as np
+
+MAX_TOKENS = 4096
+# As many numbers as the page takes (16 Mi: 64 MiB as f32).
+BUDGET = 16 << 20
+
+
+def as_array(value: Any, name: str) -> np.ndarray:
+    """A NumPy array from a NumPy array, a PyTorch (or JAX, or TensorFlow) tensor, or nested
+    lists; float32."""
+    if hasattr(value, "detach"):  # torch.Tensor
+        value = value.detach()
+        if hasattr(value, "float"):
+            value = value.float()
+        if hasattr(value, "cpu"):
+            value = value.cpu()
+        value = value.numpy()
+    elif hasattr(value, "numpy") and not isinstance(value, np.ndarray):  # tf.Tensor
+        value = value.numpy()
+    try:
+        array = np.asarray(value, dtype=np.float32)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"{name}: not an array of numbers ({error})") from None
+    return array
+
+
+def _stack_layers(layers: Sequence[Any], name: str, batch: int) -> np.ndarray:
+    """Per-layer tensors [batch, heads, rows, cols] (Hugging Face's `outputs.attentions`,
+    TransformerLens's patterns) as [layers, heads, rows, cols] of example `batch`."""
+    arrays = []
+    for index, layer in enumerate(layers):
+        array = as_array(layer, f"{name}[{index}]")
+        if array.ndim != 4:
+            raise ValueError(
+                f"{name}[{index}] has shape {list(array.shape)}; each layer of a tuple must be "
+                "[batch, heads, queries, keys] as Hugging Face's outputs.attentions are"
+            )
+        if not 0 <= batch < array.shape[0]:
+            raise ValueError(f"{name}[{index}]: batch {batch} of {array.shape[0]}")
+        arrays.append(array[batch])
+    if not arrays:
+        raise ValueError(f"{name}: an empty tuple")
+    shapes = {a.shape for a in arrays}
+    if len(shapes) > 1:
+        raise ValueError(f"{name}: the layers' shapes differ: {sorted(shapes)}")
+    return np.stack(arrays)
+
+
+def _activation_cache(cache: Any, batch: int) -> Optional[np.ndarray]:
+    """TransformerLens's ActivationCache: every `blocks.{l}.attn.hook_pattern`, in layer order."""
+    keys = getattr(cache, "keys", None)
+    if keys is None:
+        return None
+    found = []
+    for key in keys():
+        match = re.fullmatch(r"blocks\.(\d+)\.attn\.hook_pattern", str(key))
+        if match:
+            found.append((int(match.group(1)), key))
+    if not found:
+        return None
+    return _stack_layers([cache[key] for _, key in sorted(found)], "cache", batch)
+
+
+def attention_array(attention: Any, batch: int = 0) -> np.ndarray:
+    """`attention` in any accepted form as an array of rank 2 to 4."""
+    cache = _activation_cache(attention, batch)
+    if cache is not None:
+        return cache
+    if isinstance(attention, tuple) or (
+        isinstance(attention, list) and attention and hasattr(attention[0], "shape")
+    ):
+        return _stack_layers(attention, "attention", batch)
+    return as_array(attention, "attention")
+
+
+def _check(array: np.ndarray, name: str, rows: str, columns: str) -> None:
+    if not 2 <= array.ndim <= 4:
+        raise ValueError(
+            f"{name} has {array.ndim} dimensions {list(array.shape)}; expected 2 to 4: "
+            f"[layers, heads, {rows}, {columns}], [heads, {rows}, {columns}] or [{rows}, {columns}]"
+        )
+    if 0 in array.shape:
+        raise ValueError(f"{name} has an empty dimension {list(array.shape)}")
+    bad = np.argwhere(~np.isfinite(array))
+    if len(bad):
+        index = tuple(int(i) for i in bad[0])
+        raise ValueError(f"{name}{list(index)} is {array[index]}: every number must be finite")
+
+
+def _four(array: np.ndarray) -> np.ndarray:
+    while array.ndim < 4:
+        array = array[np.newaxis]
+    return array
+
+
+def _tokens(tokens: Any, count: int, name: str) -> list:
+    if tokens is None:
+        return [str(i) for i in range(count)]
+    tokens = [str(t) for t in tokens]
+    if len(tokens) != count:
+        raise ValueError(f"{name} has {len(tokens)} entries where the tensors have {count} positions")
+    return tokens
+
+
+def _nested(array: np.ndarray) -> list:
+    """Nested lists of the float32 values (each exactly, as a Python float)."""
+    return array.astype(np.float32).tolist()
+
+
+def payload(
+    attention: Any = None,
+    tokens: Optional[Sequence[Any]] = None,
+    *,
+    q: Any = None,
+    k: Any = None,
+    v: Any = None,
+    key_tokens: Optional[Sequence[Any]] = None,
+    batch: int = 0,
+) -> dict:
+    """The lab's JSON format for weights, or for Q and K (and V)."""
+    if attention is not None and (q is not None or k is not None):
+        raise ValueError("give attention, or q and k, not both")
+    if attention is not None:
+        array = attention_array(attention, batch)
+        _check(array, "attention", "queries", "keys")
+        array = _four(array)
+        layers, heads, queries, keys = array.shape
+        data = {"attention": _nested(array)}
+    elif q is not None and k is not None:
+        qa, ka = as_array(q, "q"), as_array(k, "k")
+        _check(qa, "q", "queries", "d")
+        _check(ka, "k", "keys", "d")
+        qa, ka = _four(qa), _four(ka)
+        if qa.shape[:2] != ka.shape[:2] or qa.shape[3] != ka.shape[3]:
+            raise ValueError(
+                f"q {list(qa.shape)} does not fit k {list(ka.shape)}: layers, heads and the width d must agree"
+            )
+        layers, heads, queries, _ = qa.shape
+        keys = ka.shape[2]
+        data = {"q": _nested(qa), "k": _nested(ka)}
+        if v is not None:
+            va = as_array(v, "v")
+            _check(va, "v", "keys", "d_v")
+            va = _four(va)
+            if va.shape[:3] != ka.shape[:3]:
+                raise ValueError(f"v {list(va.shape)} does not fit k {list(ka.shape)}: one value per key")
+            data["v"] = _nested(va)
+    else:
+        raise ValueError("give attention (with its tokens), or q and k (and v)")
+    if max(queries, keys) > MAX_TOKENS:
+        raise ValueError(f"{max(queries, keys)} tokens; the lab handles at most {MAX_TOKENS}")
+    numbers = layers * heads * queries * keys
+    if numbers > BUDGET:
+        raise ValueError(
+            f"{numbers} numbers (layers × heads × cells) is more than the page's budget of {BUDGET}; "
+            "take fewer layers or heads, or a shorter text"
+        )
+    data["tokens"] = _tokens(tokens, queries, "tokens")
+    if key_tokens is not None:
+        data["key_tokens"] = _tokens(key_tokens, keys, "key_tokens")
+    elif keys != queries:
+        raise ValueError(
+            f"{queries} queries but {keys} keys: give key_tokens for cross-attention"
+        )
+    return data

@@ -1,0 +1,134 @@
+"""attention_lab turns every form a notebook holds attention in into the lab's JSON, names every
+mistake, and writes a page that carries the lab and the numbers.
+
+    pytest python/tests
+"""
+import json
+import re
+
+import numpy as np
+import pytest
+
+import attention_lab
+from attention_lab import payload
+
+rng = np.random.default_rng(7)
+
+
+def softmax(z):
+    e = np.exp(z - z.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+ATTENTION = softmax(rng.normal(size=(2, 3, 5, 5))).astype(np.float32)
+TOKENS = ["the", "cat", "sat", "猫", "mat"]
+
+
+class FakeTensor:
+    """What the package reads of a PyTorch tensor: detach, float, cpu, numpy."""
+
+    def __init__(self, array):
+        self.array = np.asarray(array)
+        self.shape = self.array.shape
+
+    def detach(self):
+        return self
+
+    def float(self):
+        return FakeTensor(self.array.astype(np.float32))
+
+    def cpu(self):
+        return self
+
+    def numpy(self):
+        return self.array
+
+
+class FakeCache(dict):
+    """TransformerLens's ActivationCache, as far as the package reads it."""
+
+
+def test_every_input_form_gives_the_same_numbers():
+    want = ATTENTION.tolist()
+    forms = [
+        ATTENTION,
+        ATTENTION.tolist(),
+        FakeTensor(ATTENTION.astype(np.float64)),
+        # Hugging Face: a tuple of [batch, heads, q, k] per layer.
+        tuple(FakeTensor(layer[np.newaxis]) for layer in ATTENTION),
+        FakeCache({f"blocks.{l}.attn.hook_pattern": ATTENTION[l][np.newaxis] for l in (1, 0)}
+                  | {"blocks.0.hook_resid_pre": np.zeros((1, 5, 8))}),
+    ]
+    for form in forms:
+        data = payload(form, TOKENS)
+        assert data["attention"] == want, type(form)
+        assert data["tokens"] == TOKENS
+    # Lower ranks: one head, one layer.
+    assert payload(ATTENTION[1, 2], TOKENS)["attention"] == [[ATTENTION[1, 2].tolist()]]
+    assert payload(ATTENTION[1], TOKENS)["attention"] == [ATTENTION[1].tolist()]
+    # The batch asked for.
+    two = tuple(np.stack([layer, layer[::-1]]) for layer in ATTENTION)
+    assert payload(two, TOKENS, batch=1)["attention"] == ATTENTION[:, ::-1].tolist()
+
+
+def test_q_k_and_v():
+    q, k, v = (rng.normal(size=(3, 5, 4)).astype(np.float32) for _ in range(3))
+    data = payload(q=q, k=FakeTensor(k), v=v.tolist(), tokens=TOKENS)
+    assert data["q"] == [q.tolist()] and data["k"] == [k.tolist()] and data["v"] == [v.tolist()]
+    cross = payload(q=q, k=rng.normal(size=(3, 6, 4)), key_tokens=list("abcdef"), tokens=TOKENS)
+    assert cross["key_tokens"] == list("abcdef")
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: payload(np.zeros((1, 1, 1, 2, 2)), ["a", "b"]), r"5 dimensions"),
+        (lambda: payload(np.array([[1.0, np.nan], [0, 1]]), ["a", "b"]), r"attention\[0, 1\] is nan"),
+        (lambda: payload(np.eye(2), ["a"]), r"tokens has 1 entries where the tensors have 2"),
+        (lambda: payload(np.eye(2)[:, :0], []), r"empty dimension"),
+        (lambda: payload(np.ones((2, 3)) / 3, ["a", "b"]), r"give key_tokens"),
+        (lambda: payload(np.eye(2), ["a", "b"], q=np.eye(2), k=np.eye(2)), r"not both"),
+        (lambda: payload(q=np.eye(2)), r"give attention"),
+        (lambda: payload(q=np.ones((2, 3)), k=np.ones((2, 4))), r"does not fit k"),
+        (lambda: payload(q=np.ones((2, 3)), k=np.ones((2, 3)), v=np.ones((3, 3))), r"one value per key"),
+        (lambda: payload(np.full((4097, 1), 1.0), None, key_tokens=["k"]), r"at most 4096"),
+        (lambda: payload(np.ones((64, 8, 256, 256)) / 256), r"budget"),
+        (lambda: payload(tuple(np.ones((1, 2, 3, 3)) for _ in range(1)) + (np.ones((1, 2, 4, 4)),)), r"shapes differ"),
+        (lambda: payload((np.ones((2, 3, 3)),)), r"\[batch, heads, queries, keys\]"),
+        (lambda: payload(tuple(np.ones((1, 2, 3, 3)) for _ in range(2)), batch=3), r"batch 3 of 1"),
+        (lambda: payload("not numbers"), r"not an array of numbers"),
+        (lambda: attention_lab.html(np.eye(2), ["a", "b"], lang="fr"), r'lang: "en" or "zh"'),
+    ],
+)
+def test_every_mistake_is_named(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+def test_tokens_default_to_numbers():
+    assert payload(np.eye(3))["tokens"] == ["0", "1", "2"]
+
+
+def test_the_page_carries_the_lab_and_the_numbers(tmp_path):
+    path = attention_lab.save_html(
+        str(tmp_path / "attention.html"), ATTENTION, TOKENS, panels=["weights", "all-heads"], lang="zh",
+        mask="causal",
+    )
+    text = open(path, encoding="utf-8").read()
+    assert text.startswith("<!DOCTYPE html>")
+    assert "__wbg_init" in text and len(text) > 1_000_000, "the lab's wasm is inline"
+    assert 'window.attentionLabLink = "?embed=1&panels=weights,all-heads&lang=zh"' in text
+    assert '{"mask": {"kind": "causal"}}' in text
+    data = json.loads(re.search(r"lab\.load\(Object\.assign\(\{ name: \"attention_lab\" \}, (.*)\)\);\nwindow", text).group(1))
+    assert data["attention"] == ATTENTION.tolist()
+    # A token that would close the script is escaped.
+    text = attention_lab.html(np.eye(1), ["</script>"])
+    assert "</script>\"]" not in text and "<\\/script>" in text
+
+
+def test_the_widget_carries_the_lab_in_its_module():
+    widget = attention_lab.show(ATTENTION, TOKENS, panels="weights", temperature=2, height=500)
+    assert "__wbg_init" in widget._esm and "export default" in widget._esm
+    assert json.loads(widget.data)["tokens"] == TOKENS
+    assert json.loads(widget.params) == {"temperature": 2}
+    assert widget.link == "?embed=1&panels=weights" and widget.height == 500

@@ -1,0 +1,126 @@
+// The notebook package (python/, issue 22 §3), as a notebook runs it: the page save_html writes,
+// opened from file:// with no server, draws the file's numbers; and the widget's module, rendered
+// by a host that does what anywidget does (render({model, el})), shows the lab in its frame.
+// (A real JupyterLab run is still to come.)
+//
+// node --test tests/e2e/notebook.mjs   (after the README's set-up: .venv with the package)
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { launch, nextFrames, ROOT } from './browser.mjs';
+import { serve } from './serve.mjs';
+
+const PYTHON = join(ROOT, '.venv', 'bin', 'python');
+const FIXTURES = join(ROOT, 'tests', 'fixtures', 'imports');
+const expected = JSON.parse(readFileSync(join(FIXTURES, 'expected.json'), 'utf8'));
+const SHOTS = process.env.SHOTS;
+const dir = mkdtempSync(join(tmpdir(), 'attention-lab-notebook-'));
+let context;
+const errors = [];
+
+/** Runs Python with the package installed, as a notebook cell would. */
+function python(code) {
+  return execFileSync(PYTHON, ['-c', code], { cwd: dir, encoding: 'utf8' });
+}
+
+before(async () => {
+  context = await launch();
+});
+
+after(async () => {
+  await context?.close();
+});
+
+const weightsOf = (t) => t.layers.map((l) => l.map((h) => h.weights));
+
+test('save_html writes one file that opens from disk and shows the numbers', async () => {
+  python(`
+import json, numpy as np, attention_lab
+e = json.load(open(${JSON.stringify(join(FIXTURES, 'expected.json'))}))
+attention_lab.save_html("attention.html", np.array(e["attention"], dtype=np.float32), e["tokens"],
+                        panels="weights,all-heads,head-roles", lang="zh")
+attention_lab.save_html("qk.html", q=np.array(e["q"], dtype=np.float32), k=np.array(e["k"], dtype=np.float32),
+                        tokens=e["tokens"], panels=["weights", "head-view"], mask="causal")
+`);
+  const page = await context.newPage();
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  await page.goto(`file://${join(dir, 'attention.html')}`);
+  await page.waitForFunction(() => window.attentionLabReady, null, { timeout: 60000 });
+  assert.deepEqual(await page.evaluate(() => window.attentionLabReady.loaded), { ok: true });
+  const t = await page.evaluate(() => window.attentionLab.trace());
+  assert.deepEqual(weightsOf(t), expected.attention);
+  const state = await page.evaluate(() => window.attentionLab.state());
+  assert.equal(state.source, 'imported');
+  assert.equal(state.lang, 'zh');
+  await nextFrames(page);
+  const drawn = await page.evaluate(() => [...document.querySelectorAll('[data-testid^="heatmap-imported-"]')].filter((c) => c.width > 0).length);
+  assert.ok(drawn >= 2, `heatmaps drawn: ${drawn}`);
+  if (SHOTS) await page.screenshot({ path: join(SHOTS, 'notebook-file.png') });
+
+  await page.goto(`file://${join(dir, 'qk.html')}`);
+  await page.waitForFunction(() => window.attentionLabReady, null, { timeout: 60000 });
+  const qk = await page.evaluate(() => window.attentionLab.trace());
+  assert.equal(qk.kind, 'q_k');
+  assert.equal(qk.heads[0].weights[0][1], 0, 'the causal mask asked for applies');
+  await page.close();
+});
+
+test('the widget\'s module renders the lab in a frame, as anywidget calls it', async () => {
+  python(`
+import json, numpy as np, attention_lab
+e = json.load(open(${JSON.stringify(join(FIXTURES, 'expected.json'))}))
+w = attention_lab.show(np.array(e["attention"], dtype=np.float32), e["tokens"], panels="weights", temperature=2)
+open("widget.js", "w").write(w._esm)
+json.dump({"data": w.data, "link": w.link, "params": w.params, "height": w.height}, open("model.json", "w"))
+`);
+  const model = readFileSync(join(dir, 'model.json'), 'utf8');
+  const host = `<!DOCTYPE html><html><head><meta charset="utf-8"></head><body><div id="out"></div>
+<script type="module">
+  import widget from './widget.js';
+  const values = ${model};
+  const model = { get: (name) => values[name], on: () => {} };
+  widget.render({ model, el: document.getElementById('out') });
+</script></body></html>`;
+  writeFileSync(join(dir, 'host.html'), host);
+  // Modules load over http (file:// refuses them); the widget's own frame needs nothing served.
+  const server = await serve(dir);
+  try {
+    const page = await context.newPage();
+    page.on('pageerror', (e) => errors.push(String(e)));
+    await page.goto(`${server.url}host.html`);
+    const frame = await (await page.waitForSelector('#out iframe')).contentFrame();
+    await frame.waitForFunction(() => window.attentionLabReady, null, { timeout: 60000 });
+    const t = await frame.evaluate(() => window.attentionLab.trace());
+    assert.deepEqual(weightsOf(t), expected.attention);
+    assert.equal((await frame.evaluate(() => window.attentionLab.state())).source, 'imported');
+    if (SHOTS) await page.screenshot({ path: join(SHOTS, 'notebook-widget.png') });
+    await page.close();
+  } finally {
+    server.close();
+  }
+});
+
+test('the README\'s example runs as written and its file shows its numbers', async () => {
+  const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const block = README.match(/<!-- checked: python[^>]*-->\s*```python\n([\s\S]*?)```/);
+  assert.ok(block, 'the README has the notebook example');
+  python(block[1]);
+  const page = await context.newPage();
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(`file://${join(dir, 'attention.html')}`);
+  await page.waitForFunction(() => window.attentionLabReady, null, { timeout: 60000 });
+  const t = await page.evaluate(() => window.attentionLab.trace());
+  assert.deepEqual(t.tokens, ['the', 'cat', 'sat', 'on', 'the', 'mat']);
+  const weights = weightsOf(t);
+  assert.deepEqual([weights.length, weights[0].length, weights[0][0].length, weights[0][0][0].length], [2, 4, 6, 6]);
+  for (const row of weights.flat(2)) assert.ok(Math.abs(row.reduce((a, b) => a + b, 0) - 1) < 1e-5);
+  await page.close();
+});
+
+test('no errors', () => {
+  assert.deepEqual(errors, []);
+});
