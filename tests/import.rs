@@ -649,7 +649,7 @@ fn a_run_shows_weights_as_read_and_computes_q_and_k_under_the_settings() {
     // The head asked for past the file's last is its last.
     assert_eq!(run.head(9, 9), &run.layers[1][2]);
     // In the trace's shape: the selected layer's heads, and every layer.
-    let json = run.to_json(1);
+    let json = attention_core::api::import::run_json(&run, 1);
     assert_eq!(
         (&json["source"], &json["kind"]),
         (&json!("imported"), &json!("attention"))
@@ -684,7 +684,7 @@ fn a_run_shows_weights_as_read_and_computes_q_and_k_under_the_settings() {
     for part in [&head.q, &head.k, &head.v, &head.scores, &head.output] {
         assert!(part.is_some());
     }
-    let json = run.to_json(0);
+    let json = attention_core::api::import::run_json(&run, 0);
     assert_eq!(json["kind"], "q_k");
     assert!(json["flash"]["max_abs_diff"].as_f64().unwrap() < 1e-5);
     let again = run_imported(&read_value(&json, None).unwrap(), &causal).unwrap();

@@ -1760,8 +1760,8 @@ fn every_import_refusal_reads_in_both_languages() {
         Refusal::Unreadable("NotReadableError".into()),
     ];
     for refusal in &refusals {
-        let en = Lang::En.refusal(refusal);
-        let zh = Lang::Zh.refusal(refusal);
+        let en = refusal.message(Lang::En);
+        let zh = refusal.message(Lang::Zh);
         assert!(!en.is_empty() && !zh.is_empty() && en != zh, "{en} / {zh}");
         assert!(
             zh.chars().any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c)),

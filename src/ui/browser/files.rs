@@ -30,7 +30,7 @@ pub fn open(
 /// Records a refusal; returns its message.
 pub fn refuse(lab: Lab, name: &str, why: Refusal) -> String {
     let lang = lab.lang.get_untracked();
-    let message = (lang.import().refused)(name, &lang.refusal(&why));
+    let message = (lang.import().refused)(name, &why.message(lang));
     lab.open_status.set(Some(OpenStatus::Refused {
         name: name.to_string(),
         why,

@@ -402,7 +402,10 @@ fn install_on_window(lab: Lab) -> Result<(), JsValue> {
     let trace = Closure::<dyn Fn() -> JsValue>::new(move || {
         if lab.imported.with_untracked(Option::is_some) {
             return match lab.imported_run.get_untracked() {
-                Some(Ok(run)) => parse(&run.0.to_json(lab.layer.get_untracked()).to_string()),
+                Some(Ok(run)) => parse(
+                    &attention_core::api::import::run_json(&run.0, lab.layer.get_untracked())
+                        .to_string(),
+                ),
                 _ => JsValue::NULL,
             };
         }

@@ -52,6 +52,10 @@ pub struct ImportTexts {
     pub flash_equal: fn(&str) -> String,
     pub head_view_title: &'static str,
     pub not_shown: &'static str,
+    /// A file whose format neither its name nor its first bytes tell.
+    pub unknown_format: &'static str,
+    /// (the browser's words): it could not read the file.
+    pub unreadable: fn(&str) -> String,
 }
 
 impl Lang {
@@ -67,18 +71,6 @@ impl Lang {
         match self {
             Lang::En => error.to_string(),
             Lang::Zh => zh_error(error),
-        }
-    }
-
-    /// Why a file was not opened.
-    pub fn refusal(self, refusal: &crate::ui::state::imported::Refusal) -> String {
-        use crate::ui::state::imported::Refusal;
-        match (self, refusal) {
-            (_, Refusal::Import(error)) => self.import_error(error),
-            (Lang::En, Refusal::UnknownFormat) => "neither its name nor its first bytes say whether it is JSON, .npz, .npy or safetensors".into(),
-            (Lang::Zh, Refusal::UnknownFormat) => "从文件名和开头的字节都看不出它是 JSON、.npz、.npy 还是 safetensors".into(),
-            (Lang::En, Refusal::Unreadable(why)) => format!("the browser could not read it ({why})"),
-            (Lang::Zh, Refusal::Unreadable(why)) => format!("浏览器无法读取它（{why}）"),
         }
     }
 
@@ -231,6 +223,8 @@ pub static EN: ImportTexts = ImportTexts {
     },
     head_view_title: "Head view",
     not_shown: "Your file could not be shown under these settings:",
+    unknown_format: "neither its name nor its first bytes say whether it is JSON, .npz, .npy or safetensors",
+    unreadable: |why| format!("the browser could not read it ({why})"),
 };
 
 pub static ZH: ImportTexts = ImportTexts {
@@ -303,4 +297,6 @@ pub static ZH: ImportTexts = ImportTexts {
     },
     head_view_title: "头视图",
     not_shown: "在当前设置下无法显示你的文件：",
+    unknown_format: "从文件名和开头的字节都看不出它是 JSON、.npz、.npy 还是 safetensors",
+    unreadable: |why| format!("浏览器无法读取它（{why}）"),
 };

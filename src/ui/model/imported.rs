@@ -130,3 +130,24 @@ pub fn cell(
     };
     Some((row_token, col_token, value))
 }
+
+/// Why a file was not opened.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Refusal {
+    Import(attention_core::api::import::ImportError),
+    /// Neither its name nor its first bytes say which format it is.
+    UnknownFormat,
+    /// The browser could not read it (its words).
+    Unreadable(String),
+}
+
+impl Refusal {
+    /// Why, in `lang` (the file's own names and numbers kept).
+    pub fn message(&self, lang: crate::ui::i18n::Lang) -> String {
+        match self {
+            Refusal::Import(error) => lang.import_error(error),
+            Refusal::UnknownFormat => lang.import().unknown_format.to_string(),
+            Refusal::Unreadable(why) => (lang.import().unreadable)(why),
+        }
+    }
+}

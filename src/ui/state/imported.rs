@@ -9,6 +9,8 @@ use attention_core::api::RequestError;
 use attention_core::api::import::{Format, ImportError, Imported, Tensors, import_settings, read};
 use attention_core::imported::{ImportSettings, ImportedRun, run_imported};
 
+pub use crate::ui::model::imported::Refusal;
+
 /// The most numbers a file may bring into the page (64 MiB as f32): past this, a browser tab
 /// risks running out of memory while drawing every head.
 pub const PAGE_BUDGET: usize = 16 << 20;
@@ -74,16 +76,6 @@ pub fn run(
         (Tensors::Vectors { .. }, Err(error)) => return Err(error.clone()),
     };
     Ok(RunRef(Arc::new(run_imported(&file.data, &settings)?)))
-}
-
-/// Why a file was not opened.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Refusal {
-    Import(ImportError),
-    /// Neither its name nor its first bytes say which format it is.
-    UnknownFormat,
-    /// The browser could not read it (its words).
-    Unreadable(String),
 }
 
 /// The opener's last word: a file being read, or refused (the page keeps what it showed).

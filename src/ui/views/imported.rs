@@ -108,7 +108,7 @@ pub fn ImportStatus() -> impl IntoView {
             .into_any(),
             OpenStatus::Refused { name, why } => view! {
                 <p class="error" role="alert" data-testid="import-error">
-                    {(lang.import().refused)(&name, &lang.refusal(&why))}
+                    {(lang.import().refused)(&name, &why.message(lang))}
                 </p>
             }
             .into_any(),

@@ -49,7 +49,7 @@ pub fn ShareBar() -> impl IntoView {
                     // the JSON format names them, so that the download opens again).
                     if lab.imported.with_untracked(Option::is_some) {
                         if let Some(Ok(run)) = lab.imported_run.get_untracked() {
-                            let json = run.0.to_json(lab.layer.get_untracked()).to_string();
+                            let json = attention_core::api::import::run_json(&run.0, lab.layer.get_untracked()).to_string();
                             report(download_text("attention-trace.json", "application/json", &json));
                         }
                         return;

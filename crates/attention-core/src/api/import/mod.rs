@@ -19,6 +19,8 @@ mod npy;
 mod safetensors;
 
 use ndarray::{Array4, ArrayD, Axis, Ix4};
+
+use crate::imported::ImportedRun;
 use serde::{Deserialize, Serialize};
 
 /// The most tokens (queries or keys) a file may hold: the lab's own limit.
@@ -647,7 +649,7 @@ impl LoadCommand {
             }
         };
         let run = crate::imported::run_imported(&imported, &settings).map_err(|e| e.to_string())?;
-        Ok(run.to_json(0))
+        Ok(run_json(&run, 0))
     }
 }
 
@@ -667,4 +669,93 @@ pub fn import_settings(
         temperature: temperature.unwrap_or(1.0),
         block: (block.rows, block.cols),
     })
+}
+
+/// An imported file as shown ([`ImportedRun`]): the selected layer's heads (and every layer) in the trace's JSON shape: `tokens`,
+/// `source_tokens` for other keys, `heads` with each head's `weights` (and, from Q and K,
+/// `q`, `k`, `v`, `scores`, `output`), `layers` with every layer's heads, FlashAttention's
+/// largest difference when V came, and the notices.
+pub fn run_json(run: &ImportedRun, layer: usize) -> serde_json::Value {
+    use crate::api::matrix_json;
+    use crate::imported::ShownHead;
+    use ndarray::Array2;
+    let head_json = |h: &ShownHead| {
+        let mut o = serde_json::Map::new();
+        let mut put = |name: &str, m: &Option<Array2<f32>>| {
+            if let Some(m) = m {
+                o.insert(name.into(), matrix_json(m.view()));
+            }
+        };
+        put("q", &h.q);
+        put("k", &h.k);
+        put("v", &h.v);
+        put("scores", &h.scores);
+        put("output", &h.output);
+        put("flash_output", &h.flash_output);
+        o.insert("weights".into(), matrix_json(h.weights.view()));
+        if run.from_vectors {
+            o.insert(
+                "fully_masked_rows".into(),
+                serde_json::json!(h.fully_masked_rows),
+            );
+        }
+        serde_json::Value::Object(o)
+    };
+    let layers: Vec<serde_json::Value> = run
+        .layers
+        .iter()
+        .map(|heads| serde_json::Value::Array(heads.iter().map(head_json).collect()))
+        .collect();
+    let layer = layer.min(run.layers.len().saturating_sub(1));
+    // The file's own tensors, [layers, heads, rows, columns], as the JSON format names them:
+    // the download opens again in the lab.
+    let stack = |part: fn(&ShownHead) -> Option<&Array2<f32>>| -> Option<serde_json::Value> {
+        let layers: Option<Vec<serde_json::Value>> = run
+            .layers
+            .iter()
+            .map(|heads| {
+                heads
+                    .iter()
+                    .map(|h| part(h).map(|m| matrix_json(m.view())))
+                    .collect::<Option<Vec<_>>>()
+                    .map(serde_json::Value::Array)
+            })
+            .collect();
+        layers.map(serde_json::Value::Array)
+    };
+    let mut own = serde_json::Map::new();
+    if run.from_vectors {
+        for (name, part) in [
+            (
+                "q",
+                (|h: &ShownHead| h.q.as_ref()) as fn(&ShownHead) -> Option<&Array2<f32>>,
+            ),
+            ("k", |h: &ShownHead| h.k.as_ref()),
+            ("v", |h: &ShownHead| h.v.as_ref()),
+        ] {
+            if let Some(tensor) = stack(part) {
+                own.insert(name.into(), tensor);
+            }
+        }
+    } else if let Some(tensor) = stack(|h| Some(&h.weights)) {
+        own.insert("attention".into(), tensor);
+    }
+    let mut json = serde_json::json!({
+        "source": "imported",
+        "kind": if run.from_vectors { "q_k" } else { "attention" },
+        "tokens": run.tokens,
+        "source_tokens": run.key_tokens,
+        "layer": layer,
+        "n_layers": run.layer_count(),
+        "n_heads": run.head_count(),
+        "heads": layers.get(layer).cloned().unwrap_or(serde_json::Value::Null),
+        "layers": layers,
+        "flash": run.max_flash_diff.map(|d| serde_json::json!({"max_abs_diff": d})),
+        "key_tokens": run.key_tokens,
+        "notices": run.notices.iter().map(ToString::to_string).collect::<Vec<_>>(),
+    });
+    if let Some(object) = json.as_object_mut() {
+        object.extend(own);
+    }
+    json
 }
