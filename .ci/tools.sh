@@ -64,12 +64,13 @@ if [ ! -d "$TOOLS_DIR/node_modules/playwright-core" ]; then
   say "installing playwright-core@$PLAYWRIGHT_VERSION into .tools (drives Debian's Chromium)"
   npm install --silent --no-audit --no-fund --prefix "$TOOLS_DIR" "playwright-core@$PLAYWRIGHT_VERSION" >/dev/null
 fi
-# The notebook package (python/): a virtual environment with NumPy, anywidget and pytest, from PyPI.
+# The notebook package (python/): a virtual environment with NumPy, anywidget, pytest and
+# JupyterLab (the widget is tested in a real one), from PyPI.
 VENV="$PWD/.venv"
-if ! "$VENV/bin/python" -c 'import numpy, anywidget, pytest' 2>/dev/null; then
-  say "making .venv (numpy, anywidget, pytest from PyPI)"
+if ! "$VENV/bin/python" -c 'import numpy, anywidget, pytest, jupyterlab, ipykernel' 2>/dev/null; then
+  say "making .venv (numpy, anywidget, pytest, jupyterlab, ipykernel from PyPI)"
   python3 -m venv "$VENV"
   "$VENV/bin/pip" install --quiet --disable-pip-version-check \
-    "numpy==2.4.6" "anywidget==0.11.0" "pytest==9.2.0"
+    "numpy==2.4.6" "anywidget==0.11.0" "pytest==9.2.0" "jupyterlab==4.6.6" "ipykernel==7.4.0"
 fi
 say "ready: $(trunk --version), $(wasm-bindgen --version), wasm-opt $("$TOOLS_DIR/node_modules/.bin/wasm-opt" --version | awk '{print $3}')"
