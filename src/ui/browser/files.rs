@@ -50,11 +50,7 @@ pub fn open_picked(lab: Lab, file: web_sys::File, tokens: Option<Vec<String>>) {
                 let _ = open(lab, &name, None, &bytes, tokens);
             }
             Err(error) => {
-                let why = error
-                    .dyn_ref::<js_sys::Error>()
-                    .map(|e| String::from(e.message()))
-                    .unwrap_or_else(|| "unknown error".into());
-                refuse(lab, &name, Refusal::Unreadable(why));
+                refuse(lab, &name, Refusal::Unreadable(js_message(error)));
             }
         }
     });
@@ -85,12 +81,7 @@ pub fn open_url(lab: Lab, url: String) {
 
 async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
     use wasm_bindgen_futures::JsFuture;
-    let message = |error: wasm_bindgen::JsValue| {
-        error
-            .dyn_ref::<js_sys::Error>()
-            .map(|e| String::from(e.message()))
-            .unwrap_or_else(|| "the request failed".into())
-    };
+    let message = js_message;
     let window = web_sys::window().ok_or("no window")?;
     let response: web_sys::Response = JsFuture::from(window.fetch_with_str(url))
         .await
@@ -104,4 +95,12 @@ async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
         .await
         .map_err(message)?;
     Ok(js_sys::Uint8Array::new(&buffer).to_vec())
+}
+
+/// A JavaScript error's message, for the page to say why.
+fn js_message(error: wasm_bindgen::JsValue) -> String {
+    error
+        .dyn_ref::<js_sys::Error>()
+        .map(|e| String::from(e.message()))
+        .unwrap_or_else(|| "unknown error".into())
 }

@@ -181,6 +181,9 @@ pub struct Lab {
     /// What the page shows of that file: its weights, or every head computed from its Q and K
     /// under the request's mask, temperature and tiles.
     pub imported_run: Memo<Option<Result<RunRef, RequestError>>>,
+    /// Each imported head's roles and entropy (`[layer][head]`), computed once for every view
+    /// that shows them.
+    pub imported_roles: Memo<Option<Vec<Vec<attention_core::imported::ImportedRoles>>>>,
     /// The opener's last word: a file being read or refused.
     pub open_status: RwSignal<Option<imported::OpenStatus>>,
     /// Tokens typed beside a file (for a `.npy`, or to replace the file's own).
@@ -334,6 +337,12 @@ impl Lab {
             reduction: RwSignal::new(Reduction::Max),
             imported: imported_file,
             imported_run,
+            imported_roles: Memo::new(move |_| {
+                imported_run.with(|r| match r {
+                    Some(Ok(run)) => Some(run.0.roles()),
+                    _ => None,
+                })
+            }),
             open_status: RwSignal::new(None),
             import_tokens: RwSignal::new(String::new()),
         };

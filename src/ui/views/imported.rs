@@ -9,6 +9,7 @@ use wasm_bindgen::JsCast;
 
 use super::head_view::{HeadView, Lines};
 use super::heatmap::{CellPick, Heatmap};
+use super::model_views::role_cells;
 use super::pipeline::look;
 use crate::ui::browser::files;
 use crate::ui::model::format::format_value;
@@ -231,7 +232,7 @@ fn Glance() -> impl IntoView {
     let lab = expect_context::<Lab>();
     let texts = move || lab.lang.get().import();
     let size = Memo::new(move |_| shape(lab));
-    let roles = Memo::new(move |_| lab.imported_ok().map(|run| run.0.roles()));
+    let roles = lab.imported_roles;
     view! {
         <h3>{move || texts().glance_title}</h3>
         <p class="caption">{move || texts().glance_help}</p>
@@ -307,15 +308,9 @@ fn Roles() -> impl IntoView {
             <tbody>
                 {move || rows.get().into_iter().enumerate().flat_map(|(l, heads)| {
                     heads.into_iter().enumerate().map(move |(h, r)| {
-                        let strongest = dominant(&r.roles).map(|(role, _)| role);
                         view! {
                             <tr data-testid=format!("imported-roles-{l}-{h}")>
-                                <td>{l + 1}</td>
-                                <td>{h + 1}</td>
-                                {Role::ALL.iter().map(|&role| view! {
-                                    <td class:strong=strongest == Some(role) data-role=format!("{role:?}").to_lowercase()>{format!("{:.2}", role.score(&r.roles))}</td>
-                                }).collect_view()}
-                                <td>{format!("{:.2}", r.roles.other)}</td>
+                                {role_cells(l, h, &r.roles)}
                                 <td data-testid="entropy">{format!("{:.2}", r.entropy_bits)}</td>
                             </tr>
                         }

@@ -14,7 +14,7 @@ use crate::ui::model::visible;
 use crate::ui::state::Lab;
 use crate::ui::state::model::ForwardRef;
 use attention_core::api::Request;
-use attention_core::gpt::sample_next;
+use attention_core::gpt::{HeadRoles, sample_next};
 
 /// The forward pass the views show, when the trained model ran.
 fn forward(lab: Lab) -> Memo<Option<ForwardRef>> {
@@ -134,15 +134,9 @@ fn HeadRoles() -> impl IntoView {
             <tbody>
                 {move || rows.get().into_iter().enumerate().flat_map(|(l, heads)| {
                     heads.into_iter().enumerate().map(move |(h, roles)| {
-                        let strongest = dominant(&roles).map(|(role, _)| role);
                         view! {
                             <tr data-testid=format!("roles-{l}-{h}")>
-                                <td>{l + 1}</td>
-                                <td>{h + 1}</td>
-                                {Role::ALL.iter().map(|&role| view! {
-                                    <td class:strong=strongest == Some(role)>{format!("{:.2}", role.score(&roles))}</td>
-                                }).collect_view()}
-                                <td data-testid="role-other">{format!("{:.2}", roles.other)}</td>
+                                {role_cells(l, h, &roles)}
                                 <td class="role-label" data-testid="role-label">{move || label(&roles, lab.lang.get())}</td>
                             </tr>
                         }
@@ -151,6 +145,25 @@ fn HeadRoles() -> impl IntoView {
             </tbody>
         </table>
         </div>
+    }
+}
+
+/// One head's row of a roles table: its layer and head (from 1), each role's share (the
+/// dominant one marked) and the share no role names. Shared by the trained model's table and an
+/// imported file's.
+pub fn role_cells(layer: usize, head: usize, roles: &HeadRoles) -> impl IntoView + use<> {
+    let strongest = dominant(roles).map(|(role, _)| role);
+    let shares = Role::ALL
+        .iter()
+        .map(|&role| {
+            view! { <td class:strong=strongest == Some(role)>{format!("{:.2}", role.score(roles))}</td> }
+        })
+        .collect_view();
+    view! {
+        <td>{layer + 1}</td>
+        <td>{head + 1}</td>
+        {shares}
+        <td data-testid="role-other">{format!("{:.2}", roles.other)}</td>
     }
 }
 
