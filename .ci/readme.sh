@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs every command block of README.md marked `<!-- checked: trace -->` exactly as written (a
 # user copies them), and checks that each prints a trace: JSON with tokens and heads, or, for
-# `"trace": false`, tokens and an output; for the trained model, tokens and layers; for a
-# lesson, its chapter's experiment. A README command that no longer works fails the test
+# `"trace": false`, tokens and an output; for a trained model, tokens and layers; for a
+# lesson, its chapter's experiment; for `generate`, its steps (each within 10⁻⁴ of a recompute);
+# for `stream_eval`, its losses. A README command that no longer works fails the test
 # command, so the README cannot drift from the code.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,10 +34,16 @@ for block in "$blocks"/*.sh; do
   if ! printf '%s' "$output" | node -e '
       const text = require("fs").readFileSync(0, "utf8");
       const trace = JSON.parse(text);
+      const generated = Array.isArray(trace.steps) && trace.steps.length > 0 && typeof trace.text === "string"
+        && trace.steps.every((s) => s.max_delta === null || s.max_delta <= 1e-4);
+      const streamed = trace.with_sinks && Array.isArray(trace.with_sinks.losses) && Number.isFinite(trace.with_sinks.mean);
       const ok = (Array.isArray(trace.tokens) && [trace.heads, trace.output, trace.layers].some(Array.isArray))
-        || (typeof trace.lesson === "string" && trace.experiment && trace.experiment.chapter === trace.lesson);
+        || (typeof trace.lesson === "string" && trace.experiment && trace.experiment.chapter === trace.lesson)
+        || generated || streamed;
       if (!ok) { console.error("not a trace: " + text.slice(0, 200)); process.exit(1); }
-      console.log(trace.lesson ? `ok: the ${trace.lesson} experiment` : `ok: a trace of ${trace.tokens.length} tokens`);'; then
+      console.log(generated ? `ok: ${trace.steps.length} characters generated, ${JSON.stringify(trace.text)}`
+        : streamed ? `ok: a stream of ${trace.length} characters, mean loss ${trace.with_sinks.mean.toFixed(3)} with sinks, ${trace.without_sinks.mean.toFixed(3)} without`
+        : trace.lesson ? `ok: the ${trace.lesson} experiment` : `ok: a trace of ${trace.tokens.length} tokens`);'; then
     failed=1
   fi
 done

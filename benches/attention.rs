@@ -4,6 +4,8 @@
 //! - the untraced outputs (standard in row chunks + flash) at (4096, 64, 4), with the peak heap
 //!   memory it allocates, measured by a counting allocator;
 //! - the trained model's forward pass at 128 characters (assets/model);
+//! - one generated character with and without the KV cache, for both trained models, at 16 to
+//!   250 cached characters;
 //! - the same trace and outputs on the machine's GPU through wgpu (lavapipe, a software Vulkan,
 //!   on the CI machine: its numbers show the GPU path's overhead; on a real GPU, its speed).
 //!
@@ -112,6 +114,60 @@ mod native {
         group.bench_function("layer trace with flash steps", |b| {
             b.iter(|| forward.layer_trace(black_box(1)))
         });
+        group.finish();
+    }
+
+    /// One generated character with the KV cache (its row through the model, reading n cached
+    /// positions) and without (the whole text of n + 1 characters again), for both trained
+    /// models at several lengths: the two curves of the KV-cache chapter.
+    pub fn decode(c: &mut Criterion) {
+        use attention_core::generate::KvCache;
+        let models = [
+            (
+                "gpt2",
+                attention_core::api::load_model(
+                    include_bytes!("../assets/model/model.safetensors"),
+                    include_str!("../assets/model/config.json"),
+                    include_str!("../assets/model/vocab.json"),
+                ),
+            ),
+            (
+                "llama",
+                attention_core::api::load_model(
+                    include_bytes!("../assets/llama/model.safetensors"),
+                    include_str!("../assets/llama/config.json"),
+                    include_str!("../assets/llama/vocab.json"),
+                ),
+            ),
+        ];
+        let text =
+            "The cat sat on the mat because it was tired. 猫坐在垫子上，因为它累了。".repeat(8);
+        let mut group = c.benchmark_group("decode");
+        for (name, model) in models {
+            let model = model.expect("the shipped model loads");
+            let ids: Vec<u32> = model
+                .tokenize(&text)
+                .into_iter()
+                .map(|(_, id)| id)
+                .collect();
+            for n in [16, 64, 120, 250] {
+                if n >= model.shape.n_positions {
+                    continue;
+                }
+                let mut cache = KvCache::new(&model);
+                model.extend(&mut cache, &ids[..n], 1.0);
+                group.bench_function(format!("{name} cached step at {n}"), |b| {
+                    b.iter_batched_ref(
+                        || cache.clone(),
+                        |cache| model.extend(cache, black_box(&ids[n..=n]), 1.0),
+                        criterion::BatchSize::SmallInput,
+                    )
+                });
+                group.bench_function(format!("{name} recompute step at {n}"), |b| {
+                    b.iter(|| model.extend(&mut KvCache::new(&model), black_box(&ids[..=n]), 1.0))
+                });
+            }
+        }
         group.finish();
     }
 
@@ -228,6 +284,7 @@ criterion::criterion_group!(
     native::traced,
     native::untraced,
     native::model,
+    native::decode,
     native::gpu
 );
 #[cfg(not(target_arch = "wasm32"))]

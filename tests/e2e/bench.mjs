@@ -161,6 +161,50 @@ if (model.error) {
   );
 }
 
+// Generation in the page (attentionLab.generate, the core's KV-cache path in wasm): characters
+// per second with the cache and without, for both trained models, from a 16-character prompt to
+// the end of each context; and the step time at a few cache lengths (the two curves).
+for (const name of ['trained', 'llama']) {
+  const gen = await page.evaluate(async (name) => {
+    const api = window.attentionLab;
+    api.set({ model: name, sentence: 'The cat sat on t', temperature: 1 });
+    for (let i = 0; i < 600 && !(api.state().model_status === 'ready' && api.state().model === name); i++) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    if (api.state().model_status !== 'ready') return { error: api.state().model_status };
+    const context = name === 'llama' ? 256 : 128;
+    const steps = context - 16;
+    const run = (cache) => api.generate({ steps, cache, sampling: 'greedy', check: false });
+    run(true); // warm-up
+    const results = {};
+    for (const cache of [true, false]) {
+      const r = run(cache);
+      if (!r.ok) return { error: r.error };
+      const at = (n) => {
+        const around = r.steps.filter((s) => Math.abs(s.cache_len - n) <= 4 || Math.abs(16 + s.step - n) <= 4);
+        const ms = around.map((s) => s.ms).sort((a, b) => a - b);
+        return ms[Math.floor(ms.length / 2)];
+      };
+      results[cache ? 'cached' : 'recompute'] = {
+        chars_per_second: r.chars_per_second,
+        step_ms: [32, 64, 128, context - 8].filter((n) => n < context).map((n) => [n, at(n)]),
+      };
+    }
+    return { steps, ...results };
+  }, name);
+  if (gen.error) {
+    console.log(`generation, ${name}: could not run (${gen.error})`);
+    failed = true;
+    continue;
+  }
+  const curve = (r) => r.step_ms.map(([n, ms]) => `${ms.toFixed(2)} ms at ${n}`).join(', ');
+  console.log(
+    `generation, ${name === 'trained' ? 'GPT-2' : 'Llama'} model, ${gen.steps} characters after a 16-character prompt: ` +
+    `with the KV cache ${gen.cached.chars_per_second.toFixed(0)} characters/s (a step: ${curve(gen.cached)}); ` +
+    `without ${gen.recompute.chars_per_second.toFixed(0)} characters/s (${curve(gen.recompute)})`,
+  );
+}
+
 await browser.close();
 server.close();
 process.exit(failed ? 1 : 0);

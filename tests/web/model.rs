@@ -138,3 +138,99 @@ async fn the_trained_model_runs_on_the_sentence_with_its_views() {
     );
     drop(app);
 }
+
+/// The Llama-layout model, the third choice: its layers read RMSNorm(X) with no biases, its
+/// positions are RoPE inside attention, its query heads share K/V heads; switching between the
+/// two trained models swaps the model and what the page says about it.
+#[wasm_bindgen_test]
+async fn the_llama_model_runs_beside_the_gpt2_one() {
+    provide_model();
+    model_files::provide(
+        load_model(
+            include_bytes!("../../assets/llama/model.safetensors"),
+            include_str!("../../assets/llama/config.json"),
+            include_str!("../../assets/llama/vocab.json"),
+        )
+        .unwrap(),
+    );
+    let host = host();
+    let app = mount_to(host.clone(), || view! { <App /> });
+    tick().await;
+    let answer = api(
+        "set",
+        Some(json!({"model": "llama", "sentence": "the cat sat on the mat"})),
+    );
+    assert_eq!(answer, json!({"ok": true}));
+    let s = until_state("the Llama model", |s| {
+        s["model_status"] == "ready" && s["predictions"].is_array()
+    })
+    .await;
+    assert_eq!(s["model"], "llama");
+    assert_eq!(s["mask"], json!({"kind": "causal"}));
+    tick().await;
+    let status = text_of(&host, "[data-testid=model-status]");
+    assert!(
+        status.contains("Llama") && status.contains("K/V heads"),
+        "{status}"
+    );
+    assert!(text_of(&host, "[data-testid=norm-fixed]").contains("RMSNorm"));
+    let q = text_of(&host, "[data-testid=formula-q]");
+    assert!(q.contains("RMSNorm(X) W_Q") && !q.contains("b_Q"), "{q}");
+    assert_eq!(
+        host.query_selector_all("[data-testid^=model-head-]")
+            .unwrap()
+            .length(),
+        12
+    );
+    // It generates in the page, with the KV cache: every step equal to a recompute.
+    let generated = api(
+        "generate",
+        Some(json!({"steps": 12, "cache": true, "sampling": "greedy"})),
+    );
+    assert_eq!(generated["ok"], true, "{generated}");
+    let steps = generated["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 12);
+    assert!(
+        steps
+            .iter()
+            .all(|s| s["max_delta"].as_f64().unwrap() <= 1e-4),
+        "{generated}"
+    );
+    assert_eq!(steps[11]["cache_len"], 22 + 12);
+    let refused = api("generate", Some(json!({"steps": 0})));
+    assert_eq!(refused["ok"], false);
+    // The same from the page's own button, under "What comes next".
+    click(&host, "[data-testid=generate]");
+    tick().await;
+    assert!(text_of(&host, "[data-testid=generated]").starts_with("the cat sat on the mat"));
+    let memory = text_of(&host, "[data-testid=generate-memory]");
+    assert!(memory.contains("2 K/V heads"), "{memory}");
+    assert!(text_of(&host, "[data-testid=generate-check]").contains("matched a recompute"));
+    click(&host, "[data-testid=generate-keep]");
+    let grown = until_state("the generated text in the sentence", |s| {
+        s["sentence"]
+            .as_str()
+            .is_some_and(|t| t.chars().count() == 22 + 40)
+    })
+    .await;
+    assert!(
+        grown["sentence"]
+            .as_str()
+            .unwrap()
+            .starts_with("the cat sat on the mat")
+    );
+    // The position a Llama may not change is refused, naming it.
+    let refused = api("set", Some(json!({"position": {"kind": "alibi"}})));
+    assert_eq!(refused["ok"], false, "{refused}");
+
+    // Back to the GPT-2 model: its own status and norm.
+    api("set", Some(json!({"model": "gpt2"})));
+    until_state("the GPT-2 model", |s| {
+        s["model"] == "trained" && s["model_status"] == "ready"
+    })
+    .await;
+    tick().await;
+    assert!(text_of(&host, "[data-testid=model-status]").starts_with("A GPT-2"));
+    assert!(text_of(&host, "[data-testid=norm-fixed]").contains("LayerNorm"));
+    drop(app);
+}

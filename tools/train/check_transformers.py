@@ -1,14 +1,16 @@
-"""Shows that the shipped files are an ordinary GPT-2: Hugging Face transformers loads them with
-its own GPT-2 (`GPT2Config` from config.json, the model from model.safetensors by its tensor
-names) and computes the same logits as the training program and the lab's Rust forward pass.
+"""Shows that the shipped files are an ordinary Hugging Face model: transformers loads each with its
+own implementation (`GPT2Config` / `LlamaConfig` from config.json, the model from
+model.safetensors by its tensor names) and computes the same logits as the training program and
+the lab's Rust forward pass.
 
     python3 -m venv /tmp/hf && /tmp/hf/bin/pip install "transformers>=4.45,<5" flax jax==0.10.2
-    /tmp/hf/bin/python tools/train/check_transformers.py
+    /tmp/hf/bin/python tools/train/check_transformers.py              # both models
+    /tmp/hf/bin/python tools/train/check_transformers.py assets/llama # one
 
-transformers' PyTorch class (`GPT2LMHeadModel`) reads the same file the same way; its Flax twin
-(`FlaxGPT2LMHeadModel`, `from_pt=True`, which converts a PyTorch-layout safetensors file) is
+transformers' PyTorch classes (`GPT2LMHeadModel`, `LlamaForCausalLM`) read the same files the
+same way; their Flax twins (`from_pt=True`, which converts a PyTorch-layout safetensors file) are
 used here because PyTorch's wheels on PyPI pull in gigabytes of CUDA libraries. Where torch is
-installed, the PyTorch class is checked too.
+installed, the PyTorch classes are checked too.
 """
 
 import json
@@ -18,48 +20,64 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
-MODEL = ROOT / "assets" / "model"
-FIXTURES = ROOT / "tests" / "fixtures" / "model.json"
+# Each model folder, with the fixtures its training run wrote.
+MODELS = {"model": "model.json", "llama": "llama.json"}
 
 
 def compare(name, logits, fixtures):
     worst = 0.0
     for fixture, got in zip(fixtures, logits):
         expected = np.array(fixture["logits"])
-        got = np.asarray(got)[:, fixture["token_ids"]]
+        # A long fixture keeps some positions only (`rows`).
+        rows = fixture.get("rows", list(range(len(fixture["ids"]))))
+        got = np.asarray(got)[rows][:, fixture["token_ids"]]
         worst = max(worst, float(np.abs(got - expected).max()))
     print(f"{name}: largest logit difference from the training program's {worst:.2e}")
     return worst
 
 
-def main():
-    from transformers import GPT2Config
-
-    config = GPT2Config.from_pretrained(MODEL)
-    print(f"GPT2Config: {config.n_layer} layers, {config.n_head} heads, {config.n_embd} wide, vocabulary {config.vocab_size}")
-    fixtures = json.loads(FIXTURES.read_text(encoding="utf-8"))["fixtures"]
+def check(folder):
+    config = json.loads((folder / "config.json").read_text())
+    fixtures = json.loads((ROOT / "tests" / "fixtures" / MODELS[folder.name]).read_text(encoding="utf-8"))["fixtures"]
+    if config["model_type"] == "llama":
+        from transformers import FlaxLlamaForCausalLM as Flax, LlamaConfig as Config
+        torch_class = "LlamaForCausalLM"
+    else:
+        from transformers import FlaxGPT2LMHeadModel as Flax, GPT2Config as Config
+        torch_class = "GPT2LMHeadModel"
+    loaded = Config.from_pretrained(folder)
+    print(f"{folder.name}: {type(loaded).__name__}, {loaded.num_hidden_layers} layers, "
+          f"{loaded.num_attention_heads} heads, {getattr(loaded, 'num_key_value_heads', loaded.num_attention_heads)} K/V heads, "
+          f"{loaded.hidden_size} wide, vocabulary {loaded.vocab_size}")
     worst = []
-
-    from transformers import FlaxGPT2LMHeadModel
-
-    flax_model = FlaxGPT2LMHeadModel.from_pretrained(MODEL, from_pt=True)
+    flax_model = Flax.from_pretrained(folder, from_pt=True)
+    if config["model_type"] == "llama" and config.get("tie_word_embeddings"):
+        # Flax's Llama port has no tied LM head (PyTorch's `LlamaForCausalLM` ties it to
+        # `embed_tokens` as config.json asks): give it the embedding, as the tying does.
+        params = flax_model.params
+        params["lm_head"]["kernel"] = params["model"]["embed_tokens"]["embedding"].T
+        flax_model.params = params
     logits = [flax_model(np.array([f["ids"]])).logits[0] for f in fixtures]
-    worst.append(compare("FlaxGPT2LMHeadModel", logits, fixtures))
-
+    worst.append(compare(Flax.__name__, logits, fixtures))
     try:
         import torch
-        from transformers import GPT2LMHeadModel
+        import transformers
     except ImportError:
-        print("GPT2LMHeadModel (PyTorch): torch is not installed here; skipped")
+        print(f"{torch_class} (PyTorch): torch is not installed here; skipped")
     else:
-        torch_model = GPT2LMHeadModel.from_pretrained(MODEL).eval()
+        torch_model = getattr(transformers, torch_class).from_pretrained(folder).eval()
         with torch.no_grad():
             logits = [torch_model(torch.tensor([f["ids"]])).logits[0].numpy() for f in fixtures]
-        worst.append(compare("GPT2LMHeadModel", logits, fixtures))
+        worst.append(compare(torch_class, logits, fixtures))
+    return max(worst)
 
-    if max(worst) > 1e-4:
+
+def main():
+    folders = [Path(a).resolve() for a in sys.argv[1:]] or [ROOT / "assets" / name for name in MODELS]
+    worst = max(check(folder) for folder in folders)
+    if worst > 1e-4:
         sys.exit("the logits differ by more than 1e-4")
-    print("ok: transformers' GPT-2 computes the same logits")
+    print("ok: transformers' own implementations compute the same logits")
 
 
 if __name__ == "__main__":

@@ -34,29 +34,64 @@ def best(table, skip_first=False):
 
 def main():
     out = Path(sys.argv[1]) if len(sys.argv) > 1 else HERE.parent.parent / "assets" / "model"
+    out = out.resolve()
     m = json.loads((out / "metrics.json").read_text(encoding="utf-8"))
     config = json.loads((out / "config.json").read_text())
     f = m["final"]
     prev, prev_l, prev_h = best(f["previous_token"])
     ind, ind_l, ind_h = best(f["induction"], skip_first=True)
     size = (out / "model.safetensors").stat().st_size
-    lines = [
-        "# Model card: Attention Lab's character-level GPT-2",
-        "",
-        "A small GPT-2 trained for this lab so that students can read trained attention heads on their own "
-        "sentence, in English or Chinese, in the browser. Written by `tools/train/model_card.py` from "
-        "`metrics.json`; trained by `tools/train/run.sh` (see `tools/train/README.md`).",
-        "",
-        "## Architecture",
-        "",
-        f"GPT-2 (Hugging Face's `GPT2LMHeadModel` layout and tensor names): {config['n_layer']} layers, "
-        f"{config['n_head']} heads, width {config['n_embd']} (d_k = {config['n_embd'] // config['n_head']}), "
-        f"MLP {4 * config['n_embd']}, context {config['n_positions']} characters, learned positions, pre-LN blocks, "
-        f"GELU (tanh), LayerNorm ε = {config['layer_norm_epsilon']}, LM head tied to the token embedding. "
-        f"{m['parameters']:,} parameters, stored as float32: `model.safetensors` is {size / 1e6:.2f} MB.",
-        "",
+    llama = config["model_type"] == "llama"
+    batch = m["command"].split("--batch ")[1].split()[0] if "--batch " in m["command"] else "32"
+    context = config["max_position_embeddings"] if llama else config["n_positions"]
+    # The quality floors the lab's issues set for each model.
+    floors = {"en": "50 %", "zh": "45 %", "prev": "0.6", "ind": "0.6"} if llama else \
+        {"en": "45 %", "zh": "35 %", "prev": "0.6", "ind": "0.4"}
+    if llama:
+        d, heads, kv = config["hidden_size"], config["num_attention_heads"], config["num_key_value_heads"]
+        lines = [
+            "# Model card: Attention Lab's character-level Llama",
+            "",
+            "A small model in the layout of today's open models (Hugging Face's `LlamaForCausalLM`), trained for "
+            "this lab beside its GPT-2 on the same text and the same characters, so that students can compare the "
+            "two layouts head by head and watch a KV cache while it generates. Written by "
+            "`tools/train/model_card.py` from `metrics.json`; trained by `tools/train/run.sh --arch llama` (see "
+            "`tools/train/README.md`).",
+            "",
+            "## Architecture",
+            "",
+            f"Llama: {config['num_hidden_layers']} layers, {heads} query heads sharing {kv} K/V heads (grouped-query "
+            f"attention, {heads // kv} query heads per K/V head), width {d} (d_head = {d // heads}), SwiGLU MLP "
+            f"{config['intermediate_size']} wide, context {context} characters. Rotary positions (RoPE, base "
+            f"{config['rope_theta']:g}, \"half\" pairing: dimension p turns with p + d_head/2, as Hugging Face's "
+            f"Llama), no position vectors; RMSNorm before attention and MLP and at the end (ε = {config['rms_norm_eps']}); "
+            f"no biases; LM head tied to the token embedding. {m['parameters']:,} parameters, stored as float32: "
+            f"`model.safetensors` is {size / 1e6:.2f} MB. The KV cache holds 2 × {config['num_hidden_layers']} × {kv} × "
+            f"{d // heads} numbers per character ({2 * config['num_hidden_layers'] * kv * (d // heads) * 4:,} bytes as f32), "
+            f"{heads // kv} times fewer than the same model with one K/V head per query head.",
+            "",
+        ]
+    else:
+        lines = [
+            "# Model card: Attention Lab's character-level GPT-2",
+            "",
+            "A small GPT-2 trained for this lab so that students can read trained attention heads on their own "
+            "sentence, in English or Chinese, in the browser. Written by `tools/train/model_card.py` from "
+            "`metrics.json`; trained by `tools/train/run.sh` (see `tools/train/README.md`).",
+            "",
+            "## Architecture",
+            "",
+            f"GPT-2 (Hugging Face's `GPT2LMHeadModel` layout and tensor names): {config['n_layer']} layers, "
+            f"{config['n_head']} heads, width {config['n_embd']} (d_k = {config['n_embd'] // config['n_head']}), "
+            f"MLP {4 * config['n_embd']}, context {config['n_positions']} characters, learned positions, pre-LN blocks, "
+            f"GELU (tanh), LayerNorm ε = {config['layer_norm_epsilon']}, LM head tied to the token embedding. "
+            f"{m['parameters']:,} parameters, stored as float32: `model.safetensors` is {size / 1e6:.2f} MB.",
+            "",
+        ]
+    lines += [
         f"Tokens: one per character. The vocabulary (`vocab.json`, index = id) is `<unk>` and the "
-        f"{m['vocabulary'] - 1:,} most frequent characters of the training text; others map to `<unk>`. "
+        f"{m['vocabulary'] - 1:,} most frequent characters of the training text; others map to `<unk>`"
+        + (" (the GPT-2 model's vocabulary, read from its `vocab.json`). " if llama else ". ") +
         "The text is normalised as the lab normalises input (full-width letters and digits as ASCII, runs of "
         "spaces as one, at most two line breaks in a row).",
         "",
@@ -82,7 +117,7 @@ def main():
         "## Training",
         "",
         f"`{m['command']}` (JAX + optax, AdamW with weight decay 0.1, warm-up then cosine decay, gradient "
-        f"clipping at 1, batch 32 × 128, seeded). {f['step']:,} steps in {m['seconds'] / 60:.0f} minutes on "
+        f"clipping at 1, batch {batch} × {context}, seeded). {f['step']:,} steps in {m['seconds'] / 60:.0f} minutes on "
         "the 2-core CPU machine of this project (no GPU).",
         "",
         f"Final training loss (last 100 steps, synthetic rows included) {f['train_loss']:.3f}; validation loss on held-out "
@@ -92,8 +127,8 @@ def main():
         "",
         "| measure | value | floor |",
         "|---|---|---|",
-        f"| English prose, next-character top-1 | {pct(f['en_held_out_top1'])} | 45 % |",
-        f"| modern Chinese prose, next-character top-5 | {pct(f['zh_held_out_top5'])} | 35 % |",
+        f"| English prose, next-character top-1 | {pct(f['en_held_out_top1'])} | {floors['en']} |",
+        f"| modern Chinese prose, next-character top-5 | {pct(f['zh_held_out_top5'])} | {floors['zh']} |",
         f"| English top-5 / Chinese top-1 | {pct(f['en_held_out_top5'])} / {pct(f['zh_held_out_top1'])} | |",
     ]
     for key, value in sorted(f.items()):
@@ -120,7 +155,7 @@ def main():
         lines.append(f"  - layer {l + 1}: " + ", ".join(f"{s:.2f}" for s in row))
     lines += [
         "",
-        f"  Best: layer {prev_l + 1}, head {prev_h + 1}, {prev:.2f} (floor 0.6).",
+        f"  Best: layer {prev_l + 1}, head {prev_h + 1}, {prev:.2f} (floor {floors['prev']}).",
         "- **Induction** (a random string of 30 characters typed twice; in the second copy, weight on the "
         "character right after the earlier occurrence of the query's own):",
         "",
@@ -129,7 +164,7 @@ def main():
         lines.append(f"  - layer {l + 1}: " + ", ".join(f"{s:.2f}" for s in row))
     lines += [
         "",
-        f"  Best after the first layer: layer {ind_l + 1}, head {ind_h + 1}, {ind:.2f} (floor 0.4).",
+        f"  Best after the first layer: layer {ind_l + 1}, head {ind_h + 1}, {ind:.2f} (floor {floors['ind']}).",
         "",
         "A previous-token head in the first layer and induction heads in the next is the two-step circuit "
         "(Olsson et al., 2022) that copies a continuation seen before: the first head writes \"the character "
@@ -150,13 +185,13 @@ def main():
         "",
         "## Loading it elsewhere",
         "",
-        "`tools/train/check_transformers.py` loads the three files with Hugging Face transformers' GPT-2 "
-        "(`GPT2Config` and the GPT-2 model class) and compares its logits with the training program's and the "
-        "lab's fixtures.",
+        "`tools/train/check_transformers.py` loads the three files with Hugging Face transformers' "
+        + ("Llama (`LlamaConfig` and the Llama model class) " if llama else "GPT-2 (`GPT2Config` and the GPT-2 model class) ")
+        + "and compares its logits with the training program's and the lab's fixtures.",
         "",
         "## Limits",
         "",
-        "A 1 M-parameter model trained for under an hour: it spells common English words and Chinese phrases of "
+        "A 1 M-parameter model trained for about an hour: it spells common English words and Chinese phrases of "
         "its sources, not meaning. Its Chinese is that of manuals, proverbs and reviews. It has seen only a "
         "causal mask; other masks show it inputs it was never trained on.",
         "",

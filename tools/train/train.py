@@ -24,11 +24,15 @@ import optax
 from safetensors.numpy import save_file
 
 import data
+import llama
 import model
 from probes import ENGLISH_PASSAGE, CHINESE_PASSAGE
 
 UNK = "<unk>"
 HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+# The architecture being trained: `model` (GPT-2) or `llama`; both have forward(params, ids, heads, collect).
+net = model
 
 
 def normalise(text):
@@ -87,7 +91,7 @@ class Batches:
 
 
 def loss_fn(params, x, y, heads):
-    logits = model.forward(params, x, heads)
+    logits = net.forward(params, x, heads)
     return optax.softmax_cross_entropy_with_integer_labels(logits, y).mean()
 
 
@@ -99,7 +103,7 @@ def windows(text, context, count, rng):
 
 def accuracy(params, rows, heads, k):
     """Top-k next-token accuracy over every position of `rows`."""
-    logits = model.forward(params, jnp.asarray(rows[:, :-1]), heads)
+    logits = net.forward(params, jnp.asarray(rows[:, :-1]), heads)
     top = jnp.argsort(-logits, axis=-1)[..., :k]
     hits = (top == jnp.asarray(rows[:, 1:])[..., None]).any(-1)
     return float(hits.mean())
@@ -108,7 +112,7 @@ def accuracy(params, rows, heads, k):
 def head_scores(params, rows, heads, target):
     """Each head's mean attention weight on the key `target(i)` names, over queries i where it
     names one: [layers][heads]."""
-    _, weights = model.forward(params, jnp.asarray(rows), heads, collect=True)
+    _, weights = net.forward(params, jnp.asarray(rows), heads, collect=True)
     seq = rows.shape[1]
     queries = [i for i in range(seq) if target(i) is not None]
     keys = [target(i) for i in queries]
@@ -150,15 +154,36 @@ def measure(params, vocab, index, held, heads, context, seed):
     return results
 
 
-def export(params, vocab, args, out, metrics):
-    """model.safetensors, config.json, vocab.json and fixtures.json into `out`."""
-    out.mkdir(parents=True, exist_ok=True)
-    tensors = {name: np.asarray(value, np.float32) for name, value in params.items()}
-    save_file(tensors, str(out / "model.safetensors"), metadata={"format": "pt"})
-    config = {
+def hf_config(args, vocab_size):
+    """config.json as Hugging Face transformers reads it for this architecture."""
+    if args.arch == "llama":
+        return {
+            "architectures": ["LlamaForCausalLM"],
+            "model_type": "llama",
+            "vocab_size": vocab_size,
+            "hidden_size": args.d,
+            "intermediate_size": args.mlp,
+            "num_hidden_layers": args.layers,
+            "num_attention_heads": args.heads,
+            "num_key_value_heads": args.kv_heads,
+            "head_dim": args.d // args.heads,
+            "hidden_act": "silu",
+            "max_position_embeddings": args.context,
+            "rms_norm_eps": llama.EPS,
+            "rope_theta": llama.BASE,
+            "rope_scaling": None,
+            "attention_bias": False,
+            "attention_dropout": 0.0,
+            "mlp_bias": False,
+            "tie_word_embeddings": True,
+            "bos_token_id": 0,
+            "eos_token_id": 0,
+            "torch_dtype": "float32",
+        }
+    return {
         "architectures": ["GPT2LMHeadModel"],
         "model_type": "gpt2",
-        "vocab_size": len(vocab),
+        "vocab_size": vocab_size,
         "n_positions": args.context,
         "n_ctx": args.context,
         "n_embd": args.d,
@@ -174,6 +199,14 @@ def export(params, vocab, args, out, metrics):
         "bos_token_id": 0,
         "eos_token_id": 0,
     }
+
+
+def export(params, vocab, args, out, metrics):
+    """model.safetensors, config.json, vocab.json and fixtures.json into `out`."""
+    out.mkdir(parents=True, exist_ok=True)
+    tensors = {name: np.asarray(value, np.float32) for name, value in params.items()}
+    save_file(tensors, str(out / "model.safetensors"), metadata={"format": "pt"})
+    config = hf_config(args, len(vocab))
     (out / "config.json").write_text(json.dumps(config, indent=2) + "\n")
     (out / "vocab.json").write_text(json.dumps(vocab, ensure_ascii=False) + "\n", encoding="utf-8")
     # Fixtures: the logits of a few inputs, for a chosen set of tokens at every position, and the
@@ -181,19 +214,30 @@ def export(params, vocab, args, out, metrics):
     index = {c: i for i, c in enumerate(vocab)}
     rng = np.random.default_rng(7)
     fixtures = []
+    # The last one fills the context, so that the fixtures reach every position.
     for text in ("The cat sat on the mat because it was tired.", "猫坐在垫子上，因为它累了。",
-                 "".join(vocab[i] for i in np.resize(rng.choice(np.arange(1, 300), 20), 40))):
+                 "".join(vocab[i] for i in np.resize(rng.choice(np.arange(1, 300), 20), 40)),
+                 normalise(ENGLISH_PASSAGE + " " + ENGLISH_PASSAGE)[: args.context]):
         ids = encode(normalise(text), index)
-        logits, weights = model.forward(params, jnp.asarray(ids[None, :]), args.heads, collect=True)
+        logits, weights = net.forward(params, jnp.asarray(ids[None, :]), args.heads, collect=True)
         logits = np.asarray(logits[0])
         chosen = sorted(set(range(0, len(vocab), max(1, len(vocab) // 48))) | set(np.argsort(-logits, axis=-1)[:, :5].ravel().tolist()))
-        fixtures.append({
+        fixture = {
             "text": text,
             "ids": ids.tolist(),
             "token_ids": chosen,
             "logits": logits[:, chosen].round(6).tolist(),
             "layer0_weights": np.asarray(weights[0][0]).round(6).tolist(),
-        })
+        }
+        n = len(ids)
+        if n > 64:
+            # A long input keeps a few positions (`rows`) spread over it, ends included: the
+            # fixture stays small and still reaches RoPE's far positions.
+            rows = sorted({0, 1, 2, n // 4, n // 2, 3 * n // 4, n - 2, n - 1} | set(range(0, n, 32)))
+            fixture["rows"] = rows
+            fixture["logits"] = [fixture["logits"][r] for r in rows]
+            fixture["layer0_weights"] = [[head[r] for r in rows] for head in fixture["layer0_weights"]]
+        fixtures.append(fixture)
     args.fixtures.parent.mkdir(parents=True, exist_ok=True)
     args.fixtures.write_text(json.dumps({"fixtures": fixtures}, ensure_ascii=False) + "\n", encoding="utf-8")
     (out / "metrics.json").write_text(json.dumps(metrics, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
@@ -201,11 +245,15 @@ def export(params, vocab, args, out, metrics):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--arch", choices=["gpt2", "llama"], default="gpt2",
+                        help="gpt2: assets/model; llama: assets/llama (RoPE, RMSNorm, SwiGLU, GQA), GPT-2's vocabulary")
     parser.add_argument("--steps", type=int, default=6000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--layers", type=int, default=3)
     parser.add_argument("--d", type=int, default=128)
     parser.add_argument("--heads", type=int, default=4)
+    parser.add_argument("--kv-heads", type=int, default=2, help="llama: K/V heads (grouped-query attention)")
+    parser.add_argument("--mlp", type=int, default=352, help="llama: the SwiGLU MLP's width")
     parser.add_argument("--vocab", type=int, default=3000)
     parser.add_argument("--context", type=int, default=128)
     parser.add_argument("--batch", type=int, default=32)
@@ -214,23 +262,38 @@ def main():
     parser.add_argument("--synthetic-early", type=float, default=0.4, help="that share for the first --early-steps steps")
     parser.add_argument("--early-steps", type=int, default=3000)
     parser.add_argument("--eval-every", type=int, default=1000)
-    parser.add_argument("--out", type=Path, default=HERE.parent.parent / "assets" / "model")
-    parser.add_argument("--fixtures", type=Path, default=HERE.parent.parent / "tests" / "fixtures" / "model.json",
-                        help="where the logits the Rust forward pass must reproduce go")
+    parser.add_argument("--out", type=Path, help="default: assets/model (gpt2), assets/llama (llama)")
+    parser.add_argument("--fixtures", type=Path, help="where the logits the Rust forward pass must reproduce go "
+                        "(default: tests/fixtures/model.json, tests/fixtures/llama.json)")
+    parser.add_argument("--vocab-from", type=Path, help="a vocab.json to use instead of building one "
+                        "(default for llama: assets/model/vocab.json, the GPT-2 model's)")
     args = parser.parse_args()
+    global net
+    net = llama if args.arch == "llama" else model
+    name = "model" if args.arch == "gpt2" else "llama"
+    args.out = args.out or ROOT / "assets" / name
+    args.fixtures = args.fixtures or ROOT / "tests" / "fixtures" / f"{name}.json"
+    if args.arch == "llama" and args.vocab_from is None:
+        args.vocab_from = ROOT / "assets" / "model" / "vocab.json"
 
     started = time.time()
     corpus = data.corpus()
     corpus = {lang: ([(s, normalise(d)) for s, d in tr], [(s, normalise(d)) for s, d in he])
               for lang, (tr, he) in corpus.items()}
     train_docs = corpus["en"][0] + corpus["zh"][0]
-    vocab = build_vocab(train_docs, args.vocab)
+    if args.vocab_from:
+        vocab = json.loads(args.vocab_from.read_text(encoding="utf-8"))
+    else:
+        vocab = build_vocab(train_docs, args.vocab)
     index = {c: i for i, c in enumerate(vocab)}
     streams = [stream(corpus["en"][0], index), stream(corpus["zh"][0], index)]
     held = {lang: corpus[lang][1] for lang in corpus}
     print(f"data: {sum(len(s) for s in streams) / 1e6:.2f} M training characters, vocabulary {len(vocab)}", flush=True)
 
-    params = model.init(jax.random.PRNGKey(args.seed), len(vocab), args.d, args.layers, args.heads, args.context)
+    if args.arch == "llama":
+        params = llama.init(jax.random.PRNGKey(args.seed), len(vocab), args.d, args.layers, args.heads, args.kv_heads, args.mlp)
+    else:
+        params = model.init(jax.random.PRNGKey(args.seed), len(vocab), args.d, args.layers, args.heads, args.context)
     count = sum(int(np.prod(v.shape)) for v in params.values())
     print(f"model: {args.layers} layers x {args.d} wide, {args.heads} heads, {count:,} parameters", flush=True)
     schedule = optax.warmup_cosine_decay_schedule(0.0, args.lr, min(300, args.steps // 10), args.steps, args.lr / 10)
@@ -267,7 +330,7 @@ def main():
     val = np.concatenate([windows(stream(held[l], index), args.context, 64, val_rng) for l in ("en", "zh")])
     val_loss = float(loss_fn(params, jnp.asarray(val[:, :-1]), jnp.asarray(val[:, 1:]), args.heads))
     metrics = {
-        "command": "python train.py " + " ".join(f"--{k.replace('_', '-')} {v}" for k, v in vars(args).items() if k not in ("out", "fixtures")),
+        "command": "python train.py " + " ".join(f"--{k.replace('_', '-')} {v}" for k, v in vars(args).items() if k not in ("out", "fixtures", "vocab_from")),
         "parameters": count,
         "vocabulary": len(vocab),
         "training_characters": int(sum(len(s) for s in streams)),

@@ -1,11 +1,18 @@
-//! A trained GPT-2 (Radford et al., 2019), run forward with every intermediate kept: token and
-//! learned position embeddings; pre-LN blocks x = x + Attn(LN₁(x)); x = x + MLP(LN₂(x)); a final
-//! LayerNorm; the LM head tied to the token embedding. Tokens are characters.
+//! A trained decoder-only Transformer, run forward with every intermediate kept, in either of two
+//! layouts. Tokens are characters.
 //!
-//! Each layer's attention is the lab's own: a [`Config`] whose input is LN₁(x), whose weights are
-//! the layer's W_Q, W_K, W_V, W_O with their biases, under the mask and temperature the user
-//! chose, computed by [`crate::compute_trace`]. So the views, the tooltips and FlashAttention
-//! work on a trained model's heads exactly as on random ones.
+//! - **GPT-2** (Radford et al., 2019): token and learned position embeddings; pre-LN blocks
+//!   x = x + Attn(LN₁(x)); x = x + MLP(LN₂(x)) with a GELU MLP and biases; a final LayerNorm.
+//! - **Llama** (Touvron et al., 2023; the layout of today's open models): token embeddings only;
+//!   RMSNorm before attention and MLP; rotary positions (RoPE, "half" pairing) on each head's q
+//!   and k; grouped-query attention (several query heads read one K/V head); a SwiGLU MLP; no
+//!   biases; a final RMSNorm.
+//!
+//! In both the LM head is tied to the token embedding, and each layer's attention is the lab's
+//! own: a [`Config`] whose input is the normed residual stream, whose weights are the layer's
+//! W_Q, W_K, W_V, W_O (with GPT-2's biases), whose positions are RoPE for Llama, under the mask
+//! and temperature the user chose, computed by [`crate::compute_trace`]. So the views, the
+//! tooltips and FlashAttention work on a trained model's heads exactly as on random ones.
 
 use ndarray::{Array1, Array2, ArrayView1, ArrayView2, s};
 
@@ -13,15 +20,34 @@ use crate::config::{Config, Input, LayerNormMode, Params};
 use crate::error::ConfigError;
 use crate::layer_norm::Norm;
 use crate::mask::MaskSpec;
-use crate::scoring::Shaping;
+use crate::scoring::{Pairing, Position, Shaping};
 use crate::trace::{FlashDetail, Trace, compute_trace_with};
 use crate::weights::{Biases, Weights};
 
 /// The token for characters outside the vocabulary.
 pub const UNK: &str = "<unk>";
 
-/// GPT-2's hyper-parameters, as its `config.json` names them.
+/// The two layouts a trained model may have.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// Learned positions, LayerNorm, GELU, biases, one K/V head per head.
+    Gpt2,
+    /// RoPE, RMSNorm, SwiGLU, grouped-query attention, no biases.
+    Llama,
+}
+
+impl Layout {
+    /// The name a request gives it: `"trained"` (GPT-2, the lab's first model) or `"llama"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Gpt2 => "trained",
+            Self::Llama => "llama",
+        }
+    }
+}
+
+/// A model's hyper-parameters (GPT-2's `config.json` names; Llama's are read into them).
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct GptShape {
     pub n_layer: usize,
     pub n_head: usize,
@@ -29,22 +55,103 @@ pub struct GptShape {
     /// The longest input.
     pub n_positions: usize,
     pub vocab_size: usize,
+    /// K/V heads: n_head for GPT-2, fewer with grouped-query attention.
+    pub n_kv_head: usize,
+    /// The MLP's hidden width: 4·n_embd for GPT-2, Llama's `intermediate_size`.
+    pub n_inner: usize,
+    pub layout: Layout,
+    /// RoPE's base θ (Llama's `rope_theta`; unused by GPT-2).
+    pub rope_theta: f64,
 }
 
-/// One block's parameters. The attention's are kept as the lab's [`Weights`] (Q, K and V taken
-/// apart from GPT-2's c_attn), the MLP's as c_fc and c_proj.
+impl GptShape {
+    /// GPT-2's shape: one K/V head per head, an MLP four times as wide as the model.
+    pub fn gpt2(
+        n_layer: usize,
+        n_head: usize,
+        n_embd: usize,
+        n_positions: usize,
+        vocab_size: usize,
+    ) -> Self {
+        Self {
+            n_layer,
+            n_head,
+            n_embd,
+            n_positions,
+            vocab_size,
+            n_kv_head: n_head,
+            n_inner: 4 * n_embd,
+            layout: Layout::Gpt2,
+            rope_theta: 0.0,
+        }
+    }
+
+    /// Each head's width, d_k = d_v.
+    pub fn d_head(&self) -> usize {
+        self.n_embd / self.n_head.max(1)
+    }
+}
+
+/// A block's MLP.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Mlp {
+    /// GPT-2: GELU(x · c_fc + b) · c_proj + b; c_fc [n_embd, n_inner], c_proj [n_inner, n_embd].
+    Gelu {
+        c_fc: (Array2<f32>, Array1<f32>),
+        c_proj: (Array2<f32>, Array1<f32>),
+    },
+    /// Llama: (SiLU(x · gate) ⊙ (x · up)) · down; gate, up [n_embd, n_inner], down [n_inner,
+    /// n_embd].
+    SwiGlu {
+        gate: Array2<f32>,
+        up: Array2<f32>,
+        down: Array2<f32>,
+    },
+}
+
+impl Mlp {
+    /// The MLP of the normed rows `x` [seq_len, n_embd].
+    pub fn apply(&self, x: ArrayView2<f32>) -> Array2<f32> {
+        match self {
+            Self::Gelu { c_fc, c_proj } => {
+                let mut hidden = x.dot(&c_fc.0);
+                hidden += &c_fc.1;
+                hidden.mapv_inplace(gelu);
+                let mut out = hidden.dot(&c_proj.0);
+                out += &c_proj.1;
+                out
+            }
+            Self::SwiGlu { gate, up, down } => {
+                let mut hidden = x.dot(gate);
+                hidden.mapv_inplace(silu);
+                hidden *= &x.dot(up);
+                hidden.dot(down)
+            }
+        }
+    }
+
+    fn parameter_count(&self) -> usize {
+        match self {
+            Self::Gelu { c_fc, c_proj } => {
+                c_fc.0.len() + c_fc.1.len() + c_proj.0.len() + c_proj.1.len()
+            }
+            Self::SwiGlu { gate, up, down } => gate.len() + up.len() + down.len(),
+        }
+    }
+}
+
+/// One block's parameters: its two norms (LayerNorm or RMSNorm), its attention as the lab's
+/// [`Weights`] (GPT-2's Q, K and V taken apart from c_attn; Llama's projections transposed to
+/// the lab's x · W), its MLP.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Block {
     pub ln_1: Norm,
     pub attention: Weights,
     pub ln_2: Norm,
-    /// [n_embd, 4·n_embd], [4·n_embd]
-    pub c_fc: (Array2<f32>, Array1<f32>),
-    /// [4·n_embd, n_embd], [n_embd]
-    pub c_proj: (Array2<f32>, Array1<f32>),
+    pub mlp: Mlp,
 }
 
-/// A trained GPT-2 and its vocabulary.
+/// A trained model and its vocabulary.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Gpt {
     pub shape: GptShape,
@@ -54,8 +161,8 @@ pub struct Gpt {
     index: std::collections::HashMap<char, u32>,
     /// [vocab_size, n_embd]
     pub wte: Array2<f32>,
-    /// [n_positions, n_embd]
-    pub wpe: Array2<f32>,
+    /// [n_positions, n_embd]: GPT-2's learned positions; `None` for Llama (RoPE).
+    pub wpe: Option<Array2<f32>>,
     pub blocks: Vec<Block>,
     pub ln_f: Norm,
 }
@@ -80,7 +187,7 @@ pub enum ModelError {
 }
 
 impl Gpt {
-    /// A model from its parts. `c_attn` is GPT-2's [n_embd, 3·n_embd] Conv1D weight with Q, K
+    /// A GPT-2 from its parts. `c_attn` is GPT-2's [n_embd, 3·n_embd] Conv1D weight with Q, K
     /// and V side by side (and its [3·n_embd] bias); the tensors come by Hugging Face's names.
     pub fn new(
         shape: GptShape,
@@ -90,22 +197,12 @@ impl Gpt {
     ) -> Result<Self, ModelError> {
         let GptShape {
             n_layer,
-            n_head,
             n_embd: d,
             n_positions,
             vocab_size,
+            ..
         } = shape;
-        if vocab.len() != vocab_size {
-            return Err(ModelError::Vocab(format!(
-                "{} tokens, config.json says {vocab_size}",
-                vocab.len()
-            )));
-        }
-        if n_head == 0 || d % n_head != 0 {
-            return Err(ModelError::Config(format!(
-                "n_embd {d} is not a multiple of n_head {n_head}"
-            )));
-        }
+        check_shape(&shape, &vocab)?;
         let wte = matrix(tensor, "wte.weight", vocab_size, d)?;
         let wpe = matrix(tensor, "wpe.weight", n_positions, d)?;
         let ln_f = norm(tensor, "ln_f", d, epsilon)?;
@@ -130,16 +227,97 @@ impl Gpt {
                 ln_1: norm(tensor, &name("ln_1"), d, epsilon)?,
                 attention,
                 ln_2: norm(tensor, &name("ln_2"), d, epsilon)?,
-                c_fc: (
-                    matrix(tensor, &name("mlp.c_fc.weight"), d, 4 * d)?,
-                    vector(tensor, &name("mlp.c_fc.bias"), 4 * d)?,
-                ),
-                c_proj: (
-                    matrix(tensor, &name("mlp.c_proj.weight"), 4 * d, d)?,
-                    vector(tensor, &name("mlp.c_proj.bias"), d)?,
-                ),
+                mlp: Mlp::Gelu {
+                    c_fc: (
+                        matrix(tensor, &name("mlp.c_fc.weight"), d, shape.n_inner)?,
+                        vector(tensor, &name("mlp.c_fc.bias"), shape.n_inner)?,
+                    ),
+                    c_proj: (
+                        matrix(tensor, &name("mlp.c_proj.weight"), shape.n_inner, d)?,
+                        vector(tensor, &name("mlp.c_proj.bias"), d)?,
+                    ),
+                },
             });
         }
+        Ok(Self::assemble(
+            shape,
+            epsilon,
+            vocab,
+            wte,
+            Some(wpe),
+            blocks,
+            ln_f,
+        ))
+    }
+
+    /// A Llama from its parts, by Hugging Face's `LlamaForCausalLM` tensor names (PyTorch's
+    /// `Linear` layout, [out, in], transposed here to the lab's x · W).
+    pub fn llama(
+        shape: GptShape,
+        epsilon: f32,
+        vocab: Vec<String>,
+        tensor: &mut Source,
+    ) -> Result<Self, ModelError> {
+        let GptShape {
+            n_layer,
+            n_embd: d,
+            n_inner,
+            vocab_size,
+            ..
+        } = shape;
+        check_shape(&shape, &vocab)?;
+        let d_head = shape.d_head();
+        if d_head % 2 == 1 {
+            return Err(ModelError::Config(format!(
+                "head_dim {d_head} is odd: RoPE turns pairs of dimensions"
+            )));
+        }
+        let q_width = shape.n_head * d_head;
+        let kv_width = shape.n_kv_head * d_head;
+        let wte = matrix(tensor, "model.embed_tokens.weight", vocab_size, d)?;
+        let rms = |tensor: &mut Source, name: &str| -> Result<Norm, ModelError> {
+            Ok(Norm::rms(vector(tensor, name, d)?, epsilon))
+        };
+        // [out, in] in the file, [in, out] in the lab.
+        let linear = |tensor: &mut Source, name: &str, out: usize, inp: usize| {
+            matrix(tensor, name, out, inp)
+                .map(|w| w.reversed_axes().as_standard_layout().to_owned())
+        };
+        let ln_f = rms(tensor, "model.norm.weight")?;
+        let mut blocks = Vec::with_capacity(n_layer);
+        for i in 0..n_layer {
+            let name = |part: &str| format!("model.layers.{i}.{part}");
+            blocks.push(Block {
+                ln_1: rms(tensor, &name("input_layernorm.weight"))?,
+                attention: Weights {
+                    w_q: linear(tensor, &name("self_attn.q_proj.weight"), q_width, d)?,
+                    w_k: linear(tensor, &name("self_attn.k_proj.weight"), kv_width, d)?,
+                    w_v: linear(tensor, &name("self_attn.v_proj.weight"), kv_width, d)?,
+                    w_o: linear(tensor, &name("self_attn.o_proj.weight"), d, q_width)?,
+                    biases: None,
+                },
+                ln_2: rms(tensor, &name("post_attention_layernorm.weight"))?,
+                mlp: Mlp::SwiGlu {
+                    gate: linear(tensor, &name("mlp.gate_proj.weight"), n_inner, d)?,
+                    up: linear(tensor, &name("mlp.up_proj.weight"), n_inner, d)?,
+                    down: linear(tensor, &name("mlp.down_proj.weight"), d, n_inner)?,
+                },
+            });
+        }
+        Ok(Self::assemble(
+            shape, epsilon, vocab, wte, None, blocks, ln_f,
+        ))
+    }
+
+    fn assemble(
+        shape: GptShape,
+        epsilon: f32,
+        vocab: Vec<String>,
+        wte: Array2<f32>,
+        wpe: Option<Array2<f32>>,
+        blocks: Vec<Block>,
+        ln_f: Norm,
+    ) -> Self {
         let index = vocab
             .iter()
             .enumerate()
@@ -151,7 +329,7 @@ impl Gpt {
                 }
             })
             .collect();
-        Ok(Self {
+        Self {
             shape,
             epsilon,
             vocab,
@@ -160,12 +338,16 @@ impl Gpt {
             wpe,
             blocks,
             ln_f,
-        })
+        }
     }
 
     /// How many numbers the model holds (the LM head shares the token embedding's).
     pub fn parameter_count(&self) -> usize {
-        let norm = |n: &Norm| n.affine.as_ref().map_or(0, |(g, b)| g.len() + b.len());
+        let norm = |n: &Norm| {
+            n.affine
+                .as_ref()
+                .map_or(0, |(g, b)| if n.rms { g.len() } else { g.len() + b.len() })
+        };
         let weights = |w: &Weights| {
             w.w_q.len()
                 + w.w_k.len()
@@ -176,19 +358,13 @@ impl Gpt {
                     .map_or(0, |b| b.q.len() + b.k.len() + b.v.len() + b.o.len())
         };
         self.wte.len()
-            + self.wpe.len()
+            + self.wpe.as_ref().map_or(0, Array2::len)
             + norm(&self.ln_f)
             + self
                 .blocks
                 .iter()
                 .map(|b| {
-                    norm(&b.ln_1)
-                        + norm(&b.ln_2)
-                        + weights(&b.attention)
-                        + b.c_fc.0.len()
-                        + b.c_fc.1.len()
-                        + b.c_proj.0.len()
-                        + b.c_proj.1.len()
+                    norm(&b.ln_1) + norm(&b.ln_2) + weights(&b.attention) + b.mlp.parameter_count()
                 })
                 .sum::<usize>()
     }
@@ -228,7 +404,11 @@ impl Gpt {
         }
         let d = self.shape.n_embd;
         let embeddings = Array2::from_shape_fn((n, d), |(i, j)| self.wte[[ids[i] as usize, j]]);
-        let positions = self.wpe.slice(s![0..n, ..]).to_owned();
+        // Llama adds no position vector: RoPE turns q and k inside attention.
+        let positions = match &self.wpe {
+            Some(wpe) => wpe.slice(s![0..n, ..]).to_owned(),
+            None => Array2::zeros((n, d)),
+        };
         let mut x = &embeddings + &positions;
         let mut layers = Vec::with_capacity(self.blocks.len());
         for (index, block) in self.blocks.iter().enumerate() {
@@ -239,11 +419,7 @@ impl Gpt {
             // The lab's Pre-LN block: its output is x + Attn(LN₁(x)).
             let after_attention = attention.output.clone();
             let normed = block.ln_2.apply(after_attention.view());
-            let mut hidden = normed.dot(&block.c_fc.0);
-            hidden += &block.c_fc.1;
-            hidden.mapv_inplace(gelu);
-            let mut mlp = hidden.dot(&block.c_proj.0);
-            mlp += &block.c_proj.1;
+            let mlp = block.mlp.apply(normed.view());
             x = &after_attention + &mlp;
             layers.push(GptLayer {
                 residual_in,
@@ -311,8 +487,9 @@ impl Gpt {
     }
 
     /// The attention of block `index` as one of the lab's Pre-LN blocks: input x (the residual
-    /// stream; for the first block embeddings plus positions), LN₁ with its learned γ and β, the
-    /// block's weights and biases, the run's mask and temperature; its output x + Attn(LN₁(x)).
+    /// stream; for the first block embeddings plus positions), LN₁ (or RMSNorm) with its learned
+    /// γ and β, the block's weights and biases, its K/V heads, RoPE for Llama, the run's mask and
+    /// temperature; its output x + Attn(LN₁(x)).
     fn layer_config(
         &self,
         index: usize,
@@ -322,6 +499,13 @@ impl Gpt {
         run: &GptRun,
     ) -> Result<Config, ConfigError> {
         let block = &self.blocks[index];
+        let mut shaping = run.shaping.clone();
+        if self.shape.layout == Layout::Llama {
+            shaping.position = Position::Rope {
+                base: self.shape.rope_theta,
+                pairing: Pairing::Half,
+            };
+        }
         Params {
             input: Input::Vectors {
                 tokens: tokens.to_vec(),
@@ -329,6 +513,8 @@ impl Gpt {
                 parts,
             },
             n_heads: self.shape.n_head,
+            n_kv_heads: Some(self.shape.n_kv_head),
+            d_k: Some(self.shape.d_head()),
             temperature: run.temperature,
             mask: run.mask.clone(),
             weights: Some(block.attention.clone()),
@@ -338,7 +524,7 @@ impl Gpt {
             norm: Some(block.ln_1.clone()),
             model_layer: Some(index),
             trace: true,
-            shaping: run.shaping.clone(),
+            shaping,
             ..Params::sentence("")
         }
         .validate()
@@ -369,7 +555,36 @@ fn norm(tensor: &mut Source, prefix: &str, len: usize, epsilon: f32) -> Result<N
             vector(tensor, &format!("{prefix}.weight"), len)?,
             vector(tensor, &format!("{prefix}.bias"), len)?,
         )),
+        rms: false,
     })
+}
+
+/// The vocabulary's length and the heads agree with the shape.
+fn check_shape(shape: &GptShape, vocab: &[String]) -> Result<(), ModelError> {
+    let GptShape {
+        n_head,
+        n_kv_head,
+        n_embd: d,
+        vocab_size,
+        ..
+    } = *shape;
+    if vocab.len() != vocab_size {
+        return Err(ModelError::Vocab(format!(
+            "{} tokens, config.json says {vocab_size}",
+            vocab.len()
+        )));
+    }
+    if n_head == 0 || d % n_head != 0 {
+        return Err(ModelError::Config(format!(
+            "n_embd {d} is not a multiple of n_head {n_head}"
+        )));
+    }
+    if n_kv_head == 0 || n_head % n_kv_head != 0 {
+        return Err(ModelError::Config(format!(
+            "{n_head} query heads cannot be shared evenly by {n_kv_head} K/V heads"
+        )));
+    }
+    Ok(())
 }
 
 /// How to run the model: the lab's controls that act on every layer's attention.
@@ -495,6 +710,11 @@ pub fn sample_next(logits: ArrayView1<f32>, sampling: f64, draw: f64) -> Option<
         left -= w;
     }
     Some(best as u32)
+}
+
+/// SiLU (swish), Llama's gate: x · σ(x) = x / (1 + e^(−x)).
+pub fn silu(x: f32) -> f32 {
+    x / (1.0 + crate::fastmath::exp(-x))
 }
 
 /// GELU, tanh approximation (GPT-2's `gelu_new`): ½x(1 + tanh u) with u = √(2/π)(x + 0.044715x³),

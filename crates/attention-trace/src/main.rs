@@ -58,6 +58,18 @@ fn main() -> std::process::ExitCode {
             Err(message) => fail(message),
         };
     }
+    if request.stream_eval.is_some() {
+        return match stream_eval(&request) {
+            Ok(json) => write(json),
+            Err(message) => fail(message),
+        };
+    }
+    if request.generate.is_some() {
+        return match generate(&request) {
+            Ok(json) => write(json),
+            Err(message) => fail(message),
+        };
+    }
     if request.is_trained() {
         return match trained(&request) {
             Ok(json) => write(json),
@@ -137,28 +149,75 @@ fn replay(request: &attention_core::api::Request, block: usize) -> Result<String
     replay_json(&config, block, &heads).map_err(|e| e.to_string())
 }
 
-/// The trained model shipped with the lab (assets/model), built into the binary.
+/// The trained models shipped with the lab (assets/model: GPT-2; assets/llama: Llama), built into
+/// the binary.
 #[cfg(not(target_arch = "wasm32"))]
 const MODEL: (&[u8], &str, &str) = (
     include_bytes!("../../../assets/model/model.safetensors"),
     include_str!("../../../assets/model/config.json"),
     include_str!("../../../assets/model/vocab.json"),
 );
+#[cfg(not(target_arch = "wasm32"))]
+const LLAMA: (&[u8], &str, &str) = (
+    include_bytes!("../../../assets/llama/model.safetensors"),
+    include_str!("../../../assets/llama/config.json"),
+    include_str!("../../../assets/llama/vocab.json"),
+);
 
-/// `"model": "trained"`: the shipped model on the request's sentence, every layer traced, with
-/// the next-token predictions.
+/// The trained model the request names (`"trained"` or `"gpt2"`, or `"llama"`).
+#[cfg(not(target_arch = "wasm32"))]
+fn load_trained(
+    request: &attention_core::api::Request,
+) -> Result<attention_core::gpt::Gpt, String> {
+    use attention_core::gpt::Layout;
+    let (safetensors, config, vocab) = match request.trained_layout() {
+        Some(Layout::Llama) => LLAMA,
+        _ => MODEL,
+    };
+    attention_core::api::load_model(safetensors, config, vocab).map_err(|e| format!("model: {e}"))
+}
+
+/// `"model": "trained"` (or `"gpt2"`, or `"llama"`): the shipped model on the request's
+/// sentence, every layer traced, with the next-token predictions.
 #[cfg(not(target_arch = "wasm32"))]
 fn trained(request: &attention_core::api::Request) -> Result<String, String> {
-    use attention_core::api::{BackendChoice, forward_json, load_model};
+    use attention_core::api::{BackendChoice, forward_json};
     if request.backend == Some(BackendChoice::Gpu) {
         return Err(
             "backend: the GPU backend does not compute the trained model yet; use \"cpu\"".into(),
         );
     }
     let (sentence, run) = request.trained_run().map_err(|e| e.to_string())?;
-    let model = load_model(MODEL.0, MODEL.1, MODEL.2).map_err(|e| format!("model: {e}"))?;
+    let model = load_trained(request)?;
     let forward = model.read(&sentence, &run).map_err(|e| e.to_string())?;
     forward_json(&model, &forward).map_err(|e| e.to_string())
+}
+
+/// `"generate": {…}`: a trained model continues the sentence one character at a time, with the
+/// KV cache or without, each step timed here and checked against a recompute.
+#[cfg(not(target_arch = "wasm32"))]
+fn generate(request: &attention_core::api::Request) -> Result<String, String> {
+    if !request.is_trained() {
+        return Err(
+            "generate: generation needs a trained model; add \"model\": \"trained\" or \"llama\""
+                .into(),
+        );
+    }
+    let model = load_trained(request)?;
+    let started = std::time::Instant::now();
+    let clock = move || started.elapsed().as_secs_f64() * 1000.0;
+    attention_core::api::generate_json(&model, request, &clock).map(|json| json.to_string())
+}
+
+/// `"stream_eval": {…}`: the Llama model reads a long text through a rolling cache, with and
+/// without sink tokens, beside a sliding-window recompute.
+#[cfg(not(target_arch = "wasm32"))]
+fn stream_eval(request: &attention_core::api::Request) -> Result<String, String> {
+    if request.trained_layout() != Some(attention_core::gpt::Layout::Llama) {
+        return Err("stream_eval: add \"model\": \"llama\" (positions move inside the cache only with RoPE)".into());
+    }
+    let model = load_trained(request)?;
+    attention_core::api::stream_eval_json(&model, request).map(|json| json.to_string())
 }
 
 /// `"lesson": "<chapter>"`: the chapter's experiment on the request's trace (with the trained
@@ -172,11 +231,11 @@ fn lesson_experiment(
         usize,
     ),
 ) -> Result<String, String> {
-    use attention_core::api::{lesson_json, load_model};
+    use attention_core::api::lesson_json;
     use attention_core::lessons::{Chapter, experiment, measure_cost};
     let trace = if request.is_trained() {
         let (sentence, run) = request.trained_run().map_err(|e| e.to_string())?;
-        let model = load_model(MODEL.0, MODEL.1, MODEL.2).map_err(|e| format!("model: {e}"))?;
+        let model = load_trained(request)?;
         let forward = model.read(&sentence, &run).map_err(|e| e.to_string())?;
         if layer >= forward.layers.len() {
             return Err(format!(

@@ -467,3 +467,128 @@ fn a_file_of_ones_own_attention_is_loaded() {
         );
     }
 }
+
+#[test]
+fn the_llama_model_traces_every_layer_with_its_kv_heads() {
+    let t = trace(r#"{"model": "llama", "sentence": "the cat sat on the mat"}"#);
+    assert_eq!(
+        (t["model"].as_str(), t["layout"].as_str()),
+        (Some("llama"), Some("llama"))
+    );
+    let kv_heads = t["n_kv_head"].as_u64().unwrap();
+    assert!(
+        kv_heads * 2 <= t["n_head"].as_u64().unwrap(),
+        "grouped-query attention"
+    );
+    assert!(t["context"].as_u64().unwrap() >= 256);
+    assert_eq!(
+        t["layers"].as_array().unwrap().len(),
+        t["n_layer"].as_u64().unwrap() as usize
+    );
+    assert!(
+        t["positions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|r| r.as_array().unwrap())
+            .all(|v| v == 0.0),
+        "no position vectors: RoPE is inside attention"
+    );
+    let gpt2 = trace(r#"{"model": "gpt2", "sentence": "ab"}"#);
+    assert_eq!(gpt2["model"], "trained", "\"gpt2\" names the first model");
+    let (code, _, stderr) =
+        run(r#"{"model": "llama", "sentence": "ab", "position": {"kind": "alibi"}}"#);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("position"), "{stderr}");
+}
+
+#[test]
+fn generation_lists_each_step_with_its_cache_and_its_check() {
+    for model in ["trained", "llama"] {
+        let request = serde_json::json!({
+            "model": model,
+            "sentence": "The cat sat on the ",
+            "generate": {"steps": 12, "cache": true, "sampling": "greedy"},
+        });
+        let g = trace(&request.to_string());
+        let steps = g["steps"].as_array().unwrap();
+        assert_eq!(steps.len(), 12);
+        assert_eq!(g["prompt_tokens"], 19);
+        let per_token = g["cache_bytes_per_token"]["this_model"].as_u64().unwrap();
+        for (i, step) in steps.iter().enumerate() {
+            assert_eq!(step["cache_len"], 19 + i + 1);
+            assert_eq!(
+                step["cache_bytes"].as_u64().unwrap(),
+                (19 + i as u64 + 1) * per_token
+            );
+            assert_eq!(step["top"].as_array().unwrap().len(), 5);
+            assert!(
+                step["max_delta"].as_f64().unwrap() <= 1e-4,
+                "{model}: {step}"
+            );
+            assert!(step["ms"].as_f64().unwrap() >= 0.0);
+        }
+        let text: String = steps.iter().map(|s| s["token"].as_str().unwrap()).collect();
+        assert_eq!(g["text"], text);
+        // The same characters without the cache, greedy and sampled alike.
+        for sampling in [
+            serde_json::json!("greedy"),
+            serde_json::json!({"temperature": 0.7, "seed": 3}),
+        ] {
+            let mut request = request.clone();
+            request["generate"]["sampling"] = sampling.clone();
+            let with = trace(&request.to_string());
+            request["generate"]["cache"] = false.into();
+            let without = trace(&request.to_string());
+            assert_eq!(with["text"], without["text"], "{model} {sampling}");
+            assert_eq!(without["steps"][3]["cache_bytes"], 0);
+        }
+    }
+}
+
+#[test]
+fn a_bad_generation_request_exits_2_naming_the_field() {
+    for (input, expected) in [
+        (
+            r#"{"model": "llama", "sentence": "", "generate": {"steps": 3}}"#,
+            "sentence: the prompt is empty",
+        ),
+        (
+            r#"{"model": "llama", "sentence": "a🙂", "generate": {"steps": 3}}"#,
+            "\"🙂\" not in the model's vocabulary",
+        ),
+        (
+            r#"{"model": "trained", "sentence": "ab", "generate": {"steps": 127}}"#,
+            "context of 128",
+        ),
+        (
+            r#"{"model": "trained", "sentence": "ab", "generate": {"steps": 0}}"#,
+            "generate.steps must be between 1",
+        ),
+        (
+            r#"{"model": "llama", "sentence": "ab", "generate": {"steps": 2, "sampling": {"temperature": -1}}}"#,
+            "temperature must be above 0",
+        ),
+        (
+            r#"{"model": "llama", "sentence": "ab", "generate": {"steps": 2, "sampling": "hot"}}"#,
+            "generate.sampling: expected \"greedy\"",
+        ),
+        (
+            r#"{"model": "llama", "sentence": "ab", "generate": {"steps": 2, "beam": 4}}"#,
+            "generate.beam",
+        ),
+        (
+            r#"{"sentence": "ab", "generate": {"steps": 2}}"#,
+            "generation needs a trained model",
+        ),
+        (
+            r#"{"model": "llama", "sentence": "ab", "mask": {"kind": "none"}, "generate": {"steps": 2}}"#,
+            "mask: generation",
+        ),
+    ] {
+        let (code, stdout, stderr) = run(input);
+        assert_eq!(code, 2, "{input}");
+        assert!(stdout.is_empty());
+        assert!(stderr.contains(expected), "{input}: {stderr}");
+    }
+}

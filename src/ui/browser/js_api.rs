@@ -190,12 +190,10 @@ pub fn state_json(lab: Lab) -> String {
         }
         object.insert(
             "model_status".into(),
-            json!(match lab.model_status.get_untracked() {
-                ModelStatus::Idle => "idle",
-                ModelStatus::Loading => "loading",
-                ModelStatus::Ready(_) => "ready",
-                ModelStatus::Failed(_) => "failed",
-            }),
+            json!(
+                lab.model_status
+                    .with_untracked(|s| s.name(request.trained_layout()))
+            ),
         );
         if let Some(Ok(run)) = lab.forward.get_untracked() {
             let next: Vec<Value> = match lab.model_status.get_untracked() {
@@ -379,6 +377,30 @@ pub fn load_data(lab: Lab, data: &JsValue, name: Option<&str>) -> Result<(), Str
     files::open(lab, name, format, &bytes, tokens)
 }
 
+/// `attentionLab.generate(options)`: the trained model in use continues the sentence, as the
+/// CLI's `"generate"` does (`options` is its object: `steps`, `cache`, `sampling`, `check`),
+/// timed with the page's clock. The response is the CLI's, with `ok: true`; or `{ok: false,
+/// error}`.
+pub fn generate_in_page(lab: Lab, options: &str) -> Result<Value, String> {
+    let generate: attention_core::api::GenerateRequest =
+        serde_json::from_str(options).map_err(|e| format!("generate: {e}"))?;
+    let request = lab.request.get_untracked();
+    let Some(layout) = request.trained_layout() else {
+        return Err("generate: choose a trained model first (GPT-2 or Llama layout)".into());
+    };
+    let model = lab
+        .model_status
+        .with_untracked(|s| s.ready(Some(layout)).cloned())
+        .ok_or("generate: the model is not loaded yet")?;
+    let mut request = trained_request(&request);
+    request.generate = Some(generate);
+    let mut json = attention_core::api::generate_json(&model, &request, &super::clock::now_ms)?;
+    if let Some(object) = json.as_object_mut() {
+        object.insert("ok".into(), true.into());
+    }
+    Ok(json)
+}
+
 #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
 fn install_on_window(lab: Lab) -> Result<(), JsValue> {
     let window = web_sys::window().ok_or("no window")?;
@@ -421,6 +443,15 @@ fn install_on_window(lab: Lab) -> Result<(), JsValue> {
         };
         parse(&result.to_string())
     });
+    let generate = Closure::<dyn Fn(JsValue) -> JsValue>::new(move |options: JsValue| {
+        let text = js_sys::JSON::stringify(&options)
+            .map(String::from)
+            .unwrap_or_default();
+        let result = generate_in_page(lab, &text)
+            .unwrap_or_else(|error| json!({ "ok": false, "error": error }));
+        parse(&result.to_string())
+    });
+    js_sys::Reflect::set(&api, &"generate".into(), &generate.into_js_value())?;
     js_sys::Reflect::set(&api, &"load".into(), &load.into_js_value())?;
     js_sys::Reflect::set(&api, &"set".into(), &set.into_js_value())?;
     js_sys::Reflect::set(&api, &"state".into(), &state.into_js_value())?;

@@ -1,6 +1,8 @@
-//! Fetching the trained model's files (`model/` beside the page: model.safetensors, config.json,
-//! vocab.json, copied there by Trunk from assets/model) the first time the model is asked for,
-//! so the default view never waits for them. Everything is same-origin: the page stays offline.
+//! Fetching a trained model's files (model.safetensors, config.json, vocab.json, in `model/`
+//! beside the page for the GPT-2 model and `llama/` for the Llama one, copied there by Trunk
+//! from assets/) the first time that model is asked for, so the default view never waits for
+//! them; each is kept once read, so switching back is instant. Everything is same-origin: the
+//! page stays offline.
 
 use std::cell::RefCell;
 use std::sync::Arc;
@@ -12,50 +14,92 @@ use wasm_bindgen_futures::JsFuture;
 use crate::ui::state::Lab;
 use crate::ui::state::model::{GptRef, ModelStatus};
 use attention_core::api::load_model;
-use attention_core::gpt::Gpt;
+use attention_core::gpt::{Gpt, Layout};
 
-/// Where the files are, relative to the page.
-const BASE: &str = "model/";
+/// Where a layout's files are, relative to the page.
+fn folder(layout: Layout) -> &'static str {
+    match layout {
+        Layout::Gpt2 => "model/",
+        Layout::Llama => "llama/",
+    }
+}
 
 thread_local! {
-    /// A model handed over directly (tests mount the lab where no `model/` folder is served).
-    static PROVIDED: RefCell<Option<Arc<Gpt>>> = const { RefCell::new(None) };
+    /// Models handed over directly (tests mount the lab where no model folder is served), and
+    /// models fetched and read: at most one per layout.
+    static MODELS: RefCell<Vec<Arc<Gpt>>> = const { RefCell::new(Vec::new()) };
 }
 
-/// Makes `gpt` the model every lab mounted from now on uses, without fetching.
+/// Makes `gpt` the model of its layout that every lab mounted from now on uses, without fetching.
 pub fn provide(gpt: Gpt) {
-    PROVIDED.with(|slot| *slot.borrow_mut() = Some(Arc::new(gpt)));
+    keep(Arc::new(gpt));
 }
 
-/// Loads the model the first time the request asks for it.
+fn keep(gpt: Arc<Gpt>) {
+    MODELS.with(|models| {
+        let mut models = models.borrow_mut();
+        models.retain(|m| m.shape.layout != gpt.shape.layout);
+        models.push(gpt);
+    });
+}
+
+fn kept(layout: Layout) -> Option<Arc<Gpt>> {
+    MODELS.with(|models| {
+        models
+            .borrow()
+            .iter()
+            .find(|m| m.shape.layout == layout)
+            .cloned()
+    })
+}
+
+/// Loads a trained model the first time the request asks for it (and puts a kept one back in
+/// place when the request switches to it again).
 pub fn load_when_needed(lab: Lab) {
     Effect::new(move |_| {
-        let wanted = lab.request.with(|r| r.is_trained());
-        if !wanted || lab.model_status.with_untracked(|s| *s != ModelStatus::Idle) {
+        let Some(wanted) = lab.request.with(|r| r.trained_layout()) else {
+            return;
+        };
+        // Loaded, loading, or failed for this layout already: nothing to do (a failure is not
+        // retried on every edit; reloading the page retries).
+        if lab.model_status.with_untracked(|s| s.layout()) == Some(wanted) {
             return;
         }
-        if let Some(gpt) = PROVIDED.with(|slot| slot.borrow().clone()) {
+        if let Some(gpt) = kept(wanted) {
             lab.model_status.set(ModelStatus::Ready(GptRef(gpt)));
             return;
         }
-        lab.model_status.set(ModelStatus::Loading);
+        lab.model_status.set(ModelStatus::Loading(wanted));
         leptos::task::spawn_local(async move {
-            let status = match fetch_model().await {
-                Ok(gpt) => ModelStatus::Ready(GptRef(Arc::new(gpt))),
-                Err(message) => ModelStatus::Failed(message),
-            };
-            lab.model_status.set(status);
+            let fetched = fetch_model(wanted).await;
+            if let Ok(gpt) = &fetched {
+                keep(gpt.clone());
+            }
+            // The learner may have switched while the files came: report only if still wanted.
+            if lab
+                .model_status
+                .with_untracked(|s| *s != ModelStatus::Loading(wanted))
+            {
+                return;
+            }
+            lab.model_status.set(match fetched {
+                Ok(gpt) => ModelStatus::Ready(GptRef(gpt)),
+                Err(message) => ModelStatus::Failed(wanted, message),
+            });
         });
     });
 }
 
-async fn fetch_model() -> Result<Gpt, String> {
-    let bytes = fetch(&format!("{BASE}model.safetensors")).await?;
-    let config = String::from_utf8(fetch(&format!("{BASE}config.json")).await?)
+async fn fetch_model(layout: Layout) -> Result<Arc<Gpt>, String> {
+    let base = folder(layout);
+    let bytes = fetch(&format!("{base}model.safetensors")).await?;
+    let config = String::from_utf8(fetch(&format!("{base}config.json")).await?)
         .map_err(|e| e.to_string())?;
     let vocab =
-        String::from_utf8(fetch(&format!("{BASE}vocab.json")).await?).map_err(|e| e.to_string())?;
-    load_model(&bytes, &config, &vocab).map_err(|e| e.to_string())
+        String::from_utf8(fetch(&format!("{base}vocab.json")).await?).map_err(|e| e.to_string())?;
+    load_model(&bytes, &config, &vocab)
+        .map(Arc::new)
+        .map_err(|e| e.to_string())
 }
 
 /// The bytes at `url` (relative to the page).

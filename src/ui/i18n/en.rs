@@ -4,8 +4,9 @@ use attention_core::ConfigError;
 use attention_core::overview::Reduction;
 
 use super::{
-    ErrorTexts, ExplainTexts, FallbackTexts, FlashText, KvTexts, LinkTexts, MaskTexts, ModelTexts,
-    OverviewTexts, ScaleTexts, ShareTexts, StageText, StageTexts, StepTexts, Text,
+    ErrorTexts, ExplainTexts, FallbackTexts, FlashText, GenerateTexts, KvTexts, LinkTexts,
+    MaskTexts, ModelTexts, OverviewTexts, ScaleTexts, ShareTexts, StageText, StageTexts, StepTexts,
+    Text,
 };
 
 fn config_error(error: &ConfigError) -> String {
@@ -245,8 +246,8 @@ pub static TEXT: Text = Text {
     },
     model: ModelTexts {
         section: "Weights",
-        names: ["random", "trained model"],
-        loading: "Loading the trained model (4 MB, from this site)…",
+        names: ["random", "GPT-2 layout", "Llama layout"],
+        loading: "Loading the trained model (about 4 MB, from this site)…",
         failed: |why| {
             format!("The trained model could not be loaded: {why}. Random weights still work.")
         },
@@ -255,6 +256,17 @@ pub static TEXT: Text = Text {
                 "A GPT-2 of {layers} layers × {heads} heads, {width} wide, {parameters} parameters, one token per character."
             )
         },
+        llama_ready: |layers, heads, kv_heads, width, parameters| {
+            format!(
+                "A Llama-layout model of {layers} layers × {heads} query heads sharing {kv_heads} K/V heads, {width} wide, {parameters} parameters, one token per character."
+            )
+        },
+        llama_about: [
+            "The same task, text and characters as the GPT-2 model, in the layout of the models people download today (Llama, Qwen, Mistral): it was trained here to guess the next character.",
+            "No position vector is added to its input. Each head turns its q and k by RoPE instead, so a score depends only on how far apart two characters are. RMSNorm replaces LayerNorm, a gated SwiGLU MLP replaces GELU, and nothing has a bias.",
+            "Grouped-query attention: its query heads come in groups that read one shared K and V, so it keeps fewer numbers per character when it generates.",
+            "It was trained with a causal mask, looking only backwards; the temperature and the other masks act on every layer as they do on the GPT-2 model.",
+        ],
         about: [
             "A small GPT-2 trained for this lab on English and Chinese text from Debian and PyPI packages (quotations, technical manuals, product reviews): it learned to guess the next character.",
             "That is why its heads have jobs: predicting the next character pays off when a head looks at the character just before (a previous-token head) or, in a later layer, copies what followed the last time the current character appeared (an induction head: try a random string typed twice).",
@@ -265,6 +277,7 @@ pub static TEXT: Text = Text {
             format!("Fixed by the trained model: d_model {d_model}, {heads} heads, d_k {d_k}.")
         },
         fixed_norm: "Pre-LN, as GPT-2: x + Attn(LN₁(x)), then x + MLP(LN₂(x)), each LayerNorm with its learned γ and β (ε = 10⁻⁵).",
+        llama_fixed_norm: "Pre-norm, as Llama: x + Attn(RMSNorm(x)), then x + MLP(RMSNorm(x)). Each RMSNorm divides a row by its root mean square and scales it by its learned γ (ε = 10⁻⁵): no mean subtracted, no β.",
         no_cross: "The trained model reads one sentence: cross-attention needs random weights.",
         layer_label: "Layer",
         overview_title: "Every head at a glance",
@@ -281,6 +294,34 @@ pub static TEXT: Text = Text {
         greedy: "most likely",
         sampling: "sampling temperature",
         sampling_help: "0: always the most likely; higher: more varied. Separate from the attention temperature.",
+        generate: GenerateTexts {
+            title: "Generate with a KV cache",
+            help: "Many characters at once. With the cache, each new character computes only its own row in every layer and reads the keys and values kept from before; without it, the whole text runs again for every character.",
+            steps: "characters",
+            cache: "KV cache",
+            button: "Generate",
+            keep: "Put it in the sentence",
+            speed: |n, ms, per_second, cache| {
+                format!(
+                    "{n} characters in {ms:.0} ms: {per_second:.0} characters per second {}, measured in this page.",
+                    if cache {
+                        "with the cache"
+                    } else {
+                        "without the cache"
+                    }
+                )
+            },
+            checked: |delta| {
+                format!(
+                    "Every step's scores matched a recompute of the whole text: the largest difference was {delta:.1e}."
+                )
+            },
+            memory: |this, kv_heads, mha, mqa, mla, bytes, chars| {
+                format!(
+                    "The cache keeps K and V for every layer: {this} bytes per character with this model's {kv_heads} K/V heads ({bytes} bytes after {chars} characters). One K/V head per query head (MHA) would keep {mha}, one for all (MQA) {mqa}; DeepSeek's MLA, by its formula (not run here), {mla}."
+                )
+            },
+        },
         roles_title: "What each head does here",
         roles_help: |queries, repeated| {
             let over = if repeated {
@@ -323,6 +364,9 @@ pub static TEXT: Text = Text {
         },
         normed_x: "LN₁ normalises each row, then scales and shifts it by its learned γ and β.",
         output: "The attention's output added back to the residual stream; the block's MLP follows.",
+        llama_positions: "No position vector: this model turns each head's q and k by RoPE inside attention, so P is zero.",
+        llama_x_first: "The residual stream entering the first layer: the characters' embeddings alone.",
+        llama_normed_x: "RMSNorm divides each row by its root mean square (no mean subtracted) and scales it by its learned γ.",
         learned_embedding: "A learned embedding: this token's row of wte.",
         learned_position: "A learned position embedding: this position's row of wpe.",
         residual_stream: "The residual stream, as the layers before left it.",

@@ -247,21 +247,45 @@ pub struct KvTexts {
 }
 
 /// The trained model: choosing it, what it is, and its views.
+/// The generator under "What comes next": many characters at once, with the KV cache or without.
+pub struct GenerateTexts {
+    pub title: &'static str,
+    pub help: &'static str,
+    pub steps: &'static str,
+    pub cache: &'static str,
+    pub button: &'static str,
+    /// Puts the generated characters into the sentence.
+    pub keep: &'static str,
+    /// (characters, milliseconds, characters per second, with the cache)
+    pub speed: fn(usize, f64, f64, bool) -> String,
+    /// The largest difference of any step's logits from a recompute of the whole text.
+    pub checked: fn(f32) -> String,
+    /// (bytes per character: this model, its K/V heads, as MHA, as MQA, MLA by its formula;
+    /// bytes after this text, its characters)
+    pub memory: fn(&str, usize, &str, &str, &str, &str, usize) -> String,
+}
+
 pub struct ModelTexts {
     pub section: &'static str,
-    /// Random weights, trained model.
-    pub names: [&'static str; 2],
+    /// Random weights, the GPT-2-layout model, the Llama-layout model.
+    pub names: [&'static str; 3],
     pub loading: &'static str,
     /// Why it could not be loaded.
     pub failed: fn(&str) -> String,
     /// Layers, heads, width, parameters.
     pub ready: fn(usize, usize, usize, &str) -> String,
+    /// The Llama model: layers, query heads, K/V heads, width, parameters.
+    pub llama_ready: fn(usize, usize, usize, usize, &str) -> String,
     /// What the model is, what it was trained on, why its heads look as they do, and what the
     /// temperature and masks do to them.
     pub about: [&'static str; 4],
+    /// What the Llama model is and how its layout differs.
+    pub llama_about: [&'static str; 4],
     /// The shape it fixes: d_model, heads, d_k.
     pub fixed_shape: fn(usize, usize, usize) -> String,
     pub fixed_norm: &'static str,
+    /// The Llama model's RMSNorm before attention and MLP.
+    pub llama_fixed_norm: &'static str,
     pub no_cross: &'static str,
     pub layer_label: &'static str,
     pub overview_title: &'static str,
@@ -277,6 +301,8 @@ pub struct ModelTexts {
     pub greedy: &'static str,
     pub sampling: &'static str,
     pub sampling_help: &'static str,
+    /// Generation with the KV cache, under "What comes next".
+    pub generate: GenerateTexts,
     pub roles_title: &'static str,
     /// (queries the shares are averaged over, whether those are the queries whose character
     /// came before)
@@ -299,6 +325,10 @@ pub struct ModelTexts {
     pub x_later: fn(usize) -> String,
     pub normed_x: &'static str,
     pub output: &'static str,
+    /// The Llama model's: no position vector (RoPE), the first residual stream, RMSNorm.
+    pub llama_positions: &'static str,
+    pub llama_x_first: &'static str,
+    pub llama_normed_x: &'static str,
     /// Tooltip lines.
     pub learned_embedding: &'static str,
     pub learned_position: &'static str,

@@ -4,8 +4,9 @@ use attention_core::ConfigError;
 use attention_core::overview::Reduction;
 
 use super::{
-    ErrorTexts, ExplainTexts, FallbackTexts, FlashText, KvTexts, LinkTexts, MaskTexts, ModelTexts,
-    OverviewTexts, ScaleTexts, ShareTexts, StageText, StageTexts, StepTexts, Text,
+    ErrorTexts, ExplainTexts, FallbackTexts, FlashText, GenerateTexts, KvTexts, LinkTexts,
+    MaskTexts, ModelTexts, OverviewTexts, ScaleTexts, ShareTexts, StageText, StageTexts, StepTexts,
+    Text,
 };
 
 fn config_error(error: &ConfigError) -> String {
@@ -225,14 +226,25 @@ pub static TEXT: Text = Text {
     },
     model: ModelTexts {
         section: "权重",
-        names: ["随机", "训练好的模型"],
-        loading: "正在加载训练好的模型（4 MB，来自本站）……",
+        names: ["随机", "GPT-2 结构", "Llama 结构"],
+        loading: "正在加载训练好的模型（约 4 MB，来自本站）……",
         failed: |why| format!("训练好的模型无法加载：{why}。随机权重仍然可用。"),
         ready: |layers, heads, width, parameters| {
             format!(
                 "一个 GPT-2：{layers} 层 × {heads} 个头，宽度 {width}，共 {parameters} 个参数，每个字符一个词元。"
             )
         },
+        llama_ready: |layers, heads, kv_heads, width, parameters| {
+            format!(
+                "一个 Llama 结构的模型：{layers} 层 × {heads} 个查询头，共用 {kv_heads} 个 K/V 头，宽度 {width}，共 {parameters} 个参数，每个字符一个词元。"
+            )
+        },
+        llama_about: [
+            "任务、训练文本和字符表都与 GPT-2 模型相同，只是换成了如今大家下载的模型（Llama、Qwen、Mistral）所用的结构：它同样是在这里训练出来猜下一个字符的。",
+            "它的输入不加位置向量，而是由每个头用 RoPE 旋转自己的 q 和 k，所以一个分数只取决于两个字符相距多远。RMSNorm 取代了 LayerNorm，带门控的 SwiGLU MLP 取代了 GELU，所有投影都没有偏置。",
+            "分组查询注意力：查询头分成几组，每组读同一份共享的 K 和 V，所以生成时每个字符要保存的数更少。",
+            "它训练时用的是因果掩码，只往前看；温度和其他掩码对每一层的作用与 GPT-2 模型相同。",
+        ],
         about: [
             "这是为本实验室训练的小型 GPT-2，训练文本是 Debian 与 PyPI 软件包中的中英文（名言、技术手册、商品评论）：它学会了猜下一个字符。",
             "所以它的注意力头各有分工：预测下一个字符时，看紧挨着的前一个字符很有用（前一词元头）；在后面的层里，把当前字符上次出现之后的内容复制过来也很有用（归纳头：试着把一串随机字符输入两遍）。",
@@ -243,6 +255,7 @@ pub static TEXT: Text = Text {
             format!("由训练好的模型固定：d_model {d_model}，{heads} 个头，d_k {d_k}。")
         },
         fixed_norm: "与 GPT-2 一样采用 Pre-LN：x + Attn(LN₁(x))，再 x + MLP(LN₂(x))，每个层归一化都有学到的 γ 和 β（ε = 10⁻⁵）。",
+        llama_fixed_norm: "与 Llama 一样采用前置归一化：x + Attn(RMSNorm(x))，再 x + MLP(RMSNorm(x))。每个 RMSNorm 把一行除以它的均方根，再乘以学到的 γ（ε = 10⁻⁵）：不减均值，也没有 β。",
         no_cross: "训练好的模型只读一个句子：交叉注意力需要随机权重。",
         layer_label: "层",
         overview_title: "所有头一览",
@@ -259,6 +272,32 @@ pub static TEXT: Text = Text {
         greedy: "最可能的",
         sampling: "采样温度",
         sampling_help: "0：总是选最可能的；越高越多变。它与注意力的温度无关。",
+        generate: GenerateTexts {
+            title: "用 KV 缓存生成",
+            help: "一次生成多个字符。有缓存时，每个新字符在每一层只算它自己的那一行，并读取之前保存的键和值；没有缓存时，每生成一个字符都要把整段文字重新算一遍。",
+            steps: "个字符",
+            cache: "KV 缓存",
+            button: "生成",
+            keep: "放进句子",
+            speed: |n, ms, per_second, cache| {
+                format!(
+                    "{n} 个字符用时 {ms:.0} 毫秒：{}每秒 {per_second:.0} 个字符，在本页中实测。",
+                    if cache {
+                        "有缓存，"
+                    } else {
+                        "无缓存，"
+                    }
+                )
+            },
+            checked: |delta| {
+                format!("每一步的分数都与整段重算的结果一致：最大差值为 {delta:.1e}。")
+            },
+            memory: |this, kv_heads, mha, mqa, mla, bytes, chars| {
+                format!(
+                    "缓存为每一层保存 K 和 V：这个模型有 {kv_heads} 个 K/V 头，每个字符 {this} 字节（{chars} 个字符后共 {bytes} 字节）。若每个查询头各有一个 K/V 头（MHA）要 {mha} 字节，所有查询头共用一个（MQA）要 {mqa} 字节；DeepSeek 的 MLA 按公式计算（这里没有运行）要 {mla} 字节。"
+                )
+            },
+        },
         roles_title: "每个头在这里做什么",
         roles_help: |queries, repeated| {
             let over = if repeated {
@@ -287,6 +326,9 @@ pub static TEXT: Text = Text {
         x_later: |layer| format!("进入第 {layer} 层的残差流：前面各层累加的结果。"),
         normed_x: "LN₁ 先把每一行归一化，再用学到的 γ 和 β 缩放和平移。",
         output: "注意力的输出加回残差流；随后是这个模块的 MLP。",
+        llama_positions: "没有位置向量：这个模型在注意力内部用 RoPE 旋转每个头的 q 和 k，所以 P 为零。",
+        llama_x_first: "进入第一层的残差流：只有各字符的词向量。",
+        llama_normed_x: "RMSNorm 把每一行除以它的均方根（不减均值），再乘以学到的 γ。",
         learned_embedding: "学到的词向量：这个词元在 wte 中的那一行。",
         learned_position: "学到的位置向量：这个位置在 wpe 中的那一行。",
         residual_stream: "残差流，即前面各层留下的结果。",

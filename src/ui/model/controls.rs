@@ -287,7 +287,7 @@ impl Choice for Reduction {
 
 impl Choice for ModelChoice {
     fn all() -> Vec<Self> {
-        vec![Self::Random, Self::Trained]
+        vec![Self::Random, Self::Trained, Self::Llama]
     }
 
     fn label(self, lang: Lang) -> &'static str {
@@ -295,6 +295,7 @@ impl Choice for ModelChoice {
         match self {
             Self::Random => names[0],
             Self::Trained => names[1],
+            Self::Llama => names[2],
         }
     }
 
@@ -302,6 +303,7 @@ impl Choice for ModelChoice {
         match self {
             Self::Random => "random",
             Self::Trained => "trained",
+            Self::Llama => "llama",
         }
     }
 }

@@ -131,6 +131,9 @@ pub fn explain(
             vec![lang.text().model.learned_embedding.into()]
         }
         Stage::Embeddings => vec![words.embedding.into()],
+        Stage::Positions if config.model_layer().is_some() && config.norm().rms => {
+            vec![lang.text().model.llama_positions.into()]
+        }
         Stage::Positions if config.model_layer().is_some() => {
             vec![lang.text().model.learned_position.into()]
         }
@@ -155,6 +158,20 @@ pub fn explain(
             }
             None => vec![words.given_x.into()],
         },
+        Stage::NormedX if config.norm().rms => {
+            let x = config.target().x.row(row);
+            let mean_square = x.iter().map(|v| v * v).sum::<f32>() / x.len() as f32;
+            let norm = config.norm();
+            let gamma = norm.affine.as_ref().map_or(1.0, |(g, _)| g[col]);
+            vec![format!(
+                "RMSNorm(x) = γ · x / √(mean(x²) + ε) = {} · {} / √({} + {}) = {}",
+                num(gamma),
+                num(x[col]),
+                format_value(mean_square),
+                format_value(norm.epsilon),
+                format_value(value)
+            )]
+        }
         Stage::NormedX => {
             let x = config.target().x.row(row);
             let n = x.len() as f32;

@@ -486,7 +486,10 @@ pub fn parse_query(query: &str) -> (LinkState, Vec<LinkNotice>) {
                 },
                 _ => notices.push(malformed(&name, &value)),
             },
-            "model" => match choice_named::<ModelChoice>(&value) {
+            // "gpt2" names the first trained model, as in a request.
+            "model" => match choice_named::<ModelChoice>(&value)
+                .or((value == "gpt2").then_some(ModelChoice::Trained))
+            {
                 Some(model) => r.model = Some(model),
                 None => notices.push(malformed(&name, &value)),
             },

@@ -119,11 +119,16 @@ impl Stage {
             return self.text(lang).caption.into();
         };
         let model = &lang.text().model;
+        // The Llama model: RMSNorm, and RoPE instead of a position vector.
+        let llama = trace.config.norm().rms;
         match self {
             Self::Embeddings => model.embeddings.into(),
+            Self::Positions if llama => model.llama_positions.into(),
             Self::Positions => model.positions.into(),
+            Self::X if layer == 0 && llama => model.llama_x_first.into(),
             Self::X if layer == 0 => model.x_first.into(),
             Self::X => (model.x_later)(layer + 1),
+            Self::NormedX if llama => model.llama_normed_x.into(),
             Self::NormedX => model.normed_x.into(),
             Self::Output => model.output.into(),
             _ => self.text(lang).caption.into(),
@@ -138,7 +143,9 @@ impl Stage {
         let pre_ln = config.layer_norm() == LayerNormMode::Pre;
         let cross = config.source().is_some();
         let trained = config.model_layer().is_some();
+        let rms = config.norm().rms;
         let input = match (pre_ln, trained) {
+            (true, true) if rms => "RMSNorm(X)",
             (true, true) => "LN₁(X)",
             (true, false) => "LN(X)",
             (false, _) => "X",
@@ -159,6 +166,7 @@ impl Stage {
             Self::V => format!("V = {keys_from} W_V{}", bias("V")),
             Self::Projected => format!("concat · W_O{}", bias("O")),
             Self::Embeddings if trained => "E = wte[token]".into(),
+            Self::Positions if trained && rms => "P = 0 (RoPE turns Q and K)".into(),
             Self::Positions if trained => "P = wpe[position]".into(),
             Self::X if trained && config.model_layer() != Some(0) => {
                 "X = the residual stream".into()
@@ -174,7 +182,9 @@ impl Stage {
                 "P[pos, 2i] = sin((pos + {}) / 10000^(2i/d)), …",
                 config.shaping().offset
             ),
+            Self::NormedX if trained && rms => "γ ⊙ x / √(mean(x²) + ε)".into(),
             Self::NormedX if trained => "γ ⊙ (x − μ) / √(σ² + ε) + β".into(),
+            Self::Output if trained && rms => "x + Attn(RMSNorm(x))".into(),
             Self::Output if trained => "x + Attn(LN₁(x))".into(),
             // The score options, in the order they apply (see `attention_core::scoring`).
             Self::Dot if config.shaping().prepares() => {

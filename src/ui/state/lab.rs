@@ -206,9 +206,10 @@ impl Lab {
             Memo::new(move |_| request.with(|r| r.is_trained().then(|| trained_request(r))));
         let forward = Memo::new(move |_| {
             let current = trained_input.get()?;
-            model_status.with(|status| match status {
-                ModelStatus::Ready(gpt) => Some(model::run(&gpt.0, &current)),
-                _ => None,
+            model_status.with(|status| {
+                // Only the model asked for: the other layout may still be in place for a moment.
+                let gpt = status.ready(current.trained_layout())?;
+                Some(model::run(gpt, &current))
             })
         });
         let outcome = Memo::new(move |previous: Option<&Outcome>| {

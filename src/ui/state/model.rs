@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use crate::ui::browser::clock::now_ms;
 use attention_core::api::{ModelChoice, Request, RequestError};
-use attention_core::gpt::{Gpt, GptForward};
+use attention_core::gpt::{Gpt, GptForward, Layout};
 
 /// The shipped model, compared by identity.
 #[derive(Debug, Clone)]
@@ -18,16 +18,47 @@ impl PartialEq for GptRef {
     }
 }
 
-/// Where the trained model is.
+/// Where the trained model in use is (the last one asked for: GPT-2 or Llama).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub enum ModelStatus {
     /// Not asked for yet: nothing fetched.
     #[default]
     Idle,
-    Loading,
+    Loading(Layout),
     Ready(GptRef),
     /// The files could not be fetched or read; the message says why.
-    Failed(String),
+    Failed(Layout, String),
+}
+
+impl ModelStatus {
+    /// The layout this status is about (`None` while idle).
+    pub fn layout(&self) -> Option<Layout> {
+        match self {
+            Self::Idle => None,
+            Self::Loading(layout) | Self::Failed(layout, _) => Some(*layout),
+            Self::Ready(gpt) => Some(gpt.0.shape.layout),
+        }
+    }
+
+    /// The model, when it is loaded and is the one of `layout`.
+    pub fn ready(&self, layout: Option<Layout>) -> Option<&Arc<Gpt>> {
+        match self {
+            Self::Ready(gpt) if Some(gpt.0.shape.layout) == layout => Some(&gpt.0),
+            _ => None,
+        }
+    }
+
+    /// As `state().model_status` names it, for the model `wanted`: a model of the other layout
+    /// still in place counts as loading.
+    pub fn name(&self, wanted: Option<Layout>) -> &'static str {
+        match self {
+            Self::Idle => "idle",
+            _ if self.layout() != wanted => "loading",
+            Self::Loading(_) => "loading",
+            Self::Ready(_) => "ready",
+            Self::Failed(..) => "failed",
+        }
+    }
 }
 
 /// A forward pass, compared by identity, with how long it took.
@@ -46,7 +77,12 @@ impl PartialEq for ForwardRef {
 /// random weights, and left out here.
 pub fn trained_request(request: &Request) -> Request {
     Request {
-        model: Some(ModelChoice::Trained),
+        model: Some(
+            request
+                .model
+                .filter(|m| m.layout().is_some())
+                .unwrap_or(ModelChoice::Trained),
+        ),
         sentence: request.sentence.clone(),
         mask: request.mask.clone(),
         temperature: request.temperature,

@@ -280,7 +280,123 @@ pub fn NextToken() -> impl IntoView {
                 </label>
             </div>
             <p class="help block">{move || texts().sampling_help}</p>
+            <Generator sampling=sampling />
         </section>
+    }
+}
+
+/// Many characters at once through the core's KV-cache path (`attentionLab.generate`'s), with
+/// the cache or without, timed in the page and checked step by step against a recompute; what
+/// the cache holds for this model and for MHA, MQA and MLA.
+#[component]
+fn Generator(sampling: RwSignal<f64>) -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let texts = move || &lab.lang.get().text().model.generate;
+    let steps = RwSignal::new(40usize);
+    let cache = RwSignal::new(true);
+    let result = RwSignal::new(None::<Result<serde_json::Value, String>>);
+    // A new sentence or model makes an old result stale.
+    Effect::new(move |_| {
+        lab.request.with(|r| (r.sentence.clone(), r.model));
+        result.set(None);
+    });
+    let generate = move |_| {
+        let t = sampling.get_untracked();
+        let sampling = if t > 0.0 {
+            serde_json::json!({"temperature": t, "seed": (random_draw() * 1e9) as u64})
+        } else {
+            serde_json::json!("greedy")
+        };
+        let options = serde_json::json!({
+            "steps": steps.get_untracked(),
+            "cache": cache.get_untracked(),
+            "sampling": sampling,
+            "check": true,
+        });
+        result.set(Some(crate::ui::browser::js_api::generate_in_page(
+            lab,
+            &options.to_string(),
+        )));
+    };
+    let keep = move |_| {
+        let Some(Ok(g)) = result.get_untracked() else {
+            return;
+        };
+        let (Some(prompt), Some(text)) = (g["prompt"].as_str(), g["text"].as_str()) else {
+            return;
+        };
+        lab.change(Request {
+            sentence: Some(format!("{prompt}{text}")),
+            ..Request::default()
+        });
+    };
+    let number = |v: &serde_json::Value| v.as_u64().unwrap_or(0) as usize;
+    let bytes = |n: usize| crate::ui::model::format::group_digits(n as u64);
+    let shown = move || {
+        result.get().map(|r| match r {
+            Err(error) => view! { <p class="error" data-testid="generate-error">{error}</p> }.into_any(),
+            Ok(g) => {
+                let t = texts();
+                let steps = g["steps"].as_array().cloned().unwrap_or_default();
+                let ms: f64 = steps.iter().filter_map(|s| s["ms"].as_f64()).sum();
+                let per = &g["cache_bytes_per_token"];
+                let chars = number(&g["prompt_tokens"]) + steps.len();
+                let kv = lab.model_status.with_untracked(|s| match s {
+                    crate::ui::state::model::ModelStatus::Ready(m) => m.0.shape.n_kv_head,
+                    _ => 0,
+                });
+                view! {
+                    <p class="generated" data-testid="generated">
+                        <span class="generated-prompt">{visible(g["prompt"].as_str().unwrap_or(""))}</span>
+                        <mark>{visible(g["text"].as_str().unwrap_or(""))}</mark>
+                    </p>
+                    <p class="help block" data-testid="generate-speed">
+                        {(t.speed)(steps.len(), ms, g["chars_per_second"].as_f64().unwrap_or(0.0), g["cache"] == true)}
+                    </p>
+                    <p class="help block" data-testid="generate-check">
+                        {(t.checked)(g["max_delta"].as_f64().unwrap_or(0.0) as f32)}
+                    </p>
+                    <p class="help block" data-testid="generate-memory">
+                        {(t.memory)(
+                            &bytes(number(&per["this_model"])), kv, &bytes(number(&per["mha"])),
+                            &bytes(number(&per["mqa"])), &bytes(number(&per["mla_formula"])),
+                            &bytes(number(&per["this_model"]) * chars), chars,
+                        )}
+                    </p>
+                    <button type="button" class="button" data-testid="generate-keep" on:click=keep>{t.keep}</button>
+                }
+                .into_any()
+            }
+        })
+    };
+    let set_steps = move |ev| {
+        let value: Result<usize, _> = event_target_value(&ev).parse();
+        if let Ok(v) = value {
+            steps.set(v.clamp(1, 1024));
+        }
+    };
+    view! {
+        <div class="generator" data-testid="generator">
+            <h3>{move || texts().title}</h3>
+            <p class="help block">{move || texts().help}</p>
+            <div class="control-row">
+                <label class="control-label">
+                    <input type="number" min="1" max="250" data-testid="generate-steps"
+                        prop:value=move || steps.get().to_string()
+                        on:change=set_steps />
+                    " " {move || texts().steps}
+                </label>
+                <label class="control-label">
+                    <input type="checkbox" data-testid="generate-cache" prop:checked=move || cache.get()
+                        on:change=move |ev| cache.set(event_target_checked(&ev)) />
+                    " " {move || texts().cache}
+                </label>
+                <button type="button" class="button" data-testid="generate" on:click=generate>
+                    {move || texts().button}
+                </button>
+            </div>
+            {shown}
+        </div>
     }
 }
 

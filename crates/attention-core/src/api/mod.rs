@@ -8,9 +8,10 @@ mod request;
 mod response;
 
 pub use lesson::lesson_json;
-pub use model::{f16_to_f32, forward_json, load_model};
+pub use model::{f16_to_f32, forward_json, generate_json, load_model, stream_eval_json};
 pub use request::{
-    BackendChoice, BlockRequest, FocusRequest, LayerNormRequest, MaskRequest, ModelChoice,
-    PairingRequest, PositionRequest, Request, RequestError, WeightsRequest, parse_request,
+    BackendChoice, BlockRequest, FocusRequest, GenerateRequest, LayerNormRequest, MaskRequest,
+    ModelChoice, PairingRequest, PositionRequest, Request, RequestError, SamplingRequest,
+    StreamEvalRequest, WeightsRequest, parse_request,
 };
 pub use response::{matrix_json, outputs_json, replay_json, trace_json};

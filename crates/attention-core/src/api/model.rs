@@ -1,14 +1,19 @@
-//! Reading a trained model from its three files: `model.safetensors` (Hugging Face's GPT-2
-//! tensor names, f32 or f16), `config.json` (GPT-2's names: `n_layer`, `n_head`, `n_embd`,
-//! `n_positions`, `vocab_size`, `layer_norm_epsilon`) and `vocab.json` (the tokens, index = id).
-//! And the JSON of a forward pass.
+//! Reading a trained model from its three files: `model.safetensors` (Hugging Face's tensor
+//! names, f32 or f16), `config.json` and `vocab.json` (the tokens, index = id). `config.json`'s
+//! `model_type` says the layout: `"gpt2"` (`n_layer`, `n_head`, `n_embd`, `n_positions`,
+//! `vocab_size`, `layer_norm_epsilon`) or `"llama"` (`num_hidden_layers`, `num_attention_heads`,
+//! `num_key_value_heads`, `hidden_size`, `intermediate_size`, `max_position_embeddings`,
+//! `rms_norm_eps`, `rope_theta`, `head_dim`). And the JSON of a forward pass.
 
 use std::collections::HashMap;
 
 use serde_json::{Value, json};
 
+use super::Request;
 use super::response::{matrix_json, trace_heads_json};
-use crate::gpt::{Gpt, GptForward, GptShape, ModelError};
+use crate::MaskSpec;
+use crate::generate::cache_bytes_per_token;
+use crate::gpt::{Gpt, GptForward, GptShape, Layout, ModelError};
 
 /// The model as the lab ships it, from the bytes of its three files.
 pub fn load_model(safetensors: &[u8], config: &str, vocab: &str) -> Result<Gpt, ModelError> {
@@ -21,23 +26,63 @@ pub fn load_model(safetensors: &[u8], config: &str, vocab: &str) -> Result<Gpt, 
             .map(|v| v as usize)
             .ok_or_else(|| ModelError::Config(format!("no {name}")))
     };
-    let shape = GptShape {
-        n_layer: field("n_layer")?,
-        n_head: field("n_head")?,
-        n_embd: field("n_embd")?,
-        n_positions: field("n_positions")?,
-        vocab_size: field("vocab_size")?,
-    };
-    let epsilon = config
-        .get("layer_norm_epsilon")
-        .and_then(Value::as_f64)
-        .unwrap_or(1e-5) as f32;
+    let float =
+        |name: &str, default: f64| config.get(name).and_then(Value::as_f64).unwrap_or(default);
     let vocab: Vec<String> =
         serde_json::from_str(vocab).map_err(|e| ModelError::Vocab(e.to_string()))?;
     let tensors = Safetensors::parse(safetensors)?;
-    Gpt::new(shape, epsilon, vocab, &mut |name, shape| {
-        tensors.get(name, shape)
-    })
+    let mut tensor = |name: &str, shape: &[usize]| tensors.get(name, shape);
+    match config.get("model_type").and_then(Value::as_str) {
+        Some("llama") => {
+            let (n_head, n_embd) = (field("num_attention_heads")?, field("hidden_size")?);
+            let shape = GptShape {
+                n_layer: field("num_hidden_layers")?,
+                n_head,
+                n_embd,
+                n_positions: field("max_position_embeddings")?,
+                vocab_size: field("vocab_size")?,
+                n_kv_head: field("num_key_value_heads").unwrap_or(n_head),
+                n_inner: field("intermediate_size")?,
+                layout: Layout::Llama,
+                rope_theta: float("rope_theta", 10000.0),
+            };
+            if let Ok(head_dim) = field("head_dim")
+                && head_dim != shape.d_head()
+            {
+                return Err(ModelError::Config(format!(
+                    "head_dim {head_dim} is not hidden_size / num_attention_heads = {}",
+                    shape.d_head()
+                )));
+            }
+            if config.get("rope_scaling").is_some_and(|v| !v.is_null()) {
+                return Err(ModelError::Config("rope_scaling is not supported".into()));
+            }
+            Gpt::llama(
+                shape,
+                float("rms_norm_eps", 1e-6) as f32,
+                vocab,
+                &mut tensor,
+            )
+        }
+        Some("gpt2") | None => {
+            let shape = GptShape::gpt2(
+                field("n_layer")?,
+                field("n_head")?,
+                field("n_embd")?,
+                field("n_positions")?,
+                field("vocab_size")?,
+            );
+            Gpt::new(
+                shape,
+                float("layer_norm_epsilon", 1e-5) as f32,
+                vocab,
+                &mut tensor,
+            )
+        }
+        Some(other) => Err(ModelError::Config(format!(
+            "model_type {other:?}: the lab reads \"gpt2\" and \"llama\""
+        ))),
+    }
 }
 
 /// The tensors of a safetensors file: an 8-byte little-endian header length, a JSON header of
@@ -164,20 +209,131 @@ pub fn forward_json(model: &Gpt, forward: &GptForward) -> Result<String, serde_j
         .collect();
     let first = &forward.layers[0].attention;
     serde_json::to_string(&json!({
-        "model": "trained",
+        "model": model.shape.layout.name(),
+        "layout": match model.shape.layout {
+            Layout::Gpt2 => "gpt2",
+            Layout::Llama => "llama",
+        },
         "tokens": forward.tokens,
         "ids": forward.ids,
         "context": model.shape.n_positions,
         "dropped": forward.dropped,
         "n_layer": model.shape.n_layer,
         "n_head": model.shape.n_head,
+        "n_kv_head": model.shape.n_kv_head,
         "n_embd": model.shape.n_embd,
-        "d_k": model.shape.n_embd / model.shape.n_head,
+        "d_k": model.shape.d_head(),
         "temperature": first.config.temperature(),
         "mask": super::response::mask_name(first),
         "embeddings": matrix_json(forward.embeddings.view()),
         "positions": matrix_json(forward.positions.view()),
         "layers": layers,
         "predictions": predictions,
+    }))
+}
+
+/// `"generate"` on a trained model, as JSON: the prompt (the request's sentence), its prefill,
+/// every step (the character, the five likeliest with their probabilities, the cache's length
+/// and bytes, the step's time, the largest |Δ| of its logits against a recompute without the
+/// cache), and the cache's bytes per character for this model and as MHA, GQA, MQA and MLA
+/// would keep it. `clock` gives milliseconds.
+pub fn generate_json(
+    model: &Gpt,
+    request: &Request,
+    clock: &dyn Fn() -> f64,
+) -> Result<Value, String> {
+    let Some(generate) = request.generate else {
+        return Err("generate: missing".into());
+    };
+    let (sentence, run) = request.trained_run().map_err(|e| e.to_string())?;
+    if run.mask != MaskSpec::Causal {
+        return Err(
+            "mask: generation runs the model as it was trained, under its causal mask".into(),
+        );
+    }
+    let shaping = &run.shaping;
+    if shaping.softcap.is_some() || shaping.qk_norm || shaping.sink_logits.is_some() {
+        return Err(
+            "softcap, qk_norm, sink_logits: generation runs the model as it was trained; \
+                    leave them out"
+                .into(),
+        );
+    }
+    let spec = generate.spec();
+    let generation = crate::generate::generate(model, &sentence, &spec, run.temperature, clock)
+        .map_err(|e| e.to_string())?;
+    let shape = model.shape;
+    let per_token = |kv_heads| cache_bytes_per_token(shape.n_layer, kv_heads, shape.d_head(), 4);
+    let grouped = if shape.n_kv_head < shape.n_head {
+        shape.n_kv_head
+    } else {
+        (shape.n_head / 2).max(1)
+    };
+    let steps: Vec<Value> = generation
+        .steps
+        .iter()
+        .enumerate()
+        .map(|(i, step)| {
+            json!({
+                "step": i + 1,
+                "token": step.token,
+                "top": step.top.iter().map(|p| json!({"token": model.vocab[p.id as usize], "p": p.p})).collect::<Vec<_>>(),
+                "cache_len": step.cache_len,
+                "cache_bytes": step.cache_bytes,
+                "ms": step.ms,
+                "max_delta": step.max_delta,
+            })
+        })
+        .collect();
+    let total_ms: f64 = generation.steps.iter().map(|s| s.ms).sum();
+    Ok(json!({
+        "model": shape.layout.name(),
+        "prompt": sentence,
+        "prompt_tokens": generation.prompt.len(),
+        "context": shape.n_positions,
+        "cache": spec.cache,
+        "sampling": generate.sampling,
+        "prefill_ms": generation.prefill_ms,
+        "text": generation.text(),
+        "steps": steps,
+        "chars_per_second": if total_ms > 0.0 { generation.steps.len() as f64 * 1000.0 / total_ms } else { 0.0 },
+        "max_delta": generation.steps.iter().filter_map(|s| s.max_delta).reduce(f32::max),
+        "cache_bytes_per_token": {
+            "this_model": per_token(shape.n_kv_head),
+            "mha": per_token(shape.n_head),
+            "gqa": per_token(grouped),
+            "gqa_kv_heads": grouped,
+            "mqa": per_token(1),
+            // DeepSeek-V2's multi-head latent attention caches one latent of 4·d_head and one
+            // shared RoPE key of d_head/2 per layer: a formula, not run here.
+            "mla_formula": shape.n_layer * (4 * shape.d_head() + shape.d_head() / 2) * 4,
+        },
+    }))
+}
+
+/// `"stream_eval"` on the Llama model, as JSON: each position's loss (nats) and the mean through
+/// the rolling cache with the sinks asked for, with none, and by a sliding-window recompute; and
+/// each head's share of attention on the first character.
+pub fn stream_eval_json(model: &Gpt, request: &Request) -> Result<Value, String> {
+    use crate::stream::{StreamSpec, stream_eval};
+    let Some(asked) = &request.stream_eval else {
+        return Err("stream_eval: missing".into());
+    };
+    let spec = StreamSpec {
+        window: asked.window,
+        sink_tokens: asked.sink_tokens,
+    };
+    let eval = stream_eval(model, &asked.text, spec).map_err(|e| e.to_string())?;
+    let run = |run: &crate::stream::StreamRun| json!({"losses": run.losses, "mean": run.mean()});
+    Ok(json!({
+        "model": model.shape.layout.name(),
+        "context": model.shape.n_positions,
+        "length": eval.ids.len(),
+        "window": spec.window,
+        "sink_tokens": spec.sink_tokens,
+        "with_sinks": run(&eval.with_sinks),
+        "without_sinks": run(&eval.without_sinks),
+        "recompute": run(&eval.recompute),
+        "first_token_share": eval.first_token_share,
     }))
 }

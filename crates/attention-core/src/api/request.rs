@@ -5,7 +5,8 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::config::{DEFAULT_N_HEADS, matrix_from_rows};
-use crate::gpt::GptRun;
+use crate::generate::{GenerateSpec, Sampling};
+use crate::gpt::{GptRun, Layout};
 use crate::lessons::{Chapter, Focus, MAX_SHIFT};
 use crate::scoring::{Pairing, Position, Shaping};
 use crate::weights::Weights;
@@ -130,14 +131,29 @@ pub struct BlockRequest {
     pub cols: Option<usize>,
 }
 
-/// Which weights attention runs with: seeded random draws of any shape, or the trained model
-/// shipped with the lab (its shape fixed).
+/// Which weights attention runs with: seeded random draws of any shape, or one of the two
+/// models trained for the lab (their shapes fixed).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ModelChoice {
     #[default]
     Random,
+    /// The GPT-2-layout model (`"trained"`, or `"gpt2"`).
+    #[serde(alias = "gpt2")]
     Trained,
+    /// The Llama-layout model: RoPE, RMSNorm, SwiGLU, grouped-query attention.
+    Llama,
+}
+
+impl ModelChoice {
+    /// The trained model's layout; `None` for random weights.
+    pub fn layout(self) -> Option<Layout> {
+        match self {
+            Self::Random => None,
+            Self::Trained => Some(Layout::Gpt2),
+            Self::Llama => Some(Layout::Llama),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -216,6 +232,110 @@ pub struct Request {
     /// What the lesson looks at: head, query and layer counted from 1, as the page counts.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub focus: Option<FocusRequest>,
+    /// Generation with a trained model, one character at a time after the sentence:
+    /// `{"steps": n, "cache": true, "sampling": "greedy"}`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub generate: Option<GenerateRequest>,
+    /// A text longer than the context through a rolling KV cache, with and without sinks:
+    /// `{"text": "…", "window": w, "sink_tokens": k}` (the Llama model).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stream_eval: Option<StreamEvalRequest>,
+}
+
+/// `"stream_eval"`: the text, the window of recent characters kept, the sinks kept.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StreamEvalRequest {
+    pub text: String,
+    pub window: usize,
+    #[serde(default)]
+    pub sink_tokens: usize,
+}
+
+/// `"generate"`: how many characters, with the KV cache or not, and how each is chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GenerateRequest {
+    pub steps: usize,
+    #[serde(default = "yes")]
+    pub cache: bool,
+    #[serde(default)]
+    pub sampling: SamplingRequest,
+    /// Whether every step is compared with a recompute of the whole text (`max_delta`).
+    #[serde(default = "yes")]
+    pub check: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// `"greedy"` (the most likely character) or `{"temperature": t, "seed": s}` (drawn from
+/// softmax(logits / t), reproducibly).
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[serde(try_from = "serde_json::Value", into = "serde_json::Value")]
+pub enum SamplingRequest {
+    #[default]
+    Greedy,
+    Temperature {
+        temperature: f64,
+        seed: u64,
+    },
+}
+
+impl TryFrom<serde_json::Value> for SamplingRequest {
+    type Error = String;
+
+    fn try_from(value: serde_json::Value) -> Result<Self, String> {
+        let wrong =
+            || "expected \"greedy\" or {\"temperature\": t, \"seed\": s} with t > 0".to_string();
+        match &value {
+            serde_json::Value::String(name) if name == "greedy" => Ok(Self::Greedy),
+            serde_json::Value::Object(fields) => {
+                if let Some(key) = fields.keys().find(|k| *k != "temperature" && *k != "seed") {
+                    return Err(format!("unknown field `{key}`; {}", wrong()));
+                }
+                let temperature = fields
+                    .get("temperature")
+                    .and_then(serde_json::Value::as_f64)
+                    .ok_or_else(wrong)?;
+                let seed = match fields.get("seed") {
+                    None => 0,
+                    Some(seed) => seed.as_u64().ok_or("seed: expected a whole number ≥ 0")?,
+                };
+                Ok(Self::Temperature { temperature, seed })
+            }
+            _ => Err(wrong()),
+        }
+    }
+}
+
+impl From<SamplingRequest> for serde_json::Value {
+    fn from(sampling: SamplingRequest) -> Self {
+        match sampling {
+            SamplingRequest::Greedy => "greedy".into(),
+            SamplingRequest::Temperature { temperature, seed } => {
+                serde_json::json!({"temperature": temperature, "seed": seed})
+            }
+        }
+    }
+}
+
+impl GenerateRequest {
+    /// The core's spec.
+    pub fn spec(&self) -> GenerateSpec {
+        GenerateSpec {
+            steps: self.steps,
+            cache: self.cache,
+            sampling: match self.sampling {
+                SamplingRequest::Greedy => Sampling::Greedy,
+                SamplingRequest::Temperature { temperature, seed } => {
+                    Sampling::Temperature { temperature, seed }
+                }
+            },
+            check: self.check,
+        }
+    }
 }
 
 /// The head and the trained model's layer a lesson looks at (counted from 1, as the page's
@@ -471,9 +591,14 @@ impl Request {
 }
 
 impl Request {
-    /// Whether this request asks for the trained model.
+    /// Whether this request asks for a trained model (either layout).
     pub fn is_trained(&self) -> bool {
-        self.model == Some(ModelChoice::Trained)
+        self.trained_layout().is_some()
+    }
+
+    /// The layout of the trained model this request asks for, if any.
+    pub fn trained_layout(&self) -> Option<Layout> {
+        self.model.and_then(ModelChoice::layout)
     }
 
     /// The trained model's run: the text, and the controls that act on it (mask, temperature,
@@ -573,11 +698,18 @@ impl Request {
             ("source_sentence", self.source_sentence.is_some()),
             ("source_tokens", self.source_tokens.is_some()),
             ("source_x", self.source_x.is_some()),
-            // It learned absolute positions (wpe), from 0.
+            // GPT-2 learned absolute positions (wpe), from 0; Llama turns q and k by RoPE (base
+            // 10000, half pairing), whose offset a learner may move: the scores do not change.
             (
                 "position",
                 self.position
-                    .is_some_and(|p| p != PositionRequest::Absolute { offset: 0 }),
+                    .is_some_and(|p| match (self.trained_layout(), p) {
+                        (Some(Layout::Llama), PositionRequest::Rope { base, pairing, .. }) => {
+                            base != 10_000.0 || pairing != PairingRequest::Half
+                        }
+                        (Some(Layout::Llama), _) => true,
+                        (_, p) => p != PositionRequest::Absolute { offset: 0 },
+                    }),
             ),
         ];
         fixed

@@ -22,7 +22,14 @@ pub fn LayerNormControl() -> impl IntoView {
         <h2>{move || text().layer_section}</h2>
         <Show
             when=move || !trained.get()
-            fallback=move || view! { <p class="help block" data-testid="norm-fixed">{move || text().model.fixed_norm}</p> }
+            fallback=move || view! { <p class="help block" data-testid="norm-fixed">{move || {
+                let model = &text().model;
+                if lab.request.with(|r| r.trained_layout()) == Some(attention_core::gpt::Layout::Llama) {
+                    model.llama_fixed_norm
+                } else {
+                    model.fixed_norm
+                }
+            }}</p> }
         >
             <Segmented selected=selected lang=lab.lang test_id="layer-norm" on_select=select />
             <p class="help block">{move || text().layer_norm_help}</p>

@@ -1,5 +1,5 @@
-//! Which weights attention runs with: seeded random draws of any shape, or the trained model;
-//! what the trained model is, and whether it is loaded.
+//! Which weights attention runs with: seeded random draws of any shape, or one of the two trained
+//! models (GPT-2 layout, Llama layout); what the model is, and whether it is loaded.
 
 use leptos::prelude::*;
 
@@ -8,6 +8,7 @@ use crate::ui::model::format::group_digits;
 use crate::ui::state::Lab;
 use crate::ui::state::model::ModelStatus;
 use attention_core::api::{MaskRequest, ModelChoice};
+use attention_core::gpt::Layout;
 
 #[component]
 pub fn ModelControl() -> impl IntoView {
@@ -16,29 +17,38 @@ pub fn ModelControl() -> impl IntoView {
     let selected = Signal::derive(move || lab.request.with(|r| r.model).unwrap_or_default());
     let select = Callback::new(move |choice: ModelChoice| {
         lab.edit(|r| {
-            r.model = (choice == ModelChoice::Trained).then_some(choice);
-            // GPT-2 was trained to look only backwards: it starts under a causal mask.
-            if choice == ModelChoice::Trained && r.mask.is_none() {
+            r.model = (choice != ModelChoice::Random).then_some(choice);
+            // Both models were trained to look only backwards: they start under a causal mask.
+            if choice != ModelChoice::Random && r.mask.is_none() {
                 r.mask = Some(MaskRequest::Causal);
             }
         });
     });
+    let layout = move || selected.get().layout();
     let status = move || match lab.model_status.get() {
         ModelStatus::Idle => String::new(),
-        ModelStatus::Loading => texts().loading.to_string(),
+        // The other model still in place while this one loads.
+        status if status.layout() != layout() => texts().loading.to_string(),
+        ModelStatus::Loading(_) => texts().loading.to_string(),
         ModelStatus::Ready(gpt) => {
             let shape = gpt.0.shape;
-            let parameters: usize = gpt.0.parameter_count();
-            (texts().ready)(
-                shape.n_layer,
-                shape.n_head,
-                shape.n_embd,
-                &group_digits(parameters as u64),
-            )
+            let parameters = group_digits(gpt.0.parameter_count() as u64);
+            match shape.layout {
+                Layout::Gpt2 => {
+                    (texts().ready)(shape.n_layer, shape.n_head, shape.n_embd, &parameters)
+                }
+                Layout::Llama => (texts().llama_ready)(
+                    shape.n_layer,
+                    shape.n_head,
+                    shape.n_kv_head,
+                    shape.n_embd,
+                    &parameters,
+                ),
+            }
         }
-        ModelStatus::Failed(why) => (texts().failed)(&why),
+        ModelStatus::Failed(_, why) => (texts().failed)(&why),
     };
-    let trained = move || selected.get() == ModelChoice::Trained;
+    let trained = move || layout().is_some();
     view! {
         <h2>{move || texts().section}</h2>
         <Segmented selected=selected lang=lab.lang test_id="model-choice" on_select=select />
@@ -57,7 +67,13 @@ pub fn ModelControl() -> impl IntoView {
             }}</p>
         }>
             <div class="model-about" data-testid="model-about">
-                {move || texts().about.iter().map(|p| view! { <p class="help block">{*p}</p> }).collect_view()}
+                {move || {
+                    let about = match layout() {
+                        Some(Layout::Llama) => &texts().llama_about,
+                        _ => &texts().about,
+                    };
+                    about.iter().map(|p| view! { <p class="help block">{*p}</p> }).collect_view()
+                }}
             </div>
         </Show>
     }

@@ -1,0 +1,293 @@
+//! Reading a text longer than the model's context through a rolling KV cache, as a streaming
+//! server does, with and without attention sinks (Xiao et al., 2023, "Efficient Streaming
+//! Language Models with Attention Sinks").
+//!
+//! The cache keeps the first `sink_tokens` characters and the last `window` (the current one
+//! included); older ones are evicted. Positions are assigned inside the cache, as StreamingLLM
+//! does for RoPE: keys are cached before their rotation, and at every step the entry in cache
+//! slot s is turned as position s, the query as the last slot. So a RoPE model never sees a
+//! position beyond what it was trained on, however long the text. (GPT-2's learned positions are
+//! added to its input before K and V are computed, so its cached entries cannot move: this runs
+//! the Llama layout only.)
+//!
+//! Beside it, a sliding-window recompute: for every position, the model run afresh on the last
+//! `window` characters alone (exact for a window model, and `window` times the work).
+
+use ndarray::{ArrayView1, s};
+
+use crate::generate::{GenerateError, prompt_ids};
+use crate::gpt::{Gpt, Layout};
+
+/// The longest text a stream evaluation reads.
+pub const MAX_STREAM_CHARS: usize = 4096;
+
+/// What a stream evaluation reads and keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StreamSpec {
+    /// The most recent characters kept (the current one included).
+    pub window: usize,
+    /// The first characters kept whatever their distance.
+    pub sink_tokens: usize,
+}
+
+/// Why a stream evaluation cannot run.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum StreamError {
+    #[error(transparent)]
+    Text(#[from] GenerateError),
+    #[error(
+        "stream_eval: positions cannot move inside the cache of a model with learned positions (GPT-2); use \"model\": \"llama\""
+    )]
+    LearnedPositions,
+    #[error("stream_eval.window must be at least 1 (got 0)")]
+    ZeroWindow,
+    #[error("stream_eval.sink_tokens must be fewer than the window ({window}); got {sink_tokens}")]
+    SinksNotBelowWindow { sink_tokens: usize, window: usize },
+    #[error(
+        "stream_eval: window {window} + sink_tokens {sink_tokens} exceed the model's context of {context}; the cache would hold positions it was never trained on"
+    )]
+    PastContext {
+        window: usize,
+        sink_tokens: usize,
+        context: usize,
+    },
+    #[error("stream_eval.text: {count} characters; give between 2 and {max}")]
+    Length { count: usize, max: usize },
+}
+
+/// One run's next-character losses (nats), one per position after the first.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StreamRun {
+    pub losses: Vec<f32>,
+}
+
+impl StreamRun {
+    pub fn mean(&self) -> f32 {
+        self.losses.iter().sum::<f32>() / self.losses.len().max(1) as f32
+    }
+}
+
+/// The three runs, and each head's share of attention on the first character.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StreamEval {
+    pub ids: Vec<u32>,
+    pub with_sinks: StreamRun,
+    /// The same cache with `sink_tokens` = 0.
+    pub without_sinks: StreamRun,
+    pub recompute: StreamRun,
+    /// [layers][heads]: the mean weight on the text's first character, over every query of the
+    /// first context window after the first (the "attention sink" measure).
+    pub first_token_share: Vec<Vec<f32>>,
+}
+
+/// A rolling cache: for each layer the keys (before RoPE) and values of the kept characters, in
+/// the order they came, and which characters they are.
+struct Rolling {
+    keys: Vec<Vec<Vec<f32>>>,
+    values: Vec<Vec<Vec<f32>>>,
+    kept: Vec<usize>,
+}
+
+/// RoPE's (cos, sin) for every position of the context and pair of d_head, computed in f64 as
+/// [`crate::scoring::rope`] computes them, so a turn here is that function's to the bit.
+struct Turns {
+    table: Vec<(f64, f64)>,
+    pairs: usize,
+}
+
+impl Turns {
+    fn new(base: f64, d_head: usize, positions: usize) -> Self {
+        let pairs = d_head / 2;
+        let thetas: Vec<f64> = (0..pairs)
+            .map(|p| base.powf(-2.0 * p as f64 / d_head as f64))
+            .collect();
+        let table = (0..positions)
+            .flat_map(|m| thetas.iter().map(move |&t| (m as f64 * t).sin_cos()))
+            .map(|(sin, cos)| (cos, sin))
+            .collect();
+        Self { table, pairs }
+    }
+
+    /// `row` ([heads · d_head]) with each head's pairs (p, p + d_head/2) turned as `position`.
+    fn turn(&self, row: &[f32], position: usize) -> Vec<f32> {
+        let d_head = 2 * self.pairs;
+        let angles = &self.table[position * self.pairs..(position + 1) * self.pairs];
+        let mut out = row.to_vec();
+        for head in out.chunks_exact_mut(d_head) {
+            for (p, &(cos, sin)) in angles.iter().enumerate() {
+                let (x1, x2) = (f64::from(head[p]), f64::from(head[p + self.pairs]));
+                head[p] = (x1 * cos - x2 * sin) as f32;
+                head[p + self.pairs] = (x1 * sin + x2 * cos) as f32;
+            }
+        }
+        out
+    }
+}
+
+/// The loss of the next character after each position through a rolling cache.
+fn rolling(model: &Gpt, ids: &[u32], spec: StreamSpec) -> StreamRun {
+    let shape = model.shape;
+    let d_head = shape.d_head();
+    let group = shape.n_head / shape.n_kv_head;
+    let scale = 1.0 / (d_head as f32).sqrt();
+    let layers = model.blocks.len();
+    let mut cache = Rolling {
+        keys: vec![Vec::new(); layers],
+        values: vec![Vec::new(); layers],
+        kept: Vec::new(),
+    };
+    let turns = Turns::new(shape.rope_theta, d_head, spec.window + spec.sink_tokens);
+    let mut losses = Vec::with_capacity(ids.len() - 1);
+    for (t, &id) in ids.iter().enumerate().take(ids.len() - 1) {
+        // Evict what is neither a sink nor within the window (the current character included).
+        let keep = |index: usize| index < spec.sink_tokens || index + spec.window > t;
+        let retained: Vec<bool> = cache.kept.iter().map(|&i| keep(i)).collect();
+        for layer in 0..layers {
+            let mut flags = retained.iter();
+            cache.keys[layer].retain(|_| *flags.next().unwrap_or(&true));
+            let mut flags = retained.iter();
+            cache.values[layer].retain(|_| *flags.next().unwrap_or(&true));
+        }
+        cache.kept.retain(|&i| keep(i));
+        cache.kept.push(t);
+        let position = cache.kept.len() - 1;
+        let mut x = model.wte.row(id as usize).to_owned();
+        for (layer, block) in model.blocks.iter().enumerate() {
+            let w = &block.attention;
+            let h = block.ln_1.apply(x.view().insert_axis(ndarray::Axis(0)));
+            let h = h.row(0);
+            let q = turns.turn(h.dot(&w.w_q).as_slice().expect("a row"), position);
+            cache.keys[layer].push(h.dot(&w.w_k).to_vec());
+            cache.values[layer].push(h.dot(&w.w_v).to_vec());
+            let keys: Vec<Vec<f32>> = cache.keys[layer]
+                .iter()
+                .enumerate()
+                .map(|(slot, k)| turns.turn(k, slot))
+                .collect();
+            let mut concat = ndarray::Array1::<f32>::zeros(shape.n_head * d_head);
+            let mut scores = vec![0.0f32; keys.len()];
+            for head in 0..shape.n_head {
+                let g = head / group;
+                let qh = &q[head * d_head..(head + 1) * d_head];
+                for (s, k) in scores.iter_mut().zip(&keys) {
+                    let kh = &k[g * d_head..(g + 1) * d_head];
+                    *s = qh.iter().zip(kh).map(|(a, b)| a * b).sum::<f32>() * scale;
+                }
+                let max = scores.iter().fold(f32::NEG_INFINITY, |a, &b| a.max(b));
+                let mut sum = 0.0f64;
+                for s in scores.iter_mut() {
+                    *s = crate::fastmath::exp(*s - max);
+                    sum += f64::from(*s);
+                }
+                let mut out = concat.slice_mut(s![head * d_head..(head + 1) * d_head]);
+                for (&weight, v) in scores.iter().zip(&cache.values[layer]) {
+                    let v = ArrayView1::from(&v[g * d_head..(g + 1) * d_head]);
+                    out.scaled_add((f64::from(weight) / sum) as f32, &v);
+                }
+            }
+            x += &w
+                .project_out(concat.view().insert_axis(ndarray::Axis(0)))
+                .row(0);
+            let normed = block.ln_2.apply(x.view().insert_axis(ndarray::Axis(0)));
+            x += &block.mlp.apply(normed.view()).row(0);
+        }
+        let last = model.ln_f.apply(x.view().insert_axis(ndarray::Axis(0)));
+        losses.push(loss(model.head(last.row(0)).view(), ids[t + 1]));
+    }
+    StreamRun { losses }
+}
+
+/// −log softmax(logits)[target], in nats.
+fn loss(logits: ArrayView1<f32>, target: u32) -> f32 {
+    let max = logits.fold(f32::NEG_INFINITY, |m, &v| m.max(v));
+    let sum: f64 = logits.iter().map(|&v| f64::from((v - max).exp())).sum();
+    (sum.ln() - f64::from(logits[target as usize] - max)) as f32
+}
+
+/// For every position, the model on the last `window` characters alone.
+fn recompute(model: &Gpt, ids: &[u32], window: usize) -> StreamRun {
+    let losses = (0..ids.len() - 1)
+        .map(|t| {
+            let from = (t + 1).saturating_sub(window);
+            let mut cache = crate::generate::KvCache::new(model);
+            let rows = model.extend(&mut cache, &ids[from..=t], 1.0);
+            loss(model.head(rows.row(rows.nrows() - 1)).view(), ids[t + 1])
+        })
+        .collect();
+    StreamRun { losses }
+}
+
+/// Each head's mean weight on the first character, over queries 1 … n − 1 of the first context
+/// window (the traced forward pass under the causal mask).
+fn first_token_share(model: &Gpt, ids: &[u32]) -> Vec<Vec<f32>> {
+    let n = ids.len().min(model.shape.n_positions);
+    let tokens: Vec<String> = ids[..n]
+        .iter()
+        .map(|&id| model.vocab[id as usize].clone())
+        .collect();
+    let Ok(forward) = model.forward(&tokens, &ids[..n], &crate::gpt::GptRun::default()) else {
+        return Vec::new();
+    };
+    forward
+        .layers
+        .iter()
+        .map(|layer| {
+            layer
+                .attention
+                .heads
+                .iter()
+                .map(|head| {
+                    let column = head.weights.slice(s![1..n, 0]);
+                    column.sum() / (n - 1).max(1) as f32
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Reads `text` through rolling caches with and without sinks and through a sliding-window
+/// recompute.
+pub fn stream_eval(model: &Gpt, text: &str, spec: StreamSpec) -> Result<StreamEval, StreamError> {
+    if model.shape.layout != Layout::Llama {
+        return Err(StreamError::LearnedPositions);
+    }
+    if spec.window == 0 {
+        return Err(StreamError::ZeroWindow);
+    }
+    if spec.sink_tokens >= spec.window {
+        return Err(StreamError::SinksNotBelowWindow {
+            sink_tokens: spec.sink_tokens,
+            window: spec.window,
+        });
+    }
+    let context = model.shape.n_positions;
+    if spec.window + spec.sink_tokens > context {
+        return Err(StreamError::PastContext {
+            window: spec.window,
+            sink_tokens: spec.sink_tokens,
+            context,
+        });
+    }
+    let count = crate::gpt::normalise(text).chars().count();
+    if !(2..=MAX_STREAM_CHARS).contains(&count) {
+        return Err(StreamError::Length {
+            count,
+            max: MAX_STREAM_CHARS,
+        });
+    }
+    let ids = prompt_ids(model, text)?;
+    Ok(StreamEval {
+        with_sinks: rolling(model, &ids, spec),
+        without_sinks: rolling(
+            model,
+            &ids,
+            StreamSpec {
+                sink_tokens: 0,
+                ..spec
+            },
+        ),
+        recompute: recompute(model, &ids, spec.window),
+        first_token_share: first_token_share(model, &ids),
+        ids,
+    })
+}

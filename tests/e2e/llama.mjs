@@ -1,0 +1,124 @@
+// The Llama-layout model in the built app (dist/), as a learner meets it: chosen by the weights
+// control and by a link, fetched from llama/ only then, its layer shown as the Llama block it is
+// (RMSNorm, no biases, no position vector, RoPE in the scores, query heads sharing K/V heads), in
+// English and Chinese, on a phone; and generating in the page through attentionLab.generate with
+// the KV cache, each step equal to a recompute. With SHOTS=dir it saves screenshots there.
+//
+// node --test tests/e2e/llama.mjs   (after trunk build --release)
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { serve } from './serve.mjs';
+import { launch, ROOT, nextFrames } from './browser.mjs';
+
+const DIST = process.env.DIST ?? join(ROOT, 'dist');
+const SHOTS = process.env.SHOTS;
+const SENTENCE = 'The cat sat on the mat. The cat sat on the';
+let server, context, page;
+const errors = [];
+const fetched = [];
+
+before(async () => {
+  server = await serve(DIST);
+  context = await launch();
+  page = await context.newPage();
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('request', (r) => fetched.push(new URL(r.url()).pathname));
+  await page.goto(`${server.url}?sentence=${encodeURIComponent(SENTENCE)}`);
+  await page.waitForFunction(() => window.attentionLab?.state?.().tokens);
+});
+
+after(async () => {
+  await context?.close();
+  server?.close();
+});
+
+const state = () => page.evaluate(() => window.attentionLab.state());
+const text = (testid) => page.locator(`[data-testid=${testid}]`).first().textContent();
+const ready = (model) => page.waitForFunction(
+  (model) => { const s = window.attentionLab.state(); return s.model === model && s.model_status === 'ready' && s.predictions; },
+  model, { timeout: 60000 },
+);
+
+test('the weights control offers the Llama layout, fetched only when chosen', async () => {
+  assert.ok(!fetched.some((p) => p.includes('/llama/')), 'nothing fetched before it is chosen');
+  const choice = page.locator('[data-testid=model-choice] button', { hasText: 'Llama layout' });
+  await choice.click();
+  await ready('llama');
+  assert.ok(fetched.some((p) => p.endsWith('/llama/model.safetensors')), fetched.join(' '));
+  const s = await state();
+  assert.deepEqual(s.mask, { kind: 'causal' }, 'it starts under the mask it was trained with');
+  assert.equal(s.tokens.length, SENTENCE.length, 'one token per character');
+  assert.match(await text('model-status'), /Llama-layout model of 3 layers × 4 query heads sharing 2 K\/V heads/);
+  assert.match(await text('norm-fixed'), /RMSNorm/);
+  assert.match(page.url(), /model=llama/, 'the address keeps the model');
+});
+
+test('its layer is the Llama block: RMSNorm, no biases, RoPE, shared K/V heads', async () => {
+  const q = await text('formula-q');
+  assert.match(q, /RMSNorm\(X\) W_Q/);
+  assert.doesNotMatch(q, /b_Q/, 'no biases');
+  assert.equal(await page.locator('[data-testid^=model-head-]').count(), 12, 'every layer × head');
+  const t = await page.evaluate(() => window.attentionLab.trace());
+  assert.equal(t.position.kind, 'rope', JSON.stringify(t.position));
+  // Query heads 1 and 2 read K/V head 1; 3 and 4 read K/V head 2.
+  assert.deepEqual(t.heads[0].k, t.heads[1].k);
+  assert.notDeepEqual(t.heads[1].k, t.heads[2].k);
+  if (SHOTS) {
+    await page.locator('[data-testid=model-status]').scrollIntoViewIfNeeded();
+    await nextFrames(page);
+    await page.screenshot({ path: join(SHOTS, 'llama-desktop.png'), fullPage: false });
+  }
+});
+
+test('it generates in the page with the KV cache, every step equal to a recompute', async () => {
+  const g = await page.evaluate(() => window.attentionLab.generate({ steps: 40, cache: true, sampling: 'greedy' }));
+  assert.equal(g.ok, true, g.error);
+  assert.equal(g.steps.length, 40);
+  assert.equal(g.steps[39].cache_len, SENTENCE.length + 40);
+  assert.ok(g.steps.every((s) => s.max_delta <= 1e-4), JSON.stringify(g.steps.map((s) => s.max_delta)));
+  assert.equal(g.cache_bytes_per_token.this_model * 2, g.cache_bytes_per_token.mha, 'GQA halves the cache');
+  const without = await page.evaluate(() => window.attentionLab.generate({ steps: 40, cache: false, sampling: 'greedy', check: false }));
+  assert.equal(without.text, g.text, 'the same characters without the cache');
+  // From the page's own controls: 60 characters, with the cache, then without.
+  await page.fill('[data-testid=generate-steps]', '60');
+  await page.locator('[data-testid=generate-steps]').dispatchEvent('change');
+  await page.click('[data-testid=generate]');
+  await page.waitForSelector('[data-testid=generate-speed]');
+  assert.match(await text('generate-speed'), /^60 characters in \d+ ms: \d+ characters per second with the cache/);
+  assert.match(await text('generate-memory'), /1,536 bytes per character with this model's 2 K\/V heads/);
+  if (SHOTS) {
+    await page.locator('[data-testid=generator]').scrollIntoViewIfNeeded();
+    await nextFrames(page);
+    await page.screenshot({ path: join(SHOTS, 'llama-generate.png') });
+  }
+  await page.uncheck('[data-testid=generate-cache]');
+  await page.click('[data-testid=generate]');
+  await page.waitForFunction(() => /without the cache/.test(document.querySelector('[data-testid=generate-speed]')?.textContent ?? ''));
+  const bad = await page.evaluate(() => window.attentionLab.generate({ steps: 4, sampling: { temperature: 0 } }));
+  assert.equal(bad.ok, false);
+  assert.match(bad.error, /temperature must be above 0/);
+});
+
+test('in Chinese and on a phone', async () => {
+  await page.evaluate(() => window.attentionLab.set({ lang: 'zh' }));
+  await page.waitForFunction(() => window.attentionLab.state().lang === 'zh');
+  await nextFrames(page);
+  assert.match(await text('model-status'), /Llama 结构的模型/);
+  assert.match(await text('norm-fixed'), /RMSNorm/);
+  const phone = await launch({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
+  try {
+    const p = await phone.newPage();
+    await p.goto(`${server.url}?model=llama&lang=zh&sentence=${encodeURIComponent('猫坐在垫子上。猫坐在')}`);
+    await p.waitForFunction(() => { const s = window.attentionLab?.state?.(); return s?.model_status === 'ready' && s.predictions; }, null, { timeout: 60000 });
+    const overflow = await p.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(overflow <= 1, `no sideways scrolling (${overflow} px)`);
+    await p.locator('[data-testid^=model-head-]').first().scrollIntoViewIfNeeded();
+    await nextFrames(p);
+    if (SHOTS) await p.screenshot({ path: join(SHOTS, 'llama-phone-zh.png') });
+  } finally {
+    await phone.close();
+  }
+  assert.deepEqual(errors, []);
+});

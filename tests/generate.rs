@@ -1,0 +1,184 @@
+//! Generation with a KV cache, on both trained models: every step's logits equal a recompute of
+//! the whole text without the cache (within 10⁻⁴), after short and long prefills and over many
+//! steps; without the cache the same characters come; the cache holds what its formula says;
+//! bad requests are refused with a message. Natively and in the browser.
+
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+#[cfg(target_arch = "wasm32")]
+wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
+
+use attention_core::api::load_model;
+use attention_core::generate::{
+    GenerateError, GenerateSpec, KvCache, Sampling, cache_bytes_per_token, generate,
+};
+use attention_core::gpt::{Gpt, Layout};
+
+const TOLERANCE: f32 = 1e-4;
+
+fn gpt2() -> Gpt {
+    load_model(
+        include_bytes!("../assets/model/model.safetensors"),
+        include_str!("../assets/model/config.json"),
+        include_str!("../assets/model/vocab.json"),
+    )
+    .unwrap()
+}
+
+fn llama() -> Gpt {
+    load_model(
+        include_bytes!("../assets/llama/model.safetensors"),
+        include_str!("../assets/llama/config.json"),
+        include_str!("../assets/llama/vocab.json"),
+    )
+    .unwrap()
+}
+
+const TEXT: &str = "The cat sat on the mat because it was tired, and the dog sat beside it. \
+                    Then the cat got up and went to sleep in the sun.";
+
+fn spec(steps: usize, cache: bool, sampling: Sampling) -> GenerateSpec {
+    GenerateSpec {
+        steps,
+        cache,
+        sampling,
+        check: true,
+    }
+}
+
+/// Cached decoding against the full recompute at every step, after prefills of 3, 16 and 64
+/// characters (decoding from 16 and from 64 cached positions).
+fn cached_equals_recompute(model: &Gpt) {
+    for (prefill, steps) in [(3, 48), (16, 40), (64, 32)] {
+        let prompt: String = TEXT.chars().take(prefill).collect();
+        let generation = generate(
+            model,
+            &prompt,
+            &spec(steps, true, Sampling::Greedy),
+            1.0,
+            &|| 0.0,
+        )
+        .unwrap();
+        assert_eq!(generation.steps.len(), steps);
+        for (i, step) in generation.steps.iter().enumerate() {
+            let delta = step.max_delta.unwrap();
+            assert!(
+                delta <= TOLERANCE,
+                "{:?} prefill {prefill}, step {i}: max |Δ| {delta}",
+                model.shape.layout
+            );
+            assert_eq!(step.cache_len, prefill + i + 1);
+            assert_eq!(step.top.len(), 5);
+            assert_ne!(step.id, 0, "<unk> is never generated");
+            assert!(step.top.windows(2).all(|w| w[0].p >= w[1].p));
+        }
+        let worst = generation
+            .steps
+            .iter()
+            .filter_map(|s| s.max_delta)
+            .fold(0.0f32, f32::max);
+        eprintln!(
+            "{:?}, prefill {prefill}: {:?} … worst |Δ| {worst:e}",
+            model.shape.layout,
+            generation.text()
+        );
+    }
+}
+
+#[test]
+fn gpt2_cached_decoding_equals_the_recompute_at_every_step() {
+    cached_equals_recompute(&gpt2());
+}
+
+#[test]
+fn llama_cached_decoding_equals_the_recompute_at_every_step() {
+    cached_equals_recompute(&llama());
+}
+
+#[test]
+fn without_the_cache_the_same_characters_come() {
+    for model in [gpt2(), llama()] {
+        for sampling in [
+            Sampling::Greedy,
+            Sampling::Temperature {
+                temperature: 0.8,
+                seed: 7,
+            },
+        ] {
+            let run = |cache| {
+                let spec = GenerateSpec {
+                    check: false,
+                    ..spec(24, cache, sampling)
+                };
+                generate(&model, "the cat ", &spec, 1.0, &|| 0.0).unwrap()
+            };
+            let (with, without) = (run(true), run(false));
+            assert_eq!(with.text(), without.text(), "{sampling:?}");
+            assert_eq!(without.steps[5].cache_bytes, 0, "no cache kept");
+            for (a, b) in with.steps.iter().zip(&without.steps) {
+                assert!((a.top[0].p - b.top[0].p).abs() < 1e-4);
+            }
+        }
+    }
+}
+
+#[test]
+fn the_cache_holds_two_rows_per_layer_and_kv_head_for_each_position() {
+    let model = llama();
+    let shape = model.shape;
+    assert_eq!(shape.layout, Layout::Llama);
+    let generation = generate(
+        &model,
+        "abc",
+        &spec(4, true, Sampling::Greedy),
+        1.0,
+        &|| 0.0,
+    )
+    .unwrap();
+    let per_token = cache_bytes_per_token(shape.n_layer, shape.n_kv_head, shape.d_head(), 4);
+    assert_eq!(
+        per_token,
+        2 * shape.n_layer * shape.n_kv_head * shape.d_head() * 4
+    );
+    let last = generation.steps.last().unwrap();
+    assert_eq!(last.cache_len, 7);
+    assert_eq!(last.cache_bytes, 7 * per_token);
+    // Grouped-query attention caches n_kv_head heads, not n_head: this much smaller than MHA.
+    let mha = cache_bytes_per_token(shape.n_layer, shape.n_head, shape.d_head(), 4);
+    assert_eq!(mha / per_token, shape.n_head / shape.n_kv_head);
+    let cache = KvCache::new(&model);
+    assert_eq!((cache.len, cache.bytes()), (0, 0));
+}
+
+#[test]
+fn bad_requests_are_refused_by_name() {
+    let model = gpt2();
+    let greedy = |steps| spec(steps, true, Sampling::Greedy);
+    let run = |prompt: &str, spec: GenerateSpec| generate(&model, prompt, &spec, 1.0, &|| 0.0);
+    assert_eq!(run("", greedy(3)).unwrap_err(), GenerateError::EmptyPrompt);
+    assert!(matches!(
+        run("abc", greedy(0)),
+        Err(GenerateError::Steps { .. })
+    ));
+    let error = run("abc", greedy(126)).unwrap_err();
+    assert!(error.to_string().contains("context of 128"), "{error}");
+    let error = run("a🙂b🙂", greedy(3)).unwrap_err();
+    assert_eq!(
+        error,
+        GenerateError::UnknownCharacters("\"🙂\"".into()),
+        "named once"
+    );
+    let cold = spec(
+        3,
+        true,
+        Sampling::Temperature {
+            temperature: 0.0,
+            seed: 1,
+        },
+    );
+    assert!(matches!(
+        run("abc", cold),
+        Err(GenerateError::SamplingTemperature(_))
+    ));
+    assert!(run("abc", greedy(125)).is_ok(), "up to the context exactly");
+}

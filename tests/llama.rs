@@ -1,0 +1,220 @@
+//! The Llama-layout model shipped in assets/llama: its files are Hugging Face's Llama (config,
+//! tensor names, tied embeddings, no biases), it shares the GPT-2 model's vocabulary, and the
+//! lab's forward pass (RMSNorm, RoPE and grouped-query attention in the core's own attention,
+//! layer by layer) reproduces the logits and attention weights the training framework (JAX)
+//! computed, within 10⁻⁴. Natively and in the browser.
+
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+#[cfg(target_arch = "wasm32")]
+wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
+
+use attention_core::api::{Request, load_model};
+use attention_core::gpt::{Gpt, GptRun, Layout, Mlp, ModelError, silu};
+use attention_core::scoring::Position;
+use serde_json::{Value, json};
+
+const SAFETENSORS: &[u8] = include_bytes!("../assets/llama/model.safetensors");
+const CONFIG: &str = include_str!("../assets/llama/config.json");
+const VOCAB: &str = include_str!("../assets/llama/vocab.json");
+const GPT2_VOCAB: &str = include_str!("../assets/model/vocab.json");
+const FIXTURES: &str = include_str!("fixtures/llama.json");
+const TOLERANCE: f32 = 1e-4;
+
+fn model() -> Gpt {
+    load_model(SAFETENSORS, CONFIG, VOCAB).expect("the shipped Llama loads")
+}
+
+/// The safetensors header's tensor names.
+fn tensor_names() -> Vec<String> {
+    let length = u64::from_le_bytes(SAFETENSORS[..8].try_into().unwrap()) as usize;
+    let header: serde_json::Map<String, Value> =
+        serde_json::from_slice(&SAFETENSORS[8..8 + length]).unwrap();
+    header
+        .keys()
+        .filter(|k| *k != "__metadata__")
+        .cloned()
+        .collect()
+}
+
+#[test]
+fn the_shipped_files_hold_a_llama_in_hugging_faces_layout() {
+    assert!(
+        SAFETENSORS.len() <= 5_000_000,
+        "{} bytes",
+        SAFETENSORS.len()
+    );
+    let config: Value = serde_json::from_str(CONFIG).unwrap();
+    assert_eq!(config["model_type"], "llama");
+    assert_eq!(config["architectures"], json!(["LlamaForCausalLM"]));
+    assert_eq!(config["tie_word_embeddings"], true);
+    assert_eq!(config["rope_theta"], 10000.0);
+    let model = model();
+    let shape = model.shape;
+    assert_eq!(shape.layout, Layout::Llama);
+    assert!(shape.n_positions >= 256, "context {}", shape.n_positions);
+    assert!(
+        shape.n_head >= 2 * shape.n_kv_head,
+        "grouped-query attention: {} query heads, {} K/V heads",
+        shape.n_head,
+        shape.n_kv_head
+    );
+    assert_eq!(
+        serde_json::from_str::<Value>(VOCAB).unwrap(),
+        serde_json::from_str::<Value>(GPT2_VOCAB).unwrap(),
+        "the GPT-2 model's vocabulary"
+    );
+    assert!(model.wpe.is_none(), "no learned positions");
+    for block in &model.blocks {
+        assert!(block.attention.biases.is_none(), "no biases");
+        assert!(block.ln_1.rms && block.ln_2.rms, "RMSNorm");
+        assert!(matches!(block.mlp, Mlp::SwiGlu { .. }));
+    }
+    let names = tensor_names();
+    assert!(
+        names.iter().all(|n| n.starts_with("model.")),
+        "LlamaForCausalLM's names, the LM head tied: {names:?}"
+    );
+    assert!(names.contains(&"model.layers.0.self_attn.q_proj.weight".to_string()));
+    assert_eq!(names.len(), 2 + 9 * shape.n_layer);
+    assert_eq!(
+        model.parameter_count(),
+        shape.vocab_size * shape.n_embd
+            + shape.n_embd
+            + shape.n_layer
+                * (2 * shape.n_embd
+                    + 2 * shape.n_embd * shape.n_head * shape.d_head()
+                    + 2 * shape.n_embd * shape.n_kv_head * shape.d_head()
+                    + 3 * shape.n_embd * shape.n_inner)
+    );
+}
+
+#[test]
+fn the_forward_pass_reproduces_the_training_frameworks_logits() {
+    let model = model();
+    let fixtures: Value = serde_json::from_str(FIXTURES).unwrap();
+    let fixtures = fixtures["fixtures"].as_array().unwrap();
+    assert!(fixtures.len() >= 3);
+    let mut longest = 0;
+    for fixture in fixtures {
+        let text = fixture["text"].as_str().unwrap();
+        let ids: Vec<u32> = serde_json::from_value(fixture["ids"].clone()).unwrap();
+        let pairs = model.tokenize(text);
+        let tokenized: Vec<u32> = pairs.iter().map(|(_, id)| *id).collect();
+        assert_eq!(tokenized, ids, "{text}: the same tokens as in training");
+        longest = longest.max(ids.len());
+        let tokens: Vec<String> = pairs.into_iter().map(|(t, _)| t).collect();
+        let forward = model.forward(&tokens, &ids, &GptRun::default()).unwrap();
+        let logits = model.all_logits(&forward);
+        let chosen: Vec<usize> = serde_json::from_value(fixture["token_ids"].clone()).unwrap();
+        let expected: Vec<Vec<f32>> = serde_json::from_value(fixture["logits"].clone()).unwrap();
+        // A long fixture keeps some positions only (`rows`); a short one every position.
+        let rows: Vec<usize> = match fixture.get("rows") {
+            Some(rows) => serde_json::from_value(rows.clone()).unwrap(),
+            None => (0..ids.len()).collect(),
+        };
+        assert_eq!(rows.len(), expected.len());
+        let mut worst = 0.0f32;
+        for (&position, row) in rows.iter().zip(&expected) {
+            for (&id, &logit) in chosen.iter().zip(row) {
+                let got = logits[[position, id]];
+                worst = worst.max((got - logit).abs());
+                assert!(
+                    (got - logit).abs() <= TOLERANCE * logit.abs().max(1.0),
+                    "{text}: logit of {:?} after position {position}: {got}, JAX {logit}",
+                    model.vocab[id]
+                );
+            }
+        }
+        let weights: Vec<Vec<Vec<f32>>> =
+            serde_json::from_value(fixture["layer0_weights"].clone()).unwrap();
+        assert_eq!(weights.len(), model.shape.n_head);
+        for (h, head) in weights.iter().enumerate() {
+            for (&i, row) in rows.iter().zip(head) {
+                for (j, &w) in row.iter().enumerate() {
+                    let got = forward.layers[0].attention.heads[h].weights[[i, j]];
+                    assert!(
+                        (got - w).abs() <= TOLERANCE,
+                        "{text}: head {h} weight [{i}][{j}]: {got}, JAX {w}"
+                    );
+                }
+            }
+        }
+        eprintln!("{text}: largest logit difference {worst:e}");
+    }
+    assert!(
+        longest >= 200,
+        "a fixture reaches far positions (RoPE's angles grow with them): {longest}"
+    );
+}
+
+/// Each layer's attention is the lab's own, with RoPE and grouped-query attention: the query
+/// heads of one group read the same K and V, and moving every position by an offset (the
+/// position request's `offset`) leaves the scores as they were.
+#[test]
+fn each_layer_is_the_labs_attention_with_rope_and_shared_kv_heads() {
+    let model = model();
+    let text = "the cat sat on the mat; the cat sat";
+    let forward = model.read(text, &GptRun::default()).unwrap();
+    let layer = &forward.layers[1].attention;
+    assert!(matches!(
+        layer.config.shaping().position,
+        Position::Rope { base, .. } if base == 10_000.0
+    ));
+    let group = model.shape.n_head / model.shape.n_kv_head;
+    assert_eq!(layer.heads[0].k, layer.heads[group - 1].k, "one K/V head");
+    assert_ne!(layer.heads[0].k, layer.heads[group].k, "the next group's");
+    assert!(
+        forward.positions.iter().all(|&p| p == 0.0),
+        "no position vector"
+    );
+
+    let request = |position: Value| -> Request {
+        serde_json::from_value(json!({"model": "llama", "sentence": text, "position": position}))
+            .unwrap()
+    };
+    let (_, moved) = request(json!({"kind": "rope", "offset": 100}))
+        .trained_run()
+        .unwrap();
+    let shifted = model.read(text, &moved).unwrap();
+    let (a, b) = (model.all_logits(&forward), model.all_logits(&shifted));
+    let worst = (&a - &b).iter().fold(0.0f32, |m, v| m.max(v.abs()));
+    assert!(worst < 1e-3, "RoPE sees only distances: {worst}");
+    for position in [
+        json!({"kind": "absolute"}),
+        json!({"kind": "rope", "pairing": "interleaved"}),
+    ] {
+        let refused = request(position.clone())
+            .trained_run()
+            .unwrap_err()
+            .to_string();
+        assert!(refused.contains("position"), "{position}: {refused}");
+    }
+    let gpt2: Request = serde_json::from_value(json!({"model": "gpt2", "sentence": text})).unwrap();
+    assert_eq!(
+        gpt2.trained_layout(),
+        Some(Layout::Gpt2),
+        "\"gpt2\" names the first"
+    );
+}
+
+#[test]
+fn a_config_that_does_not_fit_is_refused_by_name() {
+    let mut config: Value = serde_json::from_str(CONFIG).unwrap();
+    config["head_dim"] = json!(7);
+    let error = load_model(SAFETENSORS, &config.to_string(), VOCAB).unwrap_err();
+    assert!(
+        matches!(error, ModelError::Config(ref m) if m.contains("head_dim")),
+        "{error}"
+    );
+    let mut config: Value = serde_json::from_str(CONFIG).unwrap();
+    config["num_key_value_heads"] = json!(3);
+    let error = load_model(SAFETENSORS, &config.to_string(), VOCAB).unwrap_err();
+    assert!(error.to_string().contains("K/V heads"), "{error}");
+    let mut config: Value = serde_json::from_str(CONFIG).unwrap();
+    config["model_type"] = json!("mistral");
+    let error = load_model(SAFETENSORS, &config.to_string(), VOCAB).unwrap_err();
+    assert!(error.to_string().contains("mistral"), "{error}");
+    assert!((silu(1.0) - 0.731_058_6).abs() < 1e-6);
+    assert!(silu(-100.0).abs() < 1e-30);
+}

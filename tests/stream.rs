@@ -1,0 +1,133 @@
+//! Streaming past the context through a rolling KV cache (the Llama model): without eviction it
+//! is the ordinary forward pass; with it, positions stay inside the cache; sinks, window and text
+//! are checked with clear messages. Natively and in the browser.
+
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+#[cfg(target_arch = "wasm32")]
+wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
+
+use attention_core::api::load_model;
+use attention_core::gpt::Gpt;
+use attention_core::stream::{StreamError, StreamSpec, stream_eval};
+
+fn llama() -> Gpt {
+    load_model(
+        include_bytes!("../assets/llama/model.safetensors"),
+        include_str!("../assets/llama/config.json"),
+        include_str!("../assets/llama/vocab.json"),
+    )
+    .unwrap()
+}
+
+const TEXT: &str = "The cat sat on the mat because it was tired, and the dog sat beside it. \
+                    Then the cat got up and went to sleep in the sun, and the dog followed it.";
+
+#[test]
+fn a_cache_that_evicts_nothing_is_the_ordinary_forward_pass() {
+    let model = llama();
+    let text: String = TEXT.chars().take(64).collect();
+    let n = text.chars().count();
+    let eval = stream_eval(
+        &model,
+        &text,
+        StreamSpec {
+            window: n,
+            sink_tokens: 0,
+        },
+    )
+    .unwrap();
+    assert_eq!(eval.with_sinks.losses.len(), n - 1);
+    for (i, (a, b)) in eval
+        .with_sinks
+        .losses
+        .iter()
+        .zip(&eval.recompute.losses)
+        .enumerate()
+    {
+        assert!(
+            (a - b).abs() < 1e-4,
+            "position {i}: rolling {a}, recompute {b}"
+        );
+    }
+    assert_eq!(eval.with_sinks, eval.without_sinks);
+}
+
+#[test]
+fn a_short_window_matches_the_recompute_until_it_first_evicts() {
+    let model = llama();
+    let window = 24;
+    let eval = stream_eval(
+        &model,
+        TEXT,
+        StreamSpec {
+            window,
+            sink_tokens: 4,
+        },
+    )
+    .unwrap();
+    let (rolling, recompute) = (&eval.without_sinks.losses, &eval.recompute.losses);
+    for t in 0..window - 1 {
+        assert!((rolling[t] - recompute[t]).abs() < 1e-4, "{t}");
+    }
+    // After it, the window run reads keys computed with context since evicted: not the same.
+    let later = rolling[window..]
+        .iter()
+        .zip(&recompute[window..])
+        .fold(0.0f32, |m, (a, b)| m.max((a - b).abs()));
+    assert!(later > 1e-3, "{later}");
+    // Sinks change what is kept from the first eviction on, not before.
+    let sinks = &eval.with_sinks.losses;
+    assert_eq!(sinks[..window - 1], rolling[..window - 1]);
+    assert_ne!(sinks[window..], rolling[window..]);
+    for row in &eval.first_token_share {
+        assert_eq!(row.len(), model.shape.n_head);
+        assert!(row.iter().all(|&s| (0.0..=1.0).contains(&s)));
+    }
+    for run in [&eval.with_sinks, &eval.without_sinks, &eval.recompute] {
+        assert!(run.mean().is_finite() && run.mean() > 0.0);
+    }
+}
+
+#[test]
+fn bad_streams_are_refused_by_name() {
+    let model = llama();
+    let run = |window, sink_tokens, text: &str| {
+        stream_eval(
+            &model,
+            text,
+            StreamSpec {
+                window,
+                sink_tokens,
+            },
+        )
+        .unwrap_err()
+    };
+    assert_eq!(run(0, 0, TEXT), StreamError::ZeroWindow);
+    assert!(matches!(
+        run(8, 8, TEXT),
+        StreamError::SinksNotBelowWindow { .. }
+    ));
+    let past = run(250, 10, TEXT).to_string();
+    assert!(past.contains("context of 256"), "{past}");
+    assert!(matches!(run(8, 1, "a"), StreamError::Length { .. }));
+    assert!(run(8, 1, "ab🙂").to_string().contains("🙂"));
+    let gpt2 = load_model(
+        include_bytes!("../assets/model/model.safetensors"),
+        include_str!("../assets/model/config.json"),
+        include_str!("../assets/model/vocab.json"),
+    )
+    .unwrap();
+    assert_eq!(
+        stream_eval(
+            &gpt2,
+            TEXT,
+            StreamSpec {
+                window: 8,
+                sink_tokens: 1
+            }
+        )
+        .unwrap_err(),
+        StreamError::LearnedPositions
+    );
+}
