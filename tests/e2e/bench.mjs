@@ -115,50 +115,54 @@ const step = await page.evaluate(async (iterations) => {
 }, Math.min(iterations, 150));
 console.log(`flash step at 128 tokens, 16 × 16 tiles, view on screen: median ${step.median.toFixed(1)} ms, p95 ${step.p95.toFixed(1)} ms (${step.frame}; a frame is 16.7 ms)`);
 
-// The trained model: a forward pass with every intermediate (3 layers, every head, the MLPs, the
-// next-character predictions) at 128 characters, timed inside the page (state().forward_ms), and
-// the whole update until the redrawn views, as above.
-const model = await page.evaluate(async (iterations) => {
-  const nextTask = () => new Promise((resolve) => {
-    const channel = new MessageChannel();
-    channel.port1.onmessage = resolve;
-    channel.port2.postMessage(0);
-  });
-  const text = 'The cat sat on the mat because it was tired. 猫坐在垫子上，因为它累了。';
-  const sentence = Array.from({ length: 4 }, () => text).join(' ').slice(0, 128);
-  const api = window.attentionLab;
-  api.set({ model: 'trained', sentence, temperature: 1, block: { rows: 16, cols: 16 } });
-  for (let i = 0; i < 600 && !(api.state().model_status === 'ready' && api.state().predictions); i++) {
-    await new Promise((r) => setTimeout(r, 50));
+// The trained models: a forward pass with every intermediate (3 layers, every head, the MLPs,
+// the next-character predictions), GPT-2 at its context of 128 characters and the Llama model at
+// its 256, timed inside the page (state().forward_ms), and the whole update until the redrawn
+// views, as above.
+for (const [name, characters] of [['trained', 128], ['llama', 256]]) {
+  const model = await page.evaluate(async ([name, characters, iterations]) => {
+    const nextTask = () => new Promise((resolve) => {
+      const channel = new MessageChannel();
+      channel.port1.onmessage = resolve;
+      channel.port2.postMessage(0);
+    });
+    const text = 'The cat sat on the mat because it was tired. 猫坐在垫子上，因为它累了。';
+    const sentence = Array.from({ length: 8 }, () => text).join(' ').slice(0, characters);
+    const api = window.attentionLab;
+    api.set({ model: name, sentence, temperature: 1, block: { rows: 16, cols: 16 } });
+    for (let i = 0; i < 600 && !(api.state().model === name && api.state().model_status === 'ready' && api.state().predictions); i++) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    if (!api.state().predictions) return { error: api.state().model_status };
+    window.scrollTo(0, 0);
+    for (let i = 0; i < 5; i++) { await nextTask(); await new Promise((r) => requestAnimationFrame(r)); }
+    const forward = [];
+    const outer = [];
+    for (let i = 0; i < iterations; i++) {
+      await new Promise((r) => requestAnimationFrame(r));
+      await nextTask();
+      const start = performance.now();
+      api.set({ temperature: 0.5 + (i % 20) / 10 });
+      await nextTask();
+      outer.push(performance.now() - start);
+      forward.push(api.state().forward_ms);
+    }
+    forward.sort((a, b) => a - b);
+    outer.sort((a, b) => a - b);
+    const q = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
+    return { characters: api.state().tokens.length, forward: [q(forward, 0.5), q(forward, 0.95)], outer: [q(outer, 0.5), q(outer, 0.95)] };
+  }, [name, characters, Math.min(iterations, 100)]);
+  const label = name === 'trained' ? 'trained model' : 'Llama model';
+  if (model.error) {
+    console.log(`${label}: could not run (${model.error})`);
+    failed = true;
+  } else {
+    console.log(
+      `${label} forward pass, every intermediate, ${model.characters} characters: median ${model.forward[0].toFixed(1)} ms, ` +
+      `p95 ${model.forward[1].toFixed(1)} ms; whole update to the redrawn views: median ${model.outer[0].toFixed(1)} ms, ` +
+      `p95 ${model.outer[1].toFixed(1)} ms (a frame is 16.7 ms)`,
+    );
   }
-  if (!api.state().predictions) return { error: api.state().model_status };
-  window.scrollTo(0, 0);
-  for (let i = 0; i < 5; i++) { await nextTask(); await new Promise((r) => requestAnimationFrame(r)); }
-  const forward = [];
-  const outer = [];
-  for (let i = 0; i < iterations; i++) {
-    await new Promise((r) => requestAnimationFrame(r));
-    await nextTask();
-    const start = performance.now();
-    api.set({ temperature: 0.5 + (i % 20) / 10 });
-    await nextTask();
-    outer.push(performance.now() - start);
-    forward.push(api.state().forward_ms);
-  }
-  forward.sort((a, b) => a - b);
-  outer.sort((a, b) => a - b);
-  const q = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
-  return { characters: api.state().tokens.length, forward: [q(forward, 0.5), q(forward, 0.95)], outer: [q(outer, 0.5), q(outer, 0.95)] };
-}, Math.min(iterations, 100));
-if (model.error) {
-  console.log(`trained model: could not run (${model.error})`);
-  failed = true;
-} else {
-  console.log(
-    `trained model forward pass, every intermediate, ${model.characters} characters: median ${model.forward[0].toFixed(1)} ms, ` +
-    `p95 ${model.forward[1].toFixed(1)} ms; whole update to the redrawn views: median ${model.outer[0].toFixed(1)} ms, ` +
-    `p95 ${model.outer[1].toFixed(1)} ms (a frame is 16.7 ms)`,
-  );
 }
 
 // Generation in the page (attentionLab.generate, the core's KV-cache path in wasm): characters
