@@ -59,6 +59,32 @@ impl KvCache {
     }
 }
 
+/// One query row of one head against its keys and values ([n, d_head] each): the scores q·k ·
+/// `scale`, their softmax (the lab's exp, summed in f64), and Σ w_j v_j added into `out`.
+/// `scores` is scratch of length n.
+pub(crate) fn attend_row(
+    q: ndarray::ArrayView1<f32>,
+    keys: ArrayView2<f32>,
+    values: ArrayView2<f32>,
+    scale: f32,
+    scores: &mut [f32],
+    mut out: ndarray::ArrayViewMut1<f32>,
+) {
+    for (s, key) in scores.iter_mut().zip(keys.rows()) {
+        *s = q.dot(&key) * scale;
+    }
+    let max = scores.iter().fold(f32::NEG_INFINITY, |a, &b| a.max(b));
+    let mut sum = 0.0f64;
+    for s in scores.iter_mut() {
+        *s = crate::fastmath::exp(*s - max);
+        sum += f64::from(*s);
+    }
+    let inverse = (1.0 / sum) as f32;
+    for (&weight, value) in scores.iter().zip(values.rows()) {
+        out.scaled_add(weight * inverse, &value);
+    }
+}
+
 /// Bytes a cache holds per position: 2 · layers · K/V heads · d_head · bytes per number.
 pub fn cache_bytes_per_token(layers: usize, kv_heads: usize, d_head: usize, bytes: usize) -> usize {
     2 * layers * kv_heads * d_head * bytes
@@ -115,23 +141,15 @@ impl Gpt {
                 for head in 0..heads {
                     let g = head / group;
                     let qi = q.slice(s![i, head * d_head..(head + 1) * d_head]);
-                    let kg = keys.slice(s![..visible, g * d_head..(g + 1) * d_head]);
-                    let scores = &mut scores[..visible];
-                    for (s, key) in scores.iter_mut().zip(kg.rows()) {
-                        *s = qi.dot(&key) * scale;
-                    }
-                    let max = scores.iter().fold(f32::NEG_INFINITY, |a, &b| a.max(b));
-                    let mut sum = 0.0f64;
-                    for s in scores.iter_mut() {
-                        *s = crate::fastmath::exp(*s - max);
-                        sum += f64::from(*s);
-                    }
-                    let inverse = (1.0 / sum) as f32;
-                    let mut out = concat.slice_mut(s![i, head * d_head..(head + 1) * d_head]);
-                    let vg = values.slice(s![..visible, g * d_head..(g + 1) * d_head]);
-                    for (&weight, value) in scores.iter().zip(vg.rows()) {
-                        out.scaled_add(weight * inverse, &value);
-                    }
+                    let columns = s![..visible, g * d_head..(g + 1) * d_head];
+                    attend_row(
+                        qi,
+                        keys.slice(columns),
+                        values.slice(columns),
+                        scale,
+                        &mut scores[..visible],
+                        concat.slice_mut(s![i, head * d_head..(head + 1) * d_head]),
+                    );
                 }
             }
             x += &w.project_out(concat.view());

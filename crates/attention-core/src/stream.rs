@@ -13,9 +13,9 @@
 //! Beside it, a sliding-window recompute: for every position, the model run afresh on the last
 //! `window` characters alone (exact for a window model, and `window` times the work).
 
-use ndarray::{ArrayView1, s};
+use ndarray::{Array2, ArrayView1, s};
 
-use crate::generate::{GenerateError, prompt_ids};
+use crate::generate::{GenerateError, attend_row, prompt_ids};
 use crate::gpt::{Gpt, Layout};
 
 /// The longest text a stream evaluation reads.
@@ -159,31 +159,29 @@ fn rolling(model: &Gpt, ids: &[u32], spec: StreamSpec) -> StreamRun {
             let q = turns.turn(h.dot(&w.w_q).as_slice().expect("a row"), position);
             cache.keys[layer].push(h.dot(&w.w_k).to_vec());
             cache.values[layer].push(h.dot(&w.w_v).to_vec());
-            let keys: Vec<Vec<f32>> = cache.keys[layer]
+            let width = shape.n_kv_head * d_head;
+            let count = cache.keys[layer].len();
+            let turned: Vec<f32> = cache.keys[layer]
                 .iter()
                 .enumerate()
-                .map(|(slot, k)| turns.turn(k, slot))
+                .flat_map(|(slot, k)| turns.turn(k, slot))
                 .collect();
+            let keys = Array2::from_shape_vec((count, width), turned).expect("rows of K/V width");
+            let values = Array2::from_shape_vec((count, width), cache.values[layer].concat())
+                .expect("rows of K/V width");
             let mut concat = ndarray::Array1::<f32>::zeros(shape.n_head * d_head);
-            let mut scores = vec![0.0f32; keys.len()];
+            let mut scores = vec![0.0f32; count];
             for head in 0..shape.n_head {
                 let g = head / group;
-                let qh = &q[head * d_head..(head + 1) * d_head];
-                for (s, k) in scores.iter_mut().zip(&keys) {
-                    let kh = &k[g * d_head..(g + 1) * d_head];
-                    *s = qh.iter().zip(kh).map(|(a, b)| a * b).sum::<f32>() * scale;
-                }
-                let max = scores.iter().fold(f32::NEG_INFINITY, |a, &b| a.max(b));
-                let mut sum = 0.0f64;
-                for s in scores.iter_mut() {
-                    *s = crate::fastmath::exp(*s - max);
-                    sum += f64::from(*s);
-                }
-                let mut out = concat.slice_mut(s![head * d_head..(head + 1) * d_head]);
-                for (&weight, v) in scores.iter().zip(&cache.values[layer]) {
-                    let v = ArrayView1::from(&v[g * d_head..(g + 1) * d_head]);
-                    out.scaled_add((f64::from(weight) / sum) as f32, &v);
-                }
+                let columns = s![.., g * d_head..(g + 1) * d_head];
+                attend_row(
+                    ArrayView1::from(&q[head * d_head..(head + 1) * d_head]),
+                    keys.slice(columns),
+                    values.slice(columns),
+                    scale,
+                    &mut scores,
+                    concat.slice_mut(s![head * d_head..(head + 1) * d_head]),
+                );
             }
             x += &w
                 .project_out(concat.view().insert_axis(ndarray::Axis(0)))
