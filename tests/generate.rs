@@ -10,9 +10,10 @@ wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
 use attention_core::api::load_model;
 use attention_core::generate::{
-    GenerateError, GenerateSpec, KvCache, Sampling, cache_bytes_per_token, generate,
+    Decoder, GenerateError, GenerateSpec, KvCache, Sampling, cache_bytes_per_token, generate,
 };
-use attention_core::gpt::{Gpt, Layout};
+use attention_core::gpt::{Gpt, GptRun, Layout};
+use attention_core::mask::MaskSpec;
 
 const TOLERANCE: f32 = 1e-4;
 
@@ -125,6 +126,52 @@ fn without_the_cache_the_same_characters_come() {
             assert_eq!(without.steps[5].cache_bytes, 0, "no cache kept");
             for (a, b) in with.steps.iter().zip(&without.steps) {
                 assert!((a.top[0].p - b.top[0].p).abs() < 1e-4);
+            }
+        }
+    }
+}
+
+/// What the view draws at each step, the new query row against the cache in every layer and
+/// head, is the last row of the traced forward pass's weights over the whole text; stepping a
+/// [`Decoder`] by hand gives what [`generate`] gives.
+#[test]
+fn each_steps_query_row_is_the_traced_forward_passs_last_row() {
+    for model in [gpt2(), llama()] {
+        let shape = model.shape;
+        let spec = GenerateSpec {
+            check: false,
+            ..spec(6, true, Sampling::Greedy)
+        };
+        let mut decoder = Decoder::new(&model, "the cat ", &spec, 1.0, &|| 0.0).unwrap();
+        let mut stepped = Vec::new();
+        while let Some(step) = decoder.step(&model, &|| 0.0) {
+            stepped.push(step);
+        }
+        assert!(decoder.done() && decoder.step(&model, &|| 0.0).is_none());
+        let generation = generate(&model, "the cat ", &spec, 1.0, &|| 0.0).unwrap();
+        assert_eq!(stepped, generation.steps);
+        let mut ids = decoder.prompt().to_vec();
+        for step in &stepped {
+            ids.push(step.id);
+            let tokens: Vec<String> = ids
+                .iter()
+                .map(|&i| model.vocab[i as usize].clone())
+                .collect();
+            let run = GptRun {
+                mask: MaskSpec::Causal,
+                ..GptRun::default()
+            };
+            let forward = model.forward(&tokens, &ids, &run).unwrap();
+            assert_eq!(step.attention.len(), shape.n_layer);
+            for (layer, rows) in forward.layers.iter().zip(&step.attention) {
+                assert_eq!(rows.len(), shape.n_head);
+                for (head, row) in layer.attention.heads.iter().zip(rows) {
+                    assert_eq!(row.len(), ids.len(), "one weight per cached position");
+                    let traced = head.weights.row(ids.len() - 1);
+                    for (a, b) in row.iter().zip(traced.iter()) {
+                        assert!((a - b).abs() < 1e-5, "{:?}: {a} vs {b}", shape.layout);
+                    }
+                }
             }
         }
     }

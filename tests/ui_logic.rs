@@ -369,8 +369,9 @@ mod links {
     use attention_lab::ui::i18n::Lang;
     use attention_lab::ui::model::colormap::ScaleMode;
     use attention_lab::ui::model::link::{
-        Embed, LONG_LINK, LinkNotice, LinkState, MAX_TEXT, ShareWarning, ViewSettings, check_view,
-        decode, encode, parse_query, share_warnings, to_query, usable_request,
+        Embed, GenerationView, LONG_LINK, LinkNotice, LinkState, MAX_TEXT, ShareWarning,
+        ViewSettings, check_view, decode, encode, parse_query, share_warnings, to_query,
+        usable_request,
     };
     use attention_lab::ui::model::theme::Theme;
     use attention_lab::ui::state::Lab;
@@ -500,6 +501,18 @@ mod links {
                 attention_core::lessons::Chapter::ALL
                     [pick(attention_core::lessons::Chapter::ALL.len() as u64) as usize]
             }),
+            generation: match pick(3) {
+                0 => GenerationView::default(),
+                1 => GenerationView {
+                    steps: 1 + pick(200) as usize,
+                    ..GenerationView::default()
+                },
+                _ => GenerationView {
+                    steps: 1 + pick(200) as usize,
+                    temperature: [0.1, 0.7, 1.3, 2.0][pick(4) as usize],
+                    seed: pick(u64::MAX),
+                },
+            },
         };
         let embed = (pick(3) == 0).then(|| Embed {
             panels: ["weights", "head-view", "flash"][..pick(4) as usize]

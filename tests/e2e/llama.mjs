@@ -1,8 +1,10 @@
 // The Llama-layout model in the built app (dist/), as a learner meets it: chosen by the weights
 // control and by a link, fetched from llama/ only then, its layer shown as the Llama block it is
 // (RMSNorm, no biases, no position vector, RoPE in the scores, query heads sharing K/V heads), in
-// English and Chinese, on a phone; and generating in the page through attentionLab.generate with
-// the KV cache, each step equal to a recompute. With SHOTS=dir it saves screenshots there.
+// English and Chinese, on a phone; generating in the page through attentionLab.generate and the
+// Generate view (play, step, all at once; with the cache and without; kept in the link), each step
+// equal to a recompute; streaming past the context with and without sinks. With SHOTS=dir it
+// saves screenshots there.
 //
 // node --test tests/e2e/llama.mjs   (after trunk build --release)
 import { after, before, test } from 'node:test';
@@ -81,24 +83,60 @@ test('it generates in the page with the KV cache, every step equal to a recomput
   assert.equal(g.cache_bytes_per_token.this_model * 2, g.cache_bytes_per_token.mha, 'GQA halves the cache');
   const without = await page.evaluate(() => window.attentionLab.generate({ steps: 40, cache: false, sampling: 'greedy', check: false }));
   assert.equal(without.text, g.text, 'the same characters without the cache');
-  // From the page's own controls: 60 characters, with the cache, then without.
+  // The Generate view: played a few steps, then the rest at once; each step's row over the
+  // cache, what the cache holds, the speed measured with the cache and then without.
   await page.fill('[data-testid=generate-steps]', '60');
   await page.locator('[data-testid=generate-steps]').dispatchEvent('change');
-  await page.click('[data-testid=generate]');
-  await page.waitForSelector('[data-testid=generate-speed]');
-  assert.match(await text('generate-speed'), /^60 characters in \d+ ms: \d+ characters per second with the cache/);
-  assert.match(await text('generate-memory'), /1,536 bytes per character with this model's 2 K\/V heads/);
+  await page.click('[data-testid=generate-play]');
+  await page.waitForFunction(() => /^([3-9]|\d\d) \//.test(document.querySelector('[data-testid=generate-at]')?.textContent ?? ''));
+  await page.click('[data-testid=generate-play]'); // pause
   if (SHOTS) {
     await page.locator('[data-testid=generator]').scrollIntoViewIfNeeded();
     await nextFrames(page);
-    await page.screenshot({ path: join(SHOTS, 'llama-generate.png') });
+    await page.locator('[data-testid=generator]').screenshot({ path: join(SHOTS, 'llama-generate-midway.png') });
+  }
+  await page.click('[data-testid=generate]');
+  await page.waitForFunction(() => document.querySelector('[data-testid=generate-at]')?.textContent === '60 / 60', null, { timeout: 60000 });
+  assert.match(await text('generate-speed'), /with the cache: \d+ characters per second \(60 steps/);
+  assert.match(await text('generate-memory'), /this model: 2 K\/V heads for 4 query heads/);
+  assert.match(await text('generate-cache-line'), new RegExp(`${SENTENCE.length + 60} of 256 positions`));
+  assert.match(await text('generate-check'), /largest difference so far is \d\.\de-\d+/);
+  assert.match(page.url(), /gen=60/, 'the link keeps the step');
+  if (SHOTS) {
+    await page.locator('[data-testid=generate-strips]').scrollIntoViewIfNeeded();
+    await nextFrames(page);
+    await page.locator('[data-testid=generator]').screenshot({ path: join(SHOTS, 'llama-generate.png') });
   }
   await page.uncheck('[data-testid=generate-cache]');
   await page.click('[data-testid=generate]');
-  await page.waitForFunction(() => /without the cache/.test(document.querySelector('[data-testid=generate-speed]')?.textContent ?? ''));
+  await page.waitForFunction(() => document.querySelector('[data-testid=generate-at]')?.textContent === '60 / 60', null, { timeout: 60000 });
+  const speed = await text('generate-speed');
+  const rate = (mode) => Number(new RegExp(`${mode}: (\\d+) characters per second`).exec(speed)?.[1]);
+  assert.ok(rate('with the cache') > rate('without the cache'), speed);
+  // A link brings back the model, the prompt and the step.
+  const linked = await context.newPage();
+  await linked.goto(page.url());
+  await linked.waitForFunction(() => document.querySelector('[data-testid=generate-at]')?.textContent === '60 / 60', null, { timeout: 60000 });
+  assert.equal(await linked.locator('[data-testid=generated]').textContent(), await page.locator('[data-testid=generated]').textContent());
+  await linked.close();
   const bad = await page.evaluate(() => window.attentionLab.generate({ steps: 4, sampling: { temperature: 0 } }));
   assert.equal(bad.ok, false);
   assert.match(bad.error, /temperature must be above 0/);
+});
+
+test('it streams past its context, with and without sink tokens', async () => {
+  await page.click('[data-testid=stream-run]');
+  await page.waitForFunction(() => /by the recompute/.test(document.querySelector('[data-testid=stream-means]')?.textContent ?? ''), null, { timeout: 120000 });
+  const means = await text('stream-means');
+  const [withSinks, without] = [...means.matchAll(/(\d+\.\d+)/g)].map((m) => Number(m[1]));
+  assert.ok(Math.abs(withSinks - without) < 0.02, means);
+  assert.match(await text('stream-finding'), /no attention sink/);
+  assert.equal(await page.locator('[data-testid=stream-shares] td').count(), 12);
+  if (SHOTS) {
+    await page.locator('[data-testid=stream]').scrollIntoViewIfNeeded();
+    await nextFrames(page);
+    await page.locator('[data-testid=stream]').screenshot({ path: join(SHOTS, 'llama-stream.png') });
+  }
 });
 
 test('in Chinese and on a phone', async () => {
@@ -117,6 +155,20 @@ test('in Chinese and on a phone', async () => {
     await p.locator('[data-testid^=model-head-]').first().scrollIntoViewIfNeeded();
     await nextFrames(p);
     if (SHOTS) await p.screenshot({ path: join(SHOTS, 'llama-phone-zh.png') });
+    await p.click('[data-testid=generate]');
+    await p.waitForFunction(() => document.querySelector('[data-testid=generate-at]')?.textContent === '40 / 40', null, { timeout: 60000 });
+    const wide = await p.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(wide <= 1, `no sideways scrolling with the generator (${wide} px)`);
+    if (SHOTS) {
+      await p.locator('[data-testid=generate-strips]').scrollIntoViewIfNeeded();
+      await nextFrames(p);
+      await p.screenshot({ path: join(SHOTS, 'llama-generate-phone-zh.png') });
+      await p.click('[data-testid=stream-run]');
+      await p.waitForSelector('[data-testid=stream-chart]');
+      await p.locator('[data-testid=stream-chart]').scrollIntoViewIfNeeded();
+      await nextFrames(p);
+      await p.screenshot({ path: join(SHOTS, 'llama-stream-phone-zh.png') });
+    }
   } finally {
     await phone.close();
   }

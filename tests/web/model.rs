@@ -9,6 +9,7 @@ use leptos::mount::mount_to;
 use leptos::task::tick;
 use leptos::view;
 use serde_json::json;
+use wasm_bindgen::JsCast;
 use wasm_bindgen_test::wasm_bindgen_test;
 
 use super::dom::*;
@@ -199,18 +200,52 @@ async fn the_llama_model_runs_beside_the_gpt2_one() {
     assert_eq!(steps[11]["cache_len"], 22 + 12);
     let refused = api("generate", Some(json!({"steps": 0})));
     assert_eq!(refused["ok"], false);
-    // The same from the page's own button, under "What comes next".
+    // The Generate view: all at once, a frame's worth of steps at a time; each step's query
+    // row over the cache drawn per layer and K/V head; what the cache holds; every step checked.
+    enter(&host, "[data-testid=generate-steps]", "12");
     click(&host, "[data-testid=generate]");
-    tick().await;
+    until("twelve steps", || {
+        text_of(&host, "[data-testid=generate-at]") == "12 / 12"
+    })
+    .await;
     assert!(text_of(&host, "[data-testid=generated]").starts_with("the cat sat on the mat"));
     let memory = text_of(&host, "[data-testid=generate-memory]");
-    assert!(memory.contains("2 K/V heads"), "{memory}");
-    assert!(text_of(&host, "[data-testid=generate-check]").contains("matched a recompute"));
+    assert!(
+        memory.contains("2 K/V heads for 4 query heads") && memory.contains("MLA"),
+        "{memory}"
+    );
+    assert!(text_of(&host, "[data-testid=generate-check]").contains("equal a recompute"));
+    assert!(text_of(&host, "[data-testid=generate-speed]").contains("with the cache: "));
+    let line = text_of(&host, "[data-testid=generate-cache-line]");
+    assert!(line.contains("34 of 256 positions"), "{line}");
+    // One pixel per position of the context; rows: per layer its name, then query heads 1–2
+    // (K/V head 1), a gap, heads 3–4 (K/V head 2). The 34 cached positions drawn, the rest clear.
+    let strips = find(&host, "[data-testid=generate-strips]");
+    let canvas: web_sys::HtmlCanvasElement = strips.clone().unchecked_into();
+    assert_eq!((canvas.width(), canvas.height()), (256, 3 * 6));
+    let px = pixels(&strips);
+    let alpha = |row: usize, col: usize| px[(row * 256 + col) * 4 + 3];
+    assert_eq!((alpha(1, 0), alpha(1, 33), alpha(1, 34)), (255, 255, 0));
+    assert_eq!(
+        (alpha(0, 0), alpha(3, 0), alpha(4, 0)),
+        (0, 0, 255),
+        "names and gaps clear"
+    );
+    // Back to step 3: its row reads 25 positions; the link keeps the step count.
+    enter(&host, "[data-testid=generate-scrub]", "3");
+    tick().await;
+    assert_eq!(text_of(&host, "[data-testid=generate-at]"), "3 / 12");
+    assert!(text_of(&host, "[data-testid=generate-step-line]").contains("25 positions"));
+    let search = || web_sys::window().unwrap().location().search().unwrap();
+    until("the link to keep the generation", || {
+        search().contains("gen=12")
+    })
+    .await;
     click(&host, "[data-testid=generate-keep]");
     let grown = until_state("the generated text in the sentence", |s| {
         s["sentence"]
             .as_str()
-            .is_some_and(|t| t.chars().count() == 22 + 40)
+            .is_some_and(|t| t.chars().count() == 22 + 12)
     })
     .await;
     assert!(
@@ -219,6 +254,34 @@ async fn the_llama_model_runs_beside_the_gpt2_one() {
             .unwrap()
             .starts_with("the cat sat on the mat")
     );
+    until("a new sentence to end the generation", || {
+        !search().contains("gen=")
+    })
+    .await;
+    // Past the context it streams: the rolling cache's curves and the heads' shares.
+    enter(&host, "[data-testid=stream-window]", "16");
+    let text: web_sys::HtmlTextAreaElement =
+        find(&host, "[data-testid=stream-text]").unchecked_into();
+    text.set_value(&"the cat sat on the mat. ".repeat(11));
+    fire(&text, "change");
+    click(&host, "[data-testid=stream-run]");
+    until("the recompute to finish", || {
+        text_of(&host, "[data-testid=stream-means]").contains("by the recompute")
+    })
+    .await;
+    let means = text_of(&host, "[data-testid=stream-means]");
+    assert!(means.contains("over 263 positions"), "{means}");
+    assert_eq!(
+        host.query_selector_all("[data-testid=stream-shares] td")
+            .unwrap()
+            .length(),
+        12
+    );
+    assert!(!text_of(&host, "[data-testid=stream-finding]").is_empty());
+    enter(&host, "[data-testid=stream-sinks]", "20");
+    click(&host, "[data-testid=stream-run]");
+    tick().await;
+    assert!(text_of(&host, "[data-testid=stream-error]").contains("fewer than the window"));
     // The position a Llama may not change is refused, naming it.
     let refused = api("set", Some(json!({"position": {"kind": "alibi"}})));
     assert_eq!(refused["ok"], false, "{refused}");

@@ -61,7 +61,7 @@ impl KvCache {
 
 /// One query row of one head against its keys and values ([n, d_head] each): the scores q·k ·
 /// `scale`, their softmax (the lab's exp, summed in f64), and Σ w_j v_j added into `out`.
-/// `scores` is scratch of length n.
+/// `scores` is left holding exp(s_j − max); the returned 1/Σ turns them into the weights.
 pub(crate) fn attend_row(
     q: ndarray::ArrayView1<f32>,
     keys: ArrayView2<f32>,
@@ -69,7 +69,7 @@ pub(crate) fn attend_row(
     scale: f32,
     scores: &mut [f32],
     mut out: ndarray::ArrayViewMut1<f32>,
-) {
+) -> f32 {
     for (s, key) in scores.iter_mut().zip(keys.rows()) {
         *s = q.dot(&key) * scale;
     }
@@ -83,11 +83,53 @@ pub(crate) fn attend_row(
     for (&weight, value) in scores.iter().zip(values.rows()) {
         out.scaled_add(weight * inverse, &value);
     }
+    inverse
 }
 
 /// Bytes a cache holds per position: 2 · layers · K/V heads · d_head · bytes per number.
 pub fn cache_bytes_per_token(layers: usize, kv_heads: usize, d_head: usize, bytes: usize) -> usize {
     2 * layers * kv_heads * d_head * bytes
+}
+
+/// What a cache keeps per position for a model's shape, in bytes of f32, and for the same model
+/// with other ways of sharing K and V.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CacheSizes {
+    pub this_model: usize,
+    /// One K/V head per query head (multi-head attention).
+    pub mha: usize,
+    /// Grouped-query attention: the model's own K/V heads when it shares them, else half its
+    /// heads (`gqa_kv_heads`).
+    pub gqa: usize,
+    pub gqa_kv_heads: usize,
+    /// One K/V head for all (multi-query attention).
+    pub mqa: usize,
+    /// DeepSeek-V2's multi-head latent attention, by its formula (not run here): one latent of
+    /// 4 · d_head and one shared RoPE key of d_head / 2 per layer.
+    pub mla_formula: usize,
+}
+
+impl CacheSizes {
+    pub fn of(shape: &crate::gpt::GptShape) -> Self {
+        let per_token = |kv_heads| {
+            cache_bytes_per_token(shape.n_layer, kv_heads, shape.d_head(), BYTES_PER_NUMBER)
+        };
+        let gqa_kv_heads = if shape.n_kv_head < shape.n_head {
+            shape.n_kv_head
+        } else {
+            (shape.n_head / 2).max(1)
+        };
+        Self {
+            this_model: per_token(shape.n_kv_head),
+            mha: per_token(shape.n_head),
+            gqa: per_token(gqa_kv_heads),
+            gqa_kv_heads,
+            mqa: per_token(1),
+            mla_formula: shape.n_layer
+                * (4 * shape.d_head() + shape.d_head() / 2)
+                * BYTES_PER_NUMBER,
+        }
+    }
 }
 
 impl Gpt {
@@ -97,6 +139,18 @@ impl Gpt {
     /// [ids.len(), n_embd] (the LM head of a row, `wte · row`, scores the character after it).
     /// The cache must stay within the context (checked by the caller).
     pub fn extend(&self, cache: &mut KvCache, ids: &[u32], temperature: f32) -> Array2<f32> {
+        self.extend_recording(cache, ids, temperature, None)
+    }
+
+    /// [`Gpt::extend`], and the last new row's attention weights written to `last_row`:
+    /// [layer][query head][cached position].
+    fn extend_recording(
+        &self,
+        cache: &mut KvCache,
+        ids: &[u32],
+        temperature: f32,
+        mut last_row: Option<&mut Vec<Vec<Vec<f32>>>>,
+    ) -> Array2<f32> {
         let m = ids.len();
         let start = cache.len;
         let d = self.shape.n_embd;
@@ -118,6 +172,9 @@ impl Gpt {
         };
         let total = start + m;
         let mut scores = vec![0.0f32; total];
+        if let Some(rows) = last_row.as_deref_mut() {
+            rows.clear();
+        }
         for (layer, block) in self.blocks.iter().enumerate() {
             let w = &block.attention;
             let h = block.ln_1.apply(x.view());
@@ -136,13 +193,14 @@ impl Gpt {
             let keys = cache.rows(&cache.keys[layer]);
             let values = cache.rows(&cache.values[layer]);
             let mut concat = Array2::<f32>::zeros((m, heads * d_head));
+            let mut layer_rows = Vec::new();
             for i in 0..m {
                 let visible = start + i + 1;
                 for head in 0..heads {
                     let g = head / group;
                     let qi = q.slice(s![i, head * d_head..(head + 1) * d_head]);
                     let columns = s![..visible, g * d_head..(g + 1) * d_head];
-                    attend_row(
+                    let inverse = attend_row(
                         qi,
                         keys.slice(columns),
                         values.slice(columns),
@@ -150,7 +208,13 @@ impl Gpt {
                         &mut scores[..visible],
                         concat.slice_mut(s![i, head * d_head..(head + 1) * d_head]),
                     );
+                    if i + 1 == m && last_row.is_some() {
+                        layer_rows.push(scores[..visible].iter().map(|e| e * inverse).collect());
+                    }
                 }
+            }
+            if let Some(rows) = last_row.as_deref_mut() {
+                rows.push(layer_rows);
             }
             x += &w.project_out(concat.view());
             let normed = block.ln_2.apply(x.view());
@@ -204,6 +268,9 @@ pub struct Step {
     /// The largest |Δ| between this step's logits and a recompute of the whole text by the
     /// traced forward pass, each layer's attention the lab's own (`None` when not checked).
     pub max_delta: Option<f32>,
+    /// Its query row in every layer, against everything cached (itself included):
+    /// [layer][query head][position] (query head h reads K/V head h / (heads / K/V heads)).
+    pub attention: Vec<Vec<Vec<f32>>>,
 }
 
 /// A generation: the prompt's ids, its prefill time, every step.
@@ -283,6 +350,150 @@ pub fn recompute(model: &Gpt, ids: &[u32], temperature: f64) -> Array1<f32> {
     model.logits(&forward, ids.len() - 1)
 }
 
+/// Generation one step at a time: the prompt prefilled by [`Decoder::new`], then one character
+/// per [`Decoder::step`] (a page calls it once a frame; [`generate`] in a loop). Every call takes
+/// the same `model`.
+#[derive(Debug, Clone)]
+pub struct Decoder {
+    spec: GenerateSpec,
+    /// The attention temperature.
+    temperature: f64,
+    ids: Vec<u32>,
+    prompt_len: usize,
+    cache: KvCache,
+    /// The scores of the character after the last of `ids`.
+    logits: Array1<f32>,
+    rng: Option<SplitMix64>,
+    /// How long the prefill took, ms.
+    pub prefill_ms: f64,
+}
+
+impl Decoder {
+    /// Checks the request and prefills the prompt; `clock` gives milliseconds (the caller's:
+    /// `Instant` natively, `performance.now()` in a page).
+    pub fn new(
+        model: &Gpt,
+        prompt: &str,
+        spec: &GenerateSpec,
+        temperature: f64,
+        clock: &dyn Fn() -> f64,
+    ) -> Result<Self, GenerateError> {
+        if spec.steps == 0 || spec.steps > MAX_STEPS {
+            return Err(GenerateError::Steps {
+                value: spec.steps,
+                max: MAX_STEPS,
+            });
+        }
+        if let Sampling::Temperature { temperature, .. } = spec.sampling
+            && !(temperature > 0.0 && temperature.is_finite())
+        {
+            return Err(GenerateError::SamplingTemperature(temperature));
+        }
+        let ids = prompt_ids(model, prompt)?;
+        let context = model.shape.n_positions;
+        if ids.len() + spec.steps > context {
+            return Err(GenerateError::PastContext {
+                prompt: ids.len(),
+                steps: spec.steps,
+                context,
+            });
+        }
+        let rng = match spec.sampling {
+            Sampling::Temperature { seed, .. } => Some(SplitMix64::new(seed)),
+            Sampling::Greedy => None,
+        };
+        let mut cache = KvCache::new(model);
+        let started = clock();
+        let logits = if spec.cache {
+            let rows = model.extend(&mut cache, &ids, temperature as f32);
+            model.head(rows.row(rows.nrows() - 1))
+        } else {
+            Self::whole(model, &ids, temperature as f32, None)
+        };
+        Ok(Self {
+            spec: *spec,
+            temperature,
+            prompt_len: ids.len(),
+            ids,
+            cache,
+            logits,
+            rng,
+            prefill_ms: clock() - started,
+        })
+    }
+
+    /// Without the cache: the same arithmetic over the whole text, afresh.
+    fn whole(
+        model: &Gpt,
+        ids: &[u32],
+        temperature: f32,
+        last_row: Option<&mut Vec<Vec<Vec<f32>>>>,
+    ) -> Array1<f32> {
+        let mut cache = KvCache::new(model);
+        let rows = model.extend_recording(&mut cache, ids, temperature, last_row);
+        model.head(rows.row(rows.nrows() - 1))
+    }
+
+    /// The prompt's ids.
+    pub fn prompt(&self) -> &[u32] {
+        &self.ids[..self.prompt_len]
+    }
+
+    /// Steps taken so far.
+    pub fn taken(&self) -> usize {
+        self.ids.len() - self.prompt_len
+    }
+
+    /// Whether every asked step is taken.
+    pub fn done(&self) -> bool {
+        self.taken() >= self.spec.steps
+    }
+
+    /// Chooses the next character, appends it and runs its row (or, without the cache, the
+    /// whole text again); `None` once every asked step is taken.
+    pub fn step(&mut self, model: &Gpt, clock: &dyn Fn() -> f64) -> Option<Step> {
+        if self.done() {
+            return None;
+        }
+        let top = top_k(self.logits.view(), 5);
+        let (t, draw) = match (&mut self.rng, self.spec.sampling) {
+            (Some(rng), Sampling::Temperature { temperature, .. }) => {
+                (temperature, rng.next_unit())
+            }
+            _ => (0.0, 0.0),
+        };
+        let id = sample_next(self.logits.view(), t, draw).unwrap_or(0);
+        self.ids.push(id);
+        let attention_t = self.temperature as f32;
+        let mut attention = Vec::new();
+        let started = clock();
+        self.logits = if self.spec.cache {
+            let rows =
+                model.extend_recording(&mut self.cache, &[id], attention_t, Some(&mut attention));
+            model.head(rows.row(0))
+        } else {
+            Self::whole(model, &self.ids, attention_t, Some(&mut attention))
+        };
+        let ms = clock() - started;
+        let max_delta = self.spec.check.then(|| {
+            let full = recompute(model, &self.ids, self.temperature);
+            (&full - &self.logits)
+                .iter()
+                .fold(0.0f32, |m, v| m.max(v.abs()))
+        });
+        Some(Step {
+            id,
+            token: model.vocab[id as usize].clone(),
+            top,
+            cache_len: self.cache.len,
+            cache_bytes: self.cache.bytes(),
+            ms,
+            max_delta,
+            attention,
+        })
+    }
+}
+
 /// Generates `spec.steps` characters after `prompt` at attention temperature `temperature`;
 /// `clock` gives milliseconds (the caller's: `Instant` natively, `performance.now()` in a page).
 pub fn generate(
@@ -292,82 +503,14 @@ pub fn generate(
     temperature: f64,
     clock: &dyn Fn() -> f64,
 ) -> Result<Generation, GenerateError> {
-    if spec.steps == 0 || spec.steps > MAX_STEPS {
-        return Err(GenerateError::Steps {
-            value: spec.steps,
-            max: MAX_STEPS,
-        });
-    }
-    if let Sampling::Temperature { temperature, .. } = spec.sampling
-        && !(temperature > 0.0 && temperature.is_finite())
-    {
-        return Err(GenerateError::SamplingTemperature(temperature));
-    }
-    let mut ids = prompt_ids(model, prompt)?;
-    let context = model.shape.n_positions;
-    if ids.len() + spec.steps > context {
-        return Err(GenerateError::PastContext {
-            prompt: ids.len(),
-            steps: spec.steps,
-            context,
-        });
-    }
-    let attention_t = temperature as f32;
-    let mut rng = match spec.sampling {
-        Sampling::Temperature { seed, .. } => Some(SplitMix64::new(seed)),
-        Sampling::Greedy => None,
-    };
-    let mut cache = KvCache::new(model);
-    // Without the cache, the same arithmetic over the whole text, afresh at every step.
-    let whole = |ids: &[u32]| {
-        let rows = model.extend(&mut KvCache::new(model), ids, attention_t);
-        model.head(rows.row(rows.nrows() - 1))
-    };
-    let started = clock();
-    let mut logits = if spec.cache {
-        let rows = model.extend(&mut cache, &ids, attention_t);
-        model.head(rows.row(rows.nrows() - 1))
-    } else {
-        whole(&ids)
-    };
-    let prefill_ms = clock() - started;
-    let prompt_ids = ids.clone();
+    let mut decoder = Decoder::new(model, prompt, spec, temperature, clock)?;
     let mut steps = Vec::with_capacity(spec.steps);
-    for _ in 0..spec.steps {
-        let top = top_k(logits.view(), 5);
-        let (t, draw) = match (&mut rng, spec.sampling) {
-            (Some(rng), Sampling::Temperature { temperature, .. }) => {
-                (temperature, rng.next_unit())
-            }
-            _ => (0.0, 0.0),
-        };
-        let id = sample_next(logits.view(), t, draw).unwrap_or(0);
-        ids.push(id);
-        let started = clock();
-        logits = if spec.cache {
-            let rows = model.extend(&mut cache, &[id], attention_t);
-            model.head(rows.row(0))
-        } else {
-            whole(&ids)
-        };
-        let ms = clock() - started;
-        let max_delta = spec.check.then(|| {
-            let full = recompute(model, &ids, temperature);
-            (&full - &logits).iter().fold(0.0f32, |m, v| m.max(v.abs()))
-        });
-        steps.push(Step {
-            id,
-            token: model.vocab[id as usize].clone(),
-            top,
-            cache_len: cache.len,
-            cache_bytes: cache.bytes(),
-            ms,
-            max_delta,
-        });
+    while let Some(step) = decoder.step(model, clock) {
+        steps.push(step);
     }
     Ok(Generation {
-        prompt: prompt_ids,
-        prefill_ms,
+        prompt: decoder.prompt().to_vec(),
+        prefill_ms: decoder.prefill_ms,
         steps,
     })
 }

@@ -21,6 +21,20 @@ use crate::gpt::{Gpt, Layout};
 /// The longest text a stream evaluation reads.
 pub const MAX_STREAM_CHARS: usize = 4096;
 
+/// A plain English passage of 956 characters (written for the lab), nearly four times the Llama
+/// model's context: what the page streams unless the reader gives another.
+pub const SAMPLE_TEXT: &str = "Every morning the baker opens the shop before the sun is up. She \
+lights the oven, weighs the flour and the salt, and sets the dough to rest while the street is \
+still quiet. By six the first loaves are out, and the smell of warm bread reaches the corner where \
+the bus stops. People come in one by one: a nurse on her way home, two students with one coin \
+between them, an old man who buys the same small loaf every day and tells the same joke about the \
+weather. The baker knows most of them by name. When the shelves are empty she cleans the trays, \
+writes down what sold and what did not, and plans the next day. In winter she bakes more of the \
+dark bread, because people want something heavy when it is cold; in summer she makes more rolls, \
+because people eat outside and want something they can carry. It is a small business, and it will \
+never make her rich, but the work is honest and the bread is good, and every evening she walks \
+home tired and content.";
+
 /// What a stream evaluation reads and keeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct StreamSpec {
@@ -125,7 +139,7 @@ impl Turns {
 }
 
 /// The loss of the next character after each position through a rolling cache.
-fn rolling(model: &Gpt, ids: &[u32], spec: StreamSpec) -> StreamRun {
+pub fn rolling(model: &Gpt, ids: &[u32], spec: StreamSpec) -> StreamRun {
     let shape = model.shape;
     let d_head = shape.d_head();
     let group = shape.n_head / shape.n_kv_head;
@@ -202,22 +216,27 @@ fn loss(logits: ArrayView1<f32>, target: u32) -> f32 {
     (sum.ln() - f64::from(logits[target as usize] - max)) as f32
 }
 
+/// The loss of the character after position `t`, the model run afresh on the last `window`
+/// characters up to it alone (one point of the sliding-window recompute; a page computes them a
+/// few at a time).
+pub fn recompute_at(model: &Gpt, ids: &[u32], t: usize, window: usize) -> f32 {
+    let from = (t + 1).saturating_sub(window);
+    let mut cache = crate::generate::KvCache::new(model);
+    let rows = model.extend(&mut cache, &ids[from..=t], 1.0);
+    loss(model.head(rows.row(rows.nrows() - 1)).view(), ids[t + 1])
+}
+
 /// For every position, the model on the last `window` characters alone.
 fn recompute(model: &Gpt, ids: &[u32], window: usize) -> StreamRun {
     let losses = (0..ids.len() - 1)
-        .map(|t| {
-            let from = (t + 1).saturating_sub(window);
-            let mut cache = crate::generate::KvCache::new(model);
-            let rows = model.extend(&mut cache, &ids[from..=t], 1.0);
-            loss(model.head(rows.row(rows.nrows() - 1)).view(), ids[t + 1])
-        })
+        .map(|t| recompute_at(model, ids, t, window))
         .collect();
     StreamRun { losses }
 }
 
 /// Each head's mean weight on the first character, over queries 1 … n − 1 of the first context
 /// window (the traced forward pass under the causal mask).
-fn first_token_share(model: &Gpt, ids: &[u32]) -> Vec<Vec<f32>> {
+pub fn first_token_share(model: &Gpt, ids: &[u32]) -> Vec<Vec<f32>> {
     let n = ids.len().min(model.shape.n_positions);
     let tokens: Vec<String> = ids[..n]
         .iter()
@@ -246,6 +265,25 @@ fn first_token_share(model: &Gpt, ids: &[u32]) -> Vec<Vec<f32>> {
 /// Reads `text` through rolling caches with and without sinks and through a sliding-window
 /// recompute.
 pub fn stream_eval(model: &Gpt, text: &str, spec: StreamSpec) -> Result<StreamEval, StreamError> {
+    let ids = stream_ids(model, text, spec)?;
+    Ok(StreamEval {
+        with_sinks: rolling(model, &ids, spec),
+        without_sinks: rolling(
+            model,
+            &ids,
+            StreamSpec {
+                sink_tokens: 0,
+                ..spec
+            },
+        ),
+        recompute: recompute(model, &ids, spec.window),
+        first_token_share: first_token_share(model, &ids),
+        ids,
+    })
+}
+
+/// `text`'s ids, when `model` can stream it under `spec`: the checks of [`stream_eval`].
+pub fn stream_ids(model: &Gpt, text: &str, spec: StreamSpec) -> Result<Vec<u32>, StreamError> {
     if model.shape.layout != Layout::Llama {
         return Err(StreamError::LearnedPositions);
     }
@@ -273,19 +311,5 @@ pub fn stream_eval(model: &Gpt, text: &str, spec: StreamSpec) -> Result<StreamEv
             max: MAX_STREAM_CHARS,
         });
     }
-    let ids = prompt_ids(model, text)?;
-    Ok(StreamEval {
-        with_sinks: rolling(model, &ids, spec),
-        without_sinks: rolling(
-            model,
-            &ids,
-            StreamSpec {
-                sink_tokens: 0,
-                ..spec
-            },
-        ),
-        recompute: recompute(model, &ids, spec.window),
-        first_token_share: first_token_share(model, &ids),
-        ids,
-    })
+    Ok(prompt_ids(model, text)?)
 }

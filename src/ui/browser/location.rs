@@ -54,6 +54,7 @@ pub fn apply_view(lab: Lab, view: &ViewSettings) {
     lab.layer.set(view.layer);
     lab.view.set(view.view.clone());
     lab.lesson.set(view.lesson);
+    lab.generation.set(view.generation);
     if let Some(lang) = view.lang {
         lab.lang.set(lang);
     }
@@ -72,6 +73,7 @@ pub fn current(lab: Lab) -> LinkState {
             layer: lab.layer.get(),
             view: lab.view.get(),
             lesson: lab.lesson.get(),
+            generation: lab.generation.get(),
         },
         embed: lab.embed.get(),
     }

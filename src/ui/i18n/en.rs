@@ -6,7 +6,7 @@ use attention_core::overview::Reduction;
 use super::{
     ErrorTexts, ExplainTexts, FallbackTexts, FlashText, GenerateTexts, KvTexts, LinkTexts,
     MaskTexts, ModelTexts, OverviewTexts, ScaleTexts, ShareTexts, StageText, StageTexts, StepTexts,
-    Text,
+    StreamTexts, Text,
 };
 
 fn config_error(error: &ConfigError) -> String {
@@ -296,31 +296,106 @@ pub static TEXT: Text = Text {
         sampling_help: "0: always the most likely; higher: more varied. Separate from the attention temperature.",
         generate: GenerateTexts {
             title: "Generate with a KV cache",
-            help: "Many characters at once. With the cache, each new character computes only its own row in every layer and reads the keys and values kept from before; without it, the whole text runs again for every character.",
+            help: "The model writes one character at a time. A character's keys and values depend only on the text up to it, and that text never changes, so each layer keeps them: the cache. A new character then computes only its own row, whose query reads every cached key. Without the cache, the whole text runs again for every character.",
+            need_model: "Choose a trained model (GPT-2 or Llama layout) above to generate.",
             steps: "characters",
             cache: "KV cache",
-            button: "Generate",
+            play: "Play",
+            pause: "Pause",
+            step: "One step",
+            all: "All at once",
+            restart: "Start over",
             keep: "Put it in the sentence",
-            speed: |n, ms, per_second, cache| {
+            shown_step: "step",
+            step_line: |step, token, cached, context| {
                 format!(
-                    "{n} characters in {ms:.0} ms: {per_second:.0} characters per second {}, measured in this page.",
-                    if cache {
-                        "with the cache"
-                    } else {
-                        "without the cache"
-                    }
+                    "Step {step}: “{token}” was appended. Its query row reads the {cached} positions cached so far (of the context's {context}) in every layer, itself included."
                 )
             },
+            chosen_among: "It was chosen among:",
+            rows_help: "Each strip is one query head's weights over the cache: one cell per cached position, brighter for more weight, the newest on the right of the filled part; the empty part is context not yet used. Query heads that share a K/V head read the same keys and values but weigh them differently.",
+            layer: |l| format!("Layer {l}"),
+            kv_group: |g, heads| format!("K/V head {g} — read by query heads {heads}"),
+            query_head: |h, g| format!("q{h} → kv{g}"),
+            hover: |layer, head, kv, token, position, weight| {
+                format!(
+                    "Layer {layer}, query head {head} (K/V head {kv}) → “{token}” at position {position}: weight {weight:.3}"
+                )
+            },
+            cache_line: |cached, context, layers, kv_heads, d_head, bytes| {
+                format!(
+                    "The cache now: {cached} of {context} positions × {layers} layers × {kv_heads} K/V heads × (K and V) × {d_head} numbers × 4 bytes = {bytes} bytes."
+                )
+            },
+            bytes_title: |n| format!("What the cache would hold after these {n} characters"),
+            this_model: |kv, heads| format!("this model: {kv} K/V heads for {heads} query heads"),
+            mha: "MHA: one K/V head per query head",
+            gqa: |kv| format!("GQA with {kv} K/V heads"),
+            mqa: "MQA: one K/V head for all",
+            mla: "MLA (DeepSeek-V2), by its formula, not run here",
+            speed_title: "Characters per second, measured in this page",
+            speed_row: |cache, measured| {
+                let mode = if cache {
+                    "with the cache"
+                } else {
+                    "without the cache"
+                };
+                match measured {
+                    Some((n, ms)) if ms > 0.0 => format!(
+                        "{mode}: {:.0} characters per second ({n} steps, {:.2} ms each)",
+                        n as f64 * 1000.0 / ms,
+                        ms / n as f64
+                    ),
+                    _ => format!("{mode}: not measured yet"),
+                }
+            },
+            speed_help: "Each step's time counts only the model's work for that character, not the check or the drawing. Switch the KV cache off or on and generate again to measure the other; the longer the text, the wider the gap.",
             checked: |delta| {
                 format!(
-                    "Every step's scores matched a recompute of the whole text: the largest difference was {delta:.1e}."
+                    "Checked: every step's scores equal a recompute of the whole text by the lab's traced forward pass; the largest difference so far is {delta:.1e}."
                 )
             },
-            memory: |this, kv_heads, mha, mqa, mla, bytes, chars| {
+        },
+        stream: StreamTexts {
+            title: "Streaming past the context, and attention sinks",
+            help: "A model reads at most its context. A streaming server keeps going with a rolling cache: the last characters (the window) and, as StreamingLLM proposed, the first few (sink tokens), because many large models pour spare attention onto the first token and break when it is evicted. Positions are counted inside the cache, so RoPE never sees one it was not trained on. Here the Llama model reads a text longer than its context three ways.",
+            learned_positions: "GPT-2's learned positions are added to its input before K and V are computed, so its cached entries cannot move to new positions. Choose the Llama layout to stream.",
+            need_model: "Choose the Llama-layout model above to stream.",
+            text: "Text",
+            window: "window",
+            sinks: "sink tokens",
+            run: "Read it",
+            progress: |done, all| format!("Sliding-window recompute: {done} of {all} positions…"),
+            chart_title: "Loss of each next character (nats; lower is better), smoothed over 32",
+            x_label: "position in the text",
+            y_label: "loss (nats)",
+            with_sinks: |k| format!("rolling cache, {k} sink tokens"),
+            without_sinks: "rolling cache, no sinks",
+            recompute: "sliding-window recompute",
+            means: |with, without, recompute, n| {
+                let recompute =
+                    recompute.map_or(String::from("still running"), |r| format!("{r:.3}"));
                 format!(
-                    "The cache keeps K and V for every layer: {this} bytes per character with this model's {kv_heads} K/V heads ({bytes} bytes after {chars} characters). One K/V head per query head (MHA) would keep {mha}, one for all (MQA) {mqa}; DeepSeek's MLA, by its formula (not run here), {mla}."
+                    "Mean loss over {n} positions: {with:.3} with the sinks, {without:.3} without, {recompute} by the recompute."
                 )
             },
+            finding: |gain, share, read, context| {
+                if gain.abs() < 0.02 && share < 0.1 {
+                    format!(
+                        "What this small model does: no attention sink. Keeping the first characters changes the mean loss by {gain:+.3} nats, and no head puts more than {:.1}% of its attention on the first character (over the text's first {read} characters). Large models trained on long texts do form sinks; a 3-layer model trained on {context}-character windows here did not, so evicting the start costs it nothing.",
+                        share * 100.0
+                    )
+                } else {
+                    format!(
+                        "Keeping the first characters changes the mean loss by {gain:+.3} nats, and the head that leans on the first character most gives it {:.1}% of its attention (over the text's first {read} characters).",
+                        share * 100.0
+                    )
+                }
+            },
+            share_title: "Share of attention on the first character",
+            share_help: "Each head's mean weight on the text's first character, over every query of the first context window after the first. A sink head gives it a large share whatever the query.",
+            layer: |l| format!("layer {l}"),
+            head: |h| format!("head {h}"),
         },
         roles_title: "What each head does here",
         roles_help: |queries, repeated| {

@@ -53,10 +53,33 @@ pub struct LearnTexts {
     pub stored_here: &'static str,
     pub query: &'static str,
     pub open_in_lab: &'static str,
-    pub chapters: [ChapterText; 17],
+    pub chapters: [ChapterText; 19],
     pub exercises: [ExerciseText; 3],
     pub x: ExperimentTexts,
     pub modern: ModernTexts,
+    pub cache: CacheLessonTexts,
+}
+
+/// The labels of the KV cache and streaming chapters' experiments.
+pub struct CacheLessonTexts {
+    /// (the largest weight on a later key, whether the mask is causal)
+    pub future: fn(f32, bool) -> String,
+    /// (the last query, head, the largest difference)
+    pub last_row: fn(usize, usize, f32) -> String,
+    pub last_row_shaped: &'static str,
+    /// (bytes per token and layer, K/V heads, d_k, d_v)
+    pub bytes: fn(&str, usize, usize, usize) -> String,
+    pub cost_title: &'static str,
+    /// Columns: text length, with the cache, without, how many times more.
+    pub cost_columns: [&'static str; 4],
+    /// Without a trained model: the button that loads one, and what it does.
+    pub try_model: &'static str,
+    pub try_llama: &'static str,
+    /// (each head's share is shown in the table; the even share)
+    pub share: fn(f32) -> String,
+    pub share_columns: [&'static str; 2],
+    pub kept_title: fn(usize, usize) -> String,
+    pub kept_columns: [&'static str; 3],
 }
 
 /// What the scaling chapter says about the selected head.

@@ -1,7 +1,8 @@
 //! The Learn mode in English.
 
 use super::learn::{
-    ChapterText, ExerciseText, ExperimentTexts, HeadVariances, LearnTexts, ModernTexts,
+    CacheLessonTexts, ChapterText, ExerciseText, ExperimentTexts, HeadVariances, LearnTexts,
+    ModernTexts,
 };
 
 pub const LEARN: LearnTexts = LearnTexts {
@@ -226,6 +227,38 @@ pub const LEARN: LearnTexts = LearnTexts {
                 "more accurate",
             ],
             explain: "It is an exact algorithm: the same sums in a different order. The lab computes both and shows the largest difference, around 10⁻⁷.",
+        },
+        ChapterText {
+            title: "The KV cache",
+            body: &[
+                "A decoder writes one token at a time, and each new token needs a forward pass. But under the causal mask no query ever reads a key after it, so adding a token changes nothing in any earlier row: their q, k, v, weights and outputs come out exactly as before.",
+                "So a generation step computes only the new row. In every layer it projects the new token into q, k and v, appends k and v to what was kept from earlier steps (the KV cache), and scores its one q against every cached key: a matrix-vector product instead of a matrix product. Q is never cached; nothing reads an old query again.",
+                "The cost moves from arithmetic to memory. Per token the cache holds 2 · layers · K/V heads · d_head numbers (K and V); sharing K/V heads (GQA, MQA) or compressing them (MLA) is what makes long contexts fit. Without the cache, every step would run the whole text again, and the steps would grow slower as the text grows.",
+            ],
+            try_this: "Switch the mask to none and look at the largest weight on a later key; then choose a trained model and generate below, with the cache and without.",
+            question: "A decoder has written 100 tokens and computes the 101st. With a KV cache, which rows of Q does each layer compute?",
+            choices: [
+                "all 101, as in any forward pass",
+                "only the new one: the 100 earlier rows would come out the same",
+                "only the rows the new token attends to most",
+            ],
+            explain: "Under the causal mask the earlier rows never see the new token, so recomputing them gives the same numbers. The experiment recomputes the last row from its q and the cached K and V alone and compares it with the full computation; the generator below checks every step against a full recompute.",
+        },
+        ChapterText {
+            title: "Streaming and attention sinks",
+            body: &[
+                "A model reads at most its context. To keep going, a streaming server rolls its cache: it keeps the last w tokens and drops older ones, so memory stays fixed however long the text. Positions are counted inside the cache, so a RoPE model never meets a position it was not trained on.",
+                "Xiao et al. (StreamingLLM, 2023) found that large models break as soon as the first tokens leave the cache, and that keeping just four of them (sink tokens) repairs it. Softmax must put its weight somewhere; many heads park what they do not need on the first token, which every query can see. Evict it, and that weight lands on tokens that mean something.",
+                "Whether a model does this is a fact about that model, to be measured, not assumed. The lab's Llama-layout model reads a text four times its context here, with and without sinks, beside a sliding-window recompute.",
+            ],
+            try_this: "Choose the Llama layout, read the text below with 4 sink tokens and with 0, and compare the two curves and the heads' shares on the first character.",
+            question: "The lab's small Llama model (3 layers, trained on 256-character windows) reads 956 characters through a cache of its last 64. What does dropping the sink tokens do to its loss?",
+            choices: [
+                "it explodes once the first characters leave the cache, as in large models",
+                "almost nothing: no head of this small model leans on the first character",
+                "it falls, since a smaller cache is always better",
+            ],
+            explain: "Measured here: the two curves lie on top of each other (the means differ by a few thousandths of a nat) and no head gives the first character more than a few per cent of its weight. Sinks form in large models trained on long texts; this one never needed one.",
         },
         ChapterText {
             title: "Sparse and linear attention",
@@ -495,6 +528,45 @@ pub const LEARN: LearnTexts = LearnTexts {
             )
         },
         go_to: "Go to this chapter",
+    },
+    cache: CacheLessonTexts {
+        future: |w, causal| {
+            if causal {
+                format!(
+                    "Under this causal mask the largest weight any query gives a later key is {w}: adding a token cannot change an earlier row, so the earlier rows can be kept."
+                )
+            } else {
+                format!(
+                    "Without the causal mask a query gives a later key up to {w:.3} of its weight: adding a token would change earlier rows, and a cache of them would go stale. Encoders such as BERT see both ways and are not run this way."
+                )
+            }
+        },
+        last_row: |query, head, delta| {
+            format!(
+                "The last row (query {query}) of head {head}, recomputed from its q alone against the cached K and V, differs from the full computation by at most {delta:.1e}."
+            )
+        },
+        last_row_shaped: "ALiBi, a soft-cap or sink logits shape these scores; the recomputation of the last row is shown without them (the generator below checks every step of a real model).",
+        bytes: |bytes, kv, d_k, d_v| {
+            format!(
+                "Each token adds {bytes} to the cache in each layer here: {kv} K/V heads × ({d_k} + {d_v}) numbers × 4 bytes."
+            )
+        },
+        cost_title: "Work for one new token in one layer (multiply-adds, these shapes)",
+        cost_columns: ["tokens so far", "with the cache", "without", "times more"],
+        try_model: "Generate with a trained model: every step's new row against its growing cache, timed with and without it.",
+        try_llama: "Use the Llama-layout model",
+        share: |even| {
+            format!(
+                "Mean weight each head gives the first key, over every query after the first; spreading evenly over the keys each query sees would give it {:.1}%. A sink head gives far more.",
+                even * 100.0
+            )
+        },
+        share_columns: ["head", "weight on the first key"],
+        kept_title: |w, k| {
+            format!("Positions a cache keeps: all of them, or the last {w} and the first {k}")
+        },
+        kept_columns: ["text length", "full cache", "rolling cache"],
     },
     modern: ModernTexts {
         why_not: [

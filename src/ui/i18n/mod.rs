@@ -251,18 +251,82 @@ pub struct KvTexts {
 pub struct GenerateTexts {
     pub title: &'static str,
     pub help: &'static str,
+    /// Without a trained model: what to choose.
+    pub need_model: &'static str,
     pub steps: &'static str,
     pub cache: &'static str,
-    pub button: &'static str,
+    pub play: &'static str,
+    pub pause: &'static str,
+    /// One more character.
+    pub step: &'static str,
+    /// The rest at once.
+    pub all: &'static str,
+    pub restart: &'static str,
     /// Puts the generated characters into the sentence.
     pub keep: &'static str,
-    /// (characters, milliseconds, characters per second, with the cache)
-    pub speed: fn(usize, f64, f64, bool) -> String,
+    /// The scrubber's label.
+    pub shown_step: &'static str,
+    /// (step, its character, positions cached, the context)
+    pub step_line: fn(usize, &str, usize, usize) -> String,
+    /// The five likeliest, before the choice.
+    pub chosen_among: &'static str,
+    /// What the strips show.
+    pub rows_help: &'static str,
+    pub layer: fn(usize) -> String,
+    /// (K/V head, the query heads that read it)
+    pub kv_group: fn(usize, &str) -> String,
+    /// (query head, the K/V head it reads)
+    pub query_head: fn(usize, usize) -> String,
+    /// (layer, query head, K/V head, the key's character, its position, the weight)
+    pub hover: fn(usize, usize, usize, &str, usize, f32) -> String,
+    /// (positions cached, context, layers, K/V heads, d_head, bytes)
+    pub cache_line: fn(usize, usize, usize, usize, usize, &str) -> String,
+    /// (positions)
+    pub bytes_title: fn(usize) -> String,
+    /// This model's row (its K/V heads, its query heads).
+    pub this_model: fn(usize, usize) -> String,
+    /// MHA, GQA (its K/V heads), MQA, MLA by its formula.
+    pub mha: &'static str,
+    pub gqa: fn(usize) -> String,
+    pub mqa: &'static str,
+    pub mla: &'static str,
+    pub speed_title: &'static str,
+    /// (with the cache, measured: (characters, milliseconds))
+    pub speed_row: fn(bool, Option<(usize, f64)>) -> String,
+    pub speed_help: &'static str,
     /// The largest difference of any step's logits from a recompute of the whole text.
     pub checked: fn(f32) -> String,
-    /// (bytes per character: this model, its K/V heads, as MHA, as MQA, MLA by its formula;
-    /// bytes after this text, its characters)
-    pub memory: fn(&str, usize, &str, &str, &str, &str, usize) -> String,
+}
+
+/// The streaming view.
+pub struct StreamTexts {
+    pub title: &'static str,
+    pub help: &'static str,
+    /// With the GPT-2 model (learned positions): why it cannot run.
+    pub learned_positions: &'static str,
+    pub need_model: &'static str,
+    pub text: &'static str,
+    pub window: &'static str,
+    pub sinks: &'static str,
+    pub run: &'static str,
+    /// (positions done of the recompute, all)
+    pub progress: fn(usize, usize) -> String,
+    pub chart_title: &'static str,
+    pub x_label: &'static str,
+    pub y_label: &'static str,
+    /// (sink tokens) the three runs' names.
+    pub with_sinks: fn(usize) -> String,
+    pub without_sinks: &'static str,
+    pub recompute: &'static str,
+    /// (mean with sinks, mean without, mean of the recompute, positions)
+    pub means: fn(f32, f32, Option<f32>, usize) -> String,
+    /// (mean loss with sinks − without, the largest first-character share of any head, the
+    /// characters read, the context)
+    pub finding: fn(f32, f32, usize, usize) -> String,
+    pub share_title: &'static str,
+    pub share_help: &'static str,
+    pub layer: fn(usize) -> String,
+    pub head: fn(usize) -> String,
 }
 
 pub struct ModelTexts {
@@ -303,6 +367,7 @@ pub struct ModelTexts {
     pub sampling_help: &'static str,
     /// Generation with the KV cache, under "What comes next".
     pub generate: GenerateTexts,
+    pub stream: StreamTexts,
     pub roles_title: &'static str,
     /// (queries the shares are averaged over, whether those are the queries whose character
     /// came before)

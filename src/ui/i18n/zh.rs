@@ -6,7 +6,7 @@ use attention_core::overview::Reduction;
 use super::{
     ErrorTexts, ExplainTexts, FallbackTexts, FlashText, GenerateTexts, KvTexts, LinkTexts,
     MaskTexts, ModelTexts, OverviewTexts, ScaleTexts, ShareTexts, StageText, StageTexts, StepTexts,
-    Text,
+    StreamTexts, Text,
 };
 
 fn config_error(error: &ConfigError) -> String {
@@ -274,29 +274,102 @@ pub static TEXT: Text = Text {
         sampling_help: "0：总是选最可能的；越高越多变。它与注意力的温度无关。",
         generate: GenerateTexts {
             title: "用 KV 缓存生成",
-            help: "一次生成多个字符。有缓存时，每个新字符在每一层只算它自己的那一行，并读取之前保存的键和值；没有缓存时，每生成一个字符都要把整段文字重新算一遍。",
+            help: "模型一次写一个字符。一个字符的键和值只取决于它之前（含它自己）的文字，而这些文字不会再变，所以每一层把它们存下来，这就是缓存。于是新字符只需算它自己那一行，用它的查询去读所有缓存的键。没有缓存时，每生成一个字符都要把整段文字重新算一遍。",
+            need_model: "请先在上方选择一个训练好的模型（GPT-2 或 Llama 结构）再生成。",
             steps: "个字符",
             cache: "KV 缓存",
-            button: "生成",
+            play: "播放",
+            pause: "暂停",
+            step: "走一步",
+            all: "一次生成完",
+            restart: "重新开始",
             keep: "放进句子",
-            speed: |n, ms, per_second, cache| {
+            shown_step: "步",
+            step_line: |step, token, cached, context| {
                 format!(
-                    "{n} 个字符用时 {ms:.0} 毫秒：{}每秒 {per_second:.0} 个字符，在本页中实测。",
-                    if cache {
-                        "有缓存，"
-                    } else {
-                        "无缓存，"
-                    }
+                    "第 {step} 步：追加了“{token}”。它的查询行在每一层读取目前缓存的 {cached} 个位置（上下文共 {context} 个），包括它自己。"
                 )
             },
+            chosen_among: "它是从这几个候选中选出的：",
+            rows_help: "每一条是一个查询头对缓存的权重：每个缓存位置一格，权重越大越亮，已填部分的最右边是最新的字符；空白部分是还没用到的上下文。共用同一个 K/V 头的查询头读的是同样的键和值，但分配的权重不同。",
+            layer: |l| format!("第 {l} 层"),
+            kv_group: |g, heads| format!("K/V 头 {g}——查询头 {heads} 共用"),
+            query_head: |h, g| format!("q{h} → kv{g}"),
+            hover: |layer, head, kv, token, position, weight| {
+                format!(
+                    "第 {layer} 层，查询头 {head}（K/V 头 {kv}）→ 位置 {position} 的“{token}”：权重 {weight:.3}"
+                )
+            },
+            cache_line: |cached, context, layers, kv_heads, d_head, bytes| {
+                format!(
+                    "当前缓存：{cached} 个位置（上下文共 {context} 个）× {layers} 层 × {kv_heads} 个 K/V 头 ×（K 和 V）× {d_head} 个数 × 4 字节 = {bytes} 字节。"
+                )
+            },
+            bytes_title: |n| format!("这 {n} 个字符之后，缓存要存多少"),
+            this_model: |kv, heads| format!("这个模型：{heads} 个查询头共用 {kv} 个 K/V 头"),
+            mha: "MHA：每个查询头一个 K/V 头",
+            gqa: |kv| format!("GQA，{kv} 个 K/V 头"),
+            mqa: "MQA：所有查询头共用一个 K/V 头",
+            mla: "MLA（DeepSeek-V2），按公式计算，这里没有运行",
+            speed_title: "每秒生成的字符数，在本页中实测",
+            speed_row: |cache, measured| {
+                let mode = if cache { "有缓存" } else { "无缓存" };
+                match measured {
+                    Some((n, ms)) if ms > 0.0 => format!(
+                        "{mode}：每秒 {:.0} 个字符（{n} 步，每步 {:.2} 毫秒）",
+                        n as f64 * 1000.0 / ms,
+                        ms / n as f64
+                    ),
+                    _ => format!("{mode}：还没有测"),
+                }
+            },
+            speed_help: "每一步的时间只算模型为这个字符做的计算，不算校验和绘图。把 KV 缓存关掉或打开再生成一次，就能测另一种；文字越长，差距越大。",
             checked: |delta| {
-                format!("每一步的分数都与整段重算的结果一致：最大差值为 {delta:.1e}。")
-            },
-            memory: |this, kv_heads, mha, mqa, mla, bytes, chars| {
                 format!(
-                    "缓存为每一层保存 K 和 V：这个模型有 {kv_heads} 个 K/V 头，每个字符 {this} 字节（{chars} 个字符后共 {bytes} 字节）。若每个查询头各有一个 K/V 头（MHA）要 {mha} 字节，所有查询头共用一个（MQA）要 {mqa} 字节；DeepSeek 的 MLA 按公式计算（这里没有运行）要 {mla} 字节。"
+                    "已校验：每一步的分数都与实验室逐步追踪的前向计算对整段文字的重算结果一致，目前最大差值为 {delta:.1e}。"
                 )
             },
+        },
+        stream: StreamTexts {
+            title: "读过上下文之后：流式推理与注意力汇聚点",
+            help: "模型一次最多读它的上下文长度。流式服务用滚动缓存继续读下去：保留最近的若干字符（窗口），并按 StreamingLLM 的做法保留最开头的几个（汇聚点，sink tokens），因为许多大模型会把多余的注意力倒在第一个词元上，一旦把它移出缓存，输出就会崩。位置按缓存内的顺序重新编号，所以 RoPE 永远不会遇到训练时没见过的位置。这里 Llama 模型用三种方式读一段比上下文更长的文字。",
+            learned_positions: "GPT-2 的位置向量是在计算 K 和 V 之前加到输入上的，所以缓存里的条目无法挪到新的位置。请选择 Llama 结构来做流式推理。",
+            need_model: "请先在上方选择 Llama 结构的模型。",
+            text: "文字",
+            window: "窗口",
+            sinks: "汇聚点个数",
+            run: "开始读",
+            progress: |done, all| format!("滑动窗口重算：{done} / {all} 个位置……"),
+            chart_title: "每个下一个字符的损失（nats，越低越好），按 32 个位置平滑",
+            x_label: "在文字中的位置",
+            y_label: "损失（nats）",
+            with_sinks: |k| format!("滚动缓存，{k} 个汇聚点"),
+            without_sinks: "滚动缓存，无汇聚点",
+            recompute: "滑动窗口重算",
+            means: |with, without, recompute, n| {
+                let recompute =
+                    recompute.map_or(String::from("仍在计算"), |r| format!("{r:.3}"));
+                format!(
+                    "{n} 个位置的平均损失：有汇聚点 {with:.3}，无汇聚点 {without:.3}，重算 {recompute}。"
+                )
+            },
+            finding: |gain, share, read, context| {
+                if gain.abs() < 0.02 && share < 0.1 {
+                    format!(
+                        "这个小模型的实际表现：没有注意力汇聚点。保留开头的字符让平均损失变化 {gain:+.3} nats，而且没有哪个头把超过 {:.1}% 的注意力放在第一个字符上（在文字的前 {read} 个字符上统计）。在长文本上训练的大模型确实会形成汇聚点；这里这个 3 层、用 {context} 个字符的窗口训练的模型没有，所以把开头移出缓存对它毫无损失。",
+                        share * 100.0
+                    )
+                } else {
+                    format!(
+                        "保留开头的字符让平均损失变化 {gain:+.3} nats；最依赖第一个字符的头给了它 {:.1}% 的注意力（在文字的前 {read} 个字符上统计）。",
+                        share * 100.0
+                    )
+                }
+            },
+            share_title: "落在第一个字符上的注意力比例",
+            share_help: "每个头在第一个上下文窗口里、除第一个之外的每个查询上，放在文字第一个字符上的平均权重。汇聚头不管查询是什么都会给它很大的比例。",
+            layer: |l| format!("第 {l} 层"),
+            head: |h| format!("头 {h}"),
         },
         roles_title: "每个头在这里做什么",
         roles_help: |queries, repeated| {

@@ -45,6 +45,18 @@ pub struct ViewSettings {
     pub view: Option<String>,
     /// The Learn mode's chapter (`lesson=<id>`); `None`: the full lab.
     pub lesson: Option<Chapter>,
+    /// The Generate view's run (`gen`, `gen_t`, `gen_seed`).
+    pub generation: GenerationView,
+}
+
+/// What the Generate view generated, kept in links: regenerating it gives the same characters.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct GenerationView {
+    /// Characters generated and shown (0: none).
+    pub steps: usize,
+    /// The sampling temperature (0: the likeliest character each time) and its seed.
+    pub temperature: f64,
+    pub seed: u64,
 }
 
 /// How the lab is embedded in another page.
@@ -312,6 +324,14 @@ pub fn to_query(state: &LinkState) -> String {
     if let Some(lesson) = v.lesson {
         pairs.push(("lesson", lesson.id().into()));
     }
+    let generation = v.generation;
+    if generation.steps > 0 {
+        pairs.push(("gen", generation.steps.to_string()));
+        if generation.temperature > 0.0 {
+            pairs.push(("gen_t", generation.temperature.to_string()));
+            pairs.push(("gen_seed", generation.seed.to_string()));
+        }
+    }
     if let Some(lang) = v.lang {
         pairs.push(("lang", lang.name().into()));
     }
@@ -511,6 +531,22 @@ pub fn parse_query(query: &str) -> (LinkState, Vec<LinkNotice>) {
             "lang" => match Lang::from_name(&value) {
                 Some(lang) => state.view.lang = Some(lang),
                 None => notices.push(malformed(&name, &value)),
+            },
+            "gen" => match value.parse::<usize>() {
+                Ok(n) if (1..=attention_core::generate::MAX_STEPS).contains(&n) => {
+                    state.view.generation.steps = n
+                }
+                _ => notices.push(malformed(&name, &value)),
+            },
+            "gen_t" => match value.parse::<f64>() {
+                Ok(t) if t.is_finite() && (0.0..=2.0).contains(&t) => {
+                    state.view.generation.temperature = t
+                }
+                _ => notices.push(malformed(&name, &value)),
+            },
+            "gen_seed" => match value.parse::<u64>() {
+                Ok(seed) => state.view.generation.seed = seed,
+                Err(_) => notices.push(malformed(&name, &value)),
             },
             "theme" => match Theme::from_name(&value) {
                 Some(theme) => state.view.theme = theme,

@@ -12,6 +12,10 @@ pub enum Section {
     Model,
     /// The trained model: what it predicts next.
     Next,
+    /// The trained model generating step by step with its KV cache.
+    Generate,
+    /// The Llama model reading past its context through a rolling cache, with attention sinks.
+    Stream,
     Tokens,
     Qkv,
     Scores,
@@ -23,9 +27,11 @@ pub enum Section {
 }
 
 impl Section {
-    pub const ALL: [Section; 10] = [
+    pub const ALL: [Section; 12] = [
         Self::Model,
         Self::Next,
+        Self::Generate,
+        Self::Stream,
         Self::Tokens,
         Self::Qkv,
         Self::Scores,
@@ -40,6 +46,8 @@ impl Section {
         match self {
             Self::Model => "model",
             Self::Next => "next",
+            Self::Generate => "generate",
+            Self::Stream => "stream",
             Self::Tokens => "tokens",
             Self::Qkv => "qkv",
             Self::Scores => "scores",
@@ -55,13 +63,11 @@ impl Section {
         Self::ALL.into_iter().find(|s| s.id() == id)
     }
 
-    /// The sections on the page, top to bottom: the trained model's own two first when it is in
+    /// The sections on the page, top to bottom: the trained model's own first when it is in
     /// use (what a presentation steps through with ← and →).
     pub fn on_page(trained: bool) -> Vec<Self> {
-        let own = [Self::Next, Self::Model];
-        let pipeline = Self::ALL
-            .into_iter()
-            .filter(|s| !matches!(s, Self::Model | Self::Next));
+        let own = [Self::Next, Self::Generate, Self::Stream, Self::Model];
+        let pipeline = Self::ALL.into_iter().filter(|s| !own.contains(s));
         if trained {
             own.into_iter().chain(pipeline).collect()
         } else {
@@ -89,7 +95,12 @@ impl Section {
             Self::Scores => &[Stage::Dot, Stage::Scaled, Stage::Masked],
             Self::Softmax => &[Stage::Weights],
             Self::Values => &[Stage::HeadOutput],
-            Self::Model | Self::Next | Self::AllHeads | Self::Flash => &[],
+            Self::Model
+            | Self::Next
+            | Self::Generate
+            | Self::Stream
+            | Self::AllHeads
+            | Self::Flash => &[],
             Self::Combine => &[Stage::Concat, Stage::Projected, Stage::Output],
         }
     }
@@ -102,6 +113,8 @@ impl Section {
             Self::Flash => vec!["flash"],
             Self::Model => vec!["model-view", "head-roles"],
             Self::Next => vec!["next-token"],
+            Self::Generate => vec!["generate"],
+            Self::Stream => vec!["stream"],
             _ => self.stages().iter().map(|s| s.id()).collect(),
         }
     }
@@ -109,7 +122,7 @@ impl Section {
     /// The step's number on the page (the trained model's own sections have none).
     pub fn number(self) -> Option<usize> {
         Some(match self {
-            Self::Model | Self::Next => return None,
+            Self::Model | Self::Next | Self::Generate | Self::Stream => return None,
             Self::Tokens => 1,
             Self::Qkv => 2,
             Self::Scores => 3,
@@ -126,6 +139,8 @@ impl Section {
         match self {
             Self::Model => t.model.overview_title,
             Self::Next => t.model.next_title,
+            Self::Generate => t.model.generate.title,
+            Self::Stream => t.model.stream.title,
             Self::Tokens => t.steps.tokens,
             Self::Qkv => t.steps.qkv,
             Self::Scores => t.steps.scores,
@@ -140,7 +155,7 @@ impl Section {
 
 /// The panels an embed can show besides the stages: the head view, the small multiples of all
 /// heads, the FlashAttention player, the sentence box and the controls.
-pub const EXTRA_PANELS: [&str; 8] = [
+pub const EXTRA_PANELS: [&str; 10] = [
     "head-view",
     "all-heads",
     "flash",
@@ -149,6 +164,8 @@ pub const EXTRA_PANELS: [&str; 8] = [
     "model-view",
     "head-roles",
     "next-token",
+    "generate",
+    "stream",
 ];
 
 /// What an embed shows when its link names no panels.

@@ -160,6 +160,8 @@ pub struct Lab {
     pub layer: RwSignal<usize>,
     /// The Learn mode's chapter; `None` shows the full lab.
     pub lesson: RwSignal<Option<Chapter>>,
+    /// What the Generate view generated (kept in links).
+    pub generation: RwSignal<crate::ui::model::link::GenerationView>,
     /// Presentation mode: large type, the chapter filling the screen, arrow keys to move.
     pub presenting: RwSignal<bool>,
     /// What the lessons look at: the query (from 0, clamped; at first the last token, which sees
@@ -329,6 +331,7 @@ impl Lab {
             forward,
             layer,
             lesson: RwSignal::new(None),
+            generation: RwSignal::new(Default::default()),
             presenting: RwSignal::new(false),
             lesson_query: RwSignal::new(usize::MAX),
             lesson_factor: RwSignal::new(1.0),

@@ -36,6 +36,14 @@ fn panel(name: &str) -> AnyView {
             view! { <div class="embed-panel wide"><ModelOverview /></div> }.into_any()
         }
         ("next-token", _) => view! { <div class="embed-panel"><NextToken /></div> }.into_any(),
+        ("generate", _) => {
+            view! { <div class="embed-panel wide"><super::generate::GenerateSection /></div> }
+                .into_any()
+        }
+        ("stream", _) => {
+            view! { <div class="embed-panel wide"><super::stream::StreamSection /></div> }
+                .into_any()
+        }
         // Unknown panels never get here: the link left them out, with a notice.
         _ => ().into_any(),
     }

@@ -786,6 +786,8 @@ pub fn Pipeline() -> impl IntoView {
             <ComputingNote />
             <Show when=move || lab.request.with(|r| r.is_trained())>
                 <NextToken />
+                <super::generate::GenerateSection />
+                <super::stream::StreamSection />
                 <ModelOverview />
             </Show>
             <StageSection section=Section::Tokens />

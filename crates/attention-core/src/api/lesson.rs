@@ -7,11 +7,11 @@ use serde_json::{Value, json};
 use crate::experiments::{BreakPoint, Breakdown};
 use crate::lessons::{
     Chapter, ComplexityExperiment, CostMeasurement, CostPoint, CrossExperiment, CrossMatch,
-    Experiment, FlashExperiment, GqaExperiment, HeadVariance, KeyMatch, KvRow, LayernormExperiment,
-    MasksExperiment, MultiheadExperiment, PositionsExperiment, QkvExperiment, RepeatedToken,
-    RowSaturation, ScalingExperiment, ScalingPoint, SoftmaxExperiment, SparseRow,
-    StabilityExperiment, SweepSample, TamingExperiment, TokenNorms, TokenStats, TokensExperiment,
-    VariantsExperiment, WindowsExperiment,
+    Experiment, FlashExperiment, GqaExperiment, HeadVariance, KeyMatch, KvCacheExperiment, KvRow,
+    LayernormExperiment, MasksExperiment, MultiheadExperiment, PositionsExperiment, QkvExperiment,
+    RepeatedToken, RowSaturation, ScalingExperiment, ScalingPoint, SoftmaxExperiment, SparseRow,
+    StabilityExperiment, StepCost, StreamingExperiment, SweepSample, TamingExperiment, TokenNorms,
+    TokenStats, TokensExperiment, VariantsExperiment, WindowsExperiment,
 };
 
 pub fn lesson_json(
@@ -35,6 +35,8 @@ pub fn lesson_json(
         Experiment::Stability(v) => stability_experiment(v),
         Experiment::Complexity(v) => complexity_experiment(v),
         Experiment::Flash(v) => flash_experiment(v),
+        Experiment::KvCache(v) => kv_cache_experiment(v),
+        Experiment::Streaming(v) => streaming_experiment(v),
         Experiment::Variants(v) => variants_experiment(v),
         Experiment::Exercises => json!({}),
     };
@@ -271,6 +273,38 @@ fn gqa_experiment(v: &GqaExperiment) -> Value {
         "d_k": v.d_k,
         "d_v": v.d_v,
         "rows": v.rows.iter().map(kv_row).collect::<Vec<_>>(),
+    })
+}
+
+fn step_cost(v: &StepCost) -> Value {
+    json!({"n": v.n, "with_cache": v.with_cache, "without_cache": v.without_cache})
+}
+
+fn kv_cache_experiment(v: &KvCacheExperiment) -> Value {
+    json!({
+        "n": v.n,
+        "head": v.head + 1,
+        "query": v.query,
+        "causal": v.causal,
+        "future_weight": v.future_weight,
+        "last_row_delta": v.last_row_delta,
+        "n_heads": v.n_heads,
+        "kv_heads": v.kv_heads,
+        "d_k": v.d_k,
+        "d_v": v.d_v,
+        "bytes_per_token": v.bytes_per_token,
+        "costs": v.costs.iter().map(step_cost).collect::<Vec<_>>(),
+    })
+}
+
+fn streaming_experiment(v: &StreamingExperiment) -> Value {
+    json!({
+        "n": v.n,
+        "first_share": v.first_share,
+        "even_share": v.even_share,
+        "window": v.window,
+        "sink_tokens": v.sink_tokens,
+        "kept": v.kept.iter().map(|&(n, full, rolling)| json!({"n": n, "full": full, "rolling": rolling})).collect::<Vec<_>>(),
     })
 }
 

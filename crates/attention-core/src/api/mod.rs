@@ -8,7 +8,9 @@ mod request;
 mod response;
 
 pub use lesson::lesson_json;
-pub use model::{f16_to_f32, forward_json, generate_json, load_model, stream_eval_json};
+pub use model::{
+    f16_to_f32, forward_json, generate_json, generation_input, load_model, stream_eval_json,
+};
 pub use request::{
     BackendChoice, BlockRequest, FocusRequest, GenerateRequest, LayerNormRequest, MaskRequest,
     ModelChoice, PairingRequest, PositionRequest, Request, RequestError, SamplingRequest,

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use super::Request;
 use super::response::{matrix_json, trace_heads_json};
 use crate::MaskSpec;
-use crate::generate::cache_bytes_per_token;
+use crate::generate::CacheSizes;
 use crate::gpt::{Gpt, GptForward, GptShape, Layout, ModelError};
 
 /// The model as the lab ships it, from the bytes of its three files.
@@ -232,19 +232,10 @@ pub fn forward_json(model: &Gpt, forward: &GptForward) -> Result<String, serde_j
     }))
 }
 
-/// `"generate"` on a trained model, as JSON: the prompt (the request's sentence), its prefill,
-/// every step (the character, the five likeliest with their probabilities, the cache's length
-/// and bytes, the step's time, the largest |Δ| of its logits against a recompute without the
-/// cache), and the cache's bytes per character for this model and as MHA, GQA, MQA and MLA
-/// would keep it. `clock` gives milliseconds.
-pub fn generate_json(
-    model: &Gpt,
-    request: &Request,
-    clock: &dyn Fn() -> f64,
-) -> Result<Value, String> {
-    let Some(generate) = request.generate else {
-        return Err("generate: missing".into());
-    };
+/// What a generation reads from a request: its sentence (the prompt) and attention temperature.
+/// Generation runs the model as it was trained: under its causal mask, without a soft-cap,
+/// QK-norm or sink logits.
+pub fn generation_input(request: &Request) -> Result<(String, f64), String> {
     let (sentence, run) = request.trained_run().map_err(|e| e.to_string())?;
     if run.mask != MaskSpec::Causal {
         return Err(
@@ -259,16 +250,28 @@ pub fn generate_json(
                 .into(),
         );
     }
+    Ok((sentence, run.temperature))
+}
+
+/// `"generate"` on a trained model, as JSON: the prompt (the request's sentence), its prefill,
+/// every step (the character, the five likeliest with their probabilities, the cache's length
+/// and bytes, the step's time, the largest |Δ| of its logits against a recompute without the
+/// cache), and the cache's bytes per character for this model and as MHA, GQA, MQA and MLA
+/// would keep it. `clock` gives milliseconds.
+pub fn generate_json(
+    model: &Gpt,
+    request: &Request,
+    clock: &dyn Fn() -> f64,
+) -> Result<Value, String> {
+    let Some(generate) = request.generate else {
+        return Err("generate: missing".into());
+    };
+    let (sentence, temperature) = generation_input(request)?;
     let spec = generate.spec();
-    let generation = crate::generate::generate(model, &sentence, &spec, run.temperature, clock)
+    let generation = crate::generate::generate(model, &sentence, &spec, temperature, clock)
         .map_err(|e| e.to_string())?;
     let shape = model.shape;
-    let per_token = |kv_heads| cache_bytes_per_token(shape.n_layer, kv_heads, shape.d_head(), 4);
-    let grouped = if shape.n_kv_head < shape.n_head {
-        shape.n_kv_head
-    } else {
-        (shape.n_head / 2).max(1)
-    };
+    let sizes = CacheSizes::of(&shape);
     let steps: Vec<Value> = generation
         .steps
         .iter()
@@ -299,14 +302,13 @@ pub fn generate_json(
         "chars_per_second": if total_ms > 0.0 { generation.steps.len() as f64 * 1000.0 / total_ms } else { 0.0 },
         "max_delta": generation.steps.iter().filter_map(|s| s.max_delta).reduce(f32::max),
         "cache_bytes_per_token": {
-            "this_model": per_token(shape.n_kv_head),
-            "mha": per_token(shape.n_head),
-            "gqa": per_token(grouped),
-            "gqa_kv_heads": grouped,
-            "mqa": per_token(1),
-            // DeepSeek-V2's multi-head latent attention caches one latent of 4·d_head and one
-            // shared RoPE key of d_head/2 per layer: a formula, not run here.
-            "mla_formula": shape.n_layer * (4 * shape.d_head() + shape.d_head() / 2) * 4,
+            "this_model": sizes.this_model,
+            "mha": sizes.mha,
+            "gqa": sizes.gqa,
+            "gqa_kv_heads": sizes.gqa_kv_heads,
+            "mqa": sizes.mqa,
+            // DeepSeek-V2's multi-head latent attention: a formula, not run here.
+            "mla_formula": sizes.mla_formula,
         },
     }))
 }

@@ -17,6 +17,7 @@ mod complexity;
 mod cross;
 mod flash;
 mod gqa;
+mod kv_cache;
 mod layernorm;
 mod masks;
 mod multihead;
@@ -25,6 +26,7 @@ mod qkv;
 mod scaling;
 mod softmax;
 mod stability;
+mod streaming;
 mod taming;
 mod tokens;
 mod variants;
@@ -34,6 +36,7 @@ pub use complexity::*;
 pub use cross::*;
 pub use flash::*;
 pub use gqa::*;
+pub use kv_cache::*;
 pub use layernorm::*;
 pub use masks::*;
 pub use multihead::*;
@@ -42,6 +45,7 @@ pub use qkv::*;
 pub use scaling::*;
 pub use softmax::*;
 pub use stability::*;
+pub use streaming::*;
 pub use taming::*;
 pub use tokens::*;
 pub use variants::*;
@@ -66,12 +70,14 @@ pub enum Chapter {
     Taming,
     Complexity,
     Flash,
+    KvCache,
+    Streaming,
     Variants,
     Exercises,
 }
 
 impl Chapter {
-    pub const ALL: [Chapter; 17] = [
+    pub const ALL: [Chapter; 19] = [
         Self::Tokens,
         Self::Qkv,
         Self::Scaling,
@@ -87,6 +93,8 @@ impl Chapter {
         Self::Taming,
         Self::Complexity,
         Self::Flash,
+        Self::KvCache,
+        Self::Streaming,
         Self::Variants,
         Self::Exercises,
     ];
@@ -108,6 +116,8 @@ impl Chapter {
             Self::Stability => "stability",
             Self::Complexity => "complexity",
             Self::Flash => "flash",
+            Self::KvCache => "kv-cache",
+            Self::Streaming => "streaming",
             Self::Variants => "variants",
             Self::Exercises => "exercises",
         }
@@ -181,6 +191,8 @@ pub enum Experiment {
     Stability(StabilityExperiment),
     Complexity(ComplexityExperiment),
     Flash(FlashExperiment),
+    KvCache(KvCacheExperiment),
+    Streaming(StreamingExperiment),
     Variants(VariantsExperiment),
     Exercises,
 }
@@ -204,6 +216,8 @@ pub fn experiment(chapter: Chapter, trace: &Trace, focus: &Focus) -> Experiment 
         Chapter::Stability => Experiment::Stability(stability::run(trace, focus)),
         Chapter::Complexity => Experiment::Complexity(complexity::run(trace)),
         Chapter::Flash => Experiment::Flash(flash::run(trace)),
+        Chapter::KvCache => Experiment::KvCache(kv_cache::run(trace, focus)),
+        Chapter::Streaming => Experiment::Streaming(streaming::run(trace)),
         Chapter::Variants => Experiment::Variants(variants::run(trace, focus)),
         Chapter::Exercises => Experiment::Exercises,
     }

@@ -59,6 +59,8 @@ fn lab_views(chapter: Chapter) -> &'static [LabView] {
         Chapter::Stability => &[Card(Stage::Scaled), Card(Stage::Weights)],
         Chapter::Complexity => &[],
         Chapter::Flash => &[Player],
+        Chapter::KvCache => &[Card(Stage::Weights)],
+        Chapter::Streaming => &[Card(Stage::Weights)],
         Chapter::Variants => &[Card(Stage::Weights)],
         Chapter::Exercises => &[],
     }
@@ -71,6 +73,8 @@ fn lab_section(chapter: Chapter) -> &'static str {
         Chapter::Qkv | Chapter::Gqa | Chapter::Cross => "qkv",
         Chapter::Scaling | Chapter::Stability | Chapter::Positions | Chapter::Taming => "scores",
         Chapter::Softmax | Chapter::Masks | Chapter::Windows | Chapter::Variants => "softmax",
+        Chapter::KvCache => "generate",
+        Chapter::Streaming => "stream",
         Chapter::Multihead => "all-heads",
         Chapter::Complexity | Chapter::Flash => "flash",
         Chapter::Exercises => "tokens",

@@ -8,6 +8,7 @@ mod complexity;
 mod cross;
 mod flash;
 mod gqa;
+mod kv_cache;
 mod layernorm;
 mod masks;
 mod multihead;
@@ -121,6 +122,8 @@ fn chapter_view(lab: Lab, chapter: Chapter) -> AnyView {
         Chapter::Stability => stability::view(lab, e).into_any(),
         Chapter::Complexity => complexity::view(lab, e).into_any(),
         Chapter::Flash => flash::view(lab, e).into_any(),
+        Chapter::KvCache => kv_cache::view(lab, e).into_any(),
+        Chapter::Streaming => kv_cache::streaming_view(lab, e).into_any(),
         Chapter::Variants => variants::view(lab, e).into_any(),
         Chapter::Exercises => ().into_any(),
     }

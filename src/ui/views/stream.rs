@@ -1,0 +1,309 @@
+//! The Llama model reading a text longer than its context through a rolling KV cache, with and
+//! without sink tokens, beside a sliding-window recompute: the loss curves, their means, each
+//! head's share of attention on the first character, and what these numbers say. The rolling
+//! runs are fast and land at once; the recompute (a forward pass per position) lands a frame's
+//! worth at a time, the curve filling in.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use leptos::prelude::*;
+
+use super::chart::Chart;
+use super::pipeline::{SectionHeading, presented};
+use crate::ui::browser::clock::now_ms;
+use crate::ui::model::line_chart::{COLORS, LineChart, Series};
+use crate::ui::model::sections::Section;
+use crate::ui::state::Lab;
+use attention_core::gpt::{Gpt, Layout};
+use attention_core::stream::{
+    SAMPLE_TEXT, StreamSpec, first_token_share, recompute_at, rolling, stream_ids,
+};
+
+/// The recompute runs for this long before the page draws.
+const FRAME_BUDGET_MS: f64 = 12.0;
+/// The curves' moving average, in positions.
+const SMOOTH: usize = 32;
+
+/// One reading of a text.
+#[derive(Clone, PartialEq)]
+struct Reading {
+    window: usize,
+    sinks: usize,
+    with_sinks: Vec<f32>,
+    without_sinks: Vec<f32>,
+    recompute: Vec<f32>,
+    /// Positions of the recompute still to come.
+    total: usize,
+    share: Vec<Vec<f32>>,
+}
+
+fn mean(values: &[f32]) -> f32 {
+    values.iter().sum::<f32>() / values.len().max(1) as f32
+}
+
+/// A trailing moving average, as (position, value) points from the first full window on.
+fn smoothed(losses: &[f32]) -> Vec<(f64, f64)> {
+    let mut points = Vec::new();
+    let mut sum = 0.0f64;
+    for (i, &l) in losses.iter().enumerate() {
+        sum += f64::from(l);
+        if i >= SMOOTH {
+            sum -= f64::from(losses[i - SMOOTH]);
+        }
+        if i + 1 >= SMOOTH.min(losses.len()) {
+            points.push(((i + 1) as f64, sum / (i + 1).min(SMOOTH) as f64));
+        }
+    }
+    points
+}
+
+#[component]
+pub fn StreamSection() -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let section = Section::Stream;
+    let texts = move || &lab.lang.get().text().model.stream;
+    let layout = move || lab.request.with(|r| r.trained_layout());
+    let model = move || -> Option<Arc<Gpt>> {
+        let layout = layout();
+        lab.model_status.with(|s| s.ready(layout).cloned())
+    };
+    let text = RwSignal::new(SAMPLE_TEXT.to_string());
+    let window = RwSignal::new(64usize);
+    let sinks = RwSignal::new(4usize);
+    let reading = RwSignal::new(None::<Reading>);
+    let error = RwSignal::new(None::<String>);
+    // Each run has a number; a recompute of an older run stops.
+    let generation = StoredValue::new(0u64);
+    Effect::new(move |_| {
+        layout();
+        reading.set(None);
+        error.set(None);
+    });
+    fn recompute_more(
+        reading: RwSignal<Option<Reading>>,
+        generation: StoredValue<u64>,
+        mine: u64,
+        model: Arc<Gpt>,
+        ids: Arc<Vec<u32>>,
+    ) {
+        if generation.get_value() != mine {
+            return;
+        }
+        let began = now_ms();
+        let Some((mut done, total, window)) =
+            reading.with_untracked(|r| r.as_ref().map(|r| (r.recompute.len(), r.total, r.window)))
+        else {
+            return;
+        };
+        let mut fresh = Vec::new();
+        while done < total && now_ms() - began < FRAME_BUDGET_MS {
+            fresh.push(recompute_at(&model, &ids, done, window));
+            done += 1;
+        }
+        reading.update(|r| {
+            if let Some(r) = r {
+                r.recompute.extend(fresh);
+            }
+        });
+        if done < total {
+            set_timeout(
+                move || recompute_more(reading, generation, mine, model, ids),
+                Duration::ZERO,
+            );
+        }
+    }
+    let read = move |_| {
+        let Some(model) = model() else { return };
+        let spec = StreamSpec {
+            window: window.get_untracked(),
+            sink_tokens: sinks.get_untracked(),
+        };
+        let ids = match stream_ids(&model, &text.get_untracked(), spec) {
+            Ok(ids) => ids,
+            Err(e) => {
+                error.set(Some(e.to_string()));
+                return;
+            }
+        };
+        error.set(None);
+        let with_sinks = rolling(&model, &ids, spec).losses;
+        let without_sinks = rolling(
+            &model,
+            &ids,
+            StreamSpec {
+                sink_tokens: 0,
+                ..spec
+            },
+        )
+        .losses;
+        reading.set(Some(Reading {
+            window: spec.window,
+            sinks: spec.sink_tokens,
+            total: ids.len() - 1,
+            with_sinks,
+            without_sinks,
+            recompute: Vec::new(),
+            share: first_token_share(&model, &ids),
+        }));
+        let mine = generation.get_value() + 1;
+        generation.set_value(mine);
+        let ids = Arc::new(ids);
+        set_timeout(
+            move || recompute_more(reading, generation, mine, model, ids),
+            Duration::ZERO,
+        );
+    };
+    let chart = Signal::derive(move || {
+        let t = texts();
+        reading.with(|r| {
+            let r = r.as_ref()?;
+            let mut series = vec![
+                Series {
+                    label: (t.with_sinks)(r.sinks),
+                    points: smoothed(&r.with_sinks),
+                    color: COLORS[0],
+                    reference: false,
+                    points_only: false,
+                },
+                Series {
+                    label: t.without_sinks.into(),
+                    points: smoothed(&r.without_sinks),
+                    color: COLORS[1],
+                    reference: false,
+                    points_only: false,
+                },
+            ];
+            if !r.recompute.is_empty() {
+                series.push(Series {
+                    label: t.recompute.into(),
+                    points: smoothed(&r.recompute),
+                    color: COLORS[2],
+                    reference: true,
+                    points_only: false,
+                });
+            }
+            Some(LineChart {
+                title: t.chart_title.into(),
+                x_label: t.x_label.into(),
+                y_label: t.y_label.into(),
+                x_log: false,
+                y_log: false,
+                series,
+                marker: model().map(|m| m.shape.n_positions as f64),
+                ink: (0, 0, 0),
+            })
+        })
+    });
+    let means = move || {
+        reading.with(|r| {
+            let r = r.as_ref()?;
+            let done = r.recompute.len() == r.total;
+            Some((texts().means)(
+                mean(&r.with_sinks),
+                mean(&r.without_sinks),
+                done.then(|| mean(&r.recompute)),
+                r.total,
+            ))
+        })
+    };
+    let progress = move || {
+        reading.with(|r| {
+            r.as_ref()
+                .filter(|r| r.recompute.len() < r.total)
+                .map(|r| (texts().progress)(r.recompute.len(), r.total))
+        })
+    };
+    let finding = move || {
+        let context = model()?.shape.n_positions;
+        reading.with(|r| {
+            let r = r.as_ref()?;
+            let share = r.share.iter().flatten().copied().fold(0.0f32, f32::max);
+            let read = (r.total + 1).min(context);
+            Some((texts().finding)(
+                mean(&r.with_sinks) - mean(&r.without_sinks),
+                share,
+                read,
+                context,
+            ))
+        })
+    };
+    let shares = move || {
+        reading.with(|r| {
+            let r = r.as_ref()?;
+            let heads = r.share.first().map_or(0, Vec::len);
+            let t = texts();
+            Some(view! {
+                <table class="share-table" data-testid="stream-shares">
+                    <thead><tr><th></th>
+                        {(0..heads).map(|h| view! { <th scope="col">{(t.head)(h + 1)}</th> }).collect_view()}
+                    </tr></thead>
+                    <tbody>
+                        {r.share.iter().enumerate().map(|(l, row)| view! {
+                            <tr><th scope="row">{(t.layer)(l + 1)}</th>
+                                {row.iter().map(|&s| view! {
+                                    <td style=format!("--share: {:.3}", s)>{format!("{:.1}%", s * 100.0)}</td>
+                                }).collect_view()}
+                            </tr>
+                        }).collect_view()}
+                    </tbody>
+                </table>
+            })
+        })
+    };
+    let context = move || model().map_or(256, |m| m.shape.n_positions);
+    let number = |signal: RwSignal<usize>| {
+        move |ev| {
+            if let Ok(v) = event_target_value(&ev).parse::<usize>() {
+                signal.set(v);
+            }
+        }
+    };
+    let state = move || match layout() {
+        Some(Layout::Llama) => 0,
+        Some(Layout::Gpt2) => 1,
+        None => 2,
+    };
+    view! {
+        <section class="step stream-view" data-view=section.id() data-testid="stream"
+            class:presented=move || presented(lab, section)>
+            <SectionHeading section=section />
+            <p class="help block">{move || texts().help}</p>
+            {move || match state() {
+                1 => view! { <p class="help block" data-testid="stream-unavailable">{texts().learned_positions}</p> }.into_any(),
+                2 => view! { <p class="help block" data-testid="stream-unavailable">{texts().need_model}</p> }.into_any(),
+                _ => view! {
+                    <label class="field-label stream-text">
+                        {move || texts().text}
+                        <textarea rows="4" data-testid="stream-text" prop:value=move || text.get()
+                            on:change=move |ev| text.set(event_target_value(&ev))></textarea>
+                    </label>
+                    <div class="control-row">
+                        <label class="control-label">
+                            {move || texts().window} " "
+                            <input type="number" min="1" max=context data-testid="stream-window"
+                                prop:value=move || window.get().to_string() on:change=number(window) />
+                        </label>
+                        <label class="control-label">
+                            {move || texts().sinks} " "
+                            <input type="number" min="0" max="16" data-testid="stream-sinks"
+                                prop:value=move || sinks.get().to_string() on:change=number(sinks) />
+                        </label>
+                        <button type="button" class="button" data-testid="stream-run" on:click=read
+                            disabled=move || model().is_none()>{move || texts().run}</button>
+                    </div>
+                    {move || error.get().map(|e| view! { <p class="error" role="alert" data-testid="stream-error">{e}</p> })}
+                    <Show when=move || reading.with(Option::is_some)>
+                        <Chart chart=chart test_id="stream-chart" />
+                        <p class="help block" data-testid="stream-progress">{progress}</p>
+                        <p class="help block" data-testid="stream-means">{means}</p>
+                        <p class="block" data-testid="stream-finding">{finding}</p>
+                        <h3>{move || texts().share_title}</h3>
+                        <p class="help block">{move || texts().share_help}</p>
+                        {shares}
+                    </Show>
+                }.into_any(),
+            }}
+        </section>
+    }
+}
