@@ -314,8 +314,9 @@ pub static TEXT: Text = Text {
             },
             chosen_among: "It was chosen among:",
             rows_help: "Each strip is one query head's weights over the cache: one cell per cached position, brighter for more weight, the newest on the right of the filled part; the empty part is context not yet used. Query heads that share a K/V head read the same keys and values but weigh them differently.",
+            weight: "weight",
             layer: |l| format!("Layer {l}"),
-            kv_group: |g, heads| format!("K/V head {g} — read by query heads {heads}"),
+            kv_group: |g, heads| format!("shared K/V head {g} (q{heads})"),
             query_head: |h, g| format!("q{h} → kv{g}"),
             hover: |layer, head, kv, token, position, weight| {
                 format!(
@@ -366,7 +367,7 @@ pub static TEXT: Text = Text {
             sinks: "sink tokens",
             run: "Read it",
             progress: |done, all| format!("Sliding-window recompute: {done} of {all} positions…"),
-            chart_title: "Loss of each next character (nats; lower is better), smoothed over 32",
+            chart_title: "Loss of each next character (nats; lower is better), smoothed over 32; the grey line marks the context",
             x_label: "position in the text",
             y_label: "loss (nats)",
             with_sinks: |k| format!("rolling cache, {k} sink tokens"),

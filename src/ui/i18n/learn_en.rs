@@ -235,7 +235,7 @@ pub const LEARN: LearnTexts = LearnTexts {
                 "So a generation step computes only the new row. In every layer it projects the new token into q, k and v, appends k and v to what was kept from earlier steps (the KV cache), and scores its one q against every cached key: a matrix-vector product instead of a matrix product. Q is never cached; nothing reads an old query again.",
                 "The cost moves from arithmetic to memory. Per token the cache holds 2 · layers · K/V heads · d_head numbers (K and V); sharing K/V heads (GQA, MQA) or compressing them (MLA) is what makes long contexts fit. Without the cache, every step would run the whole text again, and the steps would grow slower as the text grows.",
             ],
-            try_this: "Switch the mask to none and look at the largest weight on a later key; then choose a trained model and generate below, with the cache and without.",
+            try_this: "Switch the mask between none and causal and watch the largest weight on a later key; then choose a trained model and generate below, with the cache and without.",
             question: "A decoder has written 100 tokens and computes the 101st. With a KV cache, which rows of Q does each layer compute?",
             choices: [
                 "all 101, as in any forward pass",
@@ -255,10 +255,10 @@ pub const LEARN: LearnTexts = LearnTexts {
             question: "The lab's small Llama model (3 layers, trained on 256-character windows) reads 956 characters through a cache of its last 64. What does dropping the sink tokens do to its loss?",
             choices: [
                 "it explodes once the first characters leave the cache, as in large models",
-                "almost nothing: no head of this small model leans on the first character",
+                "almost nothing: over a long text, this small model's heads give the first character only a few per cent of their attention",
                 "it falls, since a smaller cache is always better",
             ],
-            explain: "Measured here: the two curves lie on top of each other (the means differ by a few thousandths of a nat) and no head gives the first character more than a few per cent of its weight. Sinks form in large models trained on long texts; this one never needed one.",
+            explain: "Measured here: the two curves lie on top of each other (the means differ by a few thousandths of a nat) and over the passage's first 256 characters no head gives the first character more than a few per cent of its weight. Sinks form in large models trained on long texts; this one never needed one.",
         },
         ChapterText {
             title: "Sparse and linear attention",
@@ -558,7 +558,7 @@ pub const LEARN: LearnTexts = LearnTexts {
         try_llama: "Use the Llama-layout model",
         share: |even| {
             format!(
-                "Mean weight each head gives the first key, over every query after the first; spreading evenly over the keys each query sees would give it {:.1}%. A sink head gives far more.",
+                "Mean weight each head gives the first key, over every query after the first; spreading evenly over the keys each query sees would give it {:.1}%. On a short sentence the first key can take far more for plain reasons: the first queries see only a few keys, and the first word may matter. A sink keeps a large share over a long text whatever the query; the streaming view below measures that over the first 256 characters of a long passage.",
                 even * 100.0
             )
         },

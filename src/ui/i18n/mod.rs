@@ -272,6 +272,8 @@ pub struct GenerateTexts {
     pub chosen_among: &'static str,
     /// What the strips show.
     pub rows_help: &'static str,
+    /// The colour legend's label.
+    pub weight: &'static str,
     pub layer: fn(usize) -> String,
     /// (K/V head, the query heads that read it)
     pub kv_group: fn(usize, &str) -> String,

@@ -292,8 +292,9 @@ pub static TEXT: Text = Text {
             },
             chosen_among: "它是从这几个候选中选出的：",
             rows_help: "每一条是一个查询头对缓存的权重：每个缓存位置一格，权重越大越亮，已填部分的最右边是最新的字符；空白部分是还没用到的上下文。共用同一个 K/V 头的查询头读的是同样的键和值，但分配的权重不同。",
+            weight: "权重",
             layer: |l| format!("第 {l} 层"),
-            kv_group: |g, heads| format!("K/V 头 {g}——查询头 {heads} 共用"),
+            kv_group: |g, heads| format!("共用 K/V 头 {g}（q{heads}）"),
             query_head: |h, g| format!("q{h} → kv{g}"),
             hover: |layer, head, kv, token, position, weight| {
                 format!(
@@ -340,7 +341,7 @@ pub static TEXT: Text = Text {
             sinks: "汇聚点个数",
             run: "开始读",
             progress: |done, all| format!("滑动窗口重算：{done} / {all} 个位置……"),
-            chart_title: "每个下一个字符的损失（nats，越低越好），按 32 个位置平滑",
+            chart_title: "每个下一个字符的损失（nats，越低越好），按 32 个位置平滑；灰线标出上下文长度",
             x_label: "在文字中的位置",
             y_label: "损失（nats）",
             with_sinks: |k| format!("滚动缓存，{k} 个汇聚点"),

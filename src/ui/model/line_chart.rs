@@ -32,6 +32,9 @@ pub struct LineChart {
     pub ink: (u8, u8, u8),
 }
 
+/// Measured series with more points than this are drawn as lines without dots.
+pub const MAX_DOTTED: usize = 64;
+
 /// The palette of the series, in order: blue, orange, green, grey (distinct for colour-blind
 /// readers as well, and each also told apart by the legend).
 pub const COLORS: [(u8, u8, u8); 4] =
@@ -195,7 +198,8 @@ pub fn draw<DB: DrawingBackend>(
                     continue;
                 }
                 plot.draw_series(LineSeries::new(points.clone(), color.stroke_width(width)))?;
-                if !series.reference {
+                // Dots mark measured points; a dense curve (a loss at every position) is a line.
+                if !series.reference && points.len() <= MAX_DOTTED {
                     plot.draw_series(points.iter().map(|&p| Circle::new(p, 2, color.filled())))?;
                 }
             }

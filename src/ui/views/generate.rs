@@ -467,7 +467,7 @@ fn Generator() -> impl IntoView {
                             {(texts().query_head)(head + 1, head / group + 1)}
                             {first.then(|| view! {
                                 <span class="strip-group">
-                                    {(texts().kv_group)(head / group + 1, &heads.join(", "))}
+                                    {(texts().kv_group)(head / group + 1, &heads.join(", q"))}
                                 </span>
                             })}
                         </span>
@@ -570,6 +570,7 @@ fn Generator() -> impl IntoView {
         Some((texts().checked)(delta))
     };
     let trained = move || lab.request.with(|r| r.trained_layout().is_some());
+    let loading = move || model(lab).is_none();
     let scrub = move |ev| {
         if let Ok(v) = event_target_value(&ev).parse::<usize>() {
             shown.set(Some(v.saturating_sub(1)));
@@ -600,14 +601,15 @@ fn Generator() -> impl IntoView {
                 </label>
             </div>
             <div class="control-row">
-                <button type="button" class="button" data-testid="generate-play" on:click=play>
+                <button type="button" class="button" data-testid="generate-play" on:click=play disabled=loading>
                     {move || if playing.get() { texts().pause } else { texts().play }}
                 </button>
-                <button type="button" class="button" data-testid="generate-step" on:click=one>{move || texts().step}</button>
-                <button type="button" class="button" data-testid="generate" on:click=all>{move || texts().all}</button>
+                <button type="button" class="button" data-testid="generate-step" on:click=one disabled=loading>{move || texts().step}</button>
+                <button type="button" class="button" data-testid="generate" on:click=all disabled=loading>{move || texts().all}</button>
                 <button type="button" class="button" data-testid="generate-restart" on:click=restart
                     disabled=move || taken() == 0>{move || texts().restart}</button>
             </div>
+            {move || loading().then(|| view! { <p class="help block">{lab.lang.get().text().model.loading}</p> })}
             {move || error.get().map(|e| view! { <p class="error" data-testid="generate-error" role="alert">{e}</p> })}
             <Show when=move || { taken() > 0 }>
                 <p class="generated" data-testid="generated">
@@ -645,6 +647,9 @@ fn Generator() -> impl IntoView {
                         on:pointermove=point on:pointerdown=point
                         on:pointerleave=move |_| hover.set(None)></canvas>
                 </div>
+                <p class="help strip-legend">
+                    {move || texts().weight} " 0 " <span class="viridis-bar"></span> " 1"
+                </p>
                 <p class="help block hover-line" data-testid="generate-hover">{hover_line}</p>
                 <p class="help block" data-testid="generate-cache-line">{cache_line}</p>
                 {bars}
