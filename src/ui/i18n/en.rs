@@ -373,12 +373,13 @@ pub static TEXT: Text = Text {
             with_sinks: |k| format!("rolling cache, {k} sink tokens"),
             without_sinks: "rolling cache, no sinks",
             recompute: "sliding-window recompute",
-            means: |with, without, recompute, n| {
-                let recompute =
-                    recompute.map_or(String::from("still running"), |r| format!("{r:.3}"));
-                format!(
-                    "Mean loss over {n} positions: {with:.3} with the sinks, {without:.3} without, {recompute} by the recompute."
-                )
+            means: |with, without, recompute, n| match recompute {
+                Some(r) => format!(
+                    "Mean loss over {n} positions: {with:.3} with the sinks, {without:.3} without, {r:.3} by the recompute."
+                ),
+                None => format!(
+                    "Mean loss over {n} positions: {with:.3} with the sinks, {without:.3} without (the recompute is still running)."
+                ),
             },
             finding: |gain, share, read, context| {
                 if gain.abs() < 0.02 && share < 0.1 {

@@ -347,12 +347,13 @@ pub static TEXT: Text = Text {
             with_sinks: |k| format!("滚动缓存，{k} 个汇聚点"),
             without_sinks: "滚动缓存，无汇聚点",
             recompute: "滑动窗口重算",
-            means: |with, without, recompute, n| {
-                let recompute =
-                    recompute.map_or(String::from("仍在计算"), |r| format!("{r:.3}"));
-                format!(
-                    "{n} 个位置的平均损失：有汇聚点 {with:.3}，无汇聚点 {without:.3}，重算 {recompute}。"
-                )
+            means: |with, without, recompute, n| match recompute {
+                Some(r) => format!(
+                    "{n} 个位置的平均损失：有汇聚点 {with:.3}，无汇聚点 {without:.3}，重算 {r:.3}。"
+                ),
+                None => format!(
+                    "{n} 个位置的平均损失：有汇聚点 {with:.3}，无汇聚点 {without:.3}（重算仍在进行）。"
+                ),
             },
             finding: |gain, share, read, context| {
                 if gain.abs() < 0.02 && share < 0.1 {

@@ -63,7 +63,9 @@ pub fn StreamSection() -> impl IntoView {
     let lab = expect_context::<Lab>();
     let section = Section::Stream;
     let texts = move || &lab.lang.get().text().model.stream;
-    let layout = move || lab.request.with(|r| r.trained_layout());
+    // The model in use, not every change of the request: a new sentence keeps the reading.
+    let layout = Memo::new(move |_| lab.request.with(|r| r.trained_layout()));
+    let layout = move || layout.get();
     let model = move || -> Option<Arc<Gpt>> {
         let layout = layout();
         lab.model_status.with(|s| s.ready(layout).cloned())
