@@ -113,7 +113,38 @@ fn configs() -> Vec<(String, Config)> {
             .into_iter()
             .map(|(name, params)| (name.to_string(), params.validate().unwrap())),
     );
+    configs.extend(llama_layers());
     configs
+}
+
+/// The trained Llama-layout model's own layers on a sentence: RMSNorm's output as X, its W_Q,
+/// W_K, W_V and W_O, RoPE, 4 query heads on 2 K/V heads, no biases. The GPU computes what its
+/// forward pass hands each layer's attention (GPT-2's layers have biases, which the shaders
+/// leave to the CPU).
+fn llama_layers() -> Vec<(String, Config)> {
+    let model = attention_core::api::load_model(
+        include_bytes!("../assets/llama/model.safetensors"),
+        include_str!("../assets/llama/config.json"),
+        include_str!("../assets/llama/vocab.json"),
+    )
+    .unwrap();
+    let (tokens, ids): (Vec<String>, Vec<u32>) = model
+        .tokenize("The cat sat on the mat. The cat sat on the")
+        .into_iter()
+        .unzip();
+    let forward = model
+        .forward(&tokens, &ids, &attention_core::gpt::GptRun::default())
+        .unwrap();
+    forward
+        .layers
+        .iter()
+        .enumerate()
+        .map(|(l, layer)| {
+            let config = layer.attention.config.clone();
+            assert!(config.weights().biases.is_none() && config.dims().n_kv_heads == 2);
+            (format!("the Llama model's layer {}", l + 1), config)
+        })
+        .collect()
 }
 
 async fn parity_on(backend: &mut GpuBackend) {

@@ -54,7 +54,8 @@ test('the weights control offers the Llama layout, fetched only when chosen', as
   assert.equal(s.tokens.length, SENTENCE.length, 'one token per character');
   assert.match(await text('model-status'), /Llama-layout model of 3 layers × 4 query heads sharing 2 K\/V heads/);
   assert.match(await text('norm-fixed'), /RMSNorm/);
-  assert.match(page.url(), /model=llama/, 'the address keeps the model');
+  // The address keeps the model (written a moment after the change).
+  await page.waitForFunction(() => location.search.includes('model=llama'), null, { timeout: 5000 });
 });
 
 test('its layer is the Llama block: RMSNorm, no biases, RoPE, shared K/V heads', async () => {

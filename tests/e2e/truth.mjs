@@ -280,9 +280,9 @@ test('a section of the lab can be presented, and ← → move between sections',
     .filter((s) => s.offsetParent !== null).map((s) => s.dataset.view));
   assert.deepEqual(await visible(), ['next']);
   await page.keyboard.press('ArrowRight');
-  await page.waitForFunction(() => window.attentionLab.state().view === 'model');
-  assert.deepEqual(await visible(), ['model']);
-  assert.match(await page.textContent('[data-testid=present-where]'), /Section 2 of 10/);
+  await page.waitForFunction(() => window.attentionLab.state().view === 'generate');
+  assert.deepEqual(await visible(), ['generate']);
+  assert.match(await page.textContent('[data-testid=present-where]'), /Section 2 of 12/);
   await page.keyboard.press('Escape');
   await nextFrames(page);
   assert.ok((await visible()).length >= 9);
