@@ -31,7 +31,7 @@ const PLAY_PACE: Duration = Duration::from_millis(120);
 const ROW_PX: usize = 12;
 
 /// The trained model in use, when loaded.
-fn model(lab: Lab) -> Option<Arc<Gpt>> {
+pub fn model(lab: Lab) -> Option<Arc<Gpt>> {
     let layout = lab.request.with(|r| r.trained_layout());
     lab.model_status.with(|s| s.ready(layout).cloned())
 }

@@ -219,7 +219,7 @@ pub fn NextToken() -> impl IntoView {
         let Some(logits) = logits else {
             return;
         };
-        let draw = random_draw();
+        let draw = super::generate::random_draw();
         let Some(id) = sample_next(logits.view(), sampling.get_untracked(), draw) else {
             return;
         };
@@ -281,17 +281,5 @@ pub fn NextToken() -> impl IntoView {
             </div>
             <p class="help block">{move || texts().sampling_help}</p>
         </section>
-    }
-}
-
-/// A number in [0, 1) for sampling: random in the browser, fixed elsewhere.
-fn random_draw() -> f64 {
-    #[cfg(target_arch = "wasm32")]
-    {
-        js_sys::Math::random()
-    }
-    #[cfg(not(target_arch = "wasm32"))]
-    {
-        0.5
     }
 }

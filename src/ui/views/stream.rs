@@ -66,10 +66,7 @@ pub fn StreamSection() -> impl IntoView {
     // The model in use, not every change of the request: a new sentence keeps the reading.
     let layout = Memo::new(move |_| lab.request.with(|r| r.trained_layout()));
     let layout = move || layout.get();
-    let model = move || -> Option<Arc<Gpt>> {
-        let layout = layout();
-        lab.model_status.with(|s| s.ready(layout).cloned())
-    };
+    let model = move || -> Option<Arc<Gpt>> { super::generate::model(lab) };
     let text = RwSignal::new(SAMPLE_TEXT.to_string());
     let window = RwSignal::new(64usize);
     let sinks = RwSignal::new(4usize);
