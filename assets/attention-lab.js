@@ -8,7 +8,8 @@
 // link parameters (README, "Links"), reflected as properties; changing one after the start
 // changes the running lab without reloading it. `src` names a JSON file of one's own attention
 // ({"attention": …, "tokens": …} or {"q": …, "k": …, "v": …}), fetched by the course page and
-// handed to the lab. Events: `change` (detail: the lab's state, as attentionLab.state() gives it)
+// handed to the lab. Without `height` the element fits the lab's content (the frame reports its
+// height); with it, it keeps that many pixels and the frame scrolls. Events: `change` (detail: the lab's state, as attentionLab.state() gives it)
 // whenever the state changes, and `error` (detail: {error}) when the lab refuses something.
 // custom-elements.json, beside this file, lists it all.
 
@@ -96,6 +97,8 @@ export class AttentionLabElement extends HTMLElement {
   #ready = false;
   #state = null;
   #loaded = null;
+  /** The height the lab's content asked for, in CSS pixels (0: not yet). */
+  #fitted = 0;
 
   constructor() {
     super();
@@ -114,6 +117,7 @@ export class AttentionLabElement extends HTMLElement {
   }
 
   connectedCallback() {
+    // Without a `height`, 560 px until the lab says how tall its content is, then that.
     this.style.height ||= `${Number(this.getAttribute('height')) || 560}px`;
     // Started only near the viewport: a page of many labs loads the ones read.
     this.#observer = new IntersectionObserver((entries) => {
@@ -133,7 +137,7 @@ export class AttentionLabElement extends HTMLElement {
   attributeChangedCallback(name, old, value) {
     if (old === value || !this.#ready) return;
     if (name === 'height') {
-      this.style.height = `${Number(value) || 560}px`;
+      this.style.height = `${Number(value) || this.#fitted || 560}px`;
     } else if (name === 'src') {
       this.#load();
     } else {
@@ -187,6 +191,9 @@ export class AttentionLabElement extends HTMLElement {
       this.#state = data.state;
       if (first && this.hasAttribute('src')) this.#load();
       this.dispatchEvent(new CustomEvent('change', { detail: data.state }));
+    } else if (data.type === 'attention-lab:size') {
+      this.#fitted = Math.ceil(Number(data.height)) || 0;
+      if (this.#fitted > 0 && !this.hasAttribute('height')) this.style.height = `${this.#fitted}px`;
     } else if (data.type === 'attention-lab:error') {
       this.dispatchEvent(new CustomEvent('error', { detail: { error: data.error } }));
     }
@@ -202,10 +209,12 @@ export class AttentionLabElement extends HTMLElement {
     if (this.#loaded === src) return;
     this.#loaded = src;
     try {
-      const response = await fetch(new URL(src, document.baseURI));
+      const url = new URL(src, document.baseURI);
+      const response = await fetch(url);
       if (!response.ok) throw new Error(`${response.status} ${response.statusText}`);
       const data = await response.json();
-      this.#post({ type: 'attention-lab:load', data, name: src.split('/').pop() });
+      // `url` rides along so that the lab's "Open the full lab" link can name the file too.
+      this.#post({ type: 'attention-lab:load', data, name: src.split('/').pop(), url: url.href });
     } catch (error) {
       this.#loaded = null;
       this.dispatchEvent(new CustomEvent('error', { detail: { error: `${src}: ${error.message}` } }));

@@ -7,6 +7,7 @@ use attention_core::api::import::{
     DEFAULT_BUDGET, Format, ImportError, ImportNotice, Imported, MAX_TOKENS, Tensors, read,
     read_value,
 };
+use attention_core::trace::max_abs_diff;
 use ndarray::{Array4, ArrayD, IxDyn};
 use serde_json::{Value, json};
 #[cfg(target_arch = "wasm32")]
@@ -338,6 +339,20 @@ fn limits_refuse_before_anything_is_kept() {
     );
     // Within the default budget the same file reads.
     assert!(read(Format::Json, bytes, None, None, Some(DEFAULT_BUDGET)).is_ok());
+    // A .npy says its shape before its values: 2 layers × 4 heads × 2048² is refused from the
+    // header alone (over the page's 16 Mi), here with no values at all (not "truncated").
+    let header = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 4, 2048, 2048), }";
+    let mut npy = b"\x93NUMPY\x01\x00".to_vec();
+    let padded = format!("{header:<117}\n");
+    npy.extend_from_slice(&(padded.len() as u16).to_le_bytes());
+    npy.extend_from_slice(padded.as_bytes());
+    assert_eq!(
+        read(Format::Npy, &npy, None, None, Some(16 << 20)).unwrap_err(),
+        ImportError::OverBudget {
+            numbers: 2 * 4 * 2048 * 2048,
+            budget: 16 << 20
+        }
+    );
 }
 
 #[test]
@@ -689,6 +704,27 @@ fn a_run_shows_weights_as_read_and_computes_q_and_k_under_the_settings() {
     assert!(json["flash"]["max_abs_diff"].as_f64().unwrap() < 1e-5);
     let again = run_imported(&read_value(&json, None).unwrap(), &causal).unwrap();
     assert_eq!(again.layers, run.layers);
+    // The tile player's replay: every tile step of the chosen query blocks, ending in the
+    // head's output; one query block alone gives that block's rows.
+    let under = run.computed_under.as_ref().unwrap();
+    assert_eq!(under.block, (2, 2));
+    let replay = run.flash_replay(1, 2, 0..3).unwrap();
+    let output = run.layers[1][2].output.as_ref().unwrap();
+    assert!(max_abs_diff(replay.output.view(), output.view()) < 1e-5);
+    // 3 × 3 tiles of 2 × 2, each a step; the causal mask hides the 3 above the diagonal.
+    assert_eq!(replay.steps.len(), 9);
+    assert_eq!(replay.steps.iter().filter(|s| s.skipped).count(), 3);
+    let second = run.flash_replay(1, 2, 1..2).unwrap();
+    assert!(second.steps.iter().all(|s| s.row_block == 1));
+    assert!(
+        max_abs_diff(
+            second.output.slice(ndarray::s![2..4, ..]),
+            output.slice(ndarray::s![2..4, ..])
+        ) < 1e-5
+    );
+    // Weights read as they are have nothing to replay.
+    let read = run_imported(&load("attention.npz"), &ImportSettings::default()).unwrap();
+    assert!(read.computed_under.is_none() && read.flash_replay(0, 0, 0..1).is_none());
     // A mask that does not fit the file is an error, not a panic.
     let window = ImportSettings {
         mask: MaskSpec::Padding { valid_len: 9 },
@@ -731,4 +767,71 @@ fn imported_roles_tell_tokens_apart_by_their_text() {
         (0.0, 0.0, 0.0)
     );
     assert!((r.roles.first + r.roles.other - 1.0).abs() < 1e-5, "{r:?}");
+}
+
+/// PyTorch itself (`tests/reference/torch_selfattention.py`, run by hand: torch is not in CI):
+/// a SelfAttention module as the articles write it saved its per-head Q, K and V with
+/// `safetensors.torch`, and what it computed beside them. The lab, from those files, gives
+/// torch's own weights (with and without the causal mask), its outputs and
+/// `scaled_dot_product_attention`'s; from torch's float16 and bfloat16 roundings, the weights
+/// torch gets from the same rounded numbers.
+#[test]
+fn pytorchs_own_tensors_give_pytorchs_own_weights() {
+    use attention_core::MaskSpec;
+    use attention_core::imported::{ImportSettings, run_imported};
+    let e: Value = serde_json::from_slice(fixture!("torch_expected.json")).unwrap();
+    let heads = |key: &str| {
+        let a = array(&e[key]);
+        let shape = a.shape().to_vec();
+        a.into_shape_with_order((1, shape[0], shape[1], shape[2]))
+            .unwrap()
+    };
+    let file = |bytes: &[u8]| read(Format::Safetensors, bytes, None, None, None).unwrap();
+    let f32_file = file(fixture!("torch_qkv_f32.safetensors"));
+    assert_eq!(
+        f32_file.tokens,
+        tokens(&e["tokens"]),
+        "tokens from the metadata"
+    );
+    let shown =
+        |run: &attention_core::imported::ImportedRun,
+         part: fn(&attention_core::imported::ShownHead) -> ndarray::Array2<f32>| {
+            let h = run.head_count();
+            let (n, d) = part(&run.layers[0][0]).dim();
+            Array4::from_shape_fn((1, h, n, d), |(_, head, i, j)| {
+                part(&run.layers[0][head])[[i, j]]
+            })
+        };
+    for (mask, weights, output) in [
+        (MaskSpec::None, "weights", "output"),
+        (MaskSpec::Causal, "causal_weights", "causal_output"),
+    ] {
+        let settings = ImportSettings {
+            mask,
+            ..ImportSettings::default()
+        };
+        let run = run_imported(&f32_file, &settings).unwrap();
+        assert_eq!((run.layer_count(), run.head_count()), (1, 4));
+        let got = shown(&run, |h| h.weights.clone());
+        close(&got, &heads(weights).into_dyn(), 1e-6, weights);
+        let out = shown(&run, |h| h.output.clone().unwrap());
+        close(&out, &heads(output).into_dyn(), 1e-5, output);
+        let flash = shown(&run, |h| h.flash_output.clone().unwrap());
+        close(&flash, &heads(output).into_dyn(), 1e-5, "flash");
+        if weights == "causal_weights" {
+            close(&out, &heads("sdpa_causal_output").into_dyn(), 1e-5, "sdpa");
+        }
+    }
+    for (name, bytes) in [
+        ("weights_f16", fixture!("torch_qkv_f16.safetensors")),
+        ("weights_bf16", fixture!("torch_qkv_bf16.safetensors")),
+    ] {
+        let run = run_imported(&file(bytes), &ImportSettings::default()).unwrap();
+        close(
+            &shown(&run, |h| h.weights.clone()),
+            &heads(name).into_dyn(),
+            1e-6,
+            name,
+        );
+    }
 }

@@ -520,12 +520,13 @@ mod links {
                 .map(|s| s.to_string())
                 .collect(),
             origin: (pick(2) == 0).then(|| "https://course.example:8443".to_string()),
-            src: (pick(2) == 0).then(|| "heads/layer 2.json?v=1&x=ü".to_string()),
         });
         LinkState {
             request,
             view,
             embed,
+            // Outside an embed too: the full lab opened from one keeps its file.
+            src: (pick(2) == 0).then(|| "heads/layer 2.json?v=1&x=ü".to_string()),
         }
     }
 
@@ -1754,6 +1755,119 @@ fn an_imported_head_is_shown_with_its_tokens_and_the_right_scales() {
     assert_eq!(parse_tokens("the cat  sat").unwrap(), ["the", "cat", "sat"]);
     assert_eq!(parse_tokens(r#"["a b", "猫"]"#).unwrap(), ["a b", "猫"]);
     assert_eq!(parse_tokens("[not json").unwrap(), ["[not", "json"]);
+}
+
+/// FlashAttention's tile player replays a file's Q, K and V: its tiles under the lab's mask, the
+/// file's tokens on every view, and the same output as the standard computation; a long file
+/// replays one query block, as the lab's own long inputs do.
+#[test]
+fn an_imported_head_replays_flash_attentions_tiles() {
+    use attention_core::MaskSpec;
+    use attention_core::api::import::read_value;
+    use attention_core::imported::{ImportSettings, run_imported};
+    use attention_lab::ui::model::colormap::{Scale, ScaleMode};
+    use attention_lab::ui::model::flash_frames::Phase;
+    use attention_lab::ui::model::flash_views::{Replay, accumulator, block_rows, grid, tile};
+    use attention_lab::ui::model::stages::Stage;
+    use std::sync::Arc;
+
+    let q: Vec<Vec<f32>> = (0..5)
+        .map(|i| vec![i as f32 * 0.3, 1.0 - i as f32 * 0.2])
+        .collect();
+    let k: Vec<Vec<f32>> = (0..5).map(|i| vec![(i as f32).sin(), 0.5]).collect();
+    let v: Vec<Vec<f32>> = (0..5).map(|i| vec![i as f32, -(i as f32), 1.0]).collect();
+    let tokens = ["a", "b", "c", "d", "e"];
+    let file = read_value(
+        &serde_json::json!({"q": [[q.clone()]], "k": [[k.clone()]], "v": [[v.clone()]], "tokens": tokens}),
+        None,
+    )
+    .unwrap();
+    let settings = ImportSettings {
+        mask: MaskSpec::Causal,
+        temperature: 1.0,
+        block: (Some(2), Some(2)),
+    };
+    let run = Arc::new(run_imported(&file, &settings).unwrap());
+    let replay = Replay::imported(Arc::clone(&run), 0, 0, ScaleMode::Honest, 0).unwrap();
+    assert!(!replay.partial() && replay.blocks == (0..3));
+    assert_eq!(replay.tokens(), tokens);
+    // Every query block ends with its rows divided by l: the head's own output.
+    let output = run.layers[0][0].output.as_ref().unwrap();
+    let (last, frame) = replay
+        .frames
+        .iter()
+        .enumerate()
+        .rfind(|(_, f)| f.phase == Phase::Normalize)
+        .unwrap();
+    assert_eq!(last, replay.frames.len() - 1);
+    let (acc, final_rows) = accumulator(&replay, frame);
+    assert!(final_rows);
+    let rows = &replay.flash().steps[frame.step].rows;
+    for (r, i) in rows.clone().enumerate() {
+        for c in 0..3 {
+            assert!((acc.values[[r, c]] - output[[i, c]]).abs() < 1e-5);
+        }
+    }
+    // The grid hides the keys after each query (causal), and labels rows by the file's tokens.
+    let (view, _) = grid(&replay, &replay.frames[0]);
+    assert_eq!(view.row_labels, tokens);
+    assert!(view.values[[0, 1]] == f32::NEG_INFINITY && view.values[[1, 0]].is_finite());
+    // A tile's scores are masked past the diagonal, on the head's scores' scale.
+    let scores = replay
+        .frames
+        .iter()
+        .find(|f| f.phase == Phase::Scores)
+        .unwrap();
+    let (tile_view, probs) = tile(&replay, scores).unwrap();
+    assert!(!probs && tile_view.values[[0, 1]] == f32::NEG_INFINITY);
+    let head_scores = run.layers[0][0].scores.as_ref().unwrap();
+    let limit = head_scores.iter().fold(0.0f32, |m, v| m.max(v.abs()));
+    assert!(matches!(tile_view.scale, Scale::Diverging { limit: l } if l == limit));
+    assert_eq!(
+        tile_view.legend,
+        attention_lab::ui::model::matrix::Legend::WholeHead
+    );
+    assert_eq!(block_rows(&replay, scores)[1].token, "b");
+    // Q, K and V are the file's.
+    let q_view = replay.input_view(Stage::Q).unwrap();
+    assert_eq!(q_view.values[[4, 0]], q[4][0]);
+    assert!(replay.input_view(Stage::Weights).is_none());
+    // Weights read as they are have no Q, K or V to replay.
+    let weights = read_value(
+        &serde_json::json!({"attention": [[1.0, 0.0], [0.5, 0.5]], "tokens": ["x", "y"]}),
+        None,
+    )
+    .unwrap();
+    let read = Arc::new(run_imported(&weights, &ImportSettings::default()).unwrap());
+    assert!(Replay::imported(read, 0, 0, ScaleMode::Honest, 0).is_none());
+
+    // Past 512 × 512 cells, one query block (the chosen one, clamped) is replayed.
+    let n: usize = 600;
+    let long = read_value(
+        &serde_json::json!({
+            "q": (0..n).map(|i| vec![(i as f32 * 0.1).cos(), 0.2]).collect::<Vec<_>>(),
+            "k": (0..n).map(|i| vec![(i as f32 * 0.1).sin(), 0.1]).collect::<Vec<_>>(),
+            "v": (0..n).map(|i| vec![i as f32 / n as f32]).collect::<Vec<_>>(),
+        }),
+        None,
+    )
+    .unwrap();
+    let run = Arc::new(
+        run_imported(
+            &long,
+            &ImportSettings {
+                mask: MaskSpec::Causal,
+                ..ImportSettings::default()
+            },
+        )
+        .unwrap(),
+    );
+    let down = run.computed_under.as_ref().unwrap().block.0;
+    let replay = Replay::imported(Arc::clone(&run), 0, 0, ScaleMode::Honest, 1_000).unwrap();
+    assert!(replay.partial());
+    let last = n.div_ceil(down) - 1;
+    assert_eq!(replay.blocks, last..last + 1);
+    assert!(replay.flash().steps.iter().all(|s| s.row_block == last));
 }
 
 #[test]

@@ -103,7 +103,41 @@ test('src= shows one\'s own attention, with the file\'s numbers', async () => {
     return [...doc.querySelectorAll('[data-testid^="heatmap-imported-"]')].filter((c) => c.width > 0).length;
   });
   assert.ok(drawn >= 2, `the weights and the heads at a glance are drawn (${drawn})`);
+  // "Open the full lab" names the file's address, and the full lab opens the same numbers.
+  const full = await page.evaluate(() => document.getElementById('own').shadowRoot.querySelector('iframe')
+    .contentDocument.querySelector('[data-testid=open-full]').href);
+  assert.equal(new URL(full).searchParams.get('src'), new URL('heads.json', page.url()).href);
+  assert.equal(new URL(full).searchParams.get('embed'), null);
+  const lab = await page.context().newPage();
+  try {
+    await lab.goto(full);
+    await lab.waitForFunction(() => window.attentionLab?.state?.().source === 'imported', null, { timeout: 60000 });
+    const opened = await lab.evaluate(() => window.attentionLab.trace().layers.map((l) => l.map((h) => h.weights)));
+    assert.deepEqual(opened, expected.attention);
+    assert.match(await lab.textContent('[data-testid=import-link-note]'), /src=/);
+  } finally {
+    await lab.close();
+  }
   if (SHOTS) await page.screenshot({ path: join(SHOTS, 'element-desktop.png') });
+});
+
+test('an element without a height fits the lab\'s content; one with a height keeps it', async () => {
+  const sizes = () => page.evaluate(() => ['first', 'own'].map((id) => {
+    const el = document.getElementById(id);
+    const body = el.shadowRoot.querySelector('iframe').contentDocument.body;
+    return { element: el.getBoundingClientRect().height, content: Math.ceil(body.getBoundingClientRect().height) };
+  }));
+  await page.waitForFunction(() => {
+    const el = document.getElementById('first');
+    const body = el.shadowRoot.querySelector('iframe')?.contentDocument?.body;
+    return body && Math.abs(el.getBoundingClientRect().height - Math.ceil(body.getBoundingClientRect().height)) <= 1;
+  }, null, { timeout: 30000 });
+  const [first, own] = await sizes();
+  assert.ok(first.element !== 560 && first.content > 200, `fitted: ${JSON.stringify(first)}`);
+  assert.equal(own.element, 640, 'height="640" is kept');
+  // It follows the content: more panels, a taller element.
+  await page.evaluate(() => { document.getElementById('first').panels = 'weights,head-view,flash'; });
+  await page.waitForFunction((before) => document.getElementById('first').getBoundingClientRect().height > before + 50, first.element, { timeout: 30000 });
 });
 
 test('an element far below starts only when it nears the viewport', async () => {

@@ -128,6 +128,24 @@ test('Q and K give a PyTorch-style SelfAttention\'s own weights; V gives outputs
     await nextFrames(page);
     assert.ok((await canvas.evaluate((c) => c.width)) > 0, `${part} is drawn`);
   }
+  // FlashAttention's tile player replays the chosen head's tiles under the same mask.
+  const player = page.locator('[data-testid=imported-flash-player]');
+  await player.scrollIntoViewIfNeeded();
+  await page.waitForFunction(() => /\d+\D+\d+/.test(document.querySelector('[data-testid=imported-flash-player] [data-testid=flash-frame]')?.textContent ?? ''));
+  await player.locator('[data-testid=flash-end]').click();
+  await nextFrames(page);
+  const frames = (await player.locator('[data-testid=flash-frame]').textContent()).match(/\d+/g).map(Number);
+  assert.ok(frames[1] > 4 && frames[0] === frames[1], `the player is at its last frame: ${frames}`);
+  assert.match(await player.locator('[data-testid=flash-phase]').textContent(), /l/);
+  await player.locator('[data-testid=flash-start]').click();
+  await player.locator('[data-testid=flash-forward]').click();
+  await player.locator('[data-testid=flash-forward]').click();
+  await nextFrames(page);
+  assert.equal((await player.locator('[data-testid=flash-frame]').textContent()).match(/\d+/)[0], '3');
+  for (const id of ['flash-q', 'flash-k', 'flash-v']) {
+    assert.ok((await player.locator(`canvas[data-testid=${id}]`).evaluate((c) => c.width)) > 0, `${id} is drawn`);
+  }
+  if (SHOTS) await player.screenshot({ path: join(SHOTS, 'import-flash-player.png') });
   await page.evaluate(() => window.attentionLab.set({ mask: { kind: 'none' }, temperature: 1 }));
   if (SHOTS) await page.screenshot({ path: join(SHOTS, 'import-qk.png'), fullPage: true });
 });

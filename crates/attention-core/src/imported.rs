@@ -3,17 +3,24 @@
 //! softmax and, when V is given, the head's output — the same functions the lab's own trace uses
 //! ([`crate::attention::attend`]) — and FlashAttention's output over the same numbers.
 
+use std::ops::Range;
+
 use ndarray::{Array2, Array4, ArrayView2, Axis};
 
 use crate::api::import::{ImportNotice, Imported, Tensors};
 use crate::attention::attend;
 use crate::config::{auto_block, checked_mask, checked_temperature};
 use crate::error::ConfigError;
-use crate::flash::flash_attention;
+use crate::flash::{FlashHead, flash_attention, replay_query_blocks};
 use crate::gpt::{HeadRoles, roles};
-use crate::mask::MaskSpec;
+use crate::mask::{Mask, MaskSpec};
 use crate::scoring::Scoring;
 use crate::trace::max_abs_diff;
+
+/// The score of vectors of `d` dimensions under `temperature`: q·k / (√d · T).
+fn scoring(d: usize, temperature: f32) -> Scoring {
+    Scoring::plain(1.0 / ((d as f32).sqrt() * temperature))
+}
 
 /// One head of imported vectors, computed.
 #[derive(Debug, Clone, PartialEq)]
@@ -44,7 +51,7 @@ pub fn attend_imported(
     let keys = k.dim().2;
     let mask = checked_mask(mask, queries, keys)?;
     let temperature = checked_temperature(temperature)?;
-    let scoring = Scoring::plain(1.0 / ((d as f32).sqrt() * temperature));
+    let scoring = scoring(d, temperature);
     let block = (block.0.max(1), block.1.max(1));
     let empty = Array2::<f32>::zeros((keys, 0));
     Ok((0..layers)
@@ -105,7 +112,19 @@ pub struct ImportedRun {
     pub from_vectors: bool,
     /// The largest |standard − FlashAttention| over every output, when V came.
     pub max_flash_diff: Option<f32>,
+    /// What the weights were computed under, when they were computed here from Q and K.
+    pub computed_under: Option<ComputedUnder>,
     pub notices: Vec<ImportNotice>,
+}
+
+/// The rules an imported file's Q and K were computed under: what FlashAttention's tile player
+/// needs to replay a head's tiles.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ComputedUnder {
+    pub mask: Mask,
+    pub scoring: Scoring,
+    /// FlashAttention's tiles, (rows, columns).
+    pub block: (usize, usize),
 }
 
 /// What the lab applies to a file's Q and K: its mask, temperature and FlashAttention tiles.
@@ -134,7 +153,7 @@ pub fn run_imported(
     imported: &Imported,
     settings: &ImportSettings,
 ) -> Result<ImportedRun, ConfigError> {
-    let (layers, from_vectors, max_flash_diff) = match &imported.tensors {
+    let (layers, from_vectors, max_flash_diff, computed_under) = match &imported.tensors {
         Tensors::Attention(a) => {
             let layers = a
                 .outer_iter()
@@ -154,7 +173,7 @@ pub fn run_imported(
                         .collect()
                 })
                 .collect();
-            (layers, false, None)
+            (layers, false, None, None)
         }
         Tensors::Vectors { q, k, v } => {
             let block = (
@@ -207,7 +226,13 @@ pub fn run_imported(
                         .collect()
                 })
                 .collect();
-            (layers, true, diff)
+            let (queries, keys) = (imported.tensors.queries(), imported.tensors.keys());
+            let under = ComputedUnder {
+                mask: checked_mask(&settings.mask, queries, keys)?,
+                scoring: scoring(q.dim().3, checked_temperature(settings.temperature)?),
+                block: (block.0.max(1), block.1.max(1)),
+            };
+            (layers, true, diff, Some(under))
         }
     };
     Ok(ImportedRun {
@@ -216,6 +241,7 @@ pub fn run_imported(
         layers,
         from_vectors,
         max_flash_diff,
+        computed_under,
         notices: imported.notices.clone(),
     })
 }
@@ -235,6 +261,28 @@ impl ImportedRun {
 
     pub fn head_count(&self) -> usize {
         self.layers.first().map_or(0, Vec::len)
+    }
+
+    /// FlashAttention's pass over head (`layer`, `head`) with every tile step of query blocks
+    /// `query_blocks`, as the tile player replays it: `None` unless the file brought Q, K and V.
+    pub fn flash_replay(
+        &self,
+        layer: usize,
+        head: usize,
+        query_blocks: Range<usize>,
+    ) -> Option<FlashHead> {
+        let under = self.computed_under.as_ref()?;
+        let shown = self.head(layer, head);
+        let (q, k, v) = (shown.q.as_ref()?, shown.k.as_ref()?, shown.v.as_ref()?);
+        Some(replay_query_blocks(
+            q.view(),
+            k.view(),
+            v.view(),
+            &under.scoring,
+            &under.mask,
+            under.block,
+            query_blocks,
+        ))
     }
 
     /// The keys' tokens: their own, or the queries'.

@@ -6,7 +6,8 @@
 //! - or `{type: "attention-lab:load", data, name?}`: one's own attention, `data` as
 //!   `attentionLab.load` takes it (null goes back to the lab's own numbers);
 //! - the lab posts `{type: "attention-lab:state", state}` (what `attentionLab.state()` returns) to
-//!   its parent when ready and whenever the state changes, and
+//!   its parent when ready and whenever the state changes, `{type: "attention-lab:size",
+//!   height}` (its content's height in CSS pixels) whenever that changes, and
 //!   `{type: "attention-lab:error", error}` when a message is refused.
 //!
 //! With an `origin` parameter in the lab's URL, only that origin's messages are obeyed, and the
@@ -46,6 +47,7 @@ pub fn connect(lab: Lab) {
         }
     };
     let post_state = post.clone();
+    let post_size = post.clone();
     let handle = window_event_listener(leptos::ev::message, move |event: web_sys::MessageEvent| {
         if origin
             .as_deref()
@@ -69,8 +71,10 @@ pub fn connect(lab: Lab) {
                 js_sys::Reflect::get(&event.data(), &name.into()).unwrap_or(JsValue::UNDEFINED)
             };
             let name = field("name").as_string();
-            if let Err(error) = load_data(lab, &field("data"), name.as_deref()) {
-                post(json!({"type": "attention-lab:error", "error": error}));
+            match load_data(lab, &field("data"), name.as_deref()) {
+                // Where the host fetched it: "Open the full lab" carries it as `src=`.
+                Ok(()) => lab.imported_src.set(field("url").as_string()),
+                Err(error) => post(json!({"type": "attention-lab:error", "error": error})),
             }
             return;
         }
@@ -90,6 +94,19 @@ pub fn connect(lab: Lab) {
     if !framed {
         return; // Nobody to tell: no state is serialised on every change.
     }
+
+    // The content's height, whenever it changes, so that a host (the `<attention-lab>`
+    // element) can fit its frame to it.
+    let last = std::cell::Cell::new(0.0);
+    super::observers::observe_height(
+        || web_sys::window()?.document()?.body().map(Into::into),
+        move |height| {
+            if height > 0.0 && height != last.get() {
+                last.set(height);
+                post_size(json!({"type": "attention-lab:size", "height": height}));
+            }
+        },
+    );
 
     // The state, once ready and after every change (not while the GPU is still computing).
     Effect::new(move |previous: Option<String>| {

@@ -70,7 +70,9 @@ pub fn open_url(lab: Lab, url: String) {
     wasm_bindgen_futures::spawn_local(async move {
         match fetch_bytes(&url).await {
             Ok(bytes) => {
-                let _ = open(lab, &name, None, &bytes, None);
+                if open(lab, &name, None, &bytes, None).is_ok() {
+                    lab.imported_src.set(Some(url));
+                }
             }
             Err(why) => {
                 refuse(lab, &name, Refusal::Unreadable(why));

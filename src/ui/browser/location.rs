@@ -76,6 +76,7 @@ pub fn current(lab: Lab) -> LinkState {
             generation: lab.generation.get(),
         },
         embed: lab.embed.get(),
+        src: lab.imported_src.get(),
     }
 }
 

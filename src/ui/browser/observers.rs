@@ -100,6 +100,35 @@ pub fn observe_visible(
     });
 }
 
+/// Calls `report` with the height of the element `target` returns, border box, whenever it
+/// changes (once it exists).
+pub fn observe_height(
+    target: impl Fn() -> Option<web_sys::Element> + 'static,
+    report: impl Fn(f64) + Clone + 'static,
+) {
+    observe(target, move |element| {
+        let report = report.clone();
+        let callback = Closure::<dyn Fn(js_sys::Array)>::new(move |entries: js_sys::Array| {
+            if let Ok(entry) = entries.get(0).dyn_into::<ResizeObserverEntry>() {
+                report(entry.target().get_bounding_client_rect().height().ceil());
+            }
+        });
+        match ResizeObserver::new(callback.as_ref().unchecked_ref()) {
+            Ok(observer) => {
+                observer.observe(element);
+                Some(Owned {
+                    observer,
+                    _callback: callback,
+                })
+            }
+            Err(error) => {
+                web_sys::console::error_2(&"no ResizeObserver".into(), &error);
+                None
+            }
+        }
+    });
+}
+
 /// Keeps `width` equal to the content width of the element `target` returns (once it exists).
 pub fn observe_width(
     target: impl Fn() -> Option<web_sys::Element> + 'static,

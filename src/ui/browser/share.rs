@@ -48,7 +48,6 @@ pub fn embed_code(state: &LinkState, panels: &[&str]) -> String {
         embed: Some(Embed {
             panels: panels.iter().map(|p| p.to_string()).collect(),
             origin: None,
-            src: None,
         }),
         ..state.clone()
     };

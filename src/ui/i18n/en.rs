@@ -237,6 +237,7 @@ pub static TEXT: Text = Text {
         fixed: "scale 0 … 1, the same for every weights view",
         shared_scores: "one scale for QKᵀ, scaled and masked scores",
         own_range: "this matrix's own range",
+        whole_head: "the whole head's range: this tile is a part of it",
         shared_turns: "one scale for q and k before and after the turn: lengths compare",
         radians: "radians, from −π to π",
         contrast: "contrast: stretched over this matrix",

@@ -199,6 +199,7 @@ pub struct ScaleTexts {
     pub fixed: &'static str,
     pub shared_scores: &'static str,
     pub own_range: &'static str,
+    pub whole_head: &'static str,
     pub shared_turns: &'static str,
     pub radians: &'static str,
     pub contrast: &'static str,

@@ -217,6 +217,7 @@ pub static TEXT: Text = Text {
         fixed: "固定刻度 0 … 1，所有权重图相同",
         shared_scores: "QKᵀ、缩放后与加掩码后的分数共用一个刻度",
         own_range: "按本矩阵自身的范围",
+        whole_head: "按整个头的范围：这个分块是其中的一部分",
         shared_turns: "旋转前后的 q、k 共用一个刻度：长度可以比较",
         radians: "弧度，从 −π 到 π",
         contrast: "对比度：按本矩阵拉伸",

@@ -1,6 +1,6 @@
 //! What the FlashAttention player shows at each frame: the tiled score grid, the current query
 //! block's running max and sum, the tile's values, the output accumulator and the phase in words.
-//! Pure functions of a trace and a frame: they index the trace's steps and never recompute one.
+//! Pure functions of a replay and a frame: they index its steps and never recompute one.
 
 use std::ops::Range;
 use std::sync::Arc;
@@ -11,9 +11,13 @@ use super::TraceRef;
 use super::colormap::{Scale, ScaleMode};
 use super::flash_frames::{Counters, Frame, Phase, Sizes, counters, earlier_blocks, frames};
 use super::format::{format_value, span};
+use super::imported::Part;
 use super::matrix::{Legend, MatrixView, Span};
 use super::stages::{Stage, own_range};
 use crate::ui::i18n::Lang;
+use attention_core::imported::ImportedRun;
+use attention_core::mask::Mask;
+use attention_core::overview::FULL_HEAD_CELLS;
 
 /// Above this many tokens, the score grid shows one cell per tile.
 pub const SUMMARISE_ABOVE: usize = 128;
@@ -27,10 +31,30 @@ const GRID: [[u8; 3]; 5] = [
     [245, 159, 0],
 ];
 
-/// The trace of one head, with its frames: what the player walks through.
+/// The numbers a replay stands on: the lab's own trace, or a user's file that brought Q, K and
+/// V (computed under the lab's mask and temperature).
+#[derive(Clone)]
+pub enum Origin {
+    Trace(TraceRef),
+    Imported { run: Arc<ImportedRun>, layer: usize },
+}
+
+impl PartialEq for Origin {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Origin::Trace(a), Origin::Trace(b)) => a == b,
+            (Origin::Imported { run: a, layer: l }, Origin::Imported { run: b, layer: m }) => {
+                Arc::ptr_eq(a, b) && l == m
+            }
+            _ => false,
+        }
+    }
+}
+
+/// One head's FlashAttention with its frames: what the player walks through.
 #[derive(Clone)]
 pub struct Replay {
-    pub trace: TraceRef,
+    pub origin: Origin,
     pub head: usize,
     /// The query blocks replayed: every one, or, for a long input (a summarised trace), the one
     /// chosen. Each query block's pass is independent of the others, so its steps are the whole
@@ -39,6 +63,8 @@ pub struct Replay {
     /// The head's FlashAttention with every tile step of `blocks`: the trace's, or replayed here
     /// when the trace kept only the output.
     flash: Arc<attention_core::flash::FlashHead>,
+    /// The mask the head was computed under.
+    mask: Mask,
     /// [query blocks, key blocks]: the tiles the mask hides entirely (skipped by the algorithm).
     hidden: Arc<Array2<bool>>,
     /// The counts of the query blocks before `blocks`, as if they had been played.
@@ -51,10 +77,20 @@ pub struct Replay {
 
 impl PartialEq for Replay {
     fn eq(&self, other: &Self) -> bool {
-        self.trace == other.trace
+        self.origin == other.origin
             && self.head == other.head
             && self.mode == other.mode
             && self.blocks == other.blocks
+    }
+}
+
+/// The query blocks a replay covers: every one, or only `chosen` (clamped) for a long input.
+fn replayed_blocks(partial: bool, chosen: usize, down: usize) -> Range<usize> {
+    if partial {
+        let block = chosen.min(down.saturating_sub(1));
+        block..block + 1
+    } else {
+        0..down
     }
 }
 
@@ -73,17 +109,11 @@ impl Replay {
             block_rows,
             block_cols,
         };
-        let (down, across) = sizes.tiles();
-        let blocks = if trace.0.is_summarised() {
-            let block = query_block.min(down - 1);
-            block..block + 1
-        } else {
-            0..down
-        };
+        let blocks = replayed_blocks(trace.0.is_summarised(), query_block, sizes.tiles().0);
         let recorded = &trace.0.flash.heads[head];
         let flash = if recorded.steps.is_empty() {
             let h = &trace.0.heads[head];
-            Arc::new(attention_core::flash::replay_query_blocks(
+            attention_core::flash::replay_query_blocks(
                 h.scored_q(),
                 h.scored_k(),
                 h.v.view(),
@@ -91,28 +121,134 @@ impl Replay {
                 config.mask(),
                 config.block(),
                 blocks.clone(),
-            ))
+            )
         } else {
-            Arc::new(recorded.clone())
+            recorded.clone()
         };
-        let mask = config.mask();
+        let mask = config.mask().clone();
+        Self::build(Origin::Trace(trace), head, mode, sizes, mask, blocks, flash)
+    }
+
+    /// The replay of head (`layer`, `head`) of a user's file, each clamped to what it has:
+    /// `None` unless it brought Q, K and V. Above 512 × 512 cells only query block
+    /// `query_block` is replayed, as for the lab's own long inputs.
+    pub fn imported(
+        run: Arc<ImportedRun>,
+        layer: usize,
+        head: usize,
+        mode: ScaleMode,
+        query_block: usize,
+    ) -> Option<Self> {
+        let layer = layer.min(run.layer_count().checked_sub(1)?);
+        let head = head.min(run.head_count().checked_sub(1)?);
+        let under = run.computed_under.as_ref()?;
+        let shown = run.head(layer, head);
+        let (q, v) = (shown.q.as_ref()?, shown.v.as_ref()?);
+        let (block_rows, block_cols) = under.block;
+        let sizes = Sizes {
+            seq_len: run.tokens.len(),
+            key_len: run.keys().len(),
+            d_k: q.ncols(),
+            d_v: v.ncols(),
+            block_rows,
+            block_cols,
+        };
+        let partial = sizes.seq_len * sizes.key_len > FULL_HEAD_CELLS;
+        let blocks = replayed_blocks(partial, query_block, sizes.tiles().0);
+        let flash = run.flash_replay(layer, head, blocks.clone())?;
+        let mask = under.mask.clone();
+        let origin = Origin::Imported {
+            run: Arc::clone(&run),
+            layer,
+        };
+        Some(Self::build(origin, head, mode, sizes, mask, blocks, flash))
+    }
+
+    fn build(
+        origin: Origin,
+        head: usize,
+        mode: ScaleMode,
+        sizes: Sizes,
+        mask: Mask,
+        blocks: Range<usize>,
+        flash: attention_core::flash::FlashHead,
+    ) -> Self {
+        let (down, across) = sizes.tiles();
+        let (block_rows, block_cols) = (sizes.block_rows, sizes.block_cols);
         let hidden = Array2::from_shape_fn((down, across), |(r, c)| {
             let rows = r * block_rows..((r + 1) * block_rows).min(sizes.seq_len);
             let cols = c * block_cols..((c + 1) * block_cols).min(sizes.key_len);
             mask.hides_tile(rows, cols)
         });
-        let earlier = earlier_blocks(mask, &sizes, blocks.start);
+        let earlier = earlier_blocks(&mask, &sizes, blocks.start);
         let frames = Arc::new(frames(&flash));
         Self {
-            trace,
+            origin,
             head,
             blocks,
-            flash,
+            flash: Arc::new(flash),
+            mask,
             hidden: Arc::new(hidden),
             earlier,
             mode,
             frames,
             sizes,
+        }
+    }
+
+    /// The queries' tokens.
+    pub fn tokens(&self) -> &[String] {
+        match &self.origin {
+            Origin::Trace(trace) => trace.0.config.tokens(),
+            Origin::Imported { run, .. } => &run.tokens,
+        }
+    }
+
+    /// The keys' tokens.
+    pub fn key_tokens(&self) -> &[String] {
+        match &self.origin {
+            Origin::Trace(trace) => &trace.0.config.key_sequence().tokens,
+            Origin::Imported { run, .. } => run.keys(),
+        }
+    }
+
+    /// Q, K or V of the head (`stage`), as the block inputs show them.
+    pub fn input_view(&self, stage: Stage) -> Option<MatrixView> {
+        match &self.origin {
+            Origin::Trace(trace) => Some(stage.view(&trace.0, self.head, self.mode)),
+            Origin::Imported { run, layer } => {
+                let part = match stage {
+                    Stage::Q => Part::Q,
+                    Stage::K => Part::K,
+                    Stage::V => Part::V,
+                    _ => return None,
+                };
+                super::imported::view(run, *layer, self.head, part, self.mode)
+            }
+        }
+    }
+
+    /// The colour scale of a tile's `values`, a piece of the head's weights or scaled scores
+    /// (`stage`): the whole head's, so that the tile reads as a part of it.
+    fn tile_scale(&self, stage: Stage, values: &Array2<f32>) -> (Scale, Legend) {
+        match &self.origin {
+            Origin::Trace(trace) => stage.scale(&trace.0, self.head, values, self.mode),
+            Origin::Imported { run, layer } => {
+                let part = if stage == Stage::Weights {
+                    Part::Weights
+                } else {
+                    Part::Scores
+                };
+                match super::imported::view(run, *layer, self.head, part, self.mode) {
+                    // The head's scores stretched over their range: the tile's colours are
+                    // those of the same cells in the whole matrix.
+                    Some(whole) if whole.legend == Legend::OwnRange => {
+                        (whole.scale, Legend::WholeHead)
+                    }
+                    Some(whole) => (whole.scale, whole.legend),
+                    None => (own_range(values), Legend::OwnRange),
+                }
+            }
         }
     }
 
@@ -192,9 +328,8 @@ fn tile_state(tile_step: usize, frame: &Frame) -> u8 {
 /// The score grid at a frame: per cell (or per tile, when summarised) its state's colour index;
 /// masked cells are −∞ (drawn as checks).
 pub fn grid(replay: &Replay, frame: &Frame) -> (MatrixView, Option<Span>) {
-    let trace = &replay.trace.0;
-    let (rows, cols) = trace.mask.dim();
-    let (block_rows, block_cols) = trace.config.block();
+    let (rows, cols) = (replay.sizes.seq_len, replay.sizes.key_len);
+    let (block_rows, block_cols) = (replay.sizes.block_rows, replay.sizes.block_cols);
     let steps = &replay.flash().steps;
     let colour = |tile_row: usize, tile_col: usize| {
         let state = replay.tile_state(tile_row, tile_col, frame);
@@ -233,7 +368,7 @@ pub fn grid(replay: &Replay, frame: &Frame) -> (MatrixView, Option<Span>) {
         );
     }
     let values = Array2::from_shape_fn((rows, cols), |(i, j)| {
-        if trace.mask[[i, j]] {
+        if replay.mask.allows(i, j) {
             colour(i / block_rows, j / block_cols)
         } else {
             f32::NEG_INFINITY
@@ -246,8 +381,8 @@ pub fn grid(replay: &Replay, frame: &Frame) -> (MatrixView, Option<Span>) {
     (
         MatrixView {
             values,
-            row_labels: super::visible_all(trace.config.tokens()),
-            col_labels: super::visible_all(&trace.config.key_sequence().tokens),
+            row_labels: super::visible_all(replay.tokens()),
+            col_labels: super::visible_all(replay.key_tokens()),
             scale: Scale::Palette(&GRID),
             legend: Legend::Hidden,
             blocks: None,
@@ -268,7 +403,7 @@ pub struct BlockRow {
 
 pub fn block_rows(replay: &Replay, frame: &Frame) -> Vec<BlockRow> {
     let step = &replay.flash().steps[frame.step];
-    let tokens = replay.trace.0.config.tokens();
+    let tokens = replay.tokens();
     let arrow = |before: f32, after: f32| format!("{} → {}", value(before), value(after));
     step.rows
         .clone()
@@ -305,7 +440,6 @@ pub fn block_rows(replay: &Replay, frame: &Frame) -> Vec<BlockRow> {
 /// The tile's S (with masked cells) or P, as the frame shows it.
 pub fn tile(replay: &Replay, frame: &Frame) -> Option<(MatrixView, bool)> {
     let step = &replay.flash().steps[frame.step];
-    let trace = &replay.trace.0;
     let show_probs = match frame.phase {
         Phase::Scores | Phase::Max => false,
         Phase::Exp | Phase::Sum | Phase::Accumulate => true,
@@ -315,12 +449,11 @@ pub fn tile(replay: &Replay, frame: &Frame) -> Option<(MatrixView, bool)> {
         step.probs.clone()
     } else {
         let mut scores = step.scores.clone();
-        let mask = trace.mask.slice(s![step.rows.clone(), step.cols.clone()]);
-        scores.zip_mut_with(&mask, |s, &allowed| {
-            if !allowed {
+        for ((r, c), s) in scores.indexed_iter_mut() {
+            if !replay.mask.allows(step.rows.start + r, step.cols.start + c) {
                 *s = f32::NEG_INFINITY;
             }
-        });
+        }
         scores
     };
     // The tile is a piece of the weights or of the scaled scores: it takes their scale.
@@ -329,13 +462,13 @@ pub fn tile(replay: &Replay, frame: &Frame) -> Option<(MatrixView, bool)> {
     } else {
         Stage::Scaled
     };
-    let (scale, legend) = stage.scale(trace, replay.head, &values, replay.mode);
+    let (scale, legend) = replay.tile_scale(stage, &values);
     Some((
         MatrixView {
             scale,
             legend,
-            row_labels: super::visible_all(&trace.config.tokens()[step.rows.clone()]),
-            col_labels: super::visible_all(&trace.config.key_sequence().tokens[step.cols.clone()]),
+            row_labels: super::visible_all(&replay.tokens()[step.rows.clone()]),
+            col_labels: super::visible_all(&replay.key_tokens()[step.cols.clone()]),
             values,
             blocks: None,
         },
@@ -373,7 +506,7 @@ pub fn accumulator(replay: &Replay, frame: &Frame) -> (MatrixView, bool) {
         MatrixView {
             scale: own_range(&values),
             legend: Legend::OwnRange,
-            row_labels: super::visible_all(&replay.trace.0.config.tokens()[step.rows.clone()]),
+            row_labels: super::visible_all(&replay.tokens()[step.rows.clone()]),
             col_labels: (0..d_v).map(|d| d.to_string()).collect(),
             values,
             blocks: None,

@@ -66,8 +66,6 @@ pub struct Embed {
     pub panels: Vec<String>,
     /// The only host origin whose messages are obeyed (and that receives the state).
     pub origin: Option<String>,
-    /// A JSON file of one's own attention to show, fetched from where the page allows.
-    pub src: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -75,6 +73,9 @@ pub struct LinkState {
     pub request: Request,
     pub view: ViewSettings,
     pub embed: Option<Embed>,
+    /// A file of one's own attention to show, fetched from where the page allows (a URL,
+    /// absolute or relative to the lab).
+    pub src: Option<String>,
 }
 
 /// Something in a link that was not used, and why.
@@ -346,9 +347,9 @@ pub fn to_query(state: &LinkState) -> String {
         if let Some(origin) = &embed.origin {
             pairs.push(("origin", origin.clone()));
         }
-        if let Some(src) = &embed.src {
-            pairs.push(("src", src.clone()));
-        }
+    }
+    if let Some(src) = &state.src {
+        pairs.push(("src", src.clone()));
     }
     pairs
         .iter()
@@ -626,12 +627,9 @@ pub fn parse_query(query: &str) -> (LinkState, Vec<LinkNotice>) {
         _ => Some(PositionRequest::Absolute { offset }),
     };
     if embed {
-        state.embed = Some(Embed {
-            panels,
-            origin,
-            src,
-        });
+        state.embed = Some(Embed { panels, origin });
     }
+    state.src = src;
     (state, notices)
 }
 

@@ -54,6 +54,8 @@ pub enum Legend {
     SharedScores,
     /// The matrix's own range (the only sensible scale for it, or contrast asked for).
     OwnRange,
+    /// A piece (a tile) drawn on the range of the whole head's matrix it comes from.
+    WholeHead,
     /// One scale for q and k before and after RoPE, so that their lengths compare.
     SharedTurns,
     /// Angles in radians, −π … π.
@@ -74,6 +76,7 @@ impl Legend {
             Self::Fixed => scales.fixed,
             Self::SharedScores => scales.shared_scores,
             Self::OwnRange => scales.own_range,
+            Self::WholeHead => scales.whole_head,
             Self::SharedTurns => scales.shared_turns,
             Self::Radians => scales.radians,
             Self::Contrast => scales.contrast,

@@ -188,6 +188,9 @@ pub struct Lab {
     pub imported_roles: Memo<Option<Vec<Vec<attention_core::imported::ImportedRoles>>>>,
     /// The opener's last word: a file being read or refused.
     pub open_status: RwSignal<Option<imported::OpenStatus>>,
+    /// The address the open file was fetched from (`src=` in a link, or an element's `src`):
+    /// links carry it, so the file opens again where that address can be fetched.
+    pub imported_src: RwSignal<Option<String>>,
     /// Tokens typed beside a file (for a `.npy`, or to replace the file's own).
     pub import_tokens: RwSignal<String>,
 }
@@ -340,6 +343,7 @@ impl Lab {
             zoom: RwSignal::new((0, 0)),
             reduction: RwSignal::new(Reduction::Max),
             imported: imported_file,
+            imported_src: RwSignal::new(None),
             imported_run,
             imported_roles: Memo::new(move |_| {
                 imported_run.with(|r| match r {
@@ -460,6 +464,7 @@ impl Lab {
         }
         self.notice.set(None);
         self.open_status.set(None);
+        self.imported_src.set(None);
         self.imported.set(file);
     }
 

@@ -36,8 +36,8 @@ pub fn App(#[prop(optional)] page: bool) -> impl IntoView {
     notices.extend(impossible);
     let lab = Lab::new(request, lang);
     lab.embed.set(link.embed.clone());
-    // An embed naming one's own attention (`src=`) shows it once fetched.
-    if let Some(src) = link.embed.as_ref().and_then(|e| e.src.clone()) {
+    // A link naming one's own attention (`src=`) shows it once fetched.
+    if let Some(src) = link.src.clone() {
         crate::ui::browser::files::open_url(lab, src);
     }
     location::apply_view(lab, &link.view);

@@ -2,11 +2,12 @@
 //! dropping a file anywhere is handled by the app shell), and the views of an opened file that
 //! take the pipeline's place — every layer × head at a glance, what each head does, and the
 //! chosen head's weights with hover, its head view and, from Q and K, every matrix of its
-//! computation with FlashAttention's outputs compared.
+//! computation with FlashAttention's outputs compared and its tiles replayed step by step.
 
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
+use super::flash::FlashView;
 use super::head_view::{HeadView, Lines};
 use super::heatmap::{CellPick, Heatmap};
 use super::model_views::role_cells;
@@ -215,7 +216,7 @@ pub fn ImportedViews() -> impl IntoView {
         <section class="step imported" data-testid="imported-view" id="section-imported">
             <h2 class="step-title">{move || texts().section}</h2>
             <ImportSummary />
-            <p class="note" data-testid="import-link-note">{move || texts().link_note}</p>
+            <p class="note" data-testid="import-link-note">{move || link_note(lab)}</p>
             {error}
             <Show when=move || lab.imported_ok().is_some()>
                 <Glance />
@@ -223,6 +224,16 @@ pub fn ImportedViews() -> impl IntoView {
                 <ChosenHead />
             </Show>
         </section>
+    }
+}
+
+/// What a link does with the open file: names its address when it came from one, else nothing.
+pub fn link_note(lab: Lab) -> &'static str {
+    let texts = lab.lang.get().import();
+    if lab.imported_src.with(Option::is_some) {
+        texts.link_note_src
+    } else {
+        texts.link_note
     }
 }
 
@@ -326,12 +337,22 @@ fn Roles() -> impl IntoView {
 /// of its computation.
 #[component]
 fn ChosenHead() -> impl IntoView {
+    let lab = expect_context::<Lab>();
     view! {
         <ImportedWeights />
         <ImportedHeadView />
         {Part::ALL.into_iter().filter(|p| *p != Part::Weights).map(|part| view! { <PartCard part=part /> }).collect_view()}
         <FlashLine />
+        <Show when=move || has_flash(lab)>
+            <FlashView imported=true />
+        </Show>
     }
+}
+
+/// Whether the open file brought Q, K and V: what FlashAttention's tile player replays.
+fn has_flash(lab: Lab) -> bool {
+    lab.imported_ok()
+        .is_some_and(|run| run.0.computed_under.is_some() && run.0.head(0, 0).v.is_some())
 }
 
 /// The chosen head's title, "Layer 2 · head 3".
@@ -500,7 +521,15 @@ pub fn imported_panel(name: &str) -> Option<AnyView> {
             view! { <div class="embed-panel wide"><Glance /></div> }.into_any()
         }
         "head-roles" => view! { <div class="embed-panel wide"><Roles /></div> }.into_any(),
-        "flash" => view! { <div class="embed-panel"><FlashLine /></div> }.into_any(),
+        "flash" => view! {
+            <div class="embed-panel wide">
+                <FlashLine />
+                <Show when=move || has_flash(expect_context::<Lab>())>
+                    <FlashView imported=true />
+                </Show>
+            </div>
+        }
+        .into_any(),
         _ => return None,
     })
 }

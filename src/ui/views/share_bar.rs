@@ -102,7 +102,7 @@ pub fn ShareWarnings(shared: Signal<Option<String>>) -> impl IntoView {
             let file = lab.is_imported().then(|| {
                 view! {
                     <p class="note share-warning" data-testid="share-warning-imported">
-                        {move || lab.lang.get().import().link_note}
+                        {move || crate::ui::views::imported::link_note(lab)}
                     </p>
                 }
             });

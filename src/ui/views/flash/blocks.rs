@@ -18,7 +18,7 @@ pub fn BlockInputs(player: Player) -> impl IntoView {
         Memo::new(move |_| {
             player
                 .replay
-                .with(|r| r.as_ref().map(|r| stage.view(&r.trace.0, r.head, r.mode)))
+                .with(|r| r.as_ref().and_then(|r| r.input_view(stage)))
         })
     };
     let q = matrix(Stage::Q);

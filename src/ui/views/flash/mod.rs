@@ -40,11 +40,22 @@ pub struct Player {
 
 impl Player {
     /// `visible`: whether the player is on screen (or about to be). Off screen it keeps its last
-    /// replay rather than recording the tile steps of every new trace.
-    fn new(lab: Lab, visible: RwSignal<bool>) -> Self {
+    /// replay rather than recording the tile steps of every new trace. `imported`: it replays
+    /// the open file's chosen head instead of the lab's trace.
+    fn new(lab: Lab, visible: RwSignal<bool>, imported: bool) -> Self {
         let replay = Memo::new(move |previous: Option<&Option<Replay>>| {
             if !visible.get() {
                 return previous.cloned().flatten();
+            }
+            if imported {
+                let run = lab.imported_ok()?;
+                return Replay::imported(
+                    run.0,
+                    lab.layer.get(),
+                    lab.selected_head(),
+                    lab.scale_mode.get(),
+                    lab.flash_block.get(),
+                );
             }
             let trace = lab.shown.get()?;
             // Only a long input replays one query block: only then does the choice matter.
@@ -165,14 +176,16 @@ impl Player {
     }
 }
 
+/// The player over the lab's own trace (a section of the pipeline), or, with `imported`, over
+/// the open file's chosen head (a card of its views, shown when the file brought Q, K and V).
 #[component]
-pub fn FlashView() -> impl IntoView {
+pub fn FlashView(#[prop(optional)] imported: bool) -> impl IntoView {
     let lab = expect_context::<Lab>();
     let text = move || &lab.lang.get().text().flash;
     let section = NodeRef::<leptos::html::Section>::new();
     let visible = RwSignal::new(false);
     observe_visible(move || section.get().map(Into::into), visible);
-    let player = Player::new(lab, visible);
+    let player = Player::new(lab, visible, imported);
     let on_key = move |ev: web_sys::KeyboardEvent| {
         let in_field = ev
             .target()
@@ -198,6 +211,35 @@ pub fn FlashView() -> impl IntoView {
         }
         ev.prevent_default();
     };
+    let parts = move || {
+        view! {
+            <p class="caption">{move || text().caption}</p>
+            <player::PlayerControls player=player />
+            <div class="flash-layout">
+                <grid::TileGrid player=player />
+                <grid::Pseudocode player=player />
+            </div>
+            <blocks::BlockInputs player=player />
+            <blocks::BlockState player=player />
+        }
+    };
+    if imported {
+        return view! {
+            <section
+                node_ref=section
+                class="imported-card flash"
+                data-testid="imported-flash-player"
+                id="imported-flash"
+                tabindex="0"
+                aria-label=move || text().title
+                on:keydown=on_key
+            >
+                <h4>{move || text().title}</h4>
+                {parts()}
+            </section>
+        }
+        .into_any();
+    }
     view! {
         <section
             node_ref=section
@@ -215,15 +257,9 @@ pub fn FlashView() -> impl IntoView {
                 {move || text().title}
             </h2>
             <SectionShare section=Section::Flash />
-            <p class="caption">{move || text().caption}</p>
-            <player::PlayerControls player=player />
-            <div class="flash-layout">
-                <grid::TileGrid player=player />
-                <grid::Pseudocode player=player />
-            </div>
-            <blocks::BlockInputs player=player />
-            <blocks::BlockState player=player />
+            {parts()}
             <result::FlashResult />
         </section>
     }
+    .into_any()
 }

@@ -288,7 +288,7 @@ pub fn read(
     let budget = budget.unwrap_or(DEFAULT_BUDGET);
     let mut found = match format {
         Format::Json => json::read(bytes)?,
-        Format::Npy => npy::read_npy(bytes)?,
+        Format::Npy => npy::read_npy(bytes, budget)?,
         Format::Npz => npy::read_npz(bytes, budget)?,
         Format::Safetensors => safetensors::read(bytes)?,
     };

@@ -13,10 +13,11 @@ use crate::api::f16_to_f32;
 const MAGIC: &[u8] = b"\x93NUMPY";
 const FLOATS: &str = "float32, float16 or float64";
 
-/// One `.npy` array: the attention weights.
-pub(crate) fn read_npy(bytes: &[u8]) -> Result<Found, ImportError> {
+/// One `.npy` array: the attention weights. One of more than `budget` numbers is refused from
+/// its header, before a value is read.
+pub(crate) fn read_npy(bytes: &[u8], budget: usize) -> Result<Found, ImportError> {
     let mut found = Found::default();
-    match parse("attention", bytes)? {
+    match parse("attention", bytes, Some(budget))? {
         Array::Numbers(raw) => found.tensors.push(("attention".into(), raw)),
         Array::Strings(_) => {
             return Err(ImportError::Dtype {
@@ -65,7 +66,7 @@ pub(crate) fn read_npz(bytes: &[u8], budget: usize) -> Result<Found, ImportError
                 budget,
             });
         }
-        match (name.as_str(), parse(&name, &data)?) {
+        match (name.as_str(), parse(&name, &data, None)?) {
             ("tokens", Array::Strings(t)) => found.tokens = Some(t),
             ("key_tokens", Array::Strings(t)) => found.key_tokens = Some(t),
             ("tokens" | "key_tokens", Array::Numbers(_)) => {
@@ -101,7 +102,8 @@ struct Descr {
     text: String,
 }
 
-fn parse(name: &str, bytes: &[u8]) -> Result<Array, ImportError> {
+/// Reads one `.npy` array; with a `budget`, one of more numbers is refused from its header.
+fn parse(name: &str, bytes: &[u8], budget: Option<usize>) -> Result<Array, ImportError> {
     let header_error = |detail: &str| ImportError::Header {
         tensor: name.to_string(),
         detail: detail.to_string(),
@@ -160,6 +162,12 @@ fn parse(name: &str, bytes: &[u8]) -> Result<Array, ImportError> {
         .iter()
         .try_fold(1usize, |n, &d| n.checked_mul(d))
         .ok_or_else(|| header_error("its shape is too large"))?;
+    if let Some(budget) = budget.filter(|&budget| count > budget) {
+        return Err(ImportError::OverBudget {
+            numbers: count,
+            budget,
+        });
+    }
     let data = &bytes[start + length..];
     let needed = count
         .checked_mul(descr.size)
