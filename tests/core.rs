@@ -555,6 +555,33 @@ fn fast_exp_matches_libm() {
     assert!(exp(1e6).is_finite());
 }
 
+#[test]
+fn fast_log2_matches_libm() {
+    use attention_core::fastmath::log2;
+    let mut worst = 0.0f64;
+    // Every binade of the normal floats, 3 000 points in each of [2⁻¹²⁶, 2¹²⁸).
+    let mut x = f32::MIN_POSITIVE;
+    while x.is_finite() {
+        for i in 0..3_000 {
+            let v = x * (1.0 + i as f32 / 3_000.0);
+            // Within 3·10⁻⁷, plus two f32 steps of the result where it is large.
+            let reference = f64::from(v).log2();
+            let error = (f64::from(log2(v)) - reference).abs();
+            worst = worst.max(error / (3e-7 + 2.0 * f64::from(f32::EPSILON) * reference.abs()));
+        }
+        x *= 2.0;
+    }
+    assert!(worst < 1.0, "worst error {worst} of the bound");
+    println!("fast log2: worst error {worst:.2} of the bound");
+    assert_eq!(log2(1.0), 0.0);
+    assert_eq!(log2(0.5), -1.0);
+    assert_eq!(log2(1024.0), 10.0);
+    assert_eq!(log2(0.0), f32::NEG_INFINITY);
+    assert!(log2(-1.0).is_nan() && log2(f32::NAN).is_nan());
+    assert_eq!(log2(f32::INFINITY), f32::INFINITY);
+    assert!((log2(1e-40) - 1e-40f32.log2()).abs() < 1e-5, "subnormals");
+}
+
 /// Reusing a previous configuration must give exactly what validating from scratch gives.
 #[test]
 fn validate_reusing_equals_validate() {

@@ -1870,6 +1870,52 @@ fn an_imported_head_replays_flash_attentions_tiles() {
     assert!(replay.flash().steps.iter().all(|s| s.row_block == last));
 }
 
+/// Every layer × head at a glance: a small head cell by cell; past 256 cells a side, each block
+/// as its largest weight, so a sharp pattern stays sharp.
+#[test]
+fn a_long_imported_head_is_glanced_at_by_its_block_maxima() {
+    use attention_core::api::import::read_value;
+    use attention_core::imported::{ImportSettings, run_imported};
+    use attention_lab::ui::model::colormap::ScaleMode;
+    use attention_lab::ui::model::imported::{GLANCE_SIDE, glance};
+    use attention_lab::ui::model::matrix::Legend;
+    // A head that looks one token back, over 600 tokens.
+    let n = 600;
+    let rows: Vec<Vec<f32>> = (0..n)
+        .map(|i| {
+            (0..n)
+                .map(|j| {
+                    if j + 1 == i || (i == 0 && j == 0) {
+                        1.0
+                    } else {
+                        0.0
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    let file = read_value(&serde_json::json!({"attention": rows}), None).unwrap();
+    let run = run_imported(&file, &ImportSettings::default()).unwrap();
+    let v = glance(&run, 0, 0, ScaleMode::Honest).unwrap();
+    // 600 in blocks of 3: 200 × 200, every block on or just below the diagonal at its maximum 1.
+    assert_eq!(v.values.dim(), (200, 200));
+    assert!(v.values.dim().0 <= GLANCE_SIDE);
+    assert!((1..200).all(|b| v.values[[b, b]] == 1.0 || v.values[[b, b - 1]] == 1.0));
+    assert_eq!(v.values[[150, 10]], 0.0);
+    assert!(v.row_labels.is_empty() && v.legend == Legend::Hidden);
+    // A short head is shown cell by cell.
+    let short = read_value(
+        &serde_json::json!({"attention": [[1.0, 0.0], [0.5, 0.5]]}),
+        None,
+    )
+    .unwrap();
+    let run = run_imported(&short, &ImportSettings::default()).unwrap();
+    assert_eq!(
+        glance(&run, 0, 0, ScaleMode::Honest).unwrap().values,
+        ndarray::array![[1.0, 0.0], [0.5, 0.5]]
+    );
+}
+
 #[test]
 fn every_import_refusal_reads_in_both_languages() {
     use attention_core::api::import::{Format, read};

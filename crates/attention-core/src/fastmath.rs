@@ -1,5 +1,6 @@
-//! A fast, vectorisable e^x for the softmax. `f32::exp` is a scalar libm call natively and a
-//! slow software routine in wasm32; softmax spends most of its time there.
+//! A fast, vectorisable e^x for the softmax, and log₂ x for entropies. `f32::exp` and
+//! `f64::log2` are scalar libm calls natively and slow software routines in wasm32; softmax
+//! spends most of its time in the one, a head's entropy in the other.
 
 const LOG2_E: f32 = std::f32::consts::LOG2_E;
 /// ln 2 split in two so that n·ln2 is subtracted without rounding error (Cody–Waite).
@@ -34,4 +35,37 @@ pub fn exp(x: f32) -> f32 {
     let n_bits = rounded.to_bits().wrapping_sub(ROUNDER.to_bits());
     let two_n = f32::from_bits(n_bits.wrapping_add(127) << 23);
     if x < MIN_ARG { 0.0 } else { e_r * two_n }
+}
+
+/// √½: the mantissa m ∈ [½, 1) is folded to [√½, √2) so that ln m's series converges fast.
+const SQRT_HALF: f32 = std::f32::consts::FRAC_1_SQRT_2;
+
+/// log₂ x for x > 0 within 3·10⁻⁷ plus two f32 steps of the result (for normal x; subnormals go to
+/// `f32::log2`). Cephes' `logf` polynomial after x = 2ᵉ · m: branch-free for normal x, so loops
+/// over it vectorise. 0 and negative x give −∞ and NaN, as `f32::log2` does.
+#[inline]
+pub fn log2(x: f32) -> f32 {
+    if !(x >= f32::MIN_POSITIVE && x.is_finite()) {
+        return x.log2();
+    }
+    let bits = x.to_bits();
+    // x = 2^(e) · m with m ∈ [½, 1).
+    let mut e = ((bits >> 23) & 0xff) as i32 - 126;
+    let m = f32::from_bits((bits & 0x007f_ffff) | 0x3f00_0000);
+    let small = m < SQRT_HALF;
+    e -= i32::from(small);
+    let r = if small { m + m - 1.0 } else { m - 1.0 };
+    let z = r * r;
+    let mut p = 7.037_683_6e-2_f32;
+    p = p * r - 1.151_461e-1;
+    p = p * r + 1.167_699_9e-1;
+    p = p * r - 1.242_014_1e-1;
+    p = p * r + 1.424_932_3e-1;
+    p = p * r - 1.666_805_8e-1;
+    p = p * r + 2.000_071_4e-1;
+    p = p * r - 2.499_999_4e-1;
+    p = p * r + 3.333_333e-1;
+    // ln(1 + r) = r − r²/2 + r³·p(r).
+    let ln = r - 0.5 * z + p * r * z;
+    ln * LOG2_E + e as f32
 }

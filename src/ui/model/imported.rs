@@ -106,6 +106,34 @@ pub fn view(
     })
 }
 
+/// The most cells a side of a small multiple (every layer × head at a glance) shows.
+pub const GLANCE_SIDE: usize = 256;
+
+/// Head (`layer`, `head`)'s weights as a small multiple: no labels and no legend, and past
+/// [`GLANCE_SIDE`] cells a side each block of cells shown as its largest weight. A map a few
+/// hundred pixels wide cannot show a 1024² head cell by cell, and the largest weight keeps a sharp
+/// pattern (a diagonal, a column on the first token) as sharp as it is.
+pub fn glance(run: &ImportedRun, layer: usize, head: usize, mode: ScaleMode) -> Option<MatrixView> {
+    let mut v = view(run, layer, head, Part::Weights, mode)?;
+    v.row_labels.clear();
+    v.col_labels.clear();
+    v.legend = Legend::Hidden;
+    let (rows, cols) = v.values.dim();
+    let (down, across) = (rows.div_ceil(GLANCE_SIDE), cols.div_ceil(GLANCE_SIDE));
+    if down > 1 || across > 1 {
+        let weights = &v.values;
+        v.values = Array2::from_shape_fn((rows.div_ceil(down), cols.div_ceil(across)), |(r, c)| {
+            weights
+                .slice(ndarray::s![
+                    r * down..((r + 1) * down).min(rows),
+                    c * across..((c + 1) * across).min(cols)
+                ])
+                .fold(f32::NEG_INFINITY, |m, &w| m.max(w))
+        });
+    }
+    Some(v)
+}
+
 /// The query and key tokens of a cell of the weights or scores, and its value.
 pub fn cell(
     run: &ImportedRun,

@@ -14,8 +14,7 @@ use super::model_views::role_cells;
 use super::pipeline::look;
 use crate::ui::browser::files;
 use crate::ui::model::format::format_value;
-use crate::ui::model::imported::{Part, cell, view};
-use crate::ui::model::matrix::Legend;
+use crate::ui::model::imported::{Part, cell, glance, view};
 use crate::ui::model::roles::{Role, dominant};
 use crate::ui::model::visible_all;
 use crate::ui::state::Lab;
@@ -253,12 +252,7 @@ fn Glance() -> impl IntoView {
                 let (layers, heads) = size.get();
                 (0..layers).flat_map(|l| (0..heads).map(move |h| (l, h))).map(|(l, h)| {
                     let data = Memo::new(move |_| {
-                        let run = lab.imported_ok()?;
-                        let mut v = view(&run.0, l, h, Part::Weights, lab.scale_mode.get())?;
-                        v.row_labels.clear();
-                        v.col_labels.clear();
-                        v.legend = Legend::Hidden;
-                        Some(v)
+                        glance(&lab.imported_ok()?.0, l, h, lab.scale_mode.get())
                     });
                     let role = move || {
                         roles.with(|r| r.as_ref().and_then(|r| dominant(&r[l][h].roles)).map(|(role, _)| role.name(lab.lang.get())))
@@ -284,11 +278,8 @@ fn Glance() -> impl IntoView {
 fn Roles() -> impl IntoView {
     let lab = expect_context::<Lab>();
     let texts = move || lab.lang.get().import();
-    let rows = Memo::new(move |_| {
-        lab.imported_ok()
-            .map(|run| run.0.roles())
-            .unwrap_or_default()
-    });
+    // Computed once for the grid and this table (`Lab::imported_roles`).
+    let rows = Memo::new(move |_| lab.imported_roles.get().unwrap_or_default());
     let cross = move || {
         lab.imported
             .with(|f| f.as_ref().is_some_and(|f| f.data.key_tokens.is_some()))

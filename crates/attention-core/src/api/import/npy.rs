@@ -185,14 +185,25 @@ fn parse(name: &str, bytes: &[u8], budget: Option<usize>) -> Result<Array, Impor
     let big = descr.big_endian;
     match (descr.kind, descr.size) {
         ('f', 2 | 4 | 8) => {
-            let mut values: Vec<f32> = data
-                .chunks_exact(descr.size)
-                .map(|chunk| match descr.size {
-                    2 => f16_to_f32(u16::from_le_bytes(word(chunk, big))),
-                    4 => f32::from_le_bytes(word(chunk, big)),
-                    _ => f64::from_le_bytes(word(chunk, big)) as f32,
-                })
-                .collect();
+            // One loop per width, so that the common one (little-endian f32) is a plain copy.
+            let mut values: Vec<f32> = match (descr.size, big) {
+                (4, false) => data
+                    .chunks_exact(4)
+                    .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                    .collect(),
+                (4, true) => data
+                    .chunks_exact(4)
+                    .map(|c| f32::from_be_bytes([c[0], c[1], c[2], c[3]]))
+                    .collect(),
+                (2, _) => data
+                    .chunks_exact(2)
+                    .map(|c| f16_to_f32(u16::from_le_bytes(word(c, big))))
+                    .collect(),
+                _ => data
+                    .chunks_exact(8)
+                    .map(|c| f64::from_le_bytes(word(c, big)) as f32)
+                    .collect(),
+            };
             if fortran && shape.len() > 1 {
                 values = to_row_major(&values, &shape);
             }
