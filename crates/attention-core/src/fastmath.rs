@@ -48,6 +48,13 @@ pub fn log2(x: f32) -> f32 {
     if !(x >= f32::MIN_POSITIVE && x.is_finite()) {
         return x.log2();
     }
+    log2_normal(x)
+}
+
+/// [`log2`] for a normal, finite x > 0 only (anything else gives a meaningless number), with no
+/// branch at all: what a loop that vectorises calls, having clamped its x.
+#[inline]
+pub fn log2_normal(x: f32) -> f32 {
     let bits = x.to_bits();
     // x = 2^(e) · m with m ∈ [½, 1).
     let mut e = ((bits >> 23) & 0xff) as i32 - 126;
