@@ -29,3 +29,4 @@ bench: tools
 	trunk build --release
 	node tests/e2e/bench.mjs
 	node tests/e2e/typing_bench.mjs
+	node tests/e2e/kernel_bench.mjs

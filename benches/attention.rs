@@ -192,6 +192,27 @@ mod native {
         group.finish();
     }
 
+    /// Issue 24's kernel measure (`attention_core::kernel`, which the page's harness times too):
+    /// one head, n = 1024, d_k = 64, no mask, QKᵀ + softmax + ·V, in floating-point operations
+    /// per second (criterion's "elem/s": 2·n²·d for each product). The standard pass, and
+    /// FlashAttention's tiles of 16 × 16 (as everywhere here) and 64 × 64.
+    pub fn kernel(c: &mut Criterion) {
+        let (n, d) = (1024, 64);
+        let case = attention_core::kernel::KernelCase::new(n, d, 24).expect("in range");
+        let mut group = c.benchmark_group("kernel");
+        group.sample_size(20);
+        group.throughput(criterion::Throughput::Elements(case.flops() as u64));
+        group.bench_function(format!("standard {n}x{d} (flop/s)"), |b| {
+            b.iter(|| black_box(&case).standard())
+        });
+        for block in [16, 64] {
+            group.bench_function(format!("flash {n}x{d} tiles {block} (flop/s)"), |b| {
+                b.iter(|| black_box(&case).flash(block))
+            });
+        }
+        group.finish();
+    }
+
     pub fn untraced(c: &mut Criterion) {
         let (seq_len, d_model, n_heads) = (4096, 64, 4);
         let config = config(seq_len, d_model, n_heads, false);
@@ -281,6 +302,7 @@ mod native {
 #[cfg(not(target_arch = "wasm32"))]
 criterion::criterion_group!(
     benches,
+    native::kernel,
     native::traced,
     native::untraced,
     native::model,

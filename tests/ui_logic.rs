@@ -1862,10 +1862,10 @@ fn an_imported_head_replays_flash_attentions_tiles() {
         )
         .unwrap(),
     );
-    let down = run.computed_under.as_ref().unwrap().block.0;
+    let rows_per_block = run.computed_under.as_ref().unwrap().block.0;
     let replay = Replay::imported(Arc::clone(&run), 0, 0, ScaleMode::Honest, 1_000).unwrap();
     assert!(replay.partial());
-    let last = n.div_ceil(down) - 1;
+    let last = n.div_ceil(rows_per_block) - 1;
     assert_eq!(replay.blocks, last..last + 1);
     assert!(replay.flash().steps.iter().all(|s| s.row_block == last));
 }

@@ -190,6 +190,19 @@ test('the trained model is fetched only when chosen, and runs in the page', asyn
   await page.evaluate(() => window.attentionLab.set({ model: 'random', sentence: 'The cat sat on the mat because it was tired.' }));
 });
 
+test('the kernel harness times the core and refuses sizes it does not take', async () => {
+  const r = await page.evaluate(() => window.attentionLab.kernelBench({ n: 64, d: 8, block: 16, runs: 2 }));
+  assert.equal(r.ok, true);
+  assert.equal(r.flops, 4 * 64 * 64 * 8);
+  assert.equal(r.standard_ms.length, 2);
+  assert.ok(r.flash_ms.every((ms) => ms >= 0));
+  for (const bad of [{ n: 0 }, { n: 5000 }, { d: 300 }, { runs: 0 }, { block: 0 }]) {
+    const refused = await page.evaluate((o) => window.attentionLab.kernelBench(o), bad);
+    assert.equal(refused.ok, false, JSON.stringify(bad));
+    assert.ok(refused.error.length > 0);
+  }
+});
+
 test('a screenshot when asked (SCREENSHOT=path)', { skip: !process.env.SCREENSHOT }, async () => {
   // A fresh page from a link, in a tall window: views draw only on screen, and this one shows
   // the first four steps at once.

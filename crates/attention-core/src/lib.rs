@@ -17,6 +17,7 @@ pub mod flash;
 pub mod generate;
 pub mod gpt;
 pub mod imported;
+pub mod kernel;
 pub mod layer_norm;
 pub mod lessons;
 pub mod mask;

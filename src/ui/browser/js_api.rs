@@ -377,6 +377,50 @@ pub fn load_data(lab: Lab, data: &JsValue, name: Option<&str>) -> Result<(), Str
     files::open(lab, name, format, &bytes, tokens)
 }
 
+/// `attentionLab.kernelBench({n, d, block, runs})`: the benchmark harness of issue 24's kernel
+/// measure (`tests/e2e/kernel_bench.mjs`). Times `attention_core::kernel` on the page's thread,
+/// `runs` times each (1 … 50, default 10): the standard pass and FlashAttention in `block`
+/// tiles (default 64). Returns `{ok, n, d, block, flops, standard_ms: […], flash_ms: […]}` or
+/// `{ok: false, error}`. It blocks the page while it runs: a measuring tool, not a view.
+fn kernel_bench(options: &str) -> serde_json::Value {
+    use attention_core::kernel::{KernelCase, MAX_D, MAX_N};
+    let options: serde_json::Value = serde_json::from_str(options).unwrap_or(json!({}));
+    let number = |name: &str, default: u64| {
+        options
+            .get(name)
+            .and_then(|v| v.as_u64())
+            .unwrap_or(default) as usize
+    };
+    let (n, d, block, runs) = (
+        number("n", 1024),
+        number("d", 64),
+        number("block", 64),
+        number("runs", 10),
+    );
+    if !(1..=50).contains(&runs) || block == 0 {
+        return json!({"ok": false, "error": "runs: 1 … 50; block: at least 1"});
+    }
+    let Some(case) = KernelCase::new(n, d, 24) else {
+        return json!({"ok": false, "error": format!("n: 1 … {MAX_N}, d: 1 … {MAX_D}")});
+    };
+    let time = |f: &dyn Fn()| {
+        (0..runs)
+            .map(|_| {
+                let start = crate::ui::browser::clock::now_ms();
+                f();
+                crate::ui::browser::clock::now_ms() - start
+            })
+            .collect::<Vec<f64>>()
+    };
+    let standard_ms = time(&|| {
+        std::hint::black_box(case.standard());
+    });
+    let flash_ms = time(&|| {
+        std::hint::black_box(case.flash(block));
+    });
+    json!({"ok": true, "n": n, "d": d, "block": block, "flops": case.flops(), "standard_ms": standard_ms, "flash_ms": flash_ms})
+}
+
 /// `attentionLab.generate(options)`: the trained model in use continues the sentence, as the
 /// CLI's `"generate"` does (`options` is its object: `steps`, `cache`, `sampling`, `check`),
 /// timed with the page's clock. The response is the CLI's, with `ok: true`; or `{ok: false,
@@ -451,6 +495,13 @@ fn install_on_window(lab: Lab) -> Result<(), JsValue> {
             .unwrap_or_else(|error| json!({ "ok": false, "error": error }));
         parse(&result.to_string())
     });
+    let kernel = Closure::<dyn Fn(JsValue) -> JsValue>::new(move |options: JsValue| {
+        let text = js_sys::JSON::stringify(&options)
+            .map(String::from)
+            .unwrap_or_default();
+        parse(&kernel_bench(&text).to_string())
+    });
+    js_sys::Reflect::set(&api, &"kernelBench".into(), &kernel.into_js_value())?;
     js_sys::Reflect::set(&api, &"generate".into(), &generate.into_js_value())?;
     js_sys::Reflect::set(&api, &"load".into(), &load.into_js_value())?;
     js_sys::Reflect::set(&api, &"set".into(), &set.into_js_value())?;
