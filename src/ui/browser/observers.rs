@@ -100,17 +100,16 @@ pub fn observe_visible(
     });
 }
 
-/// Calls `report` with the height of the element `target` returns, border box, whenever it
-/// changes (once it exists).
-pub fn observe_height(
+/// Runs `on_entry` with each size change of the element `target` returns (once it exists).
+fn observe_size(
     target: impl Fn() -> Option<web_sys::Element> + 'static,
-    report: impl Fn(f64) + Clone + 'static,
+    on_entry: impl Fn(&ResizeObserverEntry) + Clone + 'static,
 ) {
     observe(target, move |element| {
-        let report = report.clone();
+        let on_entry = on_entry.clone();
         let callback = Closure::<dyn Fn(js_sys::Array)>::new(move |entries: js_sys::Array| {
             if let Ok(entry) = entries.get(0).dyn_into::<ResizeObserverEntry>() {
-                report(entry.target().get_bounding_client_rect().height().ceil());
+                on_entry(&entry);
             }
         });
         match ResizeObserver::new(callback.as_ref().unchecked_ref()) {
@@ -129,32 +128,26 @@ pub fn observe_height(
     });
 }
 
+/// Calls `report` with the height of the element `target` returns, border box, whenever it
+/// changes (once it exists).
+pub fn observe_height(
+    target: impl Fn() -> Option<web_sys::Element> + 'static,
+    report: impl Fn(f64) + Clone + 'static,
+) {
+    observe_size(target, move |entry| {
+        report(entry.target().get_bounding_client_rect().height().ceil());
+    });
+}
+
 /// Keeps `width` equal to the content width of the element `target` returns (once it exists).
 pub fn observe_width(
     target: impl Fn() -> Option<web_sys::Element> + 'static,
     width: RwSignal<Option<f64>>,
 ) {
-    observe(target, move |element| {
-        let callback = Closure::<dyn Fn(js_sys::Array)>::new(move |entries: js_sys::Array| {
-            if let Ok(entry) = entries.get(0).dyn_into::<ResizeObserverEntry>() {
-                let measured = entry.content_rect().width().floor();
-                if measured > 0.0 && width.get_untracked() != Some(measured) {
-                    width.set(Some(measured));
-                }
-            }
-        });
-        match ResizeObserver::new(callback.as_ref().unchecked_ref()) {
-            Ok(observer) => {
-                observer.observe(element);
-                Some(Owned {
-                    observer,
-                    _callback: callback,
-                })
-            }
-            Err(error) => {
-                web_sys::console::error_2(&"no ResizeObserver".into(), &error);
-                None
-            }
+    observe_size(target, move |entry| {
+        let measured = entry.content_rect().width().floor();
+        if measured > 0.0 && width.get_untracked() != Some(measured) {
+            width.set(Some(measured));
         }
     });
 }

@@ -36,16 +36,27 @@ const GRID: [[u8; 3]; 5] = [
 #[derive(Clone)]
 pub enum Origin {
     Trace(TraceRef),
-    Imported { run: Arc<ImportedRun>, layer: usize },
+    Imported {
+        run: Arc<ImportedRun>,
+        layer: usize,
+        /// The colour scales of the head's whole weights and scores, which its tiles take
+        /// (found once, not on every step).
+        scales: [(Scale, Legend); 2],
+    },
 }
 
 impl PartialEq for Origin {
     fn eq(&self, other: &Self) -> bool {
         match (self, other) {
             (Origin::Trace(a), Origin::Trace(b)) => a == b,
-            (Origin::Imported { run: a, layer: l }, Origin::Imported { run: b, layer: m }) => {
-                Arc::ptr_eq(a, b) && l == m
-            }
+            (
+                Origin::Imported {
+                    run: a, layer: l, ..
+                },
+                Origin::Imported {
+                    run: b, layer: m, ..
+                },
+            ) => Arc::ptr_eq(a, b) && l == m,
             _ => false,
         }
     }
@@ -157,9 +168,18 @@ impl Replay {
         let blocks = replayed_blocks(partial, query_block, sizes.tiles().0);
         let flash = run.flash_replay(layer, head, blocks.clone())?;
         let mask = under.mask.clone();
+        // The head's scores stretched over their range: a tile's colours are those of the same
+        // cells in the whole matrix, and its legend says so.
+        let scale_of = |part: Part| match super::imported::view(&run, layer, head, part, mode) {
+            Some(whole) if whole.legend == Legend::OwnRange => (whole.scale, Legend::WholeHead),
+            Some(whole) => (whole.scale, whole.legend),
+            None => (Scale::UNIT, Legend::Fixed),
+        };
+        let scales = [scale_of(Part::Weights), scale_of(Part::Scores)];
         let origin = Origin::Imported {
             run: Arc::clone(&run),
             layer,
+            scales,
         };
         Some(Self::build(origin, head, mode, sizes, mask, blocks, flash))
     }
@@ -216,7 +236,7 @@ impl Replay {
     pub fn input_view(&self, stage: Stage) -> Option<MatrixView> {
         match &self.origin {
             Origin::Trace(trace) => Some(stage.view(&trace.0, self.head, self.mode)),
-            Origin::Imported { run, layer } => {
+            Origin::Imported { run, layer, .. } => {
                 let part = match stage {
                     Stage::Q => Part::Q,
                     Stage::K => Part::K,
@@ -233,22 +253,7 @@ impl Replay {
     fn tile_scale(&self, stage: Stage, values: &Array2<f32>) -> (Scale, Legend) {
         match &self.origin {
             Origin::Trace(trace) => stage.scale(&trace.0, self.head, values, self.mode),
-            Origin::Imported { run, layer } => {
-                let part = if stage == Stage::Weights {
-                    Part::Weights
-                } else {
-                    Part::Scores
-                };
-                match super::imported::view(run, *layer, self.head, part, self.mode) {
-                    // The head's scores stretched over their range: the tile's colours are
-                    // those of the same cells in the whole matrix.
-                    Some(whole) if whole.legend == Legend::OwnRange => {
-                        (whole.scale, Legend::WholeHead)
-                    }
-                    Some(whole) => (whole.scale, whole.legend),
-                    None => (own_range(values), Legend::OwnRange),
-                }
-            }
+            Origin::Imported { scales, .. } => scales[usize::from(stage != Stage::Weights)],
         }
     }
 
