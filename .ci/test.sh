@@ -32,17 +32,20 @@ step() {
 step fmt cargo fmt --all --check
 step clippy-native cargo clippy --locked --all-targets -- -D warnings
 step clippy-wasm32 cargo clippy --locked --all-targets --target wasm32-unknown-unknown -- -D warnings
+step clippy-wasm32-relaxed cargo clippy --locked -p attention-worker --bins --target wasm32-unknown-unknown --features relaxed-simd -- -D warnings
 step test-native cargo test --locked
 step test-wasm32 cargo test --locked --target wasm32-unknown-unknown
 # Every binary as a user builds it: release, natively, one at a time (so no other package's
 # features are unified in) and without dev-dependencies (cargo test unifies theirs, which once hid
 # a CLI that did not compile); then the README's commands, exactly as written.
+# A binary with required features (the relaxed-SIMD worker) is built with them.
 bins=$(cargo metadata --no-deps --format-version 1 --locked | node -e '
   const meta = JSON.parse(require("fs").readFileSync(0, "utf8"));
-  for (const p of meta.packages) for (const t of p.targets) if (t.kind.includes("bin")) console.log(t.name);')
-for bin in $bins; do
-  step "build-$bin" cargo build --release --locked --bin "$bin"
-done
+  for (const p of meta.packages) for (const t of p.targets) if (t.kind.includes("bin"))
+    console.log(t.name, (t["required-features"] ?? []).map((f) => `${p.name}/${f}`).join(","));')
+while read -r bin features; do
+  step "build-$bin" cargo build --release --locked --bin "$bin" ${features:+--features "$features"}
+done <<<"$bins"
 step readme bash .ci/readme.sh
 step trunk-build trunk build --release
 if [ -f dist/index.html ]; then

@@ -203,6 +203,76 @@ test('the kernel harness times the core and refuses sizes it does not take', asy
   }
 });
 
+// The page's probe for relaxed SIMD (src/ui/browser/worker.rs): one function returning
+// f32x4.relaxed_madd of its three arguments.
+const PROBE = [0, 97, 115, 109, 1, 0, 0, 0, 1, 8, 1, 96, 3, 123, 123, 123, 1, 123, 3, 2, 1, 0, 10,
+  13, 1, 11, 0, 32, 0, 32, 1, 32, 2, 253, 133, 2, 11];
+// Ragged on purpose: 203 rows and 24 columns leave remainders for the kernels' 4 × 8 blocks.
+const KERNEL_CASE = { n: 203, d: 24, block: 16, runs: 1 };
+const largest = (a, b) => a.reduce((m, x, i) => Math.max(m, Math.abs(x - b[i])), 0);
+
+test("both worker builds give the page's numbers, and the page runs the relaxed-SIMD one here", async () => {
+  // Chromium has shipped relaxed SIMD since 114: the probe validates, so the page chooses it.
+  assert.equal(await page.evaluate((p) => WebAssembly.validate(new Uint8Array(p)), PROBE), true);
+  assert.equal(await page.evaluate(() => window.attentionLab.workerBuild()), 'relaxed-simd');
+  const own = await page.evaluate((o) => window.attentionLab.kernelBench(o), KERNEL_CASE);
+  const simd = await page.evaluate((o) => window.attentionLab.workerKernelBench({ ...o, build: 'simd128' }), KERNEL_CASE);
+  const relaxed = await page.evaluate((o) => window.attentionLab.workerKernelBench({ ...o, build: 'relaxed-simd' }), KERNEL_CASE);
+  for (const r of [own, simd, relaxed]) {
+    assert.equal(r.ok, true, JSON.stringify(r).slice(0, 200));
+    assert.equal(r.sample.length, Math.min(4096, 203 * 24));
+  }
+  assert.equal(own.kernels, 'wasm simd128');
+  assert.equal(simd.kernels, 'wasm simd128');
+  assert.equal(simd.build, 'simd128');
+  assert.equal(relaxed.kernels, 'wasm relaxed SIMD (fused multiply-add)');
+  assert.equal(relaxed.build, 'relaxed-simd');
+  // The page's module and the simd128 worker run the same code: the same numbers, bit for bit.
+  assert.deepEqual(simd.sample, own.sample);
+  // Fused multiply-adds round once instead of twice: equal to f32 precision, not bit for bit.
+  const diff = largest(relaxed.sample, simd.sample);
+  assert.ok(diff < 1e-5, `relaxed SIMD differs by ${diff}`);
+  assert.ok(own.sample.some((x) => x !== 0));
+  const unknown = await page.evaluate(() => window.attentionLab.workerKernelBench({ build: 'avx512' }));
+  assert.equal(unknown.ok, false);
+});
+
+test('where relaxed SIMD does not validate, the page runs the simd128 worker, with the same numbers', async () => {
+  const other = await browser.newPage();
+  const seen = [];
+  other.on('request', (r) => seen.push(r.url()));
+  // A browser without relaxed SIMD: the probe does not validate (everything else does).
+  await other.addInitScript((probe) => {
+    const validate = WebAssembly.validate;
+    WebAssembly.validate = (bytes) => {
+      const view = new Uint8Array(bytes.buffer ?? bytes);
+      if (view.length === probe.length && view.every((b, i) => b === probe[i])) return false;
+      return validate(bytes);
+    };
+  }, PROBE);
+  await other.goto(server.url);
+  await other.waitForSelector('[data-testid=token-chip]', { timeout: 30000 });
+  assert.equal(await other.evaluate(() => window.attentionLab.workerBuild()), 'simd128');
+  const refused = await other.evaluate(() => window.attentionLab.workerKernelBench({ build: 'relaxed-simd' }));
+  assert.equal(refused.ok, false);
+  assert.match(refused.error, /relaxed SIMD/);
+  const chosen = await other.evaluate((o) => window.attentionLab.workerKernelBench(o), KERNEL_CASE);
+  assert.equal(chosen.build, 'simd128');
+  const own = await page.evaluate((o) => window.attentionLab.kernelBench(o), KERNEL_CASE);
+  assert.deepEqual(chosen.sample, own.sample);
+  // A long sentence goes to the page's workers: this page fetched only the simd128 module.
+  const words = Array.from({ length: 700 }, (_, i) => `w${i % 50}`).join(' ');
+  assert.equal((await other.evaluate((s) => window.attentionLab.set({ sentence: s }), words)).ok, true);
+  await other.waitForFunction(
+    () => window.attentionLab.state().tokens?.length === 700
+      && !document.querySelector('[data-testid=computing]').textContent,
+    null, { timeout: 90000 },
+  );
+  assert.ok(seen.some((u) => u.endsWith('/attention-worker_bg.wasm')), seen.join('\n'));
+  assert.ok(!seen.some((u) => u.includes('attention-worker-relaxed')), seen.join('\n'));
+  await other.close();
+});
+
 test('a screenshot when asked (SCREENSHOT=path)', { skip: !process.env.SCREENSHOT }, async () => {
   // A fresh page from a link, in a tall window: views draw only on screen, and this one shows
   // the first four steps at once.

@@ -4,6 +4,7 @@
 
 use ndarray::{Array2, ArrayView2, Axis, s};
 
+use super::gemm::{Operand, matmul_nn, matmul_nt};
 use super::mask::Mask;
 use super::scoring::{Scoring, Shaping};
 use super::softmax::masked_softmax_row;
@@ -143,11 +144,13 @@ pub fn attend(
     scoring: &Scoring,
     mask: &Mask,
 ) -> HeadAttention {
-    let mut scores = q.dot(&k.t());
-    scoring.apply(scores.view_mut(), 0, 0);
+    let mut scores = Array2::zeros((q.nrows(), k.nrows()));
+    matmul_nt(scoring.product_scale(), q, k, 0.0, &mut scores.view_mut());
+    scoring.finish(scores.view_mut(), 0, 0);
     let mut weights = Array2::zeros(scores.raw_dim());
     let fully_masked_rows = softmax_rows(scores.view(), 0, mask, scoring.sink, &mut weights);
-    let output = weights.dot(&v);
+    let mut output = Array2::zeros((q.nrows(), v.ncols()));
+    matmul_nn(1.0, weights.view(), v, 0.0, &mut output.view_mut());
     HeadAttention {
         scores,
         weights,
@@ -170,10 +173,17 @@ pub fn attend_output(
 ) -> (Array2<f32>, Vec<usize>) {
     let mut output = Array2::zeros((q.nrows(), v.ncols()));
     let mut fully_masked_rows = Vec::new();
+    let (keys, values) = (Operand::keys(k), Operand::values(v));
     for (chunk, q_chunk) in q.axis_chunks_iter(Axis(0), ROW_CHUNK).enumerate() {
         let first_row = chunk * ROW_CHUNK;
-        let mut scores = q_chunk.dot(&k.t());
-        scoring.apply(scores.view_mut(), first_row, 0);
+        let mut scores = Array2::zeros((q_chunk.nrows(), k.nrows()));
+        keys.multiply(
+            scoring.product_scale(),
+            q_chunk,
+            0.0,
+            &mut scores.view_mut(),
+        );
+        scoring.finish(scores.view_mut(), first_row, 0);
         let mut weights = Array2::zeros(scores.raw_dim());
         fully_masked_rows.extend(softmax_rows(
             scores.view(),
@@ -182,9 +192,12 @@ pub fn attend_output(
             scoring.sink,
             &mut weights,
         ));
-        output
-            .slice_mut(s![first_row..first_row + q_chunk.nrows(), ..])
-            .assign(&weights.dot(&v));
+        values.multiply(
+            1.0,
+            weights.view(),
+            0.0,
+            &mut output.slice_mut(s![first_row..first_row + q_chunk.nrows(), ..]),
+        );
     }
     (output, fully_masked_rows)
 }

@@ -11,10 +11,10 @@
 
 use std::ops::Range;
 
-use ndarray::linalg::general_mat_mul;
 use ndarray::{Array2, ArrayView2, s};
 
-use super::fastmath::exp;
+use super::fastmath::{exp, larger};
+use super::gemm::{NR, Panels, gemm, matmul_nn, matmul_nt, tiled};
 use super::mask::Mask;
 use super::scoring::Scoring;
 use super::softmax::{masked_exp, masked_max, with_row_slices};
@@ -114,6 +114,12 @@ fn run(
     let tile_shape = (block_rows.min(seq_len), block_cols.min(key_len));
     let mut scores_tile = Array2::<f32>::zeros(tile_shape);
     let mut probs_tile = Array2::<f32>::zeros(tile_shape);
+    // In wasm, the head's K and V packed once for the tiles' products, when the tiles fall on
+    // the panels' boundaries (else each tile packs its own, in `matmul_nt` and `matmul_nn`).
+    let packed = (cfg!(target_arch = "wasm32")
+        && block_cols % NR == 0
+        && tiled(&q, &scores_tile.view_mut()))
+    .then(|| (Panels::of_rows(k), Panels::of_columns(v)));
 
     let first = query_blocks.start;
     let count = query_blocks.end.saturating_sub(first);
@@ -158,17 +164,20 @@ fn run(
             let mut scores = scores_tile.slice_mut(s![..n_rows, ..cols.len()]);
             let mut probs = probs_tile.slice_mut(s![..n_rows, ..cols.len()]);
             // S = Q_i K_jᵀ · scale, or the dot products shaped (a bias, a cap) from the indices.
-            let alpha = if scoring.shapes() { 1.0 } else { scoring.scale };
-            general_mat_mul(
-                alpha,
-                &q_block,
-                &k.slice(s![cols.clone(), ..]).t(),
-                0.0,
-                &mut scores,
-            );
-            if scoring.shapes() {
-                scoring.apply(scores.view_mut(), r0, cols.start);
+            match &packed {
+                Some((keys, _)) => gemm(
+                    scoring.product_scale(),
+                    q_block,
+                    keys.view().columns(cols.clone()),
+                    0.0,
+                    &mut scores,
+                ),
+                None => {
+                    let keys = k.slice(s![cols.clone(), ..]);
+                    matmul_nt(scoring.product_scale(), q_block, keys, 0.0, &mut scores);
+                }
             }
+            scoring.finish(scores.view_mut(), r0, cols.start);
             let mut rescale = vec![1.0f32; n_rows];
             for (r, (score_row, prob_row)) in
                 scores.rows().into_iter().zip(probs.rows_mut()).enumerate()
@@ -178,7 +187,7 @@ fn run(
                 seen[r] |= keys.any();
                 // P = exp(S − m_new) over the allowed keys, with m_new = max(m_old, max_j S).
                 let update = with_row_slices(score_row, prob_row, |scores, probs| {
-                    let m_new = m_old.max(masked_max(scores, &keys));
+                    let m_new = larger(m_old, masked_max(scores, &keys));
                     if m_new == f32::NEG_INFINITY {
                         // No allowed key in this row yet: P, l and acc stay zero.
                         probs.fill(0.0);
@@ -196,7 +205,22 @@ fn run(
                 acc.row_mut(r).mapv_inplace(|a| a * rescale[r]);
             }
             // acc = diag(rescale) · acc + P · V_j
-            general_mat_mul(1.0, &probs, &v.slice(s![cols.clone(), ..]), 1.0, &mut acc);
+            match &packed {
+                Some((_, values)) => gemm(
+                    1.0,
+                    probs.view(),
+                    values.view().steps(cols.clone()),
+                    1.0,
+                    &mut acc.view_mut(),
+                ),
+                None => matmul_nn(
+                    1.0,
+                    probs.view(),
+                    v.slice(s![cols.clone(), ..]),
+                    1.0,
+                    &mut acc.view_mut(),
+                ),
+            }
             if let Some((m_prev, l_prev)) = previous {
                 steps.push(FlashStep {
                     row_block,

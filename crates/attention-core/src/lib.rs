@@ -14,6 +14,7 @@ pub mod error;
 pub mod experiments;
 pub mod fastmath;
 pub mod flash;
+pub mod gemm;
 pub mod generate;
 pub mod gpt;
 pub mod imported;

@@ -210,6 +210,20 @@ impl Scoring {
         z * self.inv_t
     }
 
+    /// What the product QKᵀ is multiplied by as it is computed: the whole scale when the scores
+    /// are not shaped (nothing is then left for [`Scoring::finish`] to do), 1 when they are.
+    pub fn product_scale(&self) -> f32 {
+        if self.shapes() { 1.0 } else { self.scale }
+    }
+
+    /// Turns dot products computed with [`Scoring::product_scale`] into scores, in place: a pass
+    /// over them only when the scores are shaped (a bias, a cap).
+    pub fn finish(&self, products: ArrayViewMut2<f32>, first_row: usize, first_col: usize) {
+        if self.shapes() {
+            self.apply(products, first_row, first_col);
+        }
+    }
+
     /// Turns the dot products of queries `first_row..` and keys `first_col..` into scores, in
     /// place.
     pub fn apply(&self, mut dots: ArrayViewMut2<f32>, first_row: usize, first_col: usize) {

@@ -4,22 +4,20 @@
 
 use ndarray::{ArrayView1, ArrayViewMut1};
 
-use super::fastmath::exp;
+use super::fastmath::{exp, exp_shifted, larger};
 use super::mask::RowKeys;
 
 /// The largest allowed score, or −∞ when no key is allowed.
 pub fn masked_max(scores: &[f32], keys: &RowKeys) -> f32 {
     match keys {
-        RowKeys::Range(range) => scores[range.clone()]
-            .iter()
-            .fold(f32::NEG_INFINITY, |max, &s| max.max(s)),
+        RowKeys::Range(range) => max_of(&scores[range.clone()]),
         RowKeys::Two(first, second) => masked_max(scores, &RowKeys::Range(first.clone()))
             .max(masked_max(scores, &RowKeys::Range(second.clone()))),
         RowKeys::Explicit(allowed) => scores
             .iter()
             .zip(allowed)
             .filter(|&(_, &a)| a)
-            .fold(f32::NEG_INFINITY, |max, (&s, _)| max.max(s)),
+            .fold(f32::NEG_INFINITY, |max, (&s, _)| larger(max, s)),
     }
 }
 
@@ -30,20 +28,13 @@ pub fn masked_exp(scores: &[f32], keys: &RowKeys, shift: f32, out: &mut [f32]) -
         RowKeys::Range(range) => {
             out[..range.start].fill(0.0);
             out[range.end..].fill(0.0);
-            let out = &mut out[range.clone()];
-            for (o, &s) in out.iter_mut().zip(&scores[range.clone()]) {
-                *o = exp(s - shift);
-            }
-            out.iter().map(|&v| f64::from(v)).sum()
+            exp_shifted(&scores[range.clone()], shift, &mut out[range.clone()])
         }
         RowKeys::Two(first, second) => {
             out.fill(0.0);
             let mut sum = 0.0;
             for range in [first, second] {
-                for (o, &s) in out[range.clone()].iter_mut().zip(&scores[range.clone()]) {
-                    *o = exp(s - shift);
-                    sum += f64::from(*o);
-                }
+                sum += exp_shifted(&scores[range.clone()], shift, &mut out[range.clone()]);
             }
             sum
         }
@@ -54,6 +45,25 @@ pub fn masked_exp(scores: &[f32], keys: &RowKeys, shift: f32, out: &mut [f32]) -
             out.iter().map(|&v| f64::from(v)).sum()
         }
     }
+}
+
+/// Lanes of [`max_of`]: independent partial maxima, so that the loop runs as SIMD vectors
+/// instead of one chain of dependent comparisons.
+const LANES: usize = 8;
+
+/// The largest of `values` (−∞ for none; a NaN is skipped, as `f32::max` skips it).
+pub fn max_of(values: &[f32]) -> f32 {
+    let mut lanes = [f32::NEG_INFINITY; LANES];
+    let chunks = values.chunks_exact(LANES);
+    let rest = chunks.remainder();
+    for chunk in chunks {
+        for (lane, &x) in lanes.iter_mut().zip(chunk) {
+            *lane = larger(*lane, x);
+        }
+    }
+    rest.iter()
+        .chain(&lanes)
+        .fold(f32::NEG_INFINITY, |max, &x| larger(max, x))
 }
 
 /// Writes softmax(scores) into `weights` over the allowed keys only:

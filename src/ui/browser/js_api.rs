@@ -378,47 +378,40 @@ pub fn load_data(lab: Lab, data: &JsValue, name: Option<&str>) -> Result<(), Str
 }
 
 /// `attentionLab.kernelBench({n, d, block, runs})`: the benchmark harness of issue 24's kernel
-/// measure (`tests/e2e/kernel_bench.mjs`). Times `attention_core::kernel` on the page's thread,
-/// `runs` times each (1 … 50, default 10): the standard pass and FlashAttention in `block`
-/// tiles (default 64). Returns `{ok, n, d, block, flops, standard_ms: […], flash_ms: […]}` or
-/// `{ok: false, error}`. It blocks the page while it runs: a measuring tool, not a view.
+/// measure (`tests/e2e/kernel_bench.mjs`) on the page's thread, in the app's module (simd128):
+/// [`attention_core::kernel::bench`]. It blocks the page while it runs: a measuring tool, not a
+/// view. `attentionLab.workerKernelBench` runs the same in a worker of either build.
 fn kernel_bench(options: &str) -> serde_json::Value {
-    use attention_core::kernel::{KernelCase, MAX_D, MAX_N};
-    let options: serde_json::Value = serde_json::from_str(options).unwrap_or(json!({}));
-    let number = |name: &str, default: u64| {
-        options
-            .get(name)
-            .and_then(|v| v.as_u64())
-            .unwrap_or(default) as usize
+    let options = serde_json::from_str(options).unwrap_or(json!({}));
+    attention_core::kernel::bench(&options, &crate::ui::browser::clock::now_ms)
+}
+
+/// `attentionLab.workerKernelBench({n, d, block, runs, build})`: the same measure in a fresh Web
+/// Worker of `build` (`"relaxed-simd"` or `"simd128"`; the page's own choice,
+/// `attentionLab.workerBuild()`, when absent). A Promise of the result, with `build` added; a
+/// build the browser cannot load is refused. The worker's JSON is parsed by the browser, not
+/// by serde_json, whose float parsing is not exact to the last bit: two builds' numbers compare
+/// exactly.
+async fn worker_kernel_bench(options: String) -> JsValue {
+    use super::worker::{Build, kernel_bench};
+    let refuse = |error: &str| parse(&json!({"ok": false, "error": error}).to_string());
+    let parsed: Value = serde_json::from_str(&options).unwrap_or(json!({}));
+    let build = match parsed.get("build").and_then(Value::as_str) {
+        None => Build::chosen(),
+        Some(name) => match Build::from_name(name) {
+            Some(build) => build,
+            None => return refuse(r#"build: "relaxed-simd" or "simd128""#),
+        },
     };
-    let (n, d, block, runs) = (
-        number("n", 1024),
-        number("d", 64),
-        number("block", 64),
-        number("runs", 10),
-    );
-    if !(1..=50).contains(&runs) || block == 0 {
-        return json!({"ok": false, "error": "runs: 1 … 50; block: at least 1"});
+    if build == Build::Relaxed && Build::chosen() != Build::Relaxed {
+        return refuse("this browser does not support relaxed SIMD");
     }
-    let Some(case) = KernelCase::new(n, d, 24) else {
-        return json!({"ok": false, "error": format!("n: 1 … {MAX_N}, d: 1 … {MAX_D}")});
-    };
-    let time = |f: &dyn Fn()| {
-        (0..runs)
-            .map(|_| {
-                let start = crate::ui::browser::clock::now_ms();
-                f();
-                crate::ui::browser::clock::now_ms() - start
-            })
-            .collect::<Vec<f64>>()
-    };
-    let standard_ms = time(&|| {
-        std::hint::black_box(case.standard());
-    });
-    let flash_ms = time(&|| {
-        std::hint::black_box(case.flash(block));
-    });
-    json!({"ok": true, "n": n, "d": d, "block": block, "flops": case.flops(), "standard_ms": standard_ms, "flash_ms": flash_ms})
+    let result = parse(&kernel_bench(build, options).await);
+    if !result.is_object() {
+        return refuse("the worker's answer was not JSON");
+    }
+    let _ = js_sys::Reflect::set(&result, &"build".into(), &build.name().into());
+    result
 }
 
 /// `attentionLab.generate(options)`: the trained model in use continues the sentence, as the
@@ -501,7 +494,22 @@ fn install_on_window(lab: Lab) -> Result<(), JsValue> {
             .unwrap_or_default();
         parse(&kernel_bench(&text).to_string())
     });
+    let worker_kernel = Closure::<dyn Fn(JsValue) -> JsValue>::new(move |options: JsValue| {
+        let text = js_sys::JSON::stringify(&options)
+            .map(String::from)
+            .unwrap_or_default();
+        wasm_bindgen_futures::future_to_promise(async move { Ok(worker_kernel_bench(text).await) })
+            .into()
+    });
+    let worker_build =
+        Closure::<dyn Fn() -> JsValue>::new(|| super::worker::Build::chosen().name().into());
     js_sys::Reflect::set(&api, &"kernelBench".into(), &kernel.into_js_value())?;
+    js_sys::Reflect::set(
+        &api,
+        &"workerKernelBench".into(),
+        &worker_kernel.into_js_value(),
+    )?;
+    js_sys::Reflect::set(&api, &"workerBuild".into(), &worker_build.into_js_value())?;
     js_sys::Reflect::set(&api, &"generate".into(), &generate.into_js_value())?;
     js_sys::Reflect::set(&api, &"load".into(), &load.into_js_value())?;
     js_sys::Reflect::set(&api, &"set".into(), &set.into_js_value())?;

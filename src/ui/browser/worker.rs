@@ -5,24 +5,89 @@
 //! The worker's module is compiled once, by the page, and handed to every worker it starts: a
 //! worker started to replace a cancelled one begins in a few milliseconds, with the code the
 //! engine has already optimised, instead of compiling the module again.
+//!
+//! The worker comes in two builds ([`Build`]): relaxed SIMD's fused multiply-add where the browser
+//! validates it, simd128 elsewhere (a module with a relaxed-SIMD instruction would not even load
+//! there). The page asks the browser once, with a ten-instruction probe module.
 
 use std::cell::RefCell;
+use std::rc::Rc;
 
-use js_sys::{Array, Float32Array, WebAssembly};
+use js_sys::{Array, Float32Array, Promise, Uint8Array, WebAssembly};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{Blob, BlobPropertyBag, MessageEvent, Url, Worker};
 
-/// Trunk's names for the worker's script and module (next to index.html).
-const SCRIPT: &str = "attention-worker.js";
-const MODULE: &str = "attention-worker_bg.wasm";
+/// The two builds of the worker (`crates/attention-worker`, two binaries Trunk builds).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Build {
+    /// WebAssembly's 128-bit SIMD: every browser with WebAssembly SIMD.
+    Simd128,
+    /// The same with relaxed SIMD (`f32x4.relaxed_madd`): Chromium 114+, Firefox 120+.
+    Relaxed,
+}
+
+impl Build {
+    /// Its name in `attentionLab`'s answers: `"simd128"` or `"relaxed-simd"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Simd128 => "simd128",
+            Self::Relaxed => "relaxed-simd",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        [Self::Simd128, Self::Relaxed]
+            .into_iter()
+            .find(|b| b.name() == name)
+    }
+
+    /// Trunk's names for its script and module (next to index.html).
+    fn files(self) -> (&'static str, &'static str) {
+        match self {
+            Self::Simd128 => ("attention-worker.js", "attention-worker_bg.wasm"),
+            Self::Relaxed => (
+                "attention-worker-relaxed.js",
+                "attention-worker-relaxed_bg.wasm",
+            ),
+        }
+    }
+
+    fn index(self) -> usize {
+        self as usize
+    }
+
+    /// The build this browser runs: relaxed SIMD where `WebAssembly.validate` accepts a module
+    /// using it, else simd128. Asked once per page.
+    pub fn chosen() -> Self {
+        thread_local! {
+            static CHOSEN: Build = if relaxed_simd_validates() { Build::Relaxed } else { Build::Simd128 };
+        }
+        CHOSEN.with(|b| *b)
+    }
+}
+
+/// A module of one function, (v128, v128, v128) → v128, that returns `f32x4.relaxed_madd` of
+/// its arguments: valid exactly where relaxed SIMD is supported (wasm-feature-detect's probe).
+const RELAXED_SIMD_PROBE: [u8; 37] = [
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, // "\0asm", version 1
+    0x01, 0x08, 0x01, 0x60, 0x03, 0x7b, 0x7b, 0x7b, 0x01, 0x7b, // type: (v128 ×3) → v128
+    0x03, 0x02, 0x01, 0x00, // function 0 has type 0
+    0x0a, 0x0d, 0x01, 0x0b, 0x00, // code: one body of 11 bytes, no locals
+    0x20, 0x00, 0x20, 0x01, 0x20, 0x02, // local.get 0, 1, 2
+    0xfd, 0x85, 0x02, 0x0b, // f32x4.relaxed_madd, end
+];
+
+fn relaxed_simd_validates() -> bool {
+    WebAssembly::validate(&Uint8Array::from(&RELAXED_SIMD_PROBE[..]).into()).unwrap_or(false)
+}
 
 thread_local! {
-    /// The worker's compiled module once the page has it, or its address where compiling failed.
-    static COMPILED: RefCell<Option<JsValue>> = const { RefCell::new(None) };
-    /// Workers waiting for the module while it compiles.
-    static WAITING: RefCell<Vec<Worker>> = const { RefCell::new(Vec::new()) };
+    /// Per build: its compiled module once the page has it, or its address where compiling failed.
+    static COMPILED: RefCell<[Option<JsValue>; 2]> = const { RefCell::new([None, None]) };
+    /// Per build: workers waiting for the module while it compiles.
+    static WAITING: RefCell<[Vec<Worker>; 2]> = const { RefCell::new([Vec::new(), Vec::new()]) };
 }
 
 /// One answer from the worker.
@@ -35,6 +100,8 @@ pub enum FromWorker {
     Done { id: u32, flat: Numbers },
     /// Request `id` was refused (the page checks requests first, so this is a bug's trace).
     Error { id: u32, message: String },
+    /// The kernel measure's result, as JSON ([`attention_core::kernel::bench`]).
+    Kernel { json: String },
     /// The worker could not start (its files are missing, as in wasm-bindgen-test) or stopped.
     Failed,
 }
@@ -52,23 +119,34 @@ impl Numbers {
 /// A running worker and the callbacks it calls, which live as long as it does.
 pub struct WorkerHandle {
     worker: Worker,
+    build: Build,
     _on_message: Closure<dyn Fn(MessageEvent)>,
     _on_error: Closure<dyn Fn(JsValue)>,
 }
 
 impl WorkerHandle {
-    /// Starts a worker; `on_answer` receives its answers. `None` when the browser refuses.
+    /// Starts a worker of the browser's build; `on_answer` receives its answers. `None` when
+    /// the browser refuses.
     pub fn spawn(on_answer: impl Fn(FromWorker) + Clone + 'static) -> Option<Self> {
+        Self::spawn_build(Build::chosen(), on_answer)
+    }
+
+    /// Starts a worker of `build`.
+    pub fn spawn_build(
+        build: Build,
+        on_answer: impl Fn(FromWorker) + Clone + 'static,
+    ) -> Option<Self> {
         let base = web_sys::window()?.document()?.base_uri().ok()??;
         let url = |name: &str| Url::new_with_base(name, &base).ok().map(|u| u.href());
-        let module_url = url(MODULE)?;
+        let (script, module) = build.files();
+        let module_url = url(module)?;
         // A classic worker: wasm-bindgen's no-modules glue, then the module the page sends (its
         // first message) — compiled already, or the address to compile it from.
         let source = format!(
             "importScripts({script:?});\n\
              self.onmessage = (event) => {{ self.onmessage = null; \
              wasm_bindgen({{ module_or_path: event.data }}); }};",
-            script = url(SCRIPT)?,
+            script = url(script)?,
         );
         let options = BlobPropertyBag::new();
         options.set_type("text/javascript");
@@ -85,9 +163,10 @@ impl WorkerHandle {
         let on_error = Closure::<dyn Fn(JsValue)>::new(move |_| on_answer(FromWorker::Failed));
         worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
         worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
-        send_module(&worker, module_url);
+        send_module(build, &worker, module_url);
         Some(Self {
             worker,
+            build,
             _on_message: on_message,
             _on_error: on_error,
         })
@@ -103,6 +182,48 @@ impl WorkerHandle {
         );
         self.worker.post_message(&message).is_ok()
     }
+
+    /// Asks for the kernel measure with `options` (its JSON).
+    pub fn post_kernel(&self, options: &str) -> bool {
+        let message = Array::of3(&0.into(), &"kernel".into(), &options.into());
+        self.worker.post_message(&message).is_ok()
+    }
+}
+
+/// Issue 24's kernel measure in a fresh worker of `build` (which then ends): the result's JSON.
+pub async fn kernel_bench(build: Build, options: String) -> String {
+    let failed = || r#"{"ok":false,"error":"the worker could not start"}"#.to_string();
+    let handle: Rc<RefCell<Option<WorkerHandle>>> = Rc::default();
+    let resolver: Rc<RefCell<Option<js_sys::Function>>> = Rc::default();
+    let answered = Promise::new(&mut |resolve, _| *resolver.borrow_mut() = Some(resolve));
+    let (posting, resolving) = (handle.clone(), resolver.clone());
+    let on_answer = move |answer| {
+        let json = match answer {
+            FromWorker::Ready => {
+                if let Some(worker) = posting.borrow().as_ref() {
+                    worker.post_kernel(&options);
+                }
+                return;
+            }
+            FromWorker::Kernel { json } => json,
+            FromWorker::Failed => failed(),
+            _ => return,
+        };
+        if let Some(resolve) = resolving.borrow_mut().take() {
+            let _ = resolve.call1(&JsValue::NULL, &json.into());
+        }
+    };
+    let Some(worker) = WorkerHandle::spawn_build(build, on_answer) else {
+        return failed();
+    };
+    *handle.borrow_mut() = Some(worker);
+    let json = JsFuture::from(answered)
+        .await
+        .ok()
+        .and_then(|v| v.as_string());
+    // Ended here, not in its own callback.
+    handle.borrow_mut().take();
+    json.unwrap_or_else(failed)
 }
 
 /// How many workers the page starts: one per processor the browser reports, up to 4.
@@ -118,28 +239,30 @@ impl Drop for WorkerHandle {
         self.worker.set_onmessage(None);
         self.worker.set_onerror(None);
         self.worker.terminate();
-        WAITING.with_borrow_mut(|waiting| waiting.retain(|w| w != &self.worker));
+        WAITING
+            .with_borrow_mut(|waiting| waiting[self.build.index()].retain(|w| w != &self.worker));
     }
 }
 
 /// Gives `worker` the compiled module: at once if the page has it, else once compiled (the first
 /// worker starts the compile).
-fn send_module(worker: &Worker, url: String) {
-    if let Some(module) = COMPILED.with_borrow(Clone::clone) {
+fn send_module(build: Build, worker: &Worker, url: String) {
+    let at = build.index();
+    if let Some(module) = COMPILED.with_borrow(|compiled| compiled[at].clone()) {
         let _ = worker.post_message(&module);
         return;
     }
     let first = WAITING.with_borrow_mut(|waiting| {
-        waiting.push(worker.clone());
-        waiting.len() == 1
+        waiting[at].push(worker.clone());
+        waiting[at].len() == 1
     });
     if !first {
         return;
     }
     wasm_bindgen_futures::spawn_local(async move {
         let module = compile(&url).await.unwrap_or_else(|| url.into());
-        COMPILED.with_borrow_mut(|compiled| *compiled = Some(module.clone()));
-        for worker in WAITING.with_borrow_mut(std::mem::take) {
+        COMPILED.with_borrow_mut(|compiled| compiled[at] = Some(module.clone()));
+        for worker in WAITING.with_borrow_mut(|waiting| std::mem::take(&mut waiting[at])) {
             let _ = worker.post_message(&module);
         }
     });
@@ -173,6 +296,9 @@ fn read(data: &JsValue) -> FromWorker {
         Some("error") => FromWorker::Error {
             id,
             message: message.get(2).as_string().unwrap_or_default(),
+        },
+        Some("kernel") => FromWorker::Kernel {
+            json: message.get(2).as_string().unwrap_or_default(),
         },
         _ => FromWorker::Failed,
     }

@@ -354,7 +354,10 @@ fn on_answer(lab: Lab, index: usize, answer: FromWorker) {
             workers_failed(lab);
         }
         // Answers to cancelled requests.
-        FromWorker::Progress { .. } | FromWorker::Done { .. } | FromWorker::Error { .. } => {}
+        FromWorker::Progress { .. }
+        | FromWorker::Done { .. }
+        | FromWorker::Error { .. }
+        | FromWorker::Kernel { .. } => {}
     }
 }
 
