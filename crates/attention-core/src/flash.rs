@@ -198,6 +198,12 @@ fn run(
                 let Some((m_new, row_sum)) = update else {
                     continue;
                 };
+                if m_new == m_old {
+                    // The maximum held (most tiles after the first few): exp(0) = 1, nothing
+                    // to rescale.
+                    l[r] += row_sum;
+                    continue;
+                }
                 // exp(−∞) = 0 when this is the row's first allowed key: nothing to rescale.
                 rescale[r] = exp(m_old - m_new);
                 l[r] = rescale[r] * l[r] + row_sum;
