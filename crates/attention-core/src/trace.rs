@@ -167,57 +167,115 @@ pub fn compute_part(
     heads: Range<usize>,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Computed {
-    let dims = *config.dims();
-    let mask = config.mask();
-    let attention_input = attention_input(config);
-    let projections = project(config, attention_input.view());
-    let scored = ScoredQk::new(&projections, config.shaping(), dims.d_k);
-    let count = heads.len();
-    let (mut scores, mut weights, mut overviews) = (Vec::new(), Vec::new(), Vec::new());
-    let mut outputs = Vec::with_capacity(count);
-    let mut flash_outputs = Vec::with_capacity(count);
-    for (done, head) in heads.enumerate() {
+    let mut job = PartJob::new(config, summarise, heads);
+    while job.step(config) {
+        progress(job.done(), job.heads());
+    }
+    job.finish(config)
+}
+
+/// [`compute_part`] one head at a time, so that its caller can stop between heads: the page's
+/// worker yields to its messages after each head, and a newer edit ends a computation within a
+/// head instead of after all of them (a Web Worker told to terminate runs on for up to two
+/// seconds in Chromium). Every call must pass the config the job was made from.
+pub struct PartJob {
+    summarise: bool,
+    heads: Range<usize>,
+    next: usize,
+    projections: Projections,
+    scored: ScoredQk,
+    scores: Vec<Array2<f32>>,
+    weights: Vec<Array2<f32>>,
+    overviews: Vec<Overview>,
+    outputs: Vec<Array2<f32>>,
+    flash_outputs: Vec<Array2<f32>>,
+}
+
+impl PartJob {
+    /// The projections computed; no head yet.
+    pub fn new(config: &Config, summarise: bool, heads: Range<usize>) -> Self {
+        let dims = *config.dims();
+        let attention_input = attention_input(config);
+        let projections = project(config, attention_input.view());
+        let scored = ScoredQk::new(&projections, config.shaping(), dims.d_k);
+        Self {
+            summarise,
+            next: heads.start,
+            heads,
+            projections,
+            scored,
+            scores: Vec::new(),
+            weights: Vec::new(),
+            overviews: Vec::new(),
+            outputs: Vec::new(),
+            flash_outputs: Vec::new(),
+        }
+    }
+
+    /// Heads computed so far, and in all.
+    pub fn done(&self) -> usize {
+        self.next - self.heads.start
+    }
+
+    pub fn heads(&self) -> usize {
+        self.heads.len()
+    }
+
+    /// Computes the next head; `false` when every head was computed already.
+    pub fn step(&mut self, config: &Config) -> bool {
+        if self.next >= self.heads.end {
+            return false;
+        }
+        let (dims, mask, head) = (*config.dims(), config.mask(), self.next);
+        let (projections, scored) = (&self.projections, &self.scored);
         let (group, _, _, v) = projections.head(&dims, head);
         let (q, k) = (
-            scored.q(&projections, &dims, head),
-            scored.k(&projections, &dims, group),
+            scored.q(projections, &dims, head),
+            scored.k(projections, &dims, group),
         );
         let scoring = config.scoring(head);
-        if summarise {
+        if self.summarise {
             let (output, overview) = attend_overview(q, k, v, &scoring, mask);
-            outputs.push(output);
-            overviews.push(overview);
+            self.outputs.push(output);
+            self.overviews.push(overview);
         } else {
             let standard = attend(q, k, v, &scoring, mask);
-            scores.push(standard.scores);
-            weights.push(standard.weights);
-            outputs.push(standard.output);
+            self.scores.push(standard.scores);
+            self.weights.push(standard.weights);
+            self.outputs.push(standard.output);
         }
-        flash_outputs.push(flash_attention(q, k, v, &scoring, mask, config.block(), false).output);
-        progress(done + 1, count);
+        let flash = flash_attention(q, k, v, &scoring, mask, config.block(), false);
+        self.flash_outputs.push(flash.output);
+        self.next += 1;
+        true
     }
-    let concat = concat_heads(outputs.iter().map(|a| a.view()));
-    let flash_concat = concat_heads(flash_outputs.iter().map(|a| a.view()));
-    let (projected, flash_projected) = if count == dims.n_heads {
-        let w = config.weights();
-        (
-            w.project_out(concat.view()),
-            w.project_out(flash_concat.view()),
-        )
-    } else {
-        (Array2::zeros((0, 0)), Array2::zeros((0, 0)))
-    };
-    Computed {
-        projected,
-        flash_projected,
-        q: projections.q,
-        k: projections.k,
-        v: projections.v,
-        scores,
-        weights,
-        overviews,
-        concat,
-        flash_concat,
+
+    /// The part, with the heads computed (all of them once `step` has returned `false`).
+    pub fn finish(self, config: &Config) -> Computed {
+        let dims = *config.dims();
+        let concat = concat_heads(self.outputs.iter().map(|a| a.view()));
+        let flash_concat = concat_heads(self.flash_outputs.iter().map(|a| a.view()));
+        let (projected, flash_projected) = if self.outputs.len() == dims.n_heads {
+            let w = config.weights();
+            (
+                w.project_out(concat.view()),
+                w.project_out(flash_concat.view()),
+            )
+        } else {
+            (Array2::zeros((0, 0)), Array2::zeros((0, 0)))
+        };
+        Computed {
+            projected,
+            flash_projected,
+            q: self.projections.q,
+            k: self.projections.k,
+            v: self.projections.v,
+            scores: self.scores,
+            weights: self.weights,
+            overviews: self.overviews,
+            concat,
+            flash_concat,
+        }
     }
 }
 

@@ -13,7 +13,9 @@
 //!   ([`attention_core::kernel::bench`], `options` its JSON); from it `[id, "kernel", result]`,
 //!   the result's JSON.
 //!
-//! The page cancels a computation by terminating the worker and starting another.
+//! - to the worker: `[id, "cancel"]`: request `id` is stale. The worker computes one head at a
+//!   time and reads its messages between heads, so it stops within a head (terminating a busy
+//!   worker does not stop it at once: Chromium lets it run on for up to two seconds).
 //!
 //! Two builds of this crate run in the page: `attention-worker` (WebAssembly simd128) and
 //! `attention-worker-relaxed`, the same code with the feature `relaxed-simd` (the products' kernels
@@ -22,11 +24,20 @@
 
 #[cfg(target_arch = "wasm32")]
 pub mod worker {
+    use std::cell::{Cell, RefCell};
+    use std::rc::Rc;
+
+    use attention_core::Config;
     use attention_core::api::Request;
-    use attention_core::compute_part;
+    use attention_core::trace::PartJob;
     use js_sys::{Array, Float32Array};
     use wasm_bindgen::prelude::*;
     use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
+
+    thread_local! {
+        /// The id of the request being computed; NaN when none is (or it was cancelled).
+        static CURRENT: Cell<f64> = const { Cell::new(f64::NAN) };
+    }
 
     pub fn start() {
         console_error_panic_hook::set_once();
@@ -39,6 +50,12 @@ pub mod worker {
             if request == "kernel" {
                 let options = message.get(2).as_string().unwrap_or_default();
                 return kernel(&reply, id, &options);
+            }
+            if request == "cancel" {
+                if CURRENT.get() == id.as_f64().unwrap_or(f64::NAN) {
+                    CURRENT.set(f64::NAN);
+                }
+                return;
             }
             let head = |i| message.get(i).as_f64().map(|h| h as usize);
             answer(&reply, id, &request, head(2), head(3));
@@ -73,20 +90,56 @@ pub mod worker {
         let summarise = attention_core::overview::summarises(&config);
         let all = config.dims().n_heads;
         let heads = first.unwrap_or(0).min(all)..end.unwrap_or(all).min(all);
-        let parts = compute_part(&config, summarise, heads, &mut |done, heads| {
+        let job = PartJob::new(&config, summarise, heads);
+        let number = id.as_f64().unwrap_or(f64::NAN);
+        CURRENT.set(number);
+        let state = Rc::new(RefCell::new(Some((config, job))));
+        next_head(scope.clone(), number, state);
+    }
+
+    /// One more head of request `id`, then a pause for the worker's messages (a "cancel", or a
+    /// newer request, is read there) before the next; the part is posted after the last.
+    fn next_head(
+        scope: DedicatedWorkerGlobalScope,
+        id: f64,
+        state: Rc<RefCell<Option<(Config, PartJob)>>>,
+    ) {
+        if CURRENT.get() != id {
+            return; // Cancelled, or a newer request came.
+        }
+        let mut slot = state.borrow_mut();
+        let Some((config, job)) = slot.as_mut() else {
+            return;
+        };
+        if job.step(config) {
             let reply = Array::of4(
-                &id,
+                &id.into(),
                 &"progress".into(),
-                &(done as f64).into(),
-                &(heads as f64).into(),
+                &(job.done() as f64).into(),
+                &(job.heads() as f64).into(),
             );
-            post(scope, &reply, None);
-        });
-        let flat = Float32Array::from(parts.to_flat().as_slice());
+            post(&scope, &reply, None);
+            drop(slot);
+            let (again, scope_again) = (state.clone(), scope.clone());
+            let next = Closure::once_into_js(move || next_head(scope_again, id, again));
+            if scope
+                .set_timeout_with_callback_and_timeout_and_arguments_0(next.unchecked_ref(), 0)
+                .is_err()
+            {
+                CURRENT.set(f64::NAN);
+            }
+            return;
+        }
+        let Some((config, job)) = slot.take() else {
+            return;
+        };
+        drop(slot);
+        CURRENT.set(f64::NAN);
+        let flat = Float32Array::from(job.finish(&config).to_flat().as_slice());
         let buffer = flat.buffer();
         post(
-            scope,
-            &Array::of3(&id, &"done".into(), &buffer),
+            &scope,
+            &Array::of3(&id.into(), &"done".into(), &buffer),
             Some(&Array::of1(&buffer)),
         );
     }

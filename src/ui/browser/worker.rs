@@ -140,22 +140,8 @@ impl WorkerHandle {
         let url = |name: &str| Url::new_with_base(name, &base).ok().map(|u| u.href());
         let (script, module) = build.files();
         let module_url = url(module)?;
-        // A classic worker: wasm-bindgen's no-modules glue, then the module the page sends (its
-        // first message) — compiled already, or the address to compile it from.
-        let source = format!(
-            "importScripts({script:?});\n\
-             self.onmessage = (event) => {{ self.onmessage = null; \
-             wasm_bindgen({{ module_or_path: event.data }}); }};",
-            script = url(script)?,
-        );
-        let options = BlobPropertyBag::new();
-        options.set_type("text/javascript");
-        let blob =
-            Blob::new_with_str_sequence_and_options(&Array::of1(&source.into()), &options).ok()?;
-        let blob_url = Url::create_object_url_with_blob(&blob).ok()?;
-        let worker = Worker::new(&blob_url).ok();
-        let _ = Url::revoke_object_url(&blob_url);
-        let worker = worker?;
+        let blob_url = bootstrap(build, &url(script)?)?;
+        let worker = Worker::new(&blob_url).ok()?;
         let answer = on_answer.clone();
         let on_message = Closure::<dyn Fn(MessageEvent)>::new(move |event: MessageEvent| {
             answer(read(&event.data()));
@@ -181,6 +167,13 @@ impl WorkerHandle {
             &(heads.end as f64).into(),
         );
         self.worker.post_message(&message).is_ok()
+    }
+
+    /// Tells the worker request `id` is stale: it stops after the head it is on.
+    pub fn cancel(&self, id: u32) {
+        let _ = self
+            .worker
+            .post_message(&Array::of2(&id.into(), &"cancel".into()));
     }
 
     /// Asks for the kernel measure with `options` (its JSON).
@@ -242,6 +235,32 @@ impl Drop for WorkerHandle {
         WAITING
             .with_borrow_mut(|waiting| waiting[self.build.index()].retain(|w| w != &self.worker));
     }
+}
+
+/// The address of a worker's first script, per build, made once: a classic worker that loads
+/// wasm-bindgen's no-modules glue, then the module the page sends as its first message
+/// (compiled already, or the address to compile it from). Kept for the page's life, since
+/// workers are started again on every cancelled computation (a Blob and its address cost about
+/// a millisecond each time).
+fn bootstrap(build: Build, script: &str) -> Option<String> {
+    thread_local! {
+        static URLS: RefCell<[Option<String>; 2]> = const { RefCell::new([None, None]) };
+    }
+    if let Some(url) = URLS.with_borrow(|urls| urls[build.index()].clone()) {
+        return Some(url);
+    }
+    let source = format!(
+        "importScripts({script:?});\n\
+         self.onmessage = (event) => {{ self.onmessage = null; \
+         wasm_bindgen({{ module_or_path: event.data }}); }};"
+    );
+    let options = BlobPropertyBag::new();
+    options.set_type("text/javascript");
+    let blob =
+        Blob::new_with_str_sequence_and_options(&Array::of1(&source.into()), &options).ok()?;
+    let url = Url::create_object_url_with_blob(&blob).ok()?;
+    URLS.with_borrow_mut(|urls| urls[build.index()] = Some(url.clone()));
+    Some(url)
 }
 
 /// Gives `worker` the compiled module: at once if the page has it, else once compiled (the first

@@ -4,8 +4,9 @@
 //!
 //! Only the newest request matters: one that arrives while the workers compute an older one is
 //! computed next, and if the older one would take longer than [`CANCEL_AFTER_MS`] more, ends it
-//! (the workers are terminated and new ones started); a result that is already stale is never
-//! read, let alone drawn. While they compute, `progress` counts the heads done.
+//! (the workers are told to drop it, which they do after the head they are on); a result that is
+//! already stale is never read, let alone drawn. While they compute, `progress` counts the heads
+//! done.
 //!
 //! Where no worker can start (its files are missing, as under wasm-bindgen-test, or the browser
 //! refuses), the same jobs run on the page's thread after a paint, newest request only.
@@ -19,17 +20,21 @@ use crate::ui::browser::clock::now_ms;
 use crate::ui::browser::worker::{FromWorker, Numbers, WorkerHandle, pool_size};
 use crate::ui::model::TraceRef;
 use attention_core::api::Request;
-use attention_core::{Backend, Computed, FlashDetail, trace_from};
+use attention_core::{Backend, Computed, Config, FlashDetail, trace_from};
 
 /// A computation expected to run longer than this is ended by a newer request rather than
 /// waited for (a new worker starts in milliseconds: the page hands it the compiled module).
 pub const CANCEL_AFTER_MS: f64 = 150.0;
 
-/// A computation expected to run longer than this starts only once the edits pause for
-/// [`QUIET_MS`]: while a user types into a long sentence, the workers do not take the processors
-/// the page needs to show each character.
-pub const WAIT_FOR_PAUSE_MS: f64 = 300.0;
+/// An edit that comes while the workers still compute (or wait for) the previous one means the
+/// user types faster than the lab computes: that computation is dropped, and the next starts
+/// once the edits pause for [`QUIET_MS`], so that the workers do not take the processors the
+/// page needs to show each character (on 2 cores, two busy workers made each typed character at
+/// 1024 tokens cost 47 ms instead of 22). An edit that finds them idle starts at once, however
+/// long its computation: nothing waits for its own sake. Jobs the workers finish within about a
+/// frame ([`FRAME_MS`]) never wait.
 pub const QUIET_MS: u64 = 150;
+pub const FRAME_MS: f64 = 20.0;
 
 /// A computation expected to take less than this runs on the page's thread after a paint, as a
 /// task of its own: quicker than a worker's round trip and its result's transfer (typing at 256
@@ -80,7 +85,10 @@ pub struct CpuJobs {
     pub runs: StoredValue<usize>,
     /// How many computations a newer request cancelled.
     pub cancelled: StoredValue<usize>,
-    /// Milliseconds per traced cell, from the last finished computation.
+    /// Milliseconds per traced cell for one thread, from the last computation the workers
+    /// finished: their time × how many shared it. A job on the page's thread alone takes about
+    /// cells × rate; shared among n workers, cells × rate / n. (One rate for both sent 1024
+    /// tokens to the page's thread once the workers got fast: 46 ms predicted, 90 ms taken.)
     rate: StoredValue<f64>,
     /// The pause a long computation waits for.
     quiet: StoredValue<Option<TimeoutHandle>, LocalStorage>,
@@ -98,8 +106,8 @@ impl CpuJobs {
             progress: RwSignal::new(None),
             runs: StoredValue::new(0),
             cancelled: StoredValue::new(0),
-            // 4 heads × 1024² cells in ~120 ms, until measured.
-            rate: StoredValue::new(3e-5),
+            // 4 heads × 1024² cells in ~210 ms on one thread, until measured.
+            rate: StoredValue::new(5e-5),
             quiet: StoredValue::new_local(None),
         }
     }
@@ -127,23 +135,27 @@ pub fn schedule(lab: Lab, request: Request) {
     {
         return;
     }
-    let predicted = cells(&request) * jobs.rate.get_value();
+    let here = cells(&request) * jobs.rate.get_value();
+    // The workers are still on an earlier edit (computing it, or waiting for a pause).
+    let typing = jobs.running.with_value(Option::is_some)
+        || jobs.quiet.with_value(Option::is_some)
+        || jobs.queued.with_value(Option::is_some);
     jobs.queued.set_value(Some(request));
-    if predicted < HERE_BELOW_MS {
+    if here < HERE_BELOW_MS {
         // What the workers compute now is stale.
         if jobs.running.with_value(Option::is_some) {
             cancel(lab);
         }
         return schedule_here(lab);
     }
-    let long = predicted > WAIT_FOR_PAUSE_MS;
     if jobs.workers.with_value(|w| matches!(w, Workers::Unstarted)) {
         start_workers(lab);
     }
-    if !long || !jobs.in_worker() {
+    let quick = here / pool_size() as f64 <= FRAME_MS;
+    if quick || !typing || !jobs.in_worker() {
         return pump(lab);
     }
-    // A long one: the running computation is stale, end it now; start once the edits pause.
+    // Typing: the running computation is stale, end it now; start once the edits pause.
     if jobs.running.with_value(Option::is_some) {
         cancel(lab);
     }
@@ -183,13 +195,26 @@ fn start_workers(lab: Lab) {
     lab.cpu_jobs.workers.set_value(state);
 }
 
-/// Ends the running computation (its workers, mid-computation) and starts new workers.
+/// Ends the running computation: each worker drops it after the head it is on (its answers are
+/// ignored from now on). The workers stay: the next request waits in their queues meanwhile.
 fn cancel(lab: Lab) {
     let jobs = lab.cpu_jobs;
-    jobs.running.set_value(None);
+    if let Some(id) = jobs
+        .running
+        .try_update_value(Option::take)
+        .flatten()
+        .map(|r| r.id)
+    {
+        jobs.workers.with_value(|w| {
+            if let Workers::Started(handles) = w {
+                for (handle, _) in handles {
+                    handle.cancel(id);
+                }
+            }
+        });
+    }
     jobs.progress.set(None);
     jobs.cancelled.update_value(|n| *n += 1);
-    start_workers(lab);
 }
 
 /// Starts the next job if it can.
@@ -212,11 +237,13 @@ fn pump(lab: Lab) {
         Some(true) if jobs.running.with_value(Option::is_some) => {
             let rate = jobs.rate.get_value();
             let remaining = jobs.running.with_value(|r| {
-                r.as_ref()
-                    .map_or(0.0, |r| r.cells * rate - (now_ms() - r.started_ms))
+                r.as_ref().map_or(0.0, |r| {
+                    r.cells * rate / r.parts.len().max(1) as f64 - (now_ms() - r.started_ms)
+                })
             });
             if remaining > CANCEL_AFTER_MS {
                 cancel(lab);
+                send_next(lab);
             }
         }
         Some(true) => send_next(lab),
@@ -326,11 +353,12 @@ fn on_answer(lab: Lab, index: usize, answer: FromWorker) {
             };
             jobs.progress.set(None);
             let elapsed = now_ms() - running.started_ms;
-            jobs.rate.set_value(elapsed / running.cells.max(1.0));
+            let threads = running.parts.len().max(1) as f64;
+            jobs.rate
+                .set_value(elapsed * threads / running.cells.max(1.0));
             // Stale already: a newer request waits; never decode it.
             if jobs.queued.with_value(Option::is_none) {
-                let outcome = read_result(lab, &running);
-                finish(lab, running.request, outcome);
+                land(lab, running);
             }
             pump(lab);
         }
@@ -361,15 +389,41 @@ fn on_answer(lab: Lab, index: usize, answer: FromWorker) {
     }
 }
 
-/// The trace of a finished job: its config checked here (reusing the shown one's weights), the
-/// workers' parts read and joined into it.
-fn read_result(lab: Lab, running: &Running) -> Outcome {
-    let previous = lab.shown.get_untracked();
-    let previous = previous.as_ref().map(|t| &t.0.config);
-    let config = match validate(&running.request, previous) {
-        Ok(config) => config,
-        Err(error) => return Outcome::computed(Err(error), 0.0, running.started_ms),
-    };
+/// A finished job's result, read and shown in three tasks of the page's thread, each after the
+/// previous one, so that none is long when a long input's result lands (at 4096 tokens the whole
+/// took 95 ms in one task): its config checked here (reusing the shown one's weights); the
+/// workers' parts read and joined into a trace; then the trace shown (the views redraw). Dropped
+/// at any step if a newer request has come meanwhile.
+fn land(lab: Lab, running: Running) {
+    let jobs = lab.cpu_jobs;
+    let stale =
+        move || jobs.queued.with_value(Option::is_some) || jobs.running.with_value(Option::is_some);
+    let later = |f: Box<dyn FnOnce()>| set_timeout(f, std::time::Duration::ZERO);
+    later(Box::new(move || {
+        if stale() {
+            return;
+        }
+        let previous = lab.shown.get_untracked();
+        let config = validate(&running.request, previous.as_ref().map(|t| &t.0.config));
+        later(Box::new(move || {
+            if stale() {
+                return;
+            }
+            let outcome = match config {
+                Ok(config) => read_result(&running, config),
+                Err(error) => Outcome::computed(Err(error), 0.0, running.started_ms),
+            };
+            later(Box::new(move || {
+                if !stale() {
+                    finish(lab, running.request, outcome);
+                }
+            }));
+        }));
+    }));
+}
+
+/// The workers' parts of a finished job, read and joined into a trace of `config`.
+fn read_result(running: &Running, config: Config) -> Outcome {
     let parts: Option<Vec<Computed>> = running
         .parts
         .iter()

@@ -721,7 +721,6 @@ impl Request {
     /// The number of query and key tokens this request describes, where they can be told
     /// without computing (`None` for a sequence that would not validate).
     pub fn lengths(&self) -> (Option<usize>, Option<usize>) {
-        use crate::config::MAX_TOKENS;
         if self.is_trained() {
             // The trained model reads one character per token, and one sentence.
             let n = self
@@ -731,14 +730,10 @@ impl Request {
                 .filter(|&n| n > 0);
             return (n, n);
         }
-        use crate::tokenize::{Tokens, tokenize};
         let length =
             |sentence: &Option<String>, tokens: &Option<Vec<String>>, x: &Option<Vec<Vec<f64>>>| {
                 match (sentence, tokens, x) {
-                    (Some(text), _, _) => match tokenize(text, MAX_TOKENS) {
-                        Tokens::Fit(tokens) if !tokens.is_empty() => Some(tokens.len()),
-                        _ => None,
-                    },
+                    (Some(text), _, _) => token_count(text),
                     (None, Some(tokens), _) => Some(tokens.len()),
                     (None, None, Some(x)) => Some(x.len()),
                     (None, None, None) => None,
@@ -755,4 +750,29 @@ impl Request {
         };
         (queries, keys)
     }
+}
+
+/// How many tokens `text` has (`None` for none, or more than the lab takes). The page asks this
+/// of the same sentence from several places after each keystroke (which engine, which job,
+/// which note), and tokenising 4096 words costs milliseconds: the last answer is kept.
+fn token_count(text: &str) -> Option<usize> {
+    use crate::config::MAX_TOKENS;
+    use crate::tokenize::{Tokens, tokenize};
+    use std::cell::RefCell;
+    thread_local! {
+        static LAST: RefCell<Option<(String, Option<usize>)>> = const { RefCell::new(None) };
+    }
+    if let Some(count) = LAST.with_borrow(|last| {
+        last.as_ref()
+            .filter(|(sentence, _)| sentence == text)
+            .map(|&(_, count)| count)
+    }) {
+        return count;
+    }
+    let count = match tokenize(text, MAX_TOKENS) {
+        Tokens::Fit(tokens) if !tokens.is_empty() => Some(tokens.len()),
+        _ => None,
+    };
+    LAST.with_borrow_mut(|last| *last = Some((text.to_owned(), count)));
+    count
 }
