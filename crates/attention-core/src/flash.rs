@@ -117,7 +117,7 @@ fn run(
     // In wasm, the head's K and V packed once for the tiles' products, when the tiles fall on
     // the panels' boundaries (else each tile packs its own, in `matmul_nt` and `matmul_nn`).
     let packed = (cfg!(target_arch = "wasm32")
-        && block_cols % NR == 0
+        && block_cols.is_multiple_of(NR)
         && tiled(&q, &scores_tile.view_mut()))
     .then(|| (Panels::of_rows(k), Panels::of_columns(v)));
 

@@ -190,7 +190,7 @@ impl<'a> PanelsView<'a> {
     /// Columns `cols` of the product; `cols.start` must be a multiple of [`NR`].
     pub fn columns(self, cols: std::ops::Range<usize>) -> Self {
         assert!(
-            cols.start % NR == 0 && cols.start <= cols.end && cols.end <= self.m,
+            cols.start.is_multiple_of(NR) && cols.start <= cols.end && cols.end <= self.m,
             "columns {cols:?} of {} on panel boundaries",
             self.m
         );
