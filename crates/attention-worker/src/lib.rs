@@ -10,7 +10,7 @@
 //!   the trace with `trace_from`, from its own copy of the config); `[id, "error", message]`
 //!   when the request is invalid;
 //! - to the worker: `[id, "kernel", options]`, issue 24's kernel measure
-//!   ([`attention_core::kernel::bench`], `options` its JSON); from it `[id, "kernel", result]`,
+//!   ([`attention_core::api::kernel_bench`], `options` its JSON); from it `[id, "kernel", result]`,
 //!   the result's JSON.
 //!
 //! - to the worker: `[id, "cancel"]`: request `id` is stale. The worker computes one head at a
@@ -155,7 +155,7 @@ pub mod worker {
             (Some(p), Some(f)) => f.call0(p).ok().and_then(|t| t.as_f64()).unwrap_or(0.0),
             _ => js_sys::Date::now(),
         };
-        let result = attention_core::kernel::bench(&options, &now).to_string();
+        let result = attention_core::api::kernel_bench(&options, &now).to_string();
         post(
             scope,
             &Array::of3(&id, &"kernel".into(), &result.into()),

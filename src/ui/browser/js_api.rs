@@ -379,11 +379,11 @@ pub fn load_data(lab: Lab, data: &JsValue, name: Option<&str>) -> Result<(), Str
 
 /// `attentionLab.kernelBench({n, d, block, runs})`: the benchmark harness of issue 24's kernel
 /// measure (`tests/e2e/kernel_bench.mjs`) on the page's thread, in the app's module (simd128):
-/// [`attention_core::kernel::bench`]. It blocks the page while it runs: a measuring tool, not a
+/// [`attention_core::api::kernel_bench`]. It blocks the page while it runs: a measuring tool, not a
 /// view. `attentionLab.workerKernelBench` runs the same in a worker of either build.
 fn kernel_bench(options: &str) -> serde_json::Value {
     let options = serde_json::from_str(options).unwrap_or(json!({}));
-    attention_core::kernel::bench(&options, &crate::ui::browser::clock::now_ms)
+    attention_core::api::kernel_bench(&options, &crate::ui::browser::clock::now_ms)
 }
 
 /// `attentionLab.workerKernelBench({n, d, block, runs, build})`: the same measure in a fresh Web

@@ -100,7 +100,7 @@ pub enum FromWorker {
     Done { id: u32, flat: Numbers },
     /// Request `id` was refused (the page checks requests first, so this is a bug's trace).
     Error { id: u32, message: String },
-    /// The kernel measure's result, as JSON ([`attention_core::kernel::bench`]).
+    /// The kernel measure's result, as JSON ([`attention_core::api::kernel_bench`]).
     Kernel { json: String },
     /// The worker could not start (its files are missing, as in wasm-bindgen-test) or stopped.
     Failed,

@@ -1,0 +1,82 @@
+//! The kernel measure's JSON: what `attentionLab.kernelBench` and the page's workers answer.
+
+use crate::kernel::{KernelCase, MAX_D, MAX_N};
+
+/// Issue 24's kernel measure ([`crate::kernel`]) as the page (`attentionLab.kernelBench`) and its
+/// workers run it: `options` is
+/// `{n, d, block, runs}` (defaults 1024, 64, 64, 10; runs 1 … 50), `now` a clock in
+/// milliseconds. Times the standard pass and FlashAttention `runs` times each on the seeded
+/// case, and returns `{ok, n, d, block, flops, kernels, standard_ms: […], flash_ms: […],
+/// sample: […]}` — `sample` the standard pass's first output values (at most 4096, row by row),
+/// so that two builds' numbers can be compared — or `{ok: false, error}`.
+pub fn kernel_bench(options: &serde_json::Value, now: &dyn Fn() -> f64) -> serde_json::Value {
+    use serde_json::json;
+    let number = |name: &str, default: u64| {
+        options
+            .get(name)
+            .and_then(serde_json::Value::as_u64)
+            .unwrap_or(default) as usize
+    };
+    let (n, d, block, runs) = (
+        number("n", 1024),
+        number("d", 64),
+        number("block", 64),
+        number("runs", 10),
+    );
+    if !(1..=50).contains(&runs) || block == 0 {
+        return json!({"ok": false, "error": "runs: 1 … 50; block: at least 1"});
+    }
+    let Some(case) = KernelCase::new(n, d, 24) else {
+        return json!({"ok": false, "error": format!("n: 1 … {MAX_N}, d: 1 … {MAX_D}")});
+    };
+    let time = |f: &dyn Fn()| {
+        (0..runs)
+            .map(|_| {
+                let start = now();
+                f();
+                now() - start
+            })
+            .collect::<Vec<f64>>()
+    };
+    let standard_ms = time(&|| {
+        std::hint::black_box(case.standard());
+    });
+    let flash_ms = time(&|| {
+        std::hint::black_box(case.flash(block));
+    });
+    let sample: Vec<f32> = case.standard().iter().take(SAMPLE).copied().collect();
+    json!({
+        "ok": true, "n": n, "d": d, "block": block, "flops": case.flops(),
+        "kernels": crate::gemm::kernels(), "standard_ms": standard_ms, "flash_ms": flash_ms,
+        "sample": sample,
+    })
+}
+
+/// How many output values [`bench`] returns.
+const SAMPLE: usize = 4096;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernel::KernelCase;
+
+    #[test]
+    fn the_harness_times_each_run_and_refuses_sizes_it_does_not_take() {
+        let clock = std::cell::Cell::new(0.0);
+        let now = || {
+            clock.set(clock.get() + 1.0);
+            clock.get()
+        };
+        let r = kernel_bench(&serde_json::json!({"n": 70, "d": 9, "runs": 2}), &now);
+        assert_eq!(r["standard_ms"], serde_json::json!([1.0, 1.0]));
+        assert_eq!(r["sample"].as_array().unwrap().len(), 70 * 9);
+        let first = KernelCase::new(70, 9, 24).unwrap().standard()[[0, 0]];
+        assert_eq!(r["sample"][0].as_f64().unwrap() as f32, first);
+        let refused = kernel_bench(&serde_json::json!({"n": 0}), &now);
+        assert_eq!(refused["ok"], false);
+        assert_eq!(
+            kernel_bench(&serde_json::json!({"runs": 51}), &now)["ok"],
+            false
+        );
+    }
+}
