@@ -103,22 +103,19 @@ pub fn exp_shifted(xs: &[f32], shift: f32, out: &mut [f32]) -> f64 {
     }
     #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
     {
-        const LANES: usize = 8;
-        let mut lanes = [0.0f64; LANES];
-        let mut chunks = out.chunks_exact_mut(LANES);
-        let mut inputs = xs.chunks_exact(LANES);
-        for (out, xs) in (&mut chunks).zip(&mut inputs) {
-            for ((lane, o), &x) in lanes.iter_mut().zip(out).zip(xs) {
-                *o = exp(x - shift);
-                *lane += f64::from(*o);
+        // Two loops: the exponentials vectorise on their own, then the sum in f64 lanes.
+        for (o, &x) in out.iter_mut().zip(xs) {
+            *o = exp(x - shift);
+        }
+        let mut lanes = [0.0f64; 4];
+        let chunks = out.chunks_exact(4);
+        let rest: f64 = chunks.remainder().iter().map(|&v| f64::from(v)).sum();
+        for chunk in chunks {
+            for (lane, &v) in lanes.iter_mut().zip(chunk) {
+                *lane += f64::from(v);
             }
         }
-        let mut sum: f64 = lanes.iter().sum();
-        for (o, &x) in chunks.into_remainder().iter_mut().zip(inputs.remainder()) {
-            *o = exp(x - shift);
-            sum += f64::from(*o);
-        }
-        sum
+        lanes.iter().sum::<f64>() + rest
     }
 }
 
