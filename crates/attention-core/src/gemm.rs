@@ -285,7 +285,10 @@ struct Tile {
 /// # Safety
 /// `tile.a` row r (r < R) must hold `depth` readable values, `tile.c` row r `tile.cols` writable
 /// ones; `panel` holds depth × NR values.
-#[cfg_attr(feature = "relaxed-simd", target_feature(enable = "relaxed-simd"))]
+#[cfg_attr(
+    all(target_arch = "wasm32", feature = "relaxed-simd"),
+    target_feature(enable = "relaxed-simd")
+)]
 #[inline]
 unsafe fn kernel<const R: usize>(tile: &Tile, panel: &[f32], depth: usize, alpha: f32, beta: f32) {
     debug_assert!(panel.len() >= depth * NR && tile.rows == R);
