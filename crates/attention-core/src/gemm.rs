@@ -52,11 +52,7 @@ pub fn matmul_nt(
     beta: f32,
     c: &mut ArrayViewMut2<f32>,
 ) {
-    if cfg!(target_arch = "wasm32") && tiled(&a, c) {
-        gemm(alpha, a, Panels::of_rows(b).view(), beta, c);
-    } else {
-        general_mat_mul(alpha, &a, &b.t(), beta, c);
-    }
+    Operand::keys(b).multiply(alpha, a, beta, c);
 }
 
 /// c = alpha · a · b + beta · c: a [n, k], b [k, m] (the output: weights [n, m], V [m, d]).
@@ -67,11 +63,7 @@ pub fn matmul_nn(
     beta: f32,
     c: &mut ArrayViewMut2<f32>,
 ) {
-    if cfg!(target_arch = "wasm32") && tiled(&a, c) {
-        gemm(alpha, a, Panels::of_columns(b).view(), beta, c);
-    } else {
-        general_mat_mul(alpha, &a, &b, beta, c);
-    }
+    Operand::values(b).multiply(alpha, a, beta, c);
 }
 
 /// A head's keys or values as the right-hand side of products with many chunks of rows (the
@@ -255,7 +247,6 @@ pub fn gemm(alpha: f32, a: ArrayView2<f32>, b: PanelsView, beta: f32, c: &mut Ar
                         a_stride,
                         c: c_rows,
                         c_stride,
-                        rows,
                         cols,
                     };
                     match rows {
@@ -276,7 +267,6 @@ struct Tile {
     a_stride: isize,
     c: *mut f32,
     c_stride: isize,
-    rows: usize,
     cols: usize,
 }
 
@@ -291,7 +281,7 @@ struct Tile {
 )]
 #[inline]
 unsafe fn kernel<const R: usize>(tile: &Tile, panel: &[f32], depth: usize, alpha: f32, beta: f32) {
-    debug_assert!(panel.len() >= depth * NR && tile.rows == R);
+    debug_assert!(panel.len() >= depth * NR);
     let mut acc = [[F4::zero(); 2]; R];
     let b = panel.as_ptr();
     for t in 0..depth {
