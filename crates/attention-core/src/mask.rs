@@ -143,9 +143,34 @@ impl Mask {
         RowKeys::Range(clip(allowed, &cols))
     }
 
-    /// [queries, keys]: `true` where attention is allowed.
+    /// [queries, keys]: `true` where attention is allowed. Filled a run of keys at a time (cell
+    /// by cell it was 9 ms of a 4096-token result's landing in the page).
     pub fn to_matrix(&self) -> Array2<bool> {
-        Array2::from_shape_fn((self.queries, self.keys), |(i, j)| self.allows(i, j))
+        if let MaskSpec::Custom { allowed } = &self.spec {
+            return allowed.clone();
+        }
+        let mut matrix = Array2::from_elem((self.queries, self.keys), false);
+        for (i, mut row) in matrix.outer_iter_mut().enumerate() {
+            let row = row.as_slice_mut().expect("a fresh matrix is contiguous");
+            match self.row_keys(i, 0..self.keys) {
+                RowKeys::Range(keys) => row[keys].fill(true),
+                RowKeys::Two(first, second) => {
+                    row[first].fill(true);
+                    row[second].fill(true);
+                }
+                RowKeys::Explicit(allowed) => {
+                    row.iter_mut().zip(allowed).for_each(|(cell, &a)| *cell = a)
+                }
+            }
+        }
+        matrix
+    }
+
+    /// The queries that may attend to no key at all.
+    pub fn fully_masked_rows(&self) -> Vec<usize> {
+        (0..self.queries)
+            .filter(|&i| !self.row_keys(i, 0..self.keys).any())
+            .collect()
     }
 
     /// True when no query in `rows` may see any key in `cols`: FlashAttention skips such a tile.
@@ -196,6 +221,48 @@ mod tests {
 
     /// Every built-in mask's row of keys, its tile test and its cell test agree, on every tile
     /// of several sizes: the sliding window with sinks included.
+    /// The matrix (filled a run of keys at a time) and the fully masked rows agree with the
+    /// cell test, for every kind, on square and non-square shapes.
+    #[test]
+    fn matrix_and_empty_rows_agree_with_cells() {
+        let custom = Array2::from_shape_fn((6, 9), |(i, j)| (i * 9 + j) % 4 == 1 && i != 2);
+        let cases = [
+            (MaskSpec::None, 6, 9),
+            (MaskSpec::Causal, 7, 7),
+            (MaskSpec::Padding { valid_len: 4 }, 6, 9),
+            (MaskSpec::Window { radius: 1 }, 8, 8),
+            (
+                MaskSpec::Sliding {
+                    radius: 1,
+                    sink_tokens: 3,
+                },
+                9,
+                9,
+            ),
+            (MaskSpec::Custom { allowed: custom }, 6, 9),
+        ];
+        for (spec, n, m) in cases {
+            let mask = Mask::new_unchecked(spec.clone(), n, m);
+            let matrix = mask.to_matrix();
+            assert_eq!(matrix.dim(), (n, m), "{spec:?}");
+            for ((i, j), &allowed) in matrix.indexed_iter() {
+                assert_eq!(allowed, mask.allows(i, j), "{spec:?} ({i}, {j})");
+            }
+            let empty: Vec<usize> = (0..n)
+                .filter(|&i| (0..m).all(|j| !mask.allows(i, j)))
+                .collect();
+            assert_eq!(mask.fully_masked_rows(), empty, "{spec:?}");
+        }
+        let custom = Mask::new_unchecked(
+            MaskSpec::Custom {
+                allowed: Array2::from_shape_fn((6, 9), |(i, j)| (i * 9 + j) % 4 == 1 && i != 2),
+            },
+            6,
+            9,
+        );
+        assert_eq!(custom.fully_masked_rows(), vec![2]);
+    }
+
     #[test]
     fn row_keys_tiles_and_cells_agree() {
         let specs = [

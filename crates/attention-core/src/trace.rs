@@ -530,12 +530,7 @@ pub fn trace_from(
     let dims = *config.dims();
     let mask = config.mask();
     let mask_matrix = mask.to_matrix();
-    let fully_masked_rows: Vec<usize> = mask_matrix
-        .outer_iter()
-        .enumerate()
-        .filter(|(_, row)| !row.iter().any(|&a| a))
-        .map(|(i, _)| i)
-        .collect();
+    let fully_masked_rows = mask.fully_masked_rows();
     let projections = Projections {
         q: computed.q,
         k: computed.k,
