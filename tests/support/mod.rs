@@ -51,6 +51,13 @@ pub fn random_config(seed: u64) -> Config {
 /// [`random_config`] with random score options as well: a position scheme (RoPE with either
 /// pairing, ALiBi, none), an offset, a soft-cap, QK-norm and sink logits, each on or off.
 pub fn random_shaped_config(seed: u64) -> Config {
+    random_shaped_params(seed)
+        .validate()
+        .unwrap_or_else(|e| panic!("random shaped config {seed} should be valid: {e}"))
+}
+
+/// The parameters of [`random_shaped_config`].
+pub fn random_shaped_params(seed: u64) -> Params {
     use attention_core::scoring::{Pairing, Position, Shaping};
     let mut params = random_params(seed);
     let mut rng = SplitMix64::new(seed ^ 0x5ca1_ab1e);
@@ -79,8 +86,6 @@ pub fn random_shaped_config(seed: u64) -> Config {
         }),
     };
     params
-        .validate()
-        .unwrap_or_else(|e| panic!("random shaped config {seed} should be valid: {e}"))
 }
 
 /// The parameters of [`random_config`].

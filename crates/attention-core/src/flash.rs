@@ -94,6 +94,30 @@ pub fn replay_query_blocks(
     run(q, k, v, scoring, mask, block, true, query_blocks)
 }
 
+/// FlashAttention's output rows `rows` only ([rows, d_v]), no steps recorded: the query blocks
+/// that hold them, exactly those rows of [`flash_attention`]'s output (a query block needs nothing
+/// from the others). `rows` starts on a query block's first row and ends on one or at the last
+/// query: how one of the page's workers computes a band of a long head.
+pub fn flash_attention_rows(
+    q: ArrayView2<f32>,
+    k: ArrayView2<f32>,
+    v: ArrayView2<f32>,
+    scoring: &Scoring,
+    mask: &Mask,
+    block: (usize, usize),
+    rows: Range<usize>,
+) -> Array2<f32> {
+    let block_rows = block.0.max(1);
+    assert!(
+        rows.start.is_multiple_of(block_rows)
+            && (rows.end.is_multiple_of(block_rows) || rows.end == q.nrows()),
+        "whole query blocks: {rows:?} in blocks of {block_rows}"
+    );
+    let blocks = rows.start / block_rows..rows.end.div_ceil(block_rows);
+    let head = run(q, k, v, scoring, mask, block, false, blocks);
+    head.output.slice(s![rows, ..]).to_owned()
+}
+
 #[allow(clippy::too_many_arguments)]
 fn run(
     q: ArrayView2<f32>,

@@ -29,6 +29,7 @@ pub mod softmax;
 pub mod stream;
 pub mod tokenize;
 pub mod trace;
+pub mod units;
 pub mod weights;
 
 pub use config::{Config, Input, LayerNormMode, Params};

@@ -5,12 +5,14 @@
 //! recomputed exactly from its query and key — the same trick FlashAttention's backward pass
 //! uses. [`cell`] and [`region`] give any cells at full resolution.
 
+use std::ops::Range;
+
 use ndarray::{Array2, ArrayView2, Axis, s};
 
 use super::config::Config;
 use super::fastmath::{exp, larger, smaller};
 use super::gemm::Operand;
-use super::mask::{Mask, RowKeys};
+use super::mask::{Mask, MaskSpec, RowKeys};
 use super::scoring::Scoring;
 use super::softmax::{masked_exp, masked_max};
 
@@ -109,25 +111,54 @@ pub fn attend_overview(
     scoring: &Scoring,
     mask: &Mask,
 ) -> (Array2<f32>, Overview) {
+    attend_overview_rows(q, k, v, scoring, mask, 0..q.nrows())
+}
+
+/// [`attend_overview`] for the queries `rows` of the head only (a band, as one of the page's
+/// workers computes it): the output's rows `rows` ([rows, d_v]) and an overview of the block
+/// rows that hold them, with `row_max` and `row_inverse` of these queries. `rows` starts on a
+/// block row's first query ([`Overview::step`] of all the head's queries) and ends on one or at
+/// the last query, so that its blocks are whole: the bands of a head, stacked in order
+/// ([`Overview::stack`]), are exactly the whole head's overview.
+pub fn attend_overview_rows(
+    q: ArrayView2<f32>,
+    k: ArrayView2<f32>,
+    v: ArrayView2<f32>,
+    scoring: &Scoring,
+    mask: &Mask,
+    rows: Range<usize>,
+) -> (Array2<f32>, Overview) {
     let (n, m) = (q.nrows(), k.nrows());
     let (row_step, col_step) = (Overview::step(n), Overview::step(m));
-    let blocks = (n.div_ceil(row_step), m.div_ceil(col_step));
-    let mut acc = Accumulator::new(blocks, m);
-    let mut output = Array2::zeros((n, v.ncols()));
-    let mut row_max = vec![f32::NEG_INFINITY; n];
-    let mut row_inverse = vec![0.0; n];
+    assert!(
+        rows.start.is_multiple_of(row_step)
+            && (rows.end.is_multiple_of(row_step) || rows.end == n)
+            && rows.end <= n,
+        "a band of whole block rows: {rows:?} in steps of {row_step} of {n}"
+    );
+    let first_block = rows.start / row_step;
+    let blocks = (
+        rows.end.div_ceil(row_step) - first_block,
+        m.div_ceil(col_step),
+    );
+    let mut acc = Accumulator::new(blocks, m, matches!(mask.spec(), MaskSpec::None));
+    let mut output = Array2::zeros((rows.len(), v.ncols()));
+    let mut row_max = vec![f32::NEG_INFINITY; rows.len()];
+    let mut row_inverse = vec![0.0; rows.len()];
     let (keys, values) = (Operand::keys(k), Operand::values(v));
-    for (chunk, q_chunk) in q.axis_chunks_iter(Axis(0), ROW_CHUNK).enumerate() {
-        let first = chunk * ROW_CHUNK;
-        let mut scores = Array2::zeros((q_chunk.nrows(), m));
-        keys.multiply(
-            scoring.product_scale(),
-            q_chunk,
-            0.0,
-            &mut scores.view_mut(),
-        );
+    // One chunk's scores and weights, reused by every chunk (every cell is written each time).
+    let chunk_rows = ROW_CHUNK.min(rows.len());
+    let mut scores_buffer = Array2::zeros((chunk_rows, m));
+    let mut weights_buffer = Array2::<f32>::zeros((chunk_rows, m));
+    let q_band = q.slice(s![rows.clone(), ..]);
+    for (chunk, q_chunk) in q_band.axis_chunks_iter(Axis(0), ROW_CHUNK).enumerate() {
+        let local = chunk * ROW_CHUNK;
+        let first = rows.start + local;
+        let here = s![..q_chunk.nrows(), ..];
+        let mut scores = scores_buffer.slice_mut(here);
+        keys.multiply(scoring.product_scale(), q_chunk, 0.0, &mut scores);
         scoring.finish(scores.view_mut(), first, 0);
-        let mut weights = Array2::<f32>::zeros(scores.raw_dim());
+        let mut weights = weights_buffer.slice_mut(here);
         for (r, (score_row, mut weight_row)) in scores
             .outer_iter()
             .zip(weights.outer_iter_mut())
@@ -135,7 +166,9 @@ pub fn attend_overview(
         {
             let i = first + r;
             let keys = mask.row_keys(i, 0..m);
-            let scores = score_row.as_slice().expect("a fresh matrix is contiguous");
+            let scores = score_row
+                .as_slice()
+                .expect("rows of a fresh matrix are contiguous");
             let weights = weight_row.as_slice_mut().expect("contiguous");
             let max = masked_max(scores, &keys);
             if max > f32::NEG_INFINITY {
@@ -145,21 +178,59 @@ pub fn attend_overview(
                     + scoring.sink.map_or(0.0, |s| f64::from(exp(s - top)));
                 let inverse = (1.0 / sum) as f32;
                 weights.iter_mut().for_each(|w| *w *= inverse);
-                (row_max[i], row_inverse[i]) = (top, inverse);
+                (row_max[local + r], row_inverse[local + r]) = (top, inverse);
             } else {
                 weights.fill(0.0);
             }
-            acc.add_row(i / row_step, col_step, scores, weights, &keys);
+            acc.add_row(i / row_step - first_block, col_step, scores, weights, &keys);
         }
         values.multiply(
             1.0,
             weights.view(),
             0.0,
-            &mut output.slice_mut(s![first..first + q_chunk.nrows(), ..]),
+            &mut output.slice_mut(s![local..local + q_chunk.nrows(), ..]),
         );
     }
-    let overview = acc.finish(row_step, col_step, n, m, row_max, row_inverse);
+    let overview = acc.finish(
+        (row_step, col_step),
+        (first_block, n),
+        m,
+        row_max,
+        row_inverse,
+    );
     (output, overview)
+}
+
+impl Overview {
+    /// The overviews of a head's bands ([`attend_overview_rows`]), in order of their rows, as
+    /// one: their block rows and queries one after the other, the largest |score| of all.
+    /// `None` without bands or when their columns differ.
+    pub fn stack(bands: &[Overview]) -> Option<Overview> {
+        let first = bands.first()?;
+        let stack = |pick: fn(&Overview) -> &Array2<f32>| {
+            let views: Vec<_> = bands.iter().map(|b| pick(b).view()).collect();
+            ndarray::concatenate(Axis(0), &views).ok()
+        };
+        Some(Overview {
+            row_step: first.row_step,
+            col_step: first.col_step,
+            scores_max: stack(|b| &b.scores_max)?,
+            scores_mean: stack(|b| &b.scores_mean)?,
+            masked_max: stack(|b| &b.masked_max)?,
+            masked_mean: stack(|b| &b.masked_mean)?,
+            weights_max: stack(|b| &b.weights_max)?,
+            weights_mean: stack(|b| &b.weights_mean)?,
+            row_max: bands
+                .iter()
+                .flat_map(|b| b.row_max.iter().copied())
+                .collect(),
+            row_inverse: bands
+                .iter()
+                .flat_map(|b| b.row_inverse.iter().copied())
+                .collect(),
+            abs_max: bands.iter().fold(0.0, |m, b| larger(m, b.abs_max)),
+        })
+    }
 }
 
 /// Running block maxima, sums and counts. Within a row of blocks, each column keeps its own
@@ -175,9 +246,13 @@ struct Accumulator {
     weights_max: Array2<f32>,
     weights_sum: Array2<f64>,
     abs_max: f32,
-    /// The row of blocks the columns hold, if any.
+    /// The row of blocks the columns hold, if any, and how many queries of it they hold.
     block_row: Option<usize>,
+    rows: u32,
     columns: Columns,
+    /// No mask: every cell is allowed, so the masked values are the scores' own (kept once, not
+    /// twice: a third of the work per cell).
+    unmasked: bool,
 }
 
 /// Per key: running values over the queries of one row of blocks.
@@ -233,7 +308,7 @@ impl Columns {
 }
 
 impl Accumulator {
-    fn new(blocks: (usize, usize), m: usize) -> Self {
+    fn new(blocks: (usize, usize), m: usize, unmasked: bool) -> Self {
         Self {
             scores_max: Array2::from_elem(blocks, f32::NEG_INFINITY),
             scores_sum: Array2::zeros(blocks),
@@ -244,7 +319,9 @@ impl Accumulator {
             weights_sum: Array2::zeros(blocks),
             abs_max: 0.0,
             block_row: None,
+            rows: 0,
             columns: Columns::new(m),
+            unmasked,
         }
     }
 
@@ -261,6 +338,7 @@ impl Accumulator {
             self.flush(col_step);
             self.block_row = Some(block_row);
         }
+        self.rows += 1;
         let c = &mut self.columns;
         // Every slice cut to one length, so that the loop has no bounds checks and vectorises.
         let m = scores.len();
@@ -280,6 +358,9 @@ impl Accumulator {
             w_sum[j] += w;
         }
         // The allowed cells: a run of keys for every built-in mask, any cells for a custom one.
+        if self.unmasked {
+            return; // All of them: `flush` takes the scores' values.
+        }
         match keys {
             RowKeys::Range(range) => c.add_allowed(scores, range.clone()),
             RowKeys::Two(first, second) => {
@@ -319,19 +400,26 @@ impl Accumulator {
             self.weights_max[at] =
                 larger(self.weights_max[at], fold_max(&c.weights_max[cols.clone()]));
             self.weights_sum[at] += fold_sum(&c.weights_sum[cols.clone()]);
-            self.masked_max[at] =
-                larger(self.masked_max[at], fold_max(&c.masked_max[cols.clone()]));
-            self.masked_sum[at] += fold_sum(&c.masked_sum[cols.clone()]);
-            self.allowed[at] += c.allowed[cols].iter().sum::<u32>();
+            if self.unmasked {
+                self.masked_max[at] = larger(self.masked_max[at], s_max);
+                self.masked_sum[at] += fold_sum(&c.scores_sum[cols.clone()]);
+                self.allowed[at] += self.rows * cols.len() as u32;
+            } else {
+                self.masked_max[at] =
+                    larger(self.masked_max[at], fold_max(&c.masked_max[cols.clone()]));
+                self.masked_sum[at] += fold_sum(&c.masked_sum[cols.clone()]);
+                self.allowed[at] += c.allowed[cols].iter().sum::<u32>();
+            }
         }
+        self.rows = 0;
         self.columns.clear();
     }
 
+    /// The overview of the block rows from `first_block` on, of a head of `n` queries.
     fn finish(
         mut self,
-        row_step: usize,
-        col_step: usize,
-        n: usize,
+        (row_step, col_step): (usize, usize),
+        (first_block, n): (usize, usize),
         m: usize,
         row_max: Vec<f32>,
         row_inverse: Vec<f32>,
@@ -339,7 +427,7 @@ impl Accumulator {
         self.flush(col_step);
         // Blocks at the far edges hold fewer cells.
         let cells = |(r, c): (usize, usize)| {
-            let rows = row_step.min(n - r * row_step);
+            let rows = row_step.min(n - (first_block + r) * row_step);
             let cols = col_step.min(m - c * col_step);
             (rows * cols) as f64
         };

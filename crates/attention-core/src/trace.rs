@@ -3,11 +3,12 @@
 
 use ndarray::{Array2, ArrayView2, Axis, Zip, concatenate};
 
-use super::attention::{Projections, ScoredQk, attend, attend_output};
+use super::attention::{Projections, ScoredQk, attend_output};
 use super::config::{Config, LayerNormMode};
 use super::error::ConfigError;
 use super::flash::{self, FlashHead, flash_attention};
-use super::overview::{Overview, attend_overview};
+use super::overview::Overview;
+use super::units::{Unit, UnitJob, UnitPart, units};
 use std::ops::Range;
 
 /// Which engine produced the numbers.
@@ -142,13 +143,13 @@ pub fn compute_trace_with(config: &Config, flash: FlashDetail) -> Trace {
 }
 
 /// What [`trace_from`] needs, computed on the CPU: the projections, each head's scores and
-/// weights, and both outputs (FlashAttention's without its steps). The page's worker computes
-/// this and sends it as [`Computed::to_flat`].
+/// weights, and both outputs (FlashAttention's without its steps). The page's workers compute
+/// it unit by unit ([`crate::units`]) and the page assembles their parts ([`Computed::assemble`]).
 pub fn compute_parts(config: &Config) -> Computed {
     compute_parts_with(config, false, &mut |_, _| {})
 }
 
-/// [`compute_parts`], calling `progress(heads_done, heads)` after each head; with `summarise`,
+/// [`compute_parts`], calling `progress(heads_done, heads)` after each unit; with `summarise`,
 /// each head's scores and weights are kept as an [`Overview`] only (no n² matrix is held).
 pub fn compute_parts_with(
     config: &Config,
@@ -158,9 +159,8 @@ pub fn compute_parts_with(
     compute_part(config, summarise, 0..config.dims().n_heads, progress)
 }
 
-/// [`compute_parts_with`] for the heads in `heads` only: what one of several workers computes.
-/// Its `concat` and `flash_concat` hold these heads' columns; `projected` and `flash_projected`
-/// are empty unless `heads` is every head ([`Computed::join`] projects the joined parts).
+/// [`compute_parts_with`] for the heads in `heads` only. Its `concat` and `flash_concat` hold
+/// these heads' columns; `projected` and `flash_projected` are empty unless `heads` is every head.
 pub fn compute_part(
     config: &Config,
     summarise: bool,
@@ -174,108 +174,62 @@ pub fn compute_part(
     job.finish(config)
 }
 
-/// [`compute_part`] one head at a time, so that its caller can stop between heads: the page's
-/// worker yields to its messages after each head, and a newer edit ends a computation within a
-/// head instead of after all of them (a Web Worker told to terminate runs on for up to two
-/// seconds in Chromium). Every call must pass the config the job was made from.
+/// [`compute_part`] one unit at a time ([`crate::units`]: a head, or a band of a long head's
+/// queries), so that its caller can stop between units. Every call must pass the config the job
+/// was made from.
 pub struct PartJob {
-    summarise: bool,
     heads: Range<usize>,
-    next: usize,
-    projections: Projections,
-    scored: ScoredQk,
-    scores: Vec<Array2<f32>>,
-    weights: Vec<Array2<f32>>,
-    overviews: Vec<Overview>,
-    outputs: Vec<Array2<f32>>,
-    flash_outputs: Vec<Array2<f32>>,
+    units: Vec<Unit>,
+    job: UnitJob,
+    parts: Vec<UnitPart>,
 }
 
 impl PartJob {
-    /// The projections computed; no head yet.
+    /// The projections computed; no unit yet.
     pub fn new(config: &Config, summarise: bool, heads: Range<usize>) -> Self {
-        let dims = *config.dims();
-        let attention_input = attention_input(config);
-        let projections = project(config, attention_input.view());
-        let scored = ScoredQk::new(&projections, config.shaping(), dims.d_k);
+        let units = units(config, summarise)
+            .into_iter()
+            .filter(|u| heads.contains(&u.head))
+            .collect();
         Self {
-            summarise,
-            next: heads.start,
             heads,
-            projections,
-            scored,
-            scores: Vec::new(),
-            weights: Vec::new(),
-            overviews: Vec::new(),
-            outputs: Vec::new(),
-            flash_outputs: Vec::new(),
+            units,
+            job: UnitJob::new(config, summarise),
+            parts: Vec::new(),
         }
     }
 
-    /// Heads computed so far, and in all.
+    /// Heads computed so far (every unit of them), and in all.
     pub fn done(&self) -> usize {
-        self.next - self.heads.start
+        // Units come head by head: the heads before the next unit's are done.
+        match self.units.get(self.parts.len()) {
+            Some(next) => next.head - self.heads.start,
+            None => self.heads.len(),
+        }
     }
 
     pub fn heads(&self) -> usize {
         self.heads.len()
     }
 
-    /// Computes the next head; `false` when every head was computed already.
+    /// Computes the next unit; `false` when every unit was computed already.
     pub fn step(&mut self, config: &Config) -> bool {
-        if self.next >= self.heads.end {
+        let Some(unit) = self.units.get(self.parts.len()) else {
             return false;
-        }
-        let (dims, mask, head) = (*config.dims(), config.mask(), self.next);
-        let (projections, scored) = (&self.projections, &self.scored);
-        let (group, _, _, v) = projections.head(&dims, head);
-        let (q, k) = (
-            scored.q(projections, &dims, head),
-            scored.k(projections, &dims, group),
-        );
-        let scoring = config.scoring(head);
-        if self.summarise {
-            let (output, overview) = attend_overview(q, k, v, &scoring, mask);
-            self.outputs.push(output);
-            self.overviews.push(overview);
-        } else {
-            let standard = attend(q, k, v, &scoring, mask);
-            self.scores.push(standard.scores);
-            self.weights.push(standard.weights);
-            self.outputs.push(standard.output);
-        }
-        let flash = flash_attention(q, k, v, &scoring, mask, config.block(), false);
-        self.flash_outputs.push(flash.output);
-        self.next += 1;
+        };
+        self.parts.push(self.job.compute(config, unit));
         true
     }
 
     /// The part, with the heads computed (all of them once `step` has returned `false`).
     pub fn finish(self, config: &Config) -> Computed {
-        let dims = *config.dims();
-        let concat = concat_heads(self.outputs.iter().map(|a| a.view()));
-        let flash_concat = concat_heads(self.flash_outputs.iter().map(|a| a.view()));
-        let (projected, flash_projected) = if self.outputs.len() == dims.n_heads {
-            let w = config.weights();
-            (
-                w.project_out(concat.view()),
-                w.project_out(flash_concat.view()),
-            )
-        } else {
-            (Array2::zeros((0, 0)), Array2::zeros((0, 0)))
-        };
-        Computed {
-            projected,
-            flash_projected,
-            q: self.projections.q,
-            k: self.projections.k,
-            v: self.projections.v,
-            scores: self.scores,
-            weights: self.weights,
-            overviews: self.overviews,
-            concat,
-            flash_concat,
-        }
+        Computed::assemble(
+            config,
+            self.heads.clone(),
+            self.job.into_projections(),
+            self.parts,
+        )
+        .expect("every unit of these heads, computed from this config")
     }
 }
 
@@ -369,153 +323,6 @@ pub struct Computed {
     pub flash_concat: Array2<f32>,
     /// [seq_len, d_model] = flash_concat · W_O
     pub flash_projected: Array2<f32>,
-}
-
-impl Computed {
-    /// The shapes of [`Computed::to_flat`]'s matrices, in order, for the heads `heads` of
-    /// `config`, summarised or not.
-    fn shapes(config: &Config, summarised: bool, heads: usize) -> Vec<(usize, usize)> {
-        let d = config.dims();
-        let (n, m) = (config.seq_len(), config.key_len());
-        let whole = heads == d.n_heads;
-        let mut shapes = vec![
-            (n, d.n_heads * d.d_k),
-            (m, d.n_kv_heads * d.d_k),
-            (m, d.n_kv_heads * d.d_v),
-        ];
-        if summarised {
-            let blocks = (n.div_ceil(Overview::step(n)), m.div_ceil(Overview::step(m)));
-            for _ in 0..heads {
-                shapes.extend(std::iter::repeat_n(blocks, Overview::MATRICES));
-                shapes.extend([(n, 1), (n, 1), (1, 1)]);
-            }
-        } else {
-            shapes.extend(std::iter::repeat_n((n, m), 2 * heads));
-        }
-        let concat = (n, heads * d.d_v);
-        let projected = if whole { (n, d.d_model) } else { (0, 0) };
-        shapes.extend([concat, projected, concat, projected]);
-        shapes
-    }
-
-    /// Every number, row-major, one matrix after the other (see [`Computed::shapes`]).
-    fn write(&self, flat: &mut Vec<f32>) {
-        for matrix in [&self.q, &self.k, &self.v]
-            .into_iter()
-            .chain(&self.scores)
-            .chain(&self.weights)
-        {
-            flat.extend(matrix.iter());
-        }
-        for overview in &self.overviews {
-            for matrix in overview.matrices() {
-                flat.extend(matrix.iter());
-            }
-            flat.extend(&overview.row_max);
-            flat.extend(&overview.row_inverse);
-            flat.push(overview.abs_max);
-        }
-        for matrix in [
-            &self.concat,
-            &self.projected,
-            &self.flash_concat,
-            &self.flash_projected,
-        ] {
-            flat.extend(matrix.iter());
-        }
-    }
-
-    /// One flag (1 when summarised) and then every matrix, row-major, one after the other (q, k,
-    /// v; each head's scores and each head's weights, or each head's overview; concat, projected,
-    /// flash_concat, flash_projected): how the page's worker sends its result in one
-    /// transferable buffer. The shapes follow from the config.
-    pub fn to_flat(&self) -> Vec<f32> {
-        let mut flat = vec![if self.overviews.is_empty() { 0.0 } else { 1.0 }];
-        self.write(&mut flat);
-        flat
-    }
-
-    /// The inverse of [`Computed::to_flat`] for `config`; `None` when `flat` has another length.
-    pub fn from_flat(config: &Config, flat: &[f32]) -> Option<Self> {
-        Self::part_from_flat(config, config.dims().n_heads, flat)
-    }
-
-    /// The inverse of [`Computed::to_flat`] for a part of `heads` heads ([`compute_part`]).
-    pub fn part_from_flat(config: &Config, heads: usize, flat: &[f32]) -> Option<Self> {
-        let (&flag, flat) = flat.split_first()?;
-        let summarised = flag == 1.0;
-        let shapes = Self::shapes(config, summarised, heads);
-        if flat.len() != shapes.iter().map(|(r, c)| r * c).sum::<usize>() {
-            return None;
-        }
-        let mut rest = flat;
-        let mut matrices = shapes.into_iter().map(|(rows, cols)| {
-            let (head, tail) = rest.split_at(rows * cols);
-            rest = tail;
-            Array2::from_shape_vec((rows, cols), head.to_vec()).expect("length checked above")
-        });
-        let (n, m) = (config.seq_len(), config.key_len());
-        let mut next = || matrices.next().expect("one shape per matrix");
-        let (q, k, v) = (next(), next(), next());
-        let (mut scores, mut weights, mut overviews) = (Vec::new(), Vec::new(), Vec::new());
-        if summarised {
-            for _ in 0..heads {
-                overviews.push(Overview {
-                    row_step: Overview::step(n),
-                    col_step: Overview::step(m),
-                    scores_max: next(),
-                    scores_mean: next(),
-                    masked_max: next(),
-                    masked_mean: next(),
-                    weights_max: next(),
-                    weights_mean: next(),
-                    row_max: next().into_raw_vec_and_offset().0,
-                    row_inverse: next().into_raw_vec_and_offset().0,
-                    abs_max: next()[[0, 0]],
-                });
-            }
-        } else {
-            scores = (0..heads).map(|_| next()).collect();
-            weights = (0..heads).map(|_| next()).collect();
-        }
-        Some(Self {
-            q,
-            k,
-            v,
-            scores,
-            weights,
-            overviews,
-            concat: next(),
-            projected: next(),
-            flash_concat: next(),
-            flash_projected: next(),
-        })
-    }
-}
-
-impl Computed {
-    /// The parts of several workers, in head order, as one: every head's matrices, the outputs
-    /// side by side, and both projections through W_O. `None` without parts.
-    pub fn join(config: &Config, parts: Vec<Computed>) -> Option<Self> {
-        let mut parts = parts.into_iter();
-        let mut joined = parts.next()?;
-        for part in parts {
-            joined.scores.extend(part.scores);
-            joined.weights.extend(part.weights);
-            joined.overviews.extend(part.overviews);
-            joined.concat =
-                concatenate(Axis(1), &[joined.concat.view(), part.concat.view()]).ok()?;
-            joined.flash_concat = concatenate(
-                Axis(1),
-                &[joined.flash_concat.view(), part.flash_concat.view()],
-            )
-            .ok()?;
-        }
-        let w = config.weights();
-        joined.projected = w.project_out(joined.concat.view());
-        joined.flash_projected = w.project_out(joined.flash_concat.view());
-        Some(joined)
-    }
 }
 
 /// A full trace from another backend's (or a worker's) results. With `flash` at
@@ -635,7 +442,7 @@ pub fn attention_input(config: &Config) -> Array2<f32> {
 
 /// Q from the (normalised) target; K and V from the source in cross-attention. The source is
 /// used as given: like an encoder's output, it is not normalised again.
-fn project(config: &Config, attention_input: ArrayView2<f32>) -> Projections {
+pub(crate) fn project(config: &Config, attention_input: ArrayView2<f32>) -> Projections {
     Projections::new(
         attention_input,
         key_value_input(config, attention_input),

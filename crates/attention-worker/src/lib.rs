@@ -1,21 +1,26 @@
 //! Attention Lab's Web Worker: the page posts a request, this computes it on its own thread and
 //! posts the result back, so that typing, scrolling and drawing never wait for a large trace.
 //!
+//! A request is computed in units ([`attention_core::units`]: a head, or a band of a long head's
+//! queries). The page hands each worker a unit or two at a time and another as each comes back,
+//! so that a worker slowed by the page's own work takes fewer, and all finish together.
+//!
 //! Messages (arrays, so that the page needs no schema):
-//! - to the worker: `[id, request, first_head, end_head]`, the request as the CLI's JSON and the
-//!   heads this worker computes (the page splits the heads among several workers);
-//! - from the worker: `["ready"]` once it listens; `[id, "progress", heads_done, heads]` after
-//!   each head; `[id, "done", buffer]` with its part ([`attention_core::compute_part`]) as
-//!   `Computed::to_flat` in a transferred `ArrayBuffer` (the page joins the parts and rebuilds
-//!   the trace with `trace_from`, from its own copy of the config); `[id, "error", message]`
-//!   when the request is invalid;
+//! - to the worker: `[id, request, projections, unit]`, the request as the CLI's JSON, whether to
+//!   send Q, K and V back, and the index of a unit among [`attention_core::units::units`] of the
+//!   request's config; it starts request `id` (dropping any other) and queues the unit.
+//!   `[id, "unit", unit]` queues another unit of request `id`;
+//! - from the worker: `["ready"]` once it listens; `[id, "projections", buffer]` (Q, K and V,
+//!   [`UnitJob::projections_to_flat`]) when asked; `[id, "unit", unit, buffer]` with the unit's
+//!   numbers as [`attention_core::units::UnitPart::to_flat`] in a transferred `ArrayBuffer` (the
+//!   page assembles the parts and rebuilds the trace from its own copy of the config);
+//!   `[id, "error", message]` when the request is invalid;
+//! - to the worker: `[id, "cancel"]`: request `id` is stale. The worker reads its messages between
+//!   units, so it stops within one (terminating a busy worker does not stop it at once: Chromium
+//!   lets it run on for up to two seconds);
 //! - to the worker: `[id, "kernel", options]`, issue 24's kernel measure
 //!   ([`attention_core::api::kernel_bench`], `options` its JSON); from it `[id, "kernel", result]`,
 //!   the result's JSON.
-//!
-//! - to the worker: `[id, "cancel"]`: request `id` is stale. The worker computes one head at a
-//!   time and reads its messages between heads, so it stops within a head (terminating a busy
-//!   worker does not stop it at once: Chromium lets it run on for up to two seconds).
 //!
 //! Two builds of this crate run in the page: `attention-worker` (WebAssembly simd128) and
 //! `attention-worker-relaxed`, the same code with the feature `relaxed-simd` (the products' kernels
@@ -24,19 +29,32 @@
 
 #[cfg(target_arch = "wasm32")]
 pub mod worker {
-    use std::cell::{Cell, RefCell};
-    use std::rc::Rc;
+    use std::cell::RefCell;
+    use std::collections::VecDeque;
 
     use attention_core::Config;
     use attention_core::api::Request;
-    use attention_core::trace::PartJob;
+    use attention_core::units::{Unit, UnitJob, units};
     use js_sys::{Array, Float32Array};
     use wasm_bindgen::prelude::*;
-    use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
+    use web_sys::{DedicatedWorkerGlobalScope, MessageChannel, MessageEvent};
+
+    /// The request being computed and the units still to do.
+    struct Job {
+        id: f64,
+        config: Config,
+        job: UnitJob,
+        units: Vec<Unit>,
+        queue: VecDeque<usize>,
+    }
 
     thread_local! {
-        /// The id of the request being computed; NaN when none is (or it was cancelled).
-        static CURRENT: Cell<f64> = const { Cell::new(f64::NAN) };
+        static JOB: RefCell<Option<Job>> = const { RefCell::new(None) };
+        /// Whether a turn (`run`) is already scheduled.
+        static SCHEDULED: RefCell<bool> = const { RefCell::new(false) };
+        /// The worker's own channel: a message to it is a new task after the ones waiting (the
+        /// page's messages), without the 4 ms that nested `setTimeout`s are held back.
+        static TURN: RefCell<Option<MessageChannel>> = const { RefCell::new(None) };
     }
 
     pub fn start() {
@@ -46,32 +64,49 @@ pub mod worker {
         let on_message = Closure::<dyn Fn(MessageEvent)>::new(move |event: MessageEvent| {
             let message = Array::from(&event.data());
             let id = message.get(0);
-            let request = message.get(1).as_string().unwrap_or_default();
-            if request == "kernel" {
-                let options = message.get(2).as_string().unwrap_or_default();
-                return kernel(&reply, id, &options);
-            }
-            if request == "cancel" {
-                if CURRENT.get() == id.as_f64().unwrap_or(f64::NAN) {
-                    CURRENT.set(f64::NAN);
+            let number = id.as_f64().unwrap_or(f64::NAN);
+            let unit = message.get(3).as_f64().map(|u| u as usize);
+            match message.get(1).as_string().as_deref() {
+                Some("kernel") => {
+                    let options = message.get(2).as_string().unwrap_or_default();
+                    kernel(&reply, id, &options)
                 }
-                return;
+                Some("cancel") => JOB.with_borrow_mut(|job| {
+                    if job.as_ref().is_some_and(|j| j.id == number) {
+                        *job = None;
+                    }
+                }),
+                Some("unit") => {
+                    let unit = message.get(2).as_f64().map(|u| u as usize);
+                    queue(&reply, number, unit);
+                }
+                Some(request) => {
+                    let projections = message.get(2).as_bool().unwrap_or(false);
+                    begin(&reply, number, request, projections);
+                    queue(&reply, number, unit);
+                }
+                None => {}
             }
-            let head = |i| message.get(i).as_f64().map(|h| h as usize);
-            answer(&reply, id, &request, head(2), head(3));
         });
         scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
         on_message.forget();
+        let channel = MessageChannel::new().expect("a worker can make a channel");
+        let turn_scope = scope.clone();
+        let on_turn = Closure::<dyn Fn(MessageEvent)>::new(move |_| run(&turn_scope));
+        channel
+            .port1()
+            .set_onmessage(Some(on_turn.as_ref().unchecked_ref()));
+        on_turn.forget();
+        TURN.with_borrow_mut(|turn| *turn = Some(channel));
         post(&scope, &Array::of1(&"ready".into()), None);
     }
 
-    fn answer(
-        scope: &DedicatedWorkerGlobalScope,
-        id: JsValue,
-        request: &str,
-        first: Option<usize>,
-        end: Option<usize>,
-    ) {
+    /// Starts request `id` unless it is the one being computed, dropping any other.
+    fn begin(scope: &DedicatedWorkerGlobalScope, id: f64, request: &str, projections: bool) {
+        if JOB.with_borrow(|job| job.as_ref().is_some_and(|j| j.id == id)) {
+            return;
+        }
+        JOB.with_borrow_mut(|job| *job = None);
         let config = serde_json::from_str::<Request>(request)
             .map_err(|e| e.to_string())
             .and_then(|r| r.to_params().map_err(|e| e.to_string()))
@@ -83,65 +118,78 @@ pub mod worker {
         let config = match config {
             Ok(config) => config,
             Err(message) => {
-                let reply = Array::of3(&id, &"error".into(), &message.into());
+                let reply = Array::of3(&id.into(), &"error".into(), &message.into());
                 return post(scope, &reply, None);
             }
         };
         let summarise = attention_core::overview::summarises(&config);
-        let all = config.dims().n_heads;
-        let heads = first.unwrap_or(0).min(all)..end.unwrap_or(all).min(all);
-        let job = PartJob::new(&config, summarise, heads);
-        let number = id.as_f64().unwrap_or(f64::NAN);
-        CURRENT.set(number);
-        let state = Rc::new(RefCell::new(Some((config, job))));
-        next_head(scope.clone(), number, state);
+        let job = UnitJob::new(&config, summarise);
+        if projections {
+            let flat = Float32Array::from(job.projections_to_flat().as_slice());
+            let buffer = flat.buffer();
+            let reply = Array::of3(&id.into(), &"projections".into(), &buffer);
+            post(scope, &reply, Some(&Array::of1(&buffer)));
+        }
+        let units = units(&config, summarise);
+        JOB.with_borrow_mut(|slot| {
+            *slot = Some(Job {
+                id,
+                config,
+                job,
+                units,
+                queue: VecDeque::new(),
+            })
+        });
     }
 
-    /// One more head of request `id`, then a pause for the worker's messages (a "cancel", or a
-    /// newer request, is read there) before the next; the part is posted after the last.
-    fn next_head(
-        scope: DedicatedWorkerGlobalScope,
-        id: f64,
-        state: Rc<RefCell<Option<(Config, PartJob)>>>,
-    ) {
-        if CURRENT.get() != id {
-            return; // Cancelled, or a newer request came.
-        }
-        let mut slot = state.borrow_mut();
-        let Some((config, job)) = slot.as_mut() else {
-            return;
-        };
-        if job.step(config) {
-            let reply = Array::of4(
-                &id.into(),
-                &"progress".into(),
-                &(job.done() as f64).into(),
-                &(job.heads() as f64).into(),
-            );
-            post(&scope, &reply, None);
-            drop(slot);
-            let (again, scope_again) = (state.clone(), scope.clone());
-            let next = Closure::once_into_js(move || next_head(scope_again, id, again));
-            if scope
-                .set_timeout_with_callback_and_timeout_and_arguments_0(next.unchecked_ref(), 0)
-                .is_err()
-            {
-                CURRENT.set(f64::NAN);
+    /// Queues unit `unit` of request `id` (if that is the request being computed).
+    fn queue(scope: &DedicatedWorkerGlobalScope, id: f64, unit: Option<usize>) {
+        let queued = JOB.with_borrow_mut(|job| match (job.as_mut(), unit) {
+            (Some(job), Some(unit)) if job.id == id && unit < job.units.len() => {
+                job.queue.push_back(unit);
+                true
             }
+            _ => false,
+        });
+        if queued {
+            schedule(scope);
+        }
+    }
+
+    fn schedule(scope: &DedicatedWorkerGlobalScope) {
+        if SCHEDULED.replace(true) {
             return;
         }
-        let Some((config, job)) = slot.take() else {
+        let posted = TURN.with_borrow(|turn| {
+            turn.as_ref()
+                .is_some_and(|t| t.port2().post_message(&JsValue::NULL).is_ok())
+        });
+        if !posted {
+            SCHEDULED.set(false);
+            run(scope);
+        }
+    }
+
+    /// One unit, then a pause for the worker's messages (a "cancel", a newer request or more
+    /// units are read there) before the next.
+    fn run(scope: &DedicatedWorkerGlobalScope) {
+        SCHEDULED.set(false);
+        let computed = JOB.with_borrow_mut(|slot| {
+            let job = slot.as_mut()?;
+            let index = job.queue.pop_front()?;
+            let part = job.job.compute(&job.config, &job.units[index]);
+            Some((job.id, index, part.to_flat(), !job.queue.is_empty()))
+        });
+        let Some((id, index, flat, more)) = computed else {
             return;
         };
-        drop(slot);
-        CURRENT.set(f64::NAN);
-        let flat = Float32Array::from(job.finish(&config).to_flat().as_slice());
+        let flat = Float32Array::from(flat.as_slice());
         let buffer = flat.buffer();
-        post(
-            &scope,
-            &Array::of3(&id.into(), &"done".into(), &buffer),
-            Some(&Array::of1(&buffer)),
-        );
+        let reply = Array::of4(&id.into(), &"unit".into(), &(index as f64).into(), &buffer);
+        post(scope, &reply, Some(&Array::of1(&buffer)));
+        if more {
+            schedule(scope);
+        }
     }
 
     fn kernel(scope: &DedicatedWorkerGlobalScope, id: JsValue, options: &str) {

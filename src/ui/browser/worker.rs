@@ -94,10 +94,10 @@ thread_local! {
 pub enum FromWorker {
     /// It is listening (messages posted before this would be lost).
     Ready,
-    /// Request `id` has `done` of `heads` heads computed.
-    Progress { id: u32, done: usize, heads: usize },
-    /// Request `id`'s result, as `Computed::to_flat`.
-    Done { id: u32, flat: Numbers },
+    /// Request `id`'s Q, K and V, as `UnitJob::projections_to_flat`.
+    Projections { id: u32, flat: Numbers },
+    /// Unit `unit` of request `id`, as `UnitPart::to_flat`.
+    Unit { id: u32, unit: usize, flat: Numbers },
     /// Request `id` was refused (the page checks requests first, so this is a bug's trace).
     Error { id: u32, message: String },
     /// The kernel measure's result, as JSON ([`attention_core::api::kernel_bench`]).
@@ -158,18 +158,25 @@ impl WorkerHandle {
         })
     }
 
-    /// Asks for heads `heads` of request `id` (the CLI's JSON).
-    pub fn post(&self, id: u32, request: &str, heads: std::ops::Range<usize>) -> bool {
+    /// Starts request `id` (the CLI's JSON) with its unit `unit`; with `projections`, the worker
+    /// sends Q, K and V back too.
+    pub fn begin(&self, id: u32, request: &str, projections: bool, unit: usize) -> bool {
         let message = Array::of4(
             &id.into(),
             &request.into(),
-            &(heads.start as f64).into(),
-            &(heads.end as f64).into(),
+            &projections.into(),
+            &(unit as f64).into(),
         );
         self.worker.post_message(&message).is_ok()
     }
 
-    /// Tells the worker request `id` is stale: it stops after the head it is on.
+    /// One more unit of request `id`, which the worker has begun.
+    pub fn unit(&self, id: u32, unit: usize) -> bool {
+        let message = Array::of3(&id.into(), &"unit".into(), &(unit as f64).into());
+        self.worker.post_message(&message).is_ok()
+    }
+
+    /// Tells the worker request `id` is stale: it stops after the unit it is on.
     pub fn cancel(&self, id: u32) {
         let _ = self
             .worker
@@ -303,14 +310,14 @@ fn read(data: &JsValue) -> FromWorker {
     let number = |i| message.get(i).as_f64().unwrap_or(0.0) as usize;
     match message.get(1).as_string().as_deref() {
         _ if message.get(0).as_string().as_deref() == Some("ready") => FromWorker::Ready,
-        Some("progress") => FromWorker::Progress {
-            id,
-            done: number(2),
-            heads: number(3),
-        },
-        Some("done") => FromWorker::Done {
+        Some("projections") => FromWorker::Projections {
             id,
             flat: Numbers(Float32Array::new(&message.get(2))),
+        },
+        Some("unit") => FromWorker::Unit {
+            id,
+            unit: number(2),
+            flat: Numbers(Float32Array::new(&message.get(3))),
         },
         Some("error") => FromWorker::Error {
             id,

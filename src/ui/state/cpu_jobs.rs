@@ -2,16 +2,18 @@
 //! to the page's Web Workers (`crates/attention-worker`, one per processor up to 4, each
 //! computing some of the heads), so the text box, sliders and scrolling never wait for it.
 //!
+//! The request is cut into units (`attention_core::units`: a head, or a band of a long head's
+//! queries); each worker holds [`UNITS_AHEAD`] of them at a time and gets another as each comes
+//! back, so that a worker slowed by the page's own work takes fewer and all finish together.
+//!
 //! Only the newest request matters: one that arrives while the workers compute an older one is
 //! computed next, and if the older one would take longer than [`CANCEL_AFTER_MS`] more, ends it
-//! (the workers are told to drop it, which they do after the head they are on); a result that is
+//! (the workers are told to drop it, which they do after the unit they are on); a result that is
 //! already stale is never read, let alone drawn. While they compute, `progress` counts the heads
 //! done.
 //!
 //! Where no worker can start (its files are missing, as under wasm-bindgen-test, or the browser
 //! refuses), the same jobs run on the page's thread after a paint, newest request only.
-
-use std::ops::Range;
 
 use leptos::prelude::*;
 
@@ -20,7 +22,13 @@ use crate::ui::browser::clock::now_ms;
 use crate::ui::browser::worker::{FromWorker, Numbers, WorkerHandle, pool_size};
 use crate::ui::model::TraceRef;
 use attention_core::api::Request;
+use attention_core::overview::summarises;
+use attention_core::units::{Unit, UnitPart, projections_from_flat, units};
 use attention_core::{Backend, Computed, Config, FlashDetail, trace_from};
+
+/// Units a worker holds at a time: the one it computes and the next, so that it never waits for
+/// the page's thread (busy laying out a long text, say) to hand it another.
+pub const UNITS_AHEAD: usize = 2;
 
 /// A computation expected to run longer than this is ended by a newer request rather than
 /// waited for (a new worker starts in milliseconds: the page hands it the compiled module).
@@ -55,17 +63,43 @@ enum Workers {
 struct Running {
     id: u32,
     request: Request,
+    /// Its config, checked when it was sent (the parts are read against it).
+    config: Config,
     started_ms: f64,
     /// Traced cells (heads × queries × keys): what its time is estimated from.
     cells: f64,
-    /// The heads each worker computes, its heads done, and its part once done.
-    parts: Vec<Part>,
+    /// Every unit of it, the next one to hand out, and each one's numbers once back.
+    units: Vec<Unit>,
+    next: usize,
+    parts: Vec<Option<Numbers>>,
+    /// Q, K and V, which the first worker sends back.
+    projections: Option<Numbers>,
+    /// Per worker: whether it has begun this request, and its units not yet back.
+    begun: Vec<bool>,
+    outstanding: Vec<usize>,
 }
 
-struct Part {
-    heads: Range<usize>,
-    done: usize,
-    result: Option<Numbers>,
+impl Running {
+    /// Heads whose every unit is back, and heads in all.
+    fn heads_done(&self) -> (usize, usize) {
+        let heads = self.config.dims().n_heads;
+        let mut missing = vec![false; heads];
+        for (unit, part) in self.units.iter().zip(&self.parts) {
+            if part.is_none() {
+                missing[unit.head] = true;
+            }
+        }
+        (missing.iter().filter(|m| !**m).count(), heads)
+    }
+
+    /// How many workers share it.
+    fn threads(&self) -> f64 {
+        self.begun.iter().filter(|b| **b).count().max(1) as f64
+    }
+
+    fn complete(&self) -> bool {
+        self.projections.is_some() && self.parts.iter().all(Option::is_some)
+    }
 }
 
 #[derive(Clone, Copy)]
@@ -238,74 +272,127 @@ fn pump(lab: Lab) {
             let rate = jobs.rate.get_value();
             let remaining = jobs.running.with_value(|r| {
                 r.as_ref().map_or(0.0, |r| {
-                    r.cells * rate / r.parts.len().max(1) as f64 - (now_ms() - r.started_ms)
+                    r.cells * rate / r.threads() - (now_ms() - r.started_ms)
                 })
             });
             if remaining > CANCEL_AFTER_MS {
                 cancel(lab);
-                send_next(lab);
+                send_soon(lab);
             }
         }
-        Some(true) => send_next(lab),
+        Some(true) => send_soon(lab),
     }
 }
 
-/// Posts the newest request to the workers, each its share of the heads. It is checked here only
-/// when its result comes back (a request cancelled meanwhile costs the page nothing); a worker
-/// reports one it refuses.
+/// [`send_next`] in a task of its own: checking a long request (tokenising thousands of words)
+/// is not added to the task of the edit that asked for it, which at 4096 words already lays out
+/// the text box for tens of milliseconds.
+fn send_soon(lab: Lab) {
+    set_timeout(move || send_next(lab), std::time::Duration::ZERO);
+}
+
+/// Starts the newest request in the workers: checked here (an invalid one is answered at once),
+/// cut into units, [`UNITS_AHEAD`] handed to each worker.
 fn send_next(lab: Lab) {
     let jobs = lab.cpu_jobs;
+    if jobs.queued.with_value(Option::is_none) {
+        return;
+    }
+    if jobs.running.with_value(Option::is_some) {
+        cancel(lab); // a send already scheduled started another meanwhile
+    }
     let Some(request) = jobs.queued.try_update_value(Option::take).flatten() else {
         return;
     };
     let started_ms = now_ms();
-    let id = jobs.next_id.get_value().wrapping_add(1);
-    jobs.next_id.set_value(id);
-    let json = serde_json::to_string(&request).unwrap_or_default();
-    let heads = request
-        .n_heads
-        .unwrap_or(attention_core::config::DEFAULT_N_HEADS);
-    let ranges = split(
-        heads,
-        jobs.workers.with_value(|w| match w {
-            Workers::Started(handles) => handles.len(),
-            _ => 0,
-        }),
-    );
-    let posted = jobs.workers.with_value(|w| match w {
-        Workers::Started(handles) => ranges
-            .iter()
-            .zip(handles)
-            .all(|(heads, (handle, _))| handle.post(id, &json, heads.clone())),
-        _ => false,
+    let previous = lab.shown.get_untracked();
+    let config = match validate(&request, previous.as_ref().map(|t| &t.0.config)) {
+        Ok(config) => config,
+        Err(error) => {
+            let outcome = Outcome::computed(Err(error), 0.0, started_ms);
+            finish(lab, request, outcome);
+            return pump(lab);
+        }
+    };
+    let workers = jobs.workers.with_value(|w| match w {
+        Workers::Started(handles) => handles.len(),
+        _ => 0,
     });
-    if !posted || ranges.is_empty() {
+    if workers == 0 {
         jobs.queued.set_value(Some(request));
         return workers_failed(lab);
     }
-    jobs.progress.set(Some((0, heads)));
+    let id = jobs.next_id.get_value().wrapping_add(1);
+    jobs.next_id.set_value(id);
+    let units = units(&config, summarises(&config));
+    jobs.progress.set(Some((0, config.dims().n_heads)));
     jobs.running.set_value(Some(Running {
         id,
         cells: cells(&request),
         request,
+        config,
         started_ms,
-        parts: ranges
-            .into_iter()
-            .map(|heads| Part {
-                heads,
-                done: 0,
-                result: None,
-            })
-            .collect(),
+        parts: units.iter().map(|_| None).collect(),
+        units,
+        next: 0,
+        projections: None,
+        begun: vec![false; workers],
+        outstanding: vec![0; workers],
     }));
+    for worker in 0..workers {
+        if !hand_out(lab, worker) {
+            return lost(lab);
+        }
+    }
 }
 
-/// `heads` split into at most `workers` contiguous, nearly equal ranges.
-fn split(heads: usize, workers: usize) -> Vec<Range<usize>> {
-    let parts = workers.min(heads);
-    (0..parts)
-        .map(|p| p * heads / parts..(p + 1) * heads / parts)
-        .collect()
+/// Gives worker `index` units of the running request until it holds [`UNITS_AHEAD`] (or none is
+/// left); `false` when it could not be posted to.
+fn hand_out(lab: Lab, index: usize) -> bool {
+    let jobs = lab.cpu_jobs;
+    loop {
+        // The next unit for this worker, and the request's JSON when this worker begins it.
+        let next = jobs.running.try_update_value(|running| {
+            let r = running.as_mut()?;
+            if r.next >= r.units.len() || *r.outstanding.get(index)? >= UNITS_AHEAD {
+                return None;
+            }
+            let unit = r.next;
+            r.next += 1;
+            r.outstanding[index] += 1;
+            let begin = !std::mem::replace(&mut r.begun[index], true);
+            let json = begin.then(|| serde_json::to_string(&r.request).unwrap_or_default());
+            Some((r.id, unit, json))
+        });
+        let Some((id, unit, json)) = next.flatten() else {
+            return true;
+        };
+        let posted = jobs.workers.with_value(|w| match w {
+            Workers::Started(handles) => {
+                handles.get(index).is_some_and(|(handle, _)| match &json {
+                    // The first worker sends Q, K and V back as well.
+                    Some(json) => handle.begin(id, json, index == 0, unit),
+                    None => handle.unit(id, unit),
+                })
+            }
+            _ => false,
+        });
+        if !posted {
+            return false;
+        }
+    }
+}
+
+/// A worker could not be posted to, or stopped: the running request is computed again, without
+/// workers.
+fn lost(lab: Lab) {
+    let jobs = lab.cpu_jobs;
+    if let Some(running) = jobs.running.try_update_value(Option::take).flatten()
+        && jobs.queued.with_value(Option::is_none)
+    {
+        jobs.queued.set_value(Some(running.request));
+    }
+    workers_failed(lab);
 }
 
 fn on_answer(lab: Lab, index: usize, answer: FromWorker) {
@@ -325,75 +412,77 @@ fn on_answer(lab: Lab, index: usize, answer: FromWorker) {
             });
             pump(lab);
         }
-        FromWorker::Progress { id, done, .. } if current(id) => {
+        FromWorker::Projections { id, flat } if current(id) => {
             jobs.running.update_value(|r| {
-                if let Some(part) = r.as_mut().and_then(|r| r.parts.get_mut(index)) {
-                    part.done = done;
+                if let Some(r) = r.as_mut() {
+                    r.projections = Some(flat);
                 }
             });
-            let counts = jobs.running.with_value(|r| {
-                r.as_ref().map(|r| {
-                    let done = r.parts.iter().map(|p| p.done).sum();
-                    (done, r.parts.iter().map(|p| p.heads.len()).sum())
-                })
-            });
-            jobs.progress.set(counts);
+            check_complete(lab);
         }
-        FromWorker::Done { id, flat } if current(id) => {
-            let complete = jobs.running.try_update_value(|r| {
+        FromWorker::Unit { id, unit, flat } if current(id) => {
+            let counts = jobs.running.try_update_value(|r| {
                 let r = r.as_mut()?;
-                r.parts.get_mut(index)?.result = Some(flat);
-                Some(r.parts.iter().all(|p| p.result.is_some()))
+                *r.parts.get_mut(unit)? = Some(flat);
+                if let Some(outstanding) = r.outstanding.get_mut(index) {
+                    *outstanding = outstanding.saturating_sub(1);
+                }
+                Some(r.heads_done())
             });
-            if complete.flatten() != Some(true) {
-                return;
+            jobs.progress.set(counts.flatten());
+            if !hand_out(lab, index) {
+                return lost(lab);
             }
-            let Some(running) = jobs.running.try_update_value(Option::take).flatten() else {
-                return;
-            };
-            jobs.progress.set(None);
-            let elapsed = now_ms() - running.started_ms;
-            let threads = running.parts.len().max(1) as f64;
-            jobs.rate
-                .set_value(elapsed * threads / running.cells.max(1.0));
-            // Stale already: a newer request waits; never decode it.
-            if jobs.queued.with_value(Option::is_none) {
-                land(lab, running);
-            }
-            pump(lab);
+            check_complete(lab);
         }
         FromWorker::Error { id, .. } if current(id) => {
             // Computed here instead, which names what is wrong.
             let running = jobs.running.try_update_value(Option::take).flatten();
             if let Some(running) = running {
-                let outcome = compute(&running.request, None);
+                let outcome = compute(&running.request, Some(&running.config));
                 finish(lab, running.request, outcome);
             }
             jobs.progress.set(None);
             pump(lab);
         }
-        FromWorker::Failed => {
-            let running = jobs.running.try_update_value(Option::take).flatten();
-            if let Some(running) = running
-                && jobs.queued.with_value(Option::is_none)
-            {
-                jobs.queued.set_value(Some(running.request));
-            }
-            workers_failed(lab);
-        }
+        FromWorker::Failed => lost(lab),
         // Answers to cancelled requests.
-        FromWorker::Progress { .. }
-        | FromWorker::Done { .. }
+        FromWorker::Projections { .. }
+        | FromWorker::Unit { .. }
         | FromWorker::Error { .. }
         | FromWorker::Kernel { .. } => {}
     }
 }
 
+/// Lands the running request once every unit and the projections are back.
+fn check_complete(lab: Lab) {
+    let jobs = lab.cpu_jobs;
+    if !jobs
+        .running
+        .with_value(|r| r.as_ref().is_some_and(Running::complete))
+    {
+        return;
+    }
+    let Some(running) = jobs.running.try_update_value(Option::take).flatten() else {
+        return;
+    };
+    jobs.progress.set(None);
+    let elapsed = now_ms() - running.started_ms;
+    let threads = running.threads();
+    jobs.rate
+        .set_value(elapsed * threads / running.cells.max(1.0));
+    // Stale already: a newer request waits; never decode it.
+    if jobs.queued.with_value(Option::is_none) {
+        land(lab, running);
+    }
+    pump(lab);
+}
+
 /// A finished job's result, read and shown in three tasks of the page's thread, each after the
 /// previous one, so that none is long when a long input's result lands (at 4096 tokens the whole
-/// took 95 ms in one task): its config checked here (reusing the shown one's weights); the
-/// workers' parts read and joined into a trace; then the trace shown (the views redraw). Dropped
-/// at any step if a newer request has come meanwhile.
+/// took 95 ms in one task): the workers' parts read and assembled; the trace rebuilt from them;
+/// then the trace shown (the views redraw). Dropped at any step if a newer request has come
+/// meanwhile.
 fn land(lab: Lab, running: Running) {
     let jobs = lab.cpu_jobs;
     let stale =
@@ -403,15 +492,23 @@ fn land(lab: Lab, running: Running) {
         if stale() {
             return;
         }
-        let previous = lab.shown.get_untracked();
-        let config = validate(&running.request, previous.as_ref().map(|t| &t.0.config));
+        let computed = read_parts(&running);
         later(Box::new(move || {
             if stale() {
                 return;
             }
-            let outcome = match config {
-                Ok(config) => read_result(&running, config),
-                Err(error) => Outcome::computed(Err(error), 0.0, running.started_ms),
+            let outcome = match computed {
+                Some(computed) => {
+                    let config = &running.config;
+                    let trace = trace_from(config, computed, Backend::Cpu, FlashDetail::OutputOnly);
+                    Outcome::computed(
+                        Ok(TraceRef::new(trace)),
+                        now_ms() - running.started_ms,
+                        running.started_ms,
+                    )
+                }
+                // Not what this config expects (never seen): computed here instead.
+                None => compute(&running.request, Some(&running.config)),
             };
             later(Box::new(move || {
                 if !stale() {
@@ -422,28 +519,16 @@ fn land(lab: Lab, running: Running) {
     }));
 }
 
-/// The workers' parts of a finished job, read and joined into a trace of `config`.
-fn read_result(running: &Running, config: Config) -> Outcome {
-    let parts: Option<Vec<Computed>> = running
+/// The workers' parts of a finished job and its projections, read and assembled.
+fn read_parts(running: &Running) -> Option<Computed> {
+    let config = &running.config;
+    let projections = projections_from_flat(config, &running.projections.as_ref()?.to_vec())?;
+    let parts: Option<Vec<UnitPart>> = running
         .parts
         .iter()
-        .map(|part| {
-            let flat = part.result.as_ref()?.to_vec();
-            Computed::part_from_flat(&config, part.heads.len(), &flat)
-        })
+        .map(|part| UnitPart::from_flat(config, &part.as_ref()?.to_vec()))
         .collect();
-    match parts.and_then(|parts| Computed::join(&config, parts)) {
-        Some(computed) => {
-            let trace = trace_from(&config, computed, Backend::Cpu, FlashDetail::OutputOnly);
-            Outcome::computed(
-                Ok(TraceRef::new(trace)),
-                now_ms() - running.started_ms,
-                running.started_ms,
-            )
-        }
-        // Not what this config expects (never seen): computed here instead.
-        None => compute(&running.request, Some(&config)),
-    }
+    Computed::assemble(config, 0..config.dims().n_heads, projections, parts?)
 }
 
 /// No workers from now on: the page's thread computes.
