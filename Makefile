@@ -30,3 +30,5 @@ bench: tools
 	node tests/e2e/bench.mjs
 	node tests/e2e/typing_bench.mjs
 	node tests/e2e/kernel_bench.mjs
+	cargo build --release --bin attention-trace
+	.venv/bin/python benches/numpy_cli.py

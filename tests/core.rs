@@ -1113,3 +1113,44 @@ fn the_products_kernels_equal_a_plain_loop_on_ragged_shapes() {
         );
     }
 }
+
+/// The memory-lean path (each chunk of queries multiplied by the keys it may see only, the heads
+/// on every processor natively) gives the traced path's numbers on inputs of several chunks,
+/// under masks that hide part of each chunk's keys, including a chunk that sees none.
+#[test]
+fn untraced_outputs_of_long_inputs_equal_the_trace() {
+    for mask in [
+        MaskSpec::Causal,
+        MaskSpec::Window { radius: 9 },
+        MaskSpec::Sliding {
+            radius: 17,
+            sink_tokens: 3,
+        },
+        MaskSpec::Padding { valid_len: 100 },
+        MaskSpec::Padding { valid_len: 0 },
+    ] {
+        let mut params = Params::sentence(vec!["the cat sat on the mat"; 40].join(" "));
+        params.d_model = Some(32);
+        params.n_heads = 4;
+        params.mask = mask.clone();
+        let config = params.validate().unwrap();
+        assert!(config.seq_len() > 128, "several chunks of 64 queries");
+        let trace = compute_trace(&config);
+        let outputs = compute_outputs(&config);
+        assert_close(
+            "untraced output",
+            outputs.output.view(),
+            trace.output.view(),
+            1e-6,
+            1e-5,
+        );
+        assert_close(
+            "untraced flash",
+            outputs.flash_output.view(),
+            trace.flash.output.view(),
+            1e-6,
+            1e-5,
+        );
+        assert!(outputs.max_abs_diff <= 1e-5, "{mask:?}");
+    }
+}

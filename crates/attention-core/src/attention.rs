@@ -148,7 +148,8 @@ pub fn attend(
     matmul_nt(scoring.product_scale(), q, k, 0.0, &mut scores.view_mut());
     scoring.finish(scores.view_mut(), 0, 0);
     let mut weights = Array2::zeros(scores.raw_dim());
-    let fully_masked_rows = softmax_rows(scores.view(), 0, mask, scoring.sink, &mut weights);
+    let cols = 0..k.nrows();
+    let fully_masked_rows = softmax_rows(scores.view(), 0, mask, cols, scoring.sink, &mut weights);
     let mut output = Array2::zeros((q.nrows(), v.ncols()));
     matmul_nn(1.0, weights.view(), v, 0.0, &mut output.view_mut());
     HeadAttention {
@@ -163,7 +164,9 @@ pub fn attend(
 const ROW_CHUNK: usize = 64;
 
 /// One head's output only, computed in chunks of rows so that no [seq_len, key_len] matrix is
-/// ever held: O(key_len) extra memory per row. Same numbers as [`attend`].
+/// ever held: O(key_len) extra memory per row, and only the keys a chunk's queries may see
+/// ([`Mask::visible_span`]: under a causal mask, half the work). The numbers of [`attend`], up to
+/// the order of the products' additions.
 pub fn attend_output(
     q: ArrayView2<f32>,
     k: ArrayView2<f32>,
@@ -173,22 +176,40 @@ pub fn attend_output(
 ) -> (Array2<f32>, Vec<usize>) {
     let mut output = Array2::zeros((q.nrows(), v.ncols()));
     let mut fully_masked_rows = Vec::new();
-    let (keys, values) = (Operand::keys(k), Operand::values(v));
+    let whole = (Operand::keys(k), Operand::values(v));
     for (chunk, q_chunk) in q.axis_chunks_iter(Axis(0), ROW_CHUNK).enumerate() {
         let first_row = chunk * ROW_CHUNK;
-        let mut scores = Array2::zeros((q_chunk.nrows(), k.nrows()));
+        let rows = first_row..first_row + q_chunk.nrows();
+        let span = mask.visible_span(rows.clone());
+        if span.is_empty() {
+            fully_masked_rows.extend(rows);
+            continue; // every key hidden: these rows stay zero
+        }
+        // The keys and values of the span (the whole head's, packed once, when it is all keys).
+        let part;
+        let (keys, values) = if span == (0..k.nrows()) {
+            (&whole.0, &whole.1)
+        } else {
+            part = (
+                Operand::keys(k.slice(s![span.clone(), ..])),
+                Operand::values(v.slice(s![span.clone(), ..])),
+            );
+            (&part.0, &part.1)
+        };
+        let mut scores = Array2::zeros((q_chunk.nrows(), span.len()));
         keys.multiply(
             scoring.product_scale(),
             q_chunk,
             0.0,
             &mut scores.view_mut(),
         );
-        scoring.finish(scores.view_mut(), first_row, 0);
+        scoring.finish(scores.view_mut(), first_row, span.start);
         let mut weights = Array2::zeros(scores.raw_dim());
         fully_masked_rows.extend(softmax_rows(
             scores.view(),
             first_row,
             mask,
+            span.clone(),
             scoring.sink,
             &mut weights,
         ));
@@ -196,18 +217,19 @@ pub fn attend_output(
             1.0,
             weights.view(),
             0.0,
-            &mut output.slice_mut(s![first_row..first_row + q_chunk.nrows(), ..]),
+            &mut output.slice_mut(s![rows, ..]),
         );
     }
     (output, fully_masked_rows)
 }
 
-/// Softmax of each row of `scores` (rows first_row.. of the full matrix) into `weights`;
-/// returns the rows whose every key is masked.
+/// Softmax of each row of `scores` (rows first_row.. of the full matrix, keys `cols`) into
+/// `weights`; returns the rows whose every key is masked.
 fn softmax_rows(
     scores: ArrayView2<f32>,
     first_row: usize,
     mask: &Mask,
+    cols: std::ops::Range<usize>,
     sink: Option<f32>,
     weights: &mut Array2<f32>,
 ) -> Vec<usize> {
@@ -218,7 +240,7 @@ fn softmax_rows(
         .enumerate()
     {
         let i = first_row + r;
-        let keys = mask.row_keys(i, 0..score_row.len());
+        let keys = mask.row_keys(i, cols.clone());
         if !masked_softmax_row(score_row, &keys, sink, weight_row) {
             fully_masked_rows.push(i);
         }

@@ -143,6 +143,28 @@ impl Mask {
         RowKeys::Range(clip(allowed, &cols))
     }
 
+    /// The smallest run of keys that holds every key a query of `rows` may see (empty when they
+    /// see none): what the memory-lean standard pass multiplies, so that a causal mask's hidden
+    /// half is never computed.
+    pub fn visible_span(&self, rows: Range<usize>) -> Range<usize> {
+        if matches!(self.spec, MaskSpec::None | MaskSpec::Custom { .. }) {
+            return 0..self.keys;
+        }
+        let (mut start, mut end) = (self.keys, 0);
+        for i in rows {
+            let (first, last) = match self.row_keys(i, 0..self.keys) {
+                RowKeys::Range(keys) => (keys.clone(), keys),
+                RowKeys::Two(first, second) => (first, second),
+                RowKeys::Explicit(_) => (0..self.keys, 0..self.keys),
+            };
+            for keys in [first, last].into_iter().filter(|k| !k.is_empty()) {
+                start = start.min(keys.start);
+                end = end.max(keys.end);
+            }
+        }
+        if start < end { start..end } else { 0..0 }
+    }
+
     /// [queries, keys]: `true` where attention is allowed. Filled a run of keys at a time (cell
     /// by cell it was 9 ms of a 4096-token result's landing in the page).
     pub fn to_matrix(&self) -> Array2<bool> {
@@ -252,6 +274,34 @@ mod tests {
                 .filter(|&i| (0..m).all(|j| !mask.allows(i, j)))
                 .collect();
             assert_eq!(mask.fully_masked_rows(), empty, "{spec:?}");
+        }
+        // The visible span of any run of queries holds exactly their visible keys' extent.
+        for (spec, n, m) in [
+            (MaskSpec::Causal, 9, 9),
+            (MaskSpec::Padding { valid_len: 0 }, 5, 7),
+            (MaskSpec::Window { radius: 2 }, 9, 9),
+            (
+                MaskSpec::Sliding {
+                    radius: 1,
+                    sink_tokens: 2,
+                },
+                9,
+                9,
+            ),
+        ] {
+            let mask = &Mask::new_unchecked(spec.clone(), n, m);
+            for first in 0..n {
+                for last in first + 1..=n {
+                    let seen: Vec<usize> = (first..last)
+                        .flat_map(|i| (0..m).filter(move |&j| mask.allows(i, j)))
+                        .collect();
+                    let span = mask.visible_span(first..last);
+                    match (seen.iter().min(), seen.iter().max()) {
+                        (Some(&lo), Some(&hi)) => assert_eq!(span, lo..hi + 1, "{spec:?}"),
+                        _ => assert!(span.is_empty(), "{spec:?}"),
+                    }
+                }
+            }
         }
         let custom = Mask::new_unchecked(
             MaskSpec::Custom {
