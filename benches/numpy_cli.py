@@ -22,7 +22,7 @@ import time
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CLI = os.path.join(ROOT, "target", "release", "attention-trace")
+CLI = os.environ.get("ATTENTION_TRACE", os.path.join(ROOT, "target", "release", "attention-trace"))
 RUNS = 5
 
 

@@ -615,6 +615,45 @@ fn validate_reusing_equals_validate() {
             source: Some(attention_core::Input::Sentence("源 句子".into())),
             ..base.clone()
         },
+        // Typed at the end, cut short, changed in the middle: the rows the two share are
+        // reused (E for the tokens both begin with, P for the positions both have).
+        Params {
+            d_model: Some(12),
+            seed: 3,
+            ..Params::sentence("the cat sat on the mat and the dog")
+        },
+        Params {
+            d_model: Some(12),
+            seed: 3,
+            ..Params::sentence("the cat")
+        },
+        Params {
+            d_model: Some(12),
+            seed: 3,
+            ..Params::sentence("the dog sat on the mat")
+        },
+        Params {
+            d_model: Some(12),
+            seed: 3,
+            input: attention_core::Input::Tokens(vec!["the".into(), "cat".into(), "ran".into()]),
+            ..base.clone()
+        },
+        Params {
+            shaping: attention_core::scoring::Shaping {
+                offset: 5,
+                ..Default::default()
+            },
+            d_model: Some(12),
+            ..Params::sentence("the cat sat on the mat today")
+        },
+        Params {
+            shaping: attention_core::scoring::Shaping {
+                position: attention_core::scoring::Position::Alibi,
+                ..Default::default()
+            },
+            d_model: Some(12),
+            ..Params::sentence("the cat sat on the mat today")
+        },
     ];
     for params in variants {
         assert_eq!(

@@ -34,6 +34,8 @@ const cdp = await page.context().newCDPSession(page);
 await cdp.send('Performance.enable');
 
 const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+/** Per size: the lab's typed character → frame, median and p95 (compared with the floors). */
+const typed = {};
 for (const n of sizes) {
   const set = await page.evaluate((n) => {
     const words = ['the', 'cat', 'sat', 'on', 'a', 'warm', 'mat', 'today', '猫', '坐'];
@@ -98,6 +100,7 @@ for (const n of sizes) {
   const rss = rendererMiB();
   const heap = (await cdp.send('Performance.getMetrics')).metrics.find((m) => m.name === 'JSHeapUsedSize')?.value ?? 0;
   const sorted = times.slice().sort((a, b) => a - b);
+  typed[n] = { median: quantile(sorted, 0.5), p95: quantile(sorted, 0.95) };
   const state = await page.evaluate(() => ({ error: document.querySelector('[data-testid=error]')?.textContent ?? null }));
   console.log(
     `${n} tokens (${tokens} shown${set.ok ? '' : ', refused: ' + set.error}${state.error ? '; page says: ' + state.error.slice(0, 80) : ''}): ` +
@@ -107,31 +110,42 @@ for (const n of sizes) {
     `memory: JS heap ${(heap / 1048576).toFixed(0)} MiB, app wasm ${wasmMiB.toFixed(0)} MiB, renderer process ${rss.toFixed(0)} MiB`,
   );
 }
-// The floor of this measure on this machine: a bare textarea (the page's stylesheet, nothing
-// else) holding the same sentence, one character typed after each painted frame.
-await page.goto(`${server.url}?`);
-await page.setContent('<!DOCTYPE html><meta charset="utf-8"><textarea data-testid="sentence" rows="3" style="width: 300px"></textarea>');
-for (const n of sizes) {
-  const times = await page.evaluate(async ({ n, characters }) => {
-    const words = ['the', 'cat', 'sat', 'on', 'a', 'warm', 'mat', 'today', '猫', '坐'];
-    const box = document.querySelector('textarea');
-    box.value = Array.from({ length: n - 1 }, (_, i) => words[i % words.length]).join(' ') + ' x';
-    const out = [];
-    for (let i = 0; i < characters; i++) {
-      out.push(await new Promise((resolve) => requestAnimationFrame(() => setTimeout(() => {
-        const start = performance.now();
-        box.value += 'y';
-        box.dispatchEvent(new InputEvent('input', { bubbles: true }));
-        requestAnimationFrame(() => {
-          const channel = new MessageChannel();
-          channel.port1.onmessage = () => resolve(performance.now() - start);
-          channel.port2.postMessage(0);
-        });
-      }, 0))));
-    }
-    return out.sort((a, b) => a - b);
-  }, { n, characters });
-  console.log(`bare textarea, ${n} tokens' text: typed character → next painted frame median ${quantile(times, 0.5).toFixed(0)} ms, p95 ${quantile(times, 0.95).toFixed(0)} ms`);
+// The floor of this measure on this machine: a bare text box holding the same sentence, one
+// character typed after each painted frame, nothing else on the page; twice: the browser's own
+// textarea (300 px wide, its default font), and one with the lab's text box's width, height,
+// padding and font (read from the lab's page): the same text laid out the same way.
+const labBox = await page.evaluate(() => {
+  const c = getComputedStyle(document.querySelector('[data-testid=sentence]'));
+  return `box-sizing: border-box; width: ${c.width}; height: ${c.height}; padding: ${c.padding}; font: ${c.font}; border: ${c.border}`;
+});
+for (const [name, style] of [['bare textarea', 'width: 300px'], ["bare textarea styled as the lab's", labBox]]) {
+  await page.goto(`${server.url}?`);
+  await page.setContent(`<!DOCTYPE html><meta charset="utf-8"><textarea data-testid="sentence" rows="3" style="${style.replaceAll('"', "'")}"></textarea>`);
+  for (const n of sizes) {
+    const times = await page.evaluate(async ({ n, characters }) => {
+      const words = ['the', 'cat', 'sat', 'on', 'a', 'warm', 'mat', 'today', '猫', '坐'];
+      const box = document.querySelector('textarea');
+      box.value = Array.from({ length: n - 1 }, (_, i) => words[i % words.length]).join(' ') + ' x';
+      const out = [];
+      for (let i = 0; i < characters; i++) {
+        out.push(await new Promise((resolve) => requestAnimationFrame(() => setTimeout(() => {
+          const start = performance.now();
+          box.value += 'y';
+          box.dispatchEvent(new InputEvent('input', { bubbles: true }));
+          requestAnimationFrame(() => {
+            const channel = new MessageChannel();
+            channel.port1.onmessage = () => resolve(performance.now() - start);
+            channel.port2.postMessage(0);
+          });
+        }, 0))));
+      }
+      return out.sort((a, b) => a - b);
+    }, { n, characters });
+    const p95 = quantile(times, 0.95);
+    const lab = typed[n];
+    const ratio = lab ? ` (the lab's p95 ${lab.p95.toFixed(0)} ms = ${(lab.p95 / p95).toFixed(2)}×, median ${(lab.median / quantile(times, 0.5)).toFixed(2)}×)` : '';
+    console.log(`${name}, ${n} tokens' text: typed character → next painted frame median ${quantile(times, 0.5).toFixed(0)} ms, p95 ${p95.toFixed(0)} ms${ratio}`);
+  }
 }
 await browser.close();
 server.close();

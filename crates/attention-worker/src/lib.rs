@@ -50,6 +50,9 @@ pub mod worker {
 
     thread_local! {
         static JOB: RefCell<Option<Job>> = const { RefCell::new(None) };
+        /// The last request's config: the next one reuses what it can of it (a sentence typed
+        /// at its end keeps its earlier rows of E and P).
+        static LAST: RefCell<Option<Config>> = const { RefCell::new(None) };
         /// Whether a turn (`run`) is already scheduled.
         static SCHEDULED: RefCell<bool> = const { RefCell::new(false) };
         /// The worker's own channel: a message to it is a new task after the ones waiting (the
@@ -113,7 +116,8 @@ pub mod worker {
             .and_then(|mut params| {
                 // As the page: long inputs are summarised, so no trace is too large.
                 params.trace = false;
-                params.validate().map_err(|e| e.to_string())
+                LAST.with_borrow(|last| params.validate_reusing(last.as_ref()))
+                    .map_err(|e| e.to_string())
             });
         let config = match config {
             Ok(config) => config,
@@ -122,6 +126,7 @@ pub mod worker {
                 return post(scope, &reply, None);
             }
         };
+        LAST.with_borrow_mut(|last| *last = Some(config.clone()));
         let summarise = attention_core::overview::summarises(&config);
         let job = UnitJob::new(&config, summarise);
         if projections {
