@@ -106,10 +106,6 @@ impl UnitJob {
         }
     }
 
-    pub fn summarises(&self) -> bool {
-        self.summarise
-    }
-
     /// Q, K and V of every head, as [`projections_from_flat`] reads them back.
     pub fn projections_to_flat(&self) -> Vec<f32> {
         let p = &self.projections;
