@@ -774,6 +774,21 @@ fn units_round_trip_through_their_flat_buffers_and_assemble_into_the_whole() {
                 assert!(whole.scores.is_empty() && whole.overviews.len() == heads);
                 let summarised = trace_from(&config, whole, Backend::Cpu, FlashDetail::Steps);
                 assert!(summarised.is_summarised());
+                // Its n² mask matrix is built only when read, and then equals the mask's cells.
+                assert!(!summarised.mask.is_built(), "seed {seed}");
+                let (n, m) = summarised.mask.dim();
+                assert!(summarised.mask.is_built());
+                assert_eq!((n, m), (config.seq_len(), config.key_len()));
+                for (i, j) in [
+                    (0, 0),
+                    (n - 1, m - 1),
+                    (n / 2, m / 3),
+                    (n - 1, 0),
+                    (0, m - 1),
+                ] {
+                    assert_eq!(summarised.mask[[i, j]], summarised.mask.allows(i, j));
+                    assert_eq!(summarised.mask[[i, j]], config.mask().allows(i, j));
+                }
                 let trace = compute_trace_with(&config, FlashDetail::OutputOnly);
                 assert_close(
                     "summarised output",

@@ -22,7 +22,7 @@
 //! [`matmul_nt`] and [`matmul_nn`] choose it in wasm and `ndarray`'s GEMM natively.
 
 use ndarray::linalg::general_mat_mul;
-use ndarray::{ArrayView2, ArrayViewMut2};
+use ndarray::{ArrayView2, ArrayViewMut2, s};
 
 /// Rows of the result a kernel call computes.
 pub const MR: usize = 4;
@@ -103,6 +103,30 @@ impl<'a> Operand<'a> {
             Some(panels) if tiled(&a, c) => gemm(alpha, a, panels.view(), beta, c),
             _ if self.transposed => general_mat_mul(alpha, &a, &self.matrix.t(), beta, c),
             _ => general_mat_mul(alpha, &a, &self.matrix, beta, c),
+        }
+    }
+}
+
+impl Operand<'_> {
+    /// c = alpha · a · v[..a's columns] + beta · c: weights · V over the leading keys only (a's
+    /// columns), the rest of whose weights are zero. The same numbers as [`Operand::multiply`] of
+    /// the zero-padded weights: the products' chunks still start at the first key, and a zero
+    /// product added leaves a sum as it was.
+    pub fn multiply_leading(
+        &self,
+        alpha: f32,
+        a: ArrayView2<f32>,
+        beta: f32,
+        c: &mut ArrayViewMut2<f32>,
+    ) {
+        assert!(
+            !self.transposed,
+            "the leading steps of weights · V, not of keys"
+        );
+        let steps = a.ncols();
+        match &self.panels {
+            Some(panels) if tiled(&a, c) => gemm(alpha, a, panels.view().steps(0..steps), beta, c),
+            _ => general_mat_mul(alpha, &a, &self.matrix.slice(s![..steps, ..]), beta, c),
         }
     }
 }

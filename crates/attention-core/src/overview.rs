@@ -184,9 +184,12 @@ pub fn attend_overview_rows(
             }
             acc.add_row(i / row_step - first_block, col_step, scores, weights, &keys);
         }
-        values.multiply(
+        // Weights · V over the keys up to the last these queries may see (under a causal mask,
+        // half of the product): the weights after it are all zero.
+        let seen = mask.visible_span(first..first + q_chunk.nrows()).end;
+        values.multiply_leading(
             1.0,
-            weights.view(),
+            weights.slice(s![.., ..seen]),
             0.0,
             &mut output.slice_mut(s![local..local + q_chunk.nrows(), ..]),
         );

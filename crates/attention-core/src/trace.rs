@@ -7,9 +7,11 @@ use super::attention::{Projections, ScoredQk, attend_output};
 use super::config::{Config, LayerNormMode};
 use super::error::ConfigError;
 use super::flash::{self, FlashHead, flash_attention};
+use super::mask::Mask;
 use super::overview::Overview;
 use super::units::{Unit, UnitJob, UnitPart, units};
-use std::ops::Range;
+use std::ops::{Deref, Range};
+use std::sync::OnceLock;
 
 /// Which engine produced the numbers.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -80,6 +82,50 @@ pub struct FlashTrace {
     pub heads: Vec<FlashHead>,
 }
 
+/// A trace's mask as a [queries, keys] matrix of `true` where attention is allowed, built from
+/// the config's [`Mask`] the first time it is read: a 4096-token trace's is 16 MB, built in 6 ms
+/// of the page's thread each time a long result landed, and none of the long views reads it.
+/// [`MaskMatrix::allows`] answers one cell without building it.
+#[derive(Debug, Clone)]
+pub struct MaskMatrix {
+    mask: Mask,
+    matrix: OnceLock<Array2<bool>>,
+}
+
+impl MaskMatrix {
+    pub fn new(mask: Mask) -> Self {
+        Self {
+            mask,
+            matrix: OnceLock::new(),
+        }
+    }
+
+    /// Whether query `i` may attend key `j`.
+    pub fn allows(&self, i: usize, j: usize) -> bool {
+        self.mask.allows(i, j)
+    }
+
+    /// Whether the matrix has been built (for tests: the long views never build it).
+    pub fn is_built(&self) -> bool {
+        self.matrix.get().is_some()
+    }
+}
+
+impl Deref for MaskMatrix {
+    type Target = Array2<bool>;
+
+    fn deref(&self) -> &Array2<bool> {
+        self.matrix.get_or_init(|| self.mask.to_matrix())
+    }
+}
+
+/// Equal masks give equal matrices: compared without building them.
+impl PartialEq for MaskMatrix {
+    fn eq(&self, other: &Self) -> bool {
+        self.mask == other.mask
+    }
+}
+
 /// Every number of one forward pass of multi-head attention.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Trace {
@@ -87,8 +133,8 @@ pub struct Trace {
     pub config: Config,
     /// [seq_len, d_model]: what the queries are projected from — LN(X) under Pre-LN, else X.
     pub attention_input: Array2<f32>,
-    /// [seq_len, key_len]: `true` where attention is allowed.
-    pub mask: Array2<bool>,
+    /// [seq_len, key_len]: `true` where attention is allowed (built when first read).
+    pub mask: MaskMatrix,
     pub heads: Vec<HeadTrace>,
     /// [seq_len, n_heads·d_v]: the head outputs side by side.
     pub concat: Array2<f32>,
@@ -370,7 +416,6 @@ pub fn trace_from(
 ) -> Trace {
     let dims = *config.dims();
     let mask = config.mask();
-    let mask_matrix = mask.to_matrix();
     let fully_masked_rows = mask.fully_masked_rows();
     let projections = Projections {
         q: computed.q,
@@ -431,7 +476,7 @@ pub fn trace_from(
     Trace {
         config: config.clone(),
         attention_input: attention_input(config),
-        mask: mask_matrix,
+        mask: MaskMatrix::new(mask.clone()),
         heads,
         concat: computed.concat,
         projected: computed.projected,

@@ -160,10 +160,10 @@ impl WorkerHandle {
 
     /// Starts request `id` (the CLI's JSON) with its unit `unit`; with `projections`, the worker
     /// sends Q, K and V back too.
-    pub fn begin(&self, id: u32, request: &str, projections: bool, unit: usize) -> bool {
+    pub fn begin(&self, id: u32, request: &JsValue, projections: bool, unit: usize) -> bool {
         let message = Array::of4(
             &id.into(),
-            &request.into(),
+            request,
             &projections.into(),
             &(unit as f64).into(),
         );

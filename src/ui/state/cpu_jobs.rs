@@ -16,6 +16,7 @@
 //! refuses), the same jobs run on the page's thread after a paint, newest request only.
 
 use leptos::prelude::*;
+use wasm_bindgen::JsValue;
 
 use super::lab::{Lab, Outcome, compute, validate};
 use crate::ui::browser::clock::now_ms;
@@ -74,6 +75,9 @@ struct Running {
     parts: Vec<Option<Numbers>>,
     /// Q, K and V, which the first worker sends back.
     projections: Option<Numbers>,
+    /// The request as JSON, made once and posted to each worker that begins it (made per
+    /// worker, the string was decoded into JavaScript twice: 3 ms of a 4096-word edit's task).
+    json: JsValue,
     /// Per worker: whether it has begun this request, and its units not yet back.
     begun: Vec<bool>,
     outstanding: Vec<usize>,
@@ -321,6 +325,7 @@ fn send_next(lab: Lab) {
     let id = jobs.next_id.get_value().wrapping_add(1);
     jobs.next_id.set_value(id);
     let units = units(&config, summarises(&config));
+    let json = JsValue::from_str(&serde_json::to_string(&request).unwrap_or_default());
     jobs.progress.set(Some((0, config.dims().n_heads)));
     jobs.running.set_value(Some(Running {
         id,
@@ -332,6 +337,7 @@ fn send_next(lab: Lab) {
         units,
         next: 0,
         projections: None,
+        json,
         begun: vec![false; workers],
         outstanding: vec![0; workers],
     }));
@@ -357,7 +363,7 @@ fn hand_out(lab: Lab, index: usize) -> bool {
             r.next += 1;
             r.outstanding[index] += 1;
             let begin = !std::mem::replace(&mut r.begun[index], true);
-            let json = begin.then(|| serde_json::to_string(&r.request).unwrap_or_default());
+            let json = begin.then(|| r.json.clone());
             Some((r.id, unit, json))
         });
         let Some((id, unit, json)) = next.flatten() else {
