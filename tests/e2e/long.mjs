@@ -62,6 +62,11 @@ test('typing during a long computation: every keystroke lands, no stale result i
     };
     watch();
   });
+  // Shown, the note says what was computed; it keeps its place while the next is computed, so
+  // the views below it never move.
+  assert.match(await page.textContent('[data-testid=computed]'), /^Computed 4000 tokens × 4 heads in the background \(\d+ ms\)/);
+  const top = () => page.evaluate(() => document.querySelector('#section-tokens').getBoundingClientRect().top);
+  const idleTop = await top();
   await page.focus('[data-testid=sentence]');
   await page.keyboard.press('End');
   await page.keyboard.type(' a b c d e', { delay: 25 });
@@ -69,7 +74,11 @@ test('typing during a long computation: every keystroke lands, no stale result i
   assert.ok((await page.inputValue('[data-testid=sentence]')).endsWith('坐 a b c d e'));
   const note = await page.textContent('[data-testid=computing]');
   assert.match(note, /Computing 4005 tokens × 4 heads/);
+  assert.equal(await page.textContent('[data-testid=computed]'), '');
+  assert.equal(await top(), idleTop, 'the views moved when the computing note came');
   await waitShown(4005);
+  assert.equal(await top(), idleTop, 'the views moved when the result came');
+  assert.match(await page.textContent('[data-testid=computed]'), /^Computed 4005 tokens × 4 heads/);
   const shown = await page.evaluate(() => { cancelAnimationFrame(window.__watch); return [...window.__shown]; });
   // Only the first and the last sentence were ever drawn: 4001 … 4004 tokens were stale.
   assert.deepEqual(shown.sort(), [4000, 4005], `token counts drawn: ${shown}`);

@@ -581,6 +581,11 @@ pub static TEXT: Text = Text {
             "{done} of {heads} heads done, in the background: keep typing, the newest change wins."
         )
     },
+    computed_trace: |n, h, took| {
+        format!(
+            "Computed {n} tokens × {h} heads in the background ({took}): the views show this result."
+        )
+    },
     last_update: "last update",
     backend_section: "Compute on",
     backend_names: ["auto", "GPU", "CPU"],

@@ -644,6 +644,8 @@ pub struct Text {
     pub more_tokens: fn(usize, usize) -> String,
     /// Heads done, heads in all (the worker's progress).
     pub computing_progress: fn(usize, usize) -> String,
+    /// A long input's result is shown: (tokens, heads, how long it took, formatted).
+    pub computed_trace: fn(usize, usize, &str) -> String,
     pub last_update: &'static str,
     pub backend_section: &'static str,
     /// Auto, GPU, CPU.

@@ -535,6 +535,9 @@ pub static TEXT: Text = Text {
     computing_progress: |done, heads| {
         format!("已在后台算完 {done}/{heads} 个头：可以继续输入，以最新的修改为准。")
     },
+    computed_trace: |n, h, took| {
+        format!("已在后台算完 {n} 个词元 × {h} 个头（用时 {took}），视图显示的就是这次的结果。")
+    },
     last_update: "最近一次更新",
     backend_section: "计算设备",
     backend_names: ["自动", "GPU", "CPU"],

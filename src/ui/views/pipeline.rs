@@ -11,6 +11,8 @@ use super::model_views::{ModelOverview, NextToken};
 use crate::ui::browser::{location, share};
 use crate::ui::i18n::OverviewTexts;
 use crate::ui::model::controls::{Choice, MaskKind};
+use crate::ui::model::engine::computes_later;
+use crate::ui::model::format::format_ms;
 use crate::ui::model::link::LinkState;
 use crate::ui::model::matrix::{Legend, MatrixView, Span};
 use crate::ui::model::roles::label;
@@ -730,7 +732,10 @@ pub fn AllHeads() -> impl IntoView {
 }
 
 /// While a large trace is computed after a paint: what is being computed (the views keep the
-/// last result until it is done).
+/// last result until it is done). Once a long input's result is shown the note keeps its place,
+/// saying what was computed and in how long, so that the views below never move as it comes
+/// and goes: they jumped by its height at each edit and at each result (and each jump laid the
+/// whole column out and painted it again, in the frame of the keystroke).
 #[component]
 pub fn ComputingNote() -> impl IntoView {
     let lab = expect_context::<Lab>();
@@ -746,6 +751,28 @@ pub fn ComputingNote() -> impl IntoView {
             (lab.lang.get().text().computing_trace)(tokens, heads)
         })
     });
+    // The shown result's tokens and heads, when it is one computed in the background.
+    let long = Memo::new(move |_| {
+        lab.shown.with(|t| {
+            let config = &t.as_ref()?.0.config;
+            let (tokens, keys, heads) = (config.seq_len(), config.key_len(), config.dims().n_heads);
+            computes_later(heads, tokens, keys).then_some((tokens, heads))
+        })
+    });
+    let done = move || {
+        if note.with(Option::is_some) {
+            return None;
+        }
+        let (tokens, heads) = long.get()?;
+        let ms = lab
+            .outcome
+            .with(|o| (!o.pending && o.result.is_ok()).then_some(o.compute_ms))?;
+        Some((lab.lang.get().text().computed_trace)(
+            tokens,
+            heads,
+            &format_ms(ms),
+        ))
+    };
     // Updated by the worker after each head; not announced (the note above is).
     let progress = move || {
         let (pending, later) = lab.outcome.with(|o| (o.pending, o.later));
@@ -753,8 +780,11 @@ pub fn ComputingNote() -> impl IntoView {
         Some((lab.lang.get().text().computing_progress)(done, heads))
     };
     view! {
-        <div class="computing-note" data-testid="computing-box" class:shown=move || note.with(Option::is_some)>
+        <div class="computing-note" data-testid="computing-box"
+            class:shown=move || note.with(Option::is_some)
+            class:kept=move || long.with(Option::is_some)>
             <p role="status" data-testid="computing">{move || note.get()}</p>
+            <p data-testid="computed">{done}</p>
             <p class="computing-progress" aria-hidden="true" data-testid="computing-progress">
                 {progress}
             </p>
