@@ -105,9 +105,7 @@ impl<'a> Operand<'a> {
             _ => general_mat_mul(alpha, &a, &self.matrix, beta, c),
         }
     }
-}
 
-impl Operand<'_> {
     /// c = alpha · a · v[..a's columns] + beta · c: weights · V over the leading keys only (a's
     /// columns), the rest of whose weights are zero. The same numbers as [`Operand::multiply`] of
     /// the zero-padded weights: the products' chunks still start at the first key, and a zero
