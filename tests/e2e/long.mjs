@@ -84,6 +84,25 @@ test('typing during a long computation: every keystroke lands, no stale result i
   assert.deepEqual(shown.sort(), [4000, 4005], `token counts drawn: ${shown}`);
   const state = await page.evaluate(() => window.attentionLab.state());
   assert.equal(state.tokens.at(-1), 'e');
+  // The chips: the first 512 and how many follow, in a list of the height it has when full (laid
+  // out apart from the page, with `contain: strict`), which scrolls to its last chip.
+  const chips = await page.evaluate(async () => {
+    const list = document.querySelector('[data-testid=tokens]');
+    const box = list.getBoundingClientRect();
+    list.scrollTop = list.scrollHeight;
+    await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+    const more = document.querySelector('[data-testid=more-tokens]').getBoundingClientRect();
+    return {
+      full: list.classList.contains('full'), height: box.height, max: parseFloat(getComputedStyle(list).maxHeight),
+      chips: list.querySelectorAll('[data-testid=token-chip]').length, more: document.querySelector('[data-testid=more-tokens]').textContent,
+      moreInside: more.top >= box.top - 1 && more.bottom <= box.bottom + 1,
+    };
+  });
+  assert.equal(chips.full, true);
+  assert.equal(chips.height, chips.max, `the chips' list is ${chips.height} px high, not its full ${chips.max}`);
+  assert.equal(chips.chips, 512);
+  assert.match(chips.more, /3493/);
+  assert.ok(chips.moreInside, 'the last chip could not be scrolled into the list');
 });
 
 test('4096 tokens are shown as an overview, with a zoom moved by mouse and keyboard', async () => {

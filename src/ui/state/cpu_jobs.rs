@@ -40,8 +40,8 @@ pub const CANCEL_AFTER_MS: f64 = 150.0;
 /// once the edits pause for [`QUIET_MS`], so that the workers do not take the processors the
 /// page needs to show each character (on 2 cores, two busy workers made each typed character at
 /// 1024 tokens cost 47 ms instead of 22). An edit that finds them idle starts as soon as its own
-/// frame is painted ([`pump_after_paint`]), however long its computation: nothing waits for its
-/// own sake. Jobs the workers finish within about a frame ([`FRAME_MS`]) never wait.
+/// frame is painted when that edit changed the sentence ([`pump_after_paint`]), at once
+/// otherwise, however long its computation: nothing waits for its own sake. Jobs the workers finish within about a frame ([`FRAME_MS`]) never wait.
 pub const QUIET_MS: u64 = 150;
 pub const FRAME_MS: f64 = 20.0;
 
@@ -174,6 +174,12 @@ pub fn schedule(lab: Lab, request: Request) {
         return;
     }
     let here = cells(&request) * jobs.rate.get_value();
+    // Whether this edit's frame lays out a changed sentence (the costly frames of a long input).
+    let retyped = jobs.done.with_untracked(|d| {
+        d.as_ref().is_none_or(|(r, _)| {
+            r.sentence != request.sentence || r.source_sentence != request.source_sentence
+        })
+    });
     // The workers are still on an earlier edit (computing it, or waiting for a pause).
     let typing = jobs.running.with_value(Option::is_some)
         || jobs.quiet.with_value(Option::is_some)
@@ -190,7 +196,7 @@ pub fn schedule(lab: Lab, request: Request) {
         start_workers(lab);
     }
     let quick = here / pool_size() as f64 <= FRAME_MS;
-    if quick || !jobs.in_worker() {
+    if quick || !jobs.in_worker() || (!typing && !retyped) {
         return pump(lab);
     }
     if !typing {
@@ -259,10 +265,11 @@ fn cancel(lab: Lab) {
 }
 
 /// Starts the next job once the edit that asked for it is painted, in a task of its own. Only a
-/// job longer than a frame waits, and only for that frame: on 2 cores, the frame of a character
-/// typed at 4096 words took 97 ms when both workers started in its task (its layout 52 ms, not
-/// 35, shared with them), and about 50 ms when they started after it; the workers lose that
-/// frame's share of the processors, not the frame.
+/// job longer than a frame waits, only when the edit changed the sentence (whose text box the
+/// frame lays out again), and only for that frame: on 2 cores, the frame of a character typed at
+/// 4096 words took 97 ms when both workers started in its task (its layout 52 ms, not 35, shared
+/// with them), and about 50 ms when they started after it. A temperature's frame is short:
+/// waiting for it only delayed the result (at 1024 words by 10–15 ms).
 fn pump_after_paint(lab: Lab) {
     request_animation_frame(move || {
         set_timeout(move || pump(lab), std::time::Duration::ZERO);
@@ -305,8 +312,9 @@ fn pump(lab: Lab) {
 /// Starts the newest request in the workers: checked here (an invalid one is answered at once;
 /// a long sentence typed at its end reuses the shown config's rows, so this costs a few
 /// milliseconds even at 4096 words), cut into units, [`UNITS_AHEAD`] handed to each worker. A
-/// quick job is sent in the task of the edit that asked for it; a long one from idle right after
-/// that edit's frame ([`pump_after_paint`]), so the frame does not share the processors with it.
+/// quick job is sent in the task of the edit that asked for it; a long one from idle, when the
+/// edit changed the sentence, right after that edit's frame ([`pump_after_paint`]), so the
+/// frame does not share the processors with it.
 fn send_next(lab: Lab) {
     let jobs = lab.cpu_jobs;
     if jobs.queued.with_value(Option::is_none) {

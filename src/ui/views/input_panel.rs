@@ -12,6 +12,12 @@ use attention_core::api::Request;
 /// chips would cost every layout of the page, and nobody reads them one by one).
 pub const MOST_CHIPS: usize = 512;
 
+/// From this many tokens a list surely fills its 12rem (about eight chips a row at most in the
+/// sidebar's 360 px: 16 rows or more, where 12rem holds 7), so it takes exactly that height and is laid out and painted apart
+/// from the page (`contain: strict`): at 1024 tokens that took 1.5 ms off each typed
+/// character's frame (benches/README.md), the text box beside it being laid out each time.
+pub const FULL_CHIPS: usize = 128;
+
 /// A token list as numbered chips: `tokens` are its first [`MOST_CHIPS`] (or all), `count`
 /// how many it has.
 #[component]
@@ -25,8 +31,9 @@ pub fn TokenChips(
         let n = count.get();
         (n > MOST_CHIPS).then(|| (lab.lang.get().text().more_tokens)(n - MOST_CHIPS, n))
     };
+    let full = move || count.get() >= FULL_CHIPS;
     view! {
-        <ol class="tokens" data-testid=test_id>
+        <ol class="tokens" class:full=full data-testid=test_id>
             {move || {
                 tokens
                     .get()
