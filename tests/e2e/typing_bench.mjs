@@ -2,10 +2,9 @@
 // from a typed character to the next painted frame, against the same in a bare text box styled as
 // the lab's (the floor: the browser's own cost of that text), the main thread's long tasks while
 // typing, the time from an edit (a character, then the temperature) to its result drawn (and the
-// longest task meanwhile), and the
-// page's memory (JavaScript heap, the app's and the worker's WebAssembly memory, and the renderer
-// process's resident size, which holds both). Not a test: it prints numbers (benches/README.md
-// keeps them).
+// longest task meanwhile), and the page's memory (JavaScript heap, the app's and the worker's
+// WebAssembly memory, and the renderer process's resident size, which holds both). Not a test: it
+// prints numbers (benches/README.md keeps them).
 //
 //   trunk build --release && node tests/e2e/typing_bench.mjs [characters a round] [rounds]
 //

@@ -41,7 +41,8 @@ pub const CANCEL_AFTER_MS: f64 = 150.0;
 /// page needs to show each character (on 2 cores, two busy workers made each typed character at
 /// 1024 tokens cost 47 ms instead of 22). An edit that finds them idle starts as soon as its own
 /// frame is painted when that edit changed the sentence ([`pump_after_paint`]), at once
-/// otherwise, however long its computation: nothing waits for its own sake. Jobs the workers finish within about a frame ([`FRAME_MS`]) never wait.
+/// otherwise, however long its computation: nothing waits for its own sake. Jobs the workers
+/// finish within about a frame ([`FRAME_MS`]) never wait.
 pub const QUIET_MS: u64 = 150;
 pub const FRAME_MS: f64 = 20.0;
 
@@ -174,12 +175,6 @@ pub fn schedule(lab: Lab, request: Request) {
         return;
     }
     let here = cells(&request) * jobs.rate.get_value();
-    // Whether this edit's frame lays out a changed sentence (the costly frames of a long input).
-    let retyped = jobs.done.with_untracked(|d| {
-        d.as_ref().is_none_or(|(r, _)| {
-            r.sentence != request.sentence || r.source_sentence != request.source_sentence
-        })
-    });
     // The workers are still on an earlier edit (computing it, or waiting for a pause).
     let typing = jobs.running.with_value(Option::is_some)
         || jobs.quiet.with_value(Option::is_some)
@@ -196,11 +191,24 @@ pub fn schedule(lab: Lab, request: Request) {
         start_workers(lab);
     }
     let quick = here / pool_size() as f64 <= FRAME_MS;
-    if quick || !jobs.in_worker() || (!typing && !retyped) {
+    if quick || !jobs.in_worker() {
         return pump(lab);
     }
     if !typing {
-        return pump_after_paint(lab);
+        // Only an edit of the sentence makes a costly frame (its text box laid out again).
+        let retyped = jobs.queued.with_value(|queued| {
+            jobs.done.with_untracked(|done| match (queued, done) {
+                (Some(new), Some((old, _))) => {
+                    new.sentence != old.sentence || new.source_sentence != old.source_sentence
+                }
+                _ => true,
+            })
+        });
+        return if retyped {
+            pump_after_paint(lab)
+        } else {
+            pump(lab)
+        };
     }
     // Typing: the running computation is stale, end it now; start once the edits pause.
     if jobs.running.with_value(Option::is_some) {

@@ -13,9 +13,10 @@ use attention_core::api::Request;
 pub const MOST_CHIPS: usize = 512;
 
 /// From this many tokens a list surely fills its 12rem (about eight chips a row at most in the
-/// sidebar's 360 px: 16 rows or more, where 12rem holds 7), so it takes exactly that height and is laid out and painted apart
-/// from the page (`contain: strict`): at 1024 tokens that took 1.5 ms off each typed
-/// character's frame (benches/README.md), the text box beside it being laid out each time.
+/// sidebar's 360 px: 16 rows or more, where 12rem holds 7), so it takes exactly that height and
+/// is laid out and painted apart from the page (`contain: strict`): at 1024 tokens that took
+/// 1.5 ms off each typed character's frame (benches/README.md), the text box beside it being
+/// laid out each time.
 pub const FULL_CHIPS: usize = 128;
 
 /// A token list as numbered chips: `tokens` are its first [`MOST_CHIPS`] (or all), `count`
