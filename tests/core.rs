@@ -557,6 +557,36 @@ fn fast_exp_matches_libm() {
     assert!(exp(1e6).is_finite());
 }
 
+/// The softmax's loop (in wasm, SIMD written out: eight lanes at a time, then four, then one)
+/// gives exactly the scalar exp of each element, whatever the length, and their sum.
+#[test]
+fn exp_shifted_is_the_scalar_exp_element_by_element() {
+    use attention_core::fastmath::{exp, exp_shifted};
+    for len in (0..=21).chain([64, 4093]) {
+        let xs: Vec<f32> = (0..len)
+            .map(|i| match i % 7 {
+                0 => f32::NEG_INFINITY,
+                1 => -90.0,
+                _ => -((i * 37 % 101) as f32) / 7.0,
+            })
+            .collect();
+        let mut out = vec![f32::NAN; len];
+        let sum = exp_shifted(&xs, 0.25, &mut out);
+        for (i, (&o, &x)) in out.iter().zip(&xs).enumerate() {
+            assert_eq!(
+                o.to_bits(),
+                exp(x - 0.25).to_bits(),
+                "len {len}, element {i}"
+            );
+        }
+        let reference: f64 = out.iter().map(|&v| f64::from(v)).sum();
+        assert!(
+            (sum - reference).abs() <= 1e-7 * reference.max(1e-30),
+            "len {len}: sum {sum} against {reference}"
+        );
+    }
+}
+
 #[test]
 fn fast_log2_matches_libm() {
     use attention_core::fastmath::log2;

@@ -8,7 +8,8 @@ use ndarray::Array2;
 
 use crate::attention::attend;
 use crate::flash::flash_attention;
-use crate::mask::Mask;
+use crate::mask::{Mask, MaskSpec};
+use crate::overview::{Overview, attend_overview};
 use crate::rng::SplitMix64;
 use crate::scoring::Scoring;
 
@@ -44,6 +45,13 @@ impl KernelCase {
         })
     }
 
+    /// The same case under a causal mask: each query sees the keys up to its own.
+    pub fn causal(mut self) -> Self {
+        let (n, m) = (self.q.nrows(), self.k.nrows());
+        self.mask = Mask::new_unchecked(MaskSpec::Causal, n, m);
+        self
+    }
+
     /// The floating-point operations of the two products, 2·n²·d each (the n² exponentials and
     /// the rest of the softmax are not counted).
     pub fn flops(&self) -> f64 {
@@ -61,6 +69,18 @@ impl KernelCase {
             &self.mask,
         )
         .output
+    }
+
+    /// The pass the page's workers make over a long head instead of the standard one: the same
+    /// output, and an overview of the n² matrices ([`attend_overview`]) instead of the matrices.
+    pub fn overview(&self) -> (Array2<f32>, Overview) {
+        attend_overview(
+            self.q.view(),
+            self.k.view(),
+            self.v.view(),
+            &self.scoring,
+            &self.mask,
+        )
     }
 
     /// FlashAttention in `block` × `block` tiles, no steps recorded.
@@ -90,6 +110,12 @@ mod tests {
         let standard = case.standard();
         for block in [1, 16, 64, 1000] {
             assert!(max_abs_diff(standard.view(), case.flash(block).view()) < 1e-5);
+        }
+        // The long head's pass and FlashAttention agree with the standard pass, masked or not.
+        for case in [case.clone(), case.causal()] {
+            let standard = case.standard();
+            assert!(max_abs_diff(standard.view(), case.overview().0.view()) < 1e-5);
+            assert!(max_abs_diff(standard.view(), case.flash(16).view()) < 1e-5);
         }
         assert!(KernelCase::new(0, 16, 0).is_none());
         assert!(KernelCase::new(MAX_N + 1, 16, 0).is_none());

@@ -4,11 +4,14 @@ use crate::kernel::{KernelCase, MAX_D, MAX_N};
 
 /// Issue 24's kernel measure ([`crate::kernel`]) as the page (`attentionLab.kernelBench`) and its
 /// workers run it: `options` is
-/// `{n, d, block, runs}` (defaults 1024, 64, 64, 10; runs 1 … 50), `now` a clock in
-/// milliseconds. Times the standard pass and FlashAttention `runs` times each on the seeded
-/// case, and returns `{ok, n, d, block, flops, kernels, standard_ms: […], flash_ms: […],
-/// sample: […]}` — `sample` the standard pass's first output values (at most 4096, row by row),
-/// so that two builds' numbers can be compared — or `{ok: false, error}`.
+/// `{n, d, block, runs, mask, overview}` (defaults 1024, 64, 64, 10, `"none"`, false; runs
+/// 1 … 50; mask `"none"` or `"causal"`), `now` a clock in milliseconds. Times the standard pass
+/// and FlashAttention `runs` times each on the seeded case, and returns `{ok, n, d, block, mask,
+/// flops, kernels, standard_ms: […], flash_ms: […], sample: […]}` — `sample` the standard pass's
+/// first output values (at most 4096, row by row), so that two builds' numbers can be compared;
+/// `flops` those of the two products without a mask — or `{ok: false, error}`. With `overview`,
+/// also `overview_ms`: the pass a page's worker makes over a long head instead of the standard
+/// one ([`KernelCase::overview`]), so that a unit's time can be split between its two passes.
 pub fn kernel_bench(options: &serde_json::Value, now: &dyn Fn() -> f64) -> serde_json::Value {
     use serde_json::json;
     let number = |name: &str, default: u64| {
@@ -26,9 +29,16 @@ pub fn kernel_bench(options: &serde_json::Value, now: &dyn Fn() -> f64) -> serde
     if !(1..=50).contains(&runs) || block == 0 {
         return json!({"ok": false, "error": "runs: 1 … 50; block: at least 1"});
     }
+    let mask = options.get("mask").and_then(serde_json::Value::as_str);
+    let causal = match mask {
+        None | Some("none") => false,
+        Some("causal") => true,
+        Some(_) => return json!({"ok": false, "error": r#"mask: "none" or "causal""#}),
+    };
     let Some(case) = KernelCase::new(n, d, 24) else {
         return json!({"ok": false, "error": format!("n: 1 … {MAX_N}, d: 1 … {MAX_D}")});
     };
+    let case = if causal { case.causal() } else { case };
     let time = |f: &dyn Fn()| {
         (0..runs)
             .map(|_| {
@@ -45,11 +55,19 @@ pub fn kernel_bench(options: &serde_json::Value, now: &dyn Fn() -> f64) -> serde
         std::hint::black_box(case.flash(block));
     });
     let sample: Vec<f32> = case.standard().iter().take(SAMPLE).copied().collect();
-    json!({
+    let mut result = json!({
         "ok": true, "n": n, "d": d, "block": block, "flops": case.flops(),
+        "mask": if causal { "causal" } else { "none" },
         "kernels": crate::gemm::kernels(), "standard_ms": standard_ms, "flash_ms": flash_ms,
         "sample": sample,
-    })
+    });
+    if options.get("overview").and_then(serde_json::Value::as_bool) == Some(true) {
+        result["overview_ms"] = time(&|| {
+            std::hint::black_box(case.overview());
+        })
+        .into();
+    }
+    result
 }
 
 /// How many output values [`bench`] returns.
@@ -78,5 +96,28 @@ mod tests {
             kernel_bench(&serde_json::json!({"runs": 51}), &now)["ok"],
             false
         );
+        assert_eq!(r["mask"], "none");
+        assert!(r.get("overview_ms").is_none());
+    }
+
+    #[test]
+    fn a_causal_case_and_the_long_head_pass_are_measured_when_asked() {
+        let clock = std::cell::Cell::new(0.0);
+        let now = || {
+            clock.set(clock.get() + 1.0);
+            clock.get()
+        };
+        let options =
+            serde_json::json!({"n": 40, "d": 8, "runs": 3, "mask": "causal", "overview": true});
+        let r = kernel_bench(&options, &now);
+        assert_eq!(r["mask"], "causal");
+        assert_eq!(r["overview_ms"], serde_json::json!([1.0, 1.0, 1.0]));
+        let causal = KernelCase::new(40, 8, 24).unwrap().causal().standard();
+        // The first query sees only itself: its output is its own value row, unlike unmasked.
+        assert_eq!(r["sample"][0].as_f64().unwrap() as f32, causal[[0, 0]]);
+        assert_eq!(causal.row(0), KernelCase::new(40, 8, 24).unwrap().v.row(0));
+        let refused = kernel_bench(&serde_json::json!({"mask": "window"}), &now);
+        assert_eq!(refused["ok"], false);
+        assert!(refused["error"].as_str().unwrap().contains("causal"));
     }
 }
