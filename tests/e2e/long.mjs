@@ -50,8 +50,28 @@ const waitShown = (tokens) =>
     { timeout: 90000 },
   );
 
+/** Whether the page's main column is marked long, and whether `selector`'s element is rendered
+ * (not inside a step skipped by `content-visibility: auto`). */
+const long = () => page.evaluate(() => document.querySelector('main.main').classList.contains('long'));
+const rendered = (selector) => page.evaluate((s) => document.querySelector(s).checkVisibility({ contentVisibilityAuto: true }), selector);
+
+/** Scrolls `locator` into view and waits until `canvas` in it is drawn. A long input's step
+ * comes out of `content-visibility: auto` a frame after it nears the screen, at its real height
+ * (it was a placeholder): what was inside it has moved, so it is scrolled to a second time; then
+ * its views, which draw only on screen, see that they are. */
+async function reveal(locator, canvas) {
+  await locator.scrollIntoViewIfNeeded();
+  await nextFrames(page);
+  await locator.scrollIntoViewIfNeeded();
+  await page.waitForFunction((s) => document.querySelector(s)?.width > 0, canvas, { timeout: 10000 });
+  await nextFrames(page);
+}
+
 test('typing during a long computation: every keystroke lands, no stale result is drawn', async () => {
   await open();
+  // A short sentence: every step is rendered, near the screen or not.
+  assert.equal(await long(), false);
+  assert.equal(await rendered('#section-flash > :first-child'), true);
   await show(sentence(4000));
   // Every token count the page shows from now on, frame by frame.
   await page.evaluate(() => {
@@ -109,9 +129,15 @@ test('typing during a long computation: every keystroke lands, no stale result i
 test('4096 tokens are shown as an overview, with a zoom moved by mouse and keyboard', async () => {
   await open();
   await show(sentence(4096));
-  const weights = page.locator('[data-stage=weights]');
-  await weights.scrollIntoViewIfNeeded();
+  // A long input's steps far from the screen are not rendered until they come near: at the top
+  // of the page, the tile player's step (the last) is skipped; scrolled to, it is drawn below.
+  assert.equal(await long(), true);
+  await page.evaluate(() => window.scrollTo(0, 0));
   await nextFrames(page);
+  assert.equal(await rendered('#section-flash > :first-child'), false);
+  assert.equal(await rendered('#section-tokens > :first-child'), true);
+  const weights = page.locator('[data-stage=weights]');
+  await reveal(weights, '[data-testid=heatmap-weights]');
   const overview = weights.locator('[data-testid=overview-weights]');
   assert.match(await overview.textContent(), /All 4096 × 4096 cells at once, in blocks of 16 × 16/);
   assert.match(await weights.locator('[data-testid=heatmap-weights-legend-note]').textContent(), /the largest of 16 × 16 cells/);
@@ -150,8 +176,8 @@ test('4096 tokens are shown as an overview, with a zoom moved by mouse and keybo
   assert.match(await page.textContent('[data-testid=head-view-note]'), /at most 512 tokens \(4096 here\)/);
   // The tile player replays the query block under the zoom (queries q0 + 16 …, blocks of 64).
   const flash = page.locator('[data-testid=flash-view]');
-  await flash.scrollIntoViewIfNeeded();
-  await nextFrames(page);
+  await reveal(flash, '[data-testid=flash-grid]');
+  assert.equal(await rendered('#section-flash > :first-child'), true);
   const blockNote = () => flash.locator('[data-testid=flash-block]').textContent();
   const zoomBlock = Math.floor((q0 + 16) / 64);
   assert.match(await blockNote(), new RegExp(`query block ${zoomBlock} \\(of blocks 0–63, numbered from 0 as the tiles are; queries ${zoomBlock * 64}–${zoomBlock * 64 + 63}\\)`));

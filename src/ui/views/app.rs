@@ -149,6 +149,12 @@ fn FullLab() -> impl IntoView {
             );
         }
     };
+    // A long input (a summarised trace: its heatmaps are tall scrolling sheets): the steps far
+    // from the screen are left unrendered until they come near (`.main.long .step`, main.css).
+    let long = Memo::new(move |_| {
+        lab.shown
+            .with(|t| t.as_ref().is_some_and(|t| t.0.is_summarised()))
+    });
     view! {
         <div class="lab" lang=move || lab.lang.get().code() class:controls-open=controls_open
             on:dragover=on_dragover on:dragleave=on_dragleave on:drop=on_drop
@@ -204,7 +210,7 @@ fn FullLab() -> impl IntoView {
                         <Controls />
                     </div>
                 </aside>
-                <main class="main">
+                <main class="main" class:long=long>
                     <Show when=move || lab.lesson.with(Option::is_some)
                         fallback=move || view! {
                             <Show when=move || lab.is_imported() fallback=|| view! { <Pipeline /> }>
