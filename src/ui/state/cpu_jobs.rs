@@ -510,6 +510,10 @@ fn check_complete(lab: Lab) {
     pump(lab);
 }
 
+/// Traced cells up to which a finished job's result is read and shown in one task (4 heads ×
+/// 1024²: about 15 ms of the page's thread here).
+pub const LAND_AT_ONCE_CELLS: f64 = (4 << 20) as f64;
+
 /// A finished job's result, read and shown in three tasks of the page's thread, each after the
 /// previous one, so that none is long when a long input's result lands (at 4096 tokens the whole
 /// took 95 ms in one task): the workers' parts read and assembled; the trace rebuilt from them;
@@ -519,7 +523,16 @@ fn land(lab: Lab, running: Running) {
     let jobs = lab.cpu_jobs;
     let stale =
         move || jobs.queued.with_value(Option::is_some) || jobs.running.with_value(Option::is_some);
-    let later = |f: Box<dyn FnOnce()>| set_timeout(f, std::time::Duration::ZERO);
+    // Up to LAND_AT_ONCE_CELLS the three steps run in one task: short enough, and each task
+    // given back to the browser let it paint a frame (26 ms at 1024 tokens) before the next.
+    let at_once = running.cells <= LAND_AT_ONCE_CELLS;
+    let later = move |f: Box<dyn FnOnce()>| {
+        if at_once {
+            f()
+        } else {
+            set_timeout(f, std::time::Duration::ZERO)
+        }
+    };
     later(Box::new(move || {
         if stale() {
             return;
