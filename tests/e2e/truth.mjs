@@ -36,16 +36,8 @@ async function open(query, { context = browser, ready = '[data-testid=token-chip
 
 /** The average brightness (0–255) of the drawn pixels of a canvas (transparent ones left out). */
 function inkOf(page, selector) {
-  return page.evaluate(async (selector) => {
-    let canvas = document.querySelector(selector);
-    if (canvas instanceof HTMLImageElement) {
-      // A picture (the row labels): drawn into a canvas of its own once it has loaded.
-      await canvas.decode();
-      const image = canvas;
-      canvas = document.createElement('canvas');
-      [canvas.width, canvas.height] = [image.width, image.height];
-      canvas.getContext('2d').drawImage(image, 0, 0, image.width, image.height);
-    }
+  return page.evaluate((selector) => {
+    const canvas = document.querySelector(selector);
     const data = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
     let sum = 0;
     let count = 0;
@@ -86,7 +78,7 @@ test('numbers reach the screen as typed, never as an f32 widened to f64', async 
 // Theme: opened light and switched to dark, every heatmap's labels stayed dark on dark.
 test('heatmap labels and colour bars follow the theme, chosen or from the system', async () => {
   const page = await open('theme=light');
-  const labels = '[data-stage=x] img.heatmap-rows';
+  const labels = '[data-stage=x] canvas.heatmap-rows';
   const legend = '[data-testid=heatmap-x-legend]';
   await page.locator(labels).scrollIntoViewIfNeeded();
   await nextFrames(page);

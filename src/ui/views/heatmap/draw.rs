@@ -164,59 +164,6 @@ pub fn row_labels(
     Ok(())
 }
 
-/// The row labels as an SVG picture of `layout.left` × the grid's height, the same text where
-/// [`row_labels`] draws it. The page shows them as an image, not a canvas: Chromium gives every
-/// canvas a composited layer of its own, and a long matrix's tall label canvases (43 × 5120 px at
-/// 1024 tokens) cost each typed character's frame about a millisecond (benches/README.md); an
-/// image is painted with the page, only where it is seen, and sharp at any zoom.
-pub fn row_labels_svg(layout: &Layout, ink: &str) -> String {
-    use std::fmt::Write;
-    let (width, height) = (layout.left, layout.grid_height());
-    let half = MIN_LABELLED_CELL / 2.0;
-    let inside = |at: f64| at.clamp(half, (height - half).max(half));
-    // The canvas's font families (their quotes are single: the attribute's are double).
-    let family = FONT.trim_start_matches("12px ");
-    let mut svg = format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" \
-         viewBox=\"0 0 {width} {height}\"><g font-family=\"{family}\" font-size=\"12\" \
-         fill=\"{}\" text-anchor=\"end\" dominant-baseline=\"central\">",
-        escape_xml(ink)
-    );
-    for (i, label) in layout
-        .key
-        .row_labels
-        .iter()
-        .enumerate()
-        .step_by(layout.label_every)
-    {
-        let y = inside((i as f64 + 0.5) * layout.cell);
-        let _ = write!(
-            svg,
-            "<text x=\"{}\" y=\"{y}\">{}</text>",
-            width - 5.0,
-            escape_xml(&short(label))
-        );
-    }
-    svg.push_str("</g></svg>");
-    svg
-}
-
-/// `text` with XML's five special characters escaped.
-fn escape_xml(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
 /// The column labels, upright or turned, in the `layout.top` pixels above (x, y) + top.
 pub fn column_labels(
     ctx: &CanvasRenderingContext2d,

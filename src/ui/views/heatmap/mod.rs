@@ -92,33 +92,7 @@ pub fn Heatmap(
     on_choose: Option<Callback<(usize, usize)>>,
 ) -> impl IntoView {
     let grid = NodeRef::<leptos::html::Canvas>::new();
-    let rows_image = NodeRef::<leptos::html::Img>::new();
-    // The row labels' picture (a blob URL of [`draw::row_labels_svg`]), given back when replaced.
-    let rows_url = StoredValue::new_local(None::<String>);
-    let show_rows = move |image: &web_sys::HtmlElement, picture: Option<(String, f64, f64)>| {
-        if let Some(old) = rows_url.try_update_value(Option::take).flatten() {
-            let _ = web_sys::Url::revoke_object_url(&old);
-        }
-        match picture.map(|(svg, w, h)| (svg_url(&svg), w, h)) {
-            Some((Ok(url), width, height)) => {
-                let _ = image.set_attribute("src", &url);
-                let _ =
-                    image.set_attribute("style", &format!("width: {width}px; height: {height}px"));
-                rows_url.set_value(Some(url));
-            }
-            // Without a picture (none wanted, or the browser refused the blob): no labels, and
-            // no room taken (the image stays in its place in the sheet's grid).
-            _ => {
-                let _ = image.remove_attribute("src");
-                let _ = image.set_attribute("style", NO_ROW_LABELS);
-            }
-        }
-    };
-    on_cleanup(move || {
-        if let Some(url) = rows_url.try_update_value(Option::take).flatten() {
-            let _ = web_sys::Url::revoke_object_url(&url);
-        }
-    });
+    let rows_canvas = NodeRef::<leptos::html::Canvas>::new();
     let cols_canvas = NodeRef::<leptos::html::Canvas>::new();
     let legend_canvas = NodeRef::<leptos::html::Canvas>::new();
     let scroller = NodeRef::<leptos::html::Div>::new();
@@ -140,9 +114,9 @@ pub fn Heatmap(
         let scheme = look.theme.get();
         let lang = look.lang.get();
         let available = width.get().unwrap_or(560.0);
-        let (Some(grid), Some(rows_image), Some(cols_canvas), Some(legend_canvas)) = (
+        let (Some(grid), Some(rows_canvas), Some(cols_canvas), Some(legend_canvas)) = (
             grid.get(),
-            rows_image.get(),
+            rows_canvas.get(),
             cols_canvas.get(),
             legend_canvas.get(),
         ) else {
@@ -152,10 +126,9 @@ pub fn Heatmap(
         let result = data.with(|data| {
             let Some(data) = data else {
                 // Nothing to show (a step without a tile): empty canvases, not a stale picture.
-                for canvas in [&grid, &cols_canvas, &legend_canvas] {
+                for canvas in [&grid, &rows_canvas, &cols_canvas, &legend_canvas] {
                     draw::size_canvas(canvas, 0.0, 0.0, 1.0)?;
                 }
-                show_rows(&rows_image, None);
                 layout.set(None);
                 return Ok(());
             };
@@ -185,16 +158,14 @@ pub fn Heatmap(
             let current = if let Some(previous) = previous {
                 previous
             } else {
-                let measure = draw::size_canvas(&cols_canvas, 1.0, 1.0, 1.0)?;
+                let measure = draw::size_canvas(&rows_canvas, 1.0, 1.0, 1.0)?;
                 let new = Layout::new(key, |text| {
                     measure.measure_text(text).map_or(0.0, |m| m.width())
                 });
-                if compact {
-                    show_rows(&rows_image, None);
-                } else {
+                if !compact {
                     let ink = ink();
-                    let svg = draw::row_labels_svg(&new, &ink);
-                    show_rows(&rows_image, Some((svg, new.left, new.grid_height())));
+                    let ctx = draw::size_canvas(&rows_canvas, new.left, new.grid_height(), ratio)?;
+                    draw::row_labels(&ctx, &new, &ink, (0.0, 0.0))?;
                     let ctx = draw::size_canvas(&cols_canvas, new.grid_width(), new.top, ratio)?;
                     draw::column_labels(&ctx, &new, &ink, (0.0, 0.0))?;
                 }
@@ -319,7 +290,7 @@ pub fn Heatmap(
                 <div class="heatmap-sheet" style=sheet_style>
                     <div class="heatmap-corner" aria-hidden="true"></div>
                     <canvas class="heatmap-cols" node_ref=cols_canvas aria-hidden="true" width="0" height="0"></canvas>
-                    <img class="heatmap-rows" node_ref=rows_image aria-hidden="true" alt="" style=NO_ROW_LABELS />
+                    <canvas class="heatmap-rows" node_ref=rows_canvas aria-hidden="true" width="0" height="0"></canvas>
                     <div class="heatmap-grid">
                         <canvas
                             class="heatmap-cells"
@@ -353,18 +324,6 @@ pub fn Heatmap(
             </Show>
         </div>
     }
-}
-
-/// The row labels' image while it shows none.
-const NO_ROW_LABELS: &str = "width: 0; height: 0; visibility: hidden";
-
-/// A blob URL of an SVG picture.
-fn svg_url(svg: &str) -> Result<String, wasm_bindgen::JsValue> {
-    let parts = js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(svg));
-    let options = web_sys::BlobPropertyBag::new();
-    options.set_type("image/svg+xml");
-    let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &options)?;
-    web_sys::Url::create_object_url_with_blob(&blob)
 }
 
 /// What the colour bar shows, in words (for screen readers and tests).
