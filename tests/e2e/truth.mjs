@@ -34,10 +34,20 @@ async function open(query, { context = browser, ready = '[data-testid=token-chip
   return page;
 }
 
-/** The average brightness (0–255) of the drawn pixels of a canvas (transparent ones left out). */
+/** The average brightness (0–255) of the drawn pixels of a canvas or an image (transparent ones
+ * left out); -1 where nothing is drawn. */
 function inkOf(page, selector) {
-  return page.evaluate((selector) => {
-    const canvas = document.querySelector(selector);
+  return page.evaluate(async (selector) => {
+    let canvas = document.querySelector(selector);
+    if (canvas instanceof HTMLImageElement) {
+      // A picture (the row labels): drawn into a canvas of its own once it has loaded.
+      const image = canvas;
+      if (!image.currentSrc) return -1;
+      await image.decode();
+      canvas = document.createElement('canvas');
+      [canvas.width, canvas.height] = [image.naturalWidth, image.naturalHeight];
+      canvas.getContext('2d').drawImage(image, 0, 0);
+    }
     const data = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
     let sum = 0;
     let count = 0;
@@ -49,6 +59,17 @@ function inkOf(page, selector) {
     }
     return count ? sum / count : -1;
   }, selector);
+}
+
+/** Reads `measure()` until `good` holds of it (a picture that is encoded and decoded a moment
+ * after its view was drawn), at most 5 s; returns the last reading. */
+async function settled(measure, good) {
+  const end = Date.now() + 5000;
+  for (;;) {
+    const value = await measure();
+    if (good(value) || Date.now() > end) return value;
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }
 
 /** Waits until the trained model has loaded and run. */
@@ -78,17 +99,19 @@ test('numbers reach the screen as typed, never as an f32 widened to f64', async 
 // Theme: opened light and switched to dark, every heatmap's labels stayed dark on dark.
 test('heatmap labels and colour bars follow the theme, chosen or from the system', async () => {
   const page = await open('theme=light');
-  const labels = '[data-stage=x] canvas.heatmap-rows';
+  const labels = '[data-stage=x] img.heatmap-rows';
   const legend = '[data-testid=heatmap-x-legend]';
-  await page.locator(labels).scrollIntoViewIfNeeded();
+  await page.locator('[data-testid=heatmap-x]').scrollIntoViewIfNeeded();
   await nextFrames(page);
-  const light = { labels: await inkOf(page, labels), legend: await inkOf(page, legend) };
-  assert.ok(light.labels >= 0 && light.labels < 110, `dark ink on light: ${light.labels}`);
+  const dim = (ink) => ink >= 0 && ink < 110;
+  const bright = (ink) => ink > 150;
+  const light = { labels: await settled(() => inkOf(page, labels), dim), legend: await inkOf(page, legend) };
+  assert.ok(dim(light.labels), `dark ink on light: ${light.labels}`);
   await page.click('[data-testid=theme-toggle]'); // dark
   await page.waitForFunction(() => document.documentElement.dataset.theme === 'dark');
   await nextFrames(page);
   await nextFrames(page);
-  const dark = { labels: await inkOf(page, labels), legend: await inkOf(page, legend) };
+  const dark = { labels: await settled(() => inkOf(page, labels), bright), legend: await inkOf(page, legend) };
   assert.ok(dark.labels > 150, `light ink on dark: ${dark.labels}`);
   assert.ok(dark.legend > light.legend, `the colour bar's numbers too: ${JSON.stringify({ light, dark })}`);
   await page.close();
@@ -96,13 +119,13 @@ test('heatmap labels and colour bars follow the theme, chosen or from the system
   // "auto" follows the system when it switches while the page is open.
   const context = await launch({ viewport: { width: 1400, height: 1000 }, colorScheme: 'light' });
   const auto = await open('', { context });
-  await auto.locator(labels).scrollIntoViewIfNeeded();
+  await auto.locator('[data-testid=heatmap-x]').scrollIntoViewIfNeeded();
   await nextFrames(auto);
-  const before = await inkOf(auto, labels);
+  const before = await settled(() => inkOf(auto, labels), dim);
   await auto.emulateMedia({ colorScheme: 'dark' });
   await nextFrames(auto);
   await nextFrames(auto);
-  const after = await inkOf(auto, labels);
+  const after = await settled(() => inkOf(auto, labels), bright);
   assert.ok(before < 110 && after > 150, `auto: ${before} → ${after}`);
   await context.close();
 });

@@ -190,17 +190,34 @@ async fn legends_show_both_ends_and_cells_stay_readable() {
         scroller.scroll_width() > scroller.client_width(),
         "wide matrices scroll"
     );
-    let rows = x
-        .closest(".heatmap-sheet")
+    // The row labels are drawn on a canvas and, left alone, become a picture in its place (an
+    // image, not a canvas: heatmap/row_picture.rs), as tall as the cells.
+    let sheet = x.closest(".heatmap-sheet").unwrap().unwrap();
+    let canvas: web_sys::HtmlCanvasElement = sheet
+        .query_selector("canvas.heatmap-rows")
         .unwrap()
         .unwrap()
-        .query_selector(".heatmap-rows")
+        .unchecked_into();
+    let picture: web_sys::HtmlImageElement = sheet
+        .query_selector("img.heatmap-rows")
         .unwrap()
-        .unwrap();
-    let rows: web_sys::HtmlCanvasElement = rows.unchecked_into();
+        .unwrap()
+        .unchecked_into();
+    until("the row labels become a picture", || {
+        picture.current_src().starts_with("blob:")
+            && picture.complete()
+            && canvas.get_bounding_client_rect().height() == 0.0
+    })
+    .await;
+    assert_eq!(canvas.width(), 0, "the canvas gives back its pixels");
     assert!(
-        (rows.get_bounding_client_rect().height() - height).abs() < 1.0,
-        "a label for every row"
+        (picture.get_bounding_client_rect().height() - height).abs() < 1.0,
+        "a label for every row: {} px for {height} px of cells",
+        picture.get_bounding_client_rect().height()
+    );
+    assert!(
+        (picture.natural_width() as f64 - picture.get_bounding_client_rect().width()).abs() < 1.0,
+        "the picture at its own size, not stretched"
     );
     drop(app);
 }

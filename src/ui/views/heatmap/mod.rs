@@ -12,6 +12,7 @@
 
 mod cursor;
 mod draw;
+mod row_picture;
 mod table;
 mod tools;
 
@@ -24,6 +25,7 @@ use crate::ui::i18n::Lang;
 use crate::ui::model::matrix::{MatrixView, Span};
 use crate::ui::model::theme::Theme;
 use draw::{Layout, LayoutKey};
+use row_picture::RowLabels;
 use table::MatrixTable;
 use tools::HeatmapTools;
 
@@ -93,6 +95,13 @@ pub fn Heatmap(
 ) -> impl IntoView {
     let grid = NodeRef::<leptos::html::Canvas>::new();
     let rows_canvas = NodeRef::<leptos::html::Canvas>::new();
+    let rows_image = NodeRef::<leptos::html::Img>::new();
+    let row_labels = StoredValue::new_local(RowLabels::default());
+    on_cleanup(move || {
+        if let Some(labels) = row_labels.try_get_value() {
+            labels.release();
+        }
+    });
     let cols_canvas = NodeRef::<leptos::html::Canvas>::new();
     let legend_canvas = NodeRef::<leptos::html::Canvas>::new();
     let scroller = NodeRef::<leptos::html::Div>::new();
@@ -114,21 +123,30 @@ pub fn Heatmap(
         let scheme = look.theme.get();
         let lang = look.lang.get();
         let available = width.get().unwrap_or(560.0);
-        let (Some(grid), Some(rows_canvas), Some(cols_canvas), Some(legend_canvas)) = (
+        let (
+            Some(grid),
+            Some(rows_canvas),
+            Some(rows_image),
+            Some(cols_canvas),
+            Some(legend_canvas),
+        ) = (
             grid.get(),
             rows_canvas.get(),
+            rows_image.get(),
             cols_canvas.get(),
             legend_canvas.get(),
-        ) else {
+        )
+        else {
             return;
         };
         let start = now_ms();
         let result = data.with(|data| {
             let Some(data) = data else {
                 // Nothing to show (a step without a tile): empty canvases, not a stale picture.
-                for canvas in [&grid, &rows_canvas, &cols_canvas, &legend_canvas] {
+                for canvas in [&grid, &cols_canvas, &legend_canvas] {
                     draw::size_canvas(canvas, 0.0, 0.0, 1.0)?;
                 }
+                row_labels.with_value(|labels| labels.hide(&rows_canvas, &rows_image));
                 layout.set(None);
                 return Ok(());
             };
@@ -158,14 +176,16 @@ pub fn Heatmap(
             let current = if let Some(previous) = previous {
                 previous
             } else {
+                let labels = row_labels.get_value();
                 let measure = draw::size_canvas(&rows_canvas, 1.0, 1.0, 1.0)?;
                 let new = Layout::new(key, |text| {
                     measure.measure_text(text).map_or(0.0, |m| m.width())
                 });
-                if !compact {
+                if compact {
+                    labels.hide(&rows_canvas, &rows_image);
+                } else {
                     let ink = ink();
-                    let ctx = draw::size_canvas(&rows_canvas, new.left, new.grid_height(), ratio)?;
-                    draw::row_labels(&ctx, &new, &ink, (0.0, 0.0))?;
+                    labels.show(&rows_canvas, &rows_image, &new, &ink, ratio)?;
                     let ctx = draw::size_canvas(&cols_canvas, new.grid_width(), new.top, ratio)?;
                     draw::column_labels(&ctx, &new, &ink, (0.0, 0.0))?;
                 }
@@ -291,6 +311,8 @@ pub fn Heatmap(
                     <div class="heatmap-corner" aria-hidden="true"></div>
                     <canvas class="heatmap-cols" node_ref=cols_canvas aria-hidden="true" width="0" height="0"></canvas>
                     <canvas class="heatmap-rows" node_ref=rows_canvas aria-hidden="true" width="0" height="0"></canvas>
+                    <img class="heatmap-rows" node_ref=rows_image aria-hidden="true" alt="" decoding="async"
+                        style=row_picture::IMAGE_STYLE />
                     <div class="heatmap-grid">
                         <canvas
                             class="heatmap-cells"
