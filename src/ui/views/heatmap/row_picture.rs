@@ -1,11 +1,11 @@
-//! A heatmap's row labels: drawn on a canvas at once, and turned into a picture (an `<img>`) as
-//! soon as they stop changing.
+//! A heatmap's row labels: drawn on a canvas at once, and turned into a picture (an `<img>`) once
+//! they have been left alone for a moment.
 //!
 //! Why a picture: Chromium gives every canvas in the page a composited layer of its own and,
 //! without a GPU, copies each one's pixels into every frame it commits. A long matrix's label
 //! strip is as tall as its cells (43 × 5120 px at 1024 tokens), and six such canvases cost each
-//! typed character's frame about a millisecond (benches/README.md). An image is painted with the page and
-//! rastered only where it is seen.
+//! typed character's frame about a millisecond (benches/README.md). An image is painted with the
+//! page and rastered only where it is seen.
 //!
 //! Why a canvas first: a picture costs its making. Encoding one takes a few milliseconds of the
 //! page's thread and decoding it more on the browser's others; at 256 tokens, where every typed
