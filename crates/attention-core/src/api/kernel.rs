@@ -78,13 +78,18 @@ mod tests {
     use super::*;
     use crate::kernel::KernelCase;
 
-    #[test]
-    fn the_harness_times_each_run_and_refuses_sizes_it_does_not_take() {
+    /// A clock that moves on by one millisecond each time it is read: every run takes 1 ms.
+    fn ticking_clock() -> impl Fn() -> f64 {
         let clock = std::cell::Cell::new(0.0);
-        let now = || {
+        move || {
             clock.set(clock.get() + 1.0);
             clock.get()
-        };
+        }
+    }
+
+    #[test]
+    fn the_harness_times_each_run_and_refuses_sizes_it_does_not_take() {
+        let now = ticking_clock();
         let r = kernel_bench(&serde_json::json!({"n": 70, "d": 9, "runs": 2}), &now);
         assert_eq!(r["standard_ms"], serde_json::json!([1.0, 1.0]));
         assert_eq!(r["sample"].as_array().unwrap().len(), 70 * 9);
@@ -102,11 +107,7 @@ mod tests {
 
     #[test]
     fn a_causal_case_and_the_long_head_pass_are_measured_when_asked() {
-        let clock = std::cell::Cell::new(0.0);
-        let now = || {
-            clock.set(clock.get() + 1.0);
-            clock.get()
-        };
+        let now = ticking_clock();
         let options =
             serde_json::json!({"n": 40, "d": 8, "runs": 3, "mask": "causal", "overview": true});
         let r = kernel_bench(&options, &now);
