@@ -82,7 +82,8 @@ impl RowLabels {
         self.drop_picture(image);
     }
 
-    /// Gives back the picture's URL: the heatmap is gone.
+    /// Drops any picture still being made and gives back the one kept: the heatmap is gone, or
+    /// (through [`Self::drop_picture`]) its labels are drawn anew.
     pub fn release(&self) {
         self.0.borrow_mut().drawn += 1;
         self.replace_url(None);
@@ -95,10 +96,9 @@ impl RowLabels {
 
     /// Hides the picture and forgets it (labels are drawn anew, or none are wanted).
     fn drop_picture(&self, image: &HtmlImageElement) {
-        self.0.borrow_mut().drawn += 1;
         let _ = image.remove_attribute("srcset");
         let _ = image.set_attribute("style", HIDDEN);
-        self.replace_url(None);
+        self.release();
     }
 
     /// Encodes the canvas (off the page's thread), then loads and decodes the picture, then shows
