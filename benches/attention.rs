@@ -3,7 +3,7 @@
 //!   (seq_len, d_model, n_heads) = (64, 64, 4), (128, 128, 8), (512, 512, 8);
 //! - the untraced outputs (standard in row chunks + flash) at (4096, 64, 4), with the peak heap
 //!   memory it allocates, measured by a counting allocator;
-//! - the trained model's forward pass at 128 characters (assets/model);
+//! - the trained model's forward pass at 128 characters (assets/gpt2);
 //! - one generated character with and without the KV cache, for both trained models, at 16 to
 //!   250 cached characters;
 //! - the same trace and outputs on the machine's GPU through wgpu (lavapipe, a software Vulkan,
@@ -17,7 +17,7 @@ mod native {
     use std::hint::black_box;
     use std::sync::atomic::{AtomicUsize, Ordering};
 
-    use attention_core::flash::flash_attention;
+    use attention_core::math::flash::flash_attention;
     use attention_core::{
         Config, Input, Params, compute_outputs, compute_parts_with, compute_trace,
     };
@@ -91,19 +91,19 @@ mod native {
         group.finish();
     }
 
-    /// The trained model (assets/model): a forward pass with every intermediate at 128
+    /// The trained model (assets/gpt2): a forward pass with every intermediate at 128
     /// characters, and one layer traced again with FlashAttention's steps.
     pub fn model(c: &mut Criterion) {
-        let gpt = attention_core::api::load_model(
-            include_bytes!("../assets/model/model.safetensors"),
-            include_str!("../assets/model/config.json"),
-            include_str!("../assets/model/vocab.json"),
+        let gpt = attention_core::models::Model::from_files(
+            include_bytes!("../assets/gpt2/model.safetensors"),
+            include_str!("../assets/gpt2/config.json"),
+            include_str!("../assets/gpt2/vocab.json"),
         )
         .expect("the shipped model loads");
         let text = "The cat sat on the mat because it was tired. 猫坐在垫子上，因为它累了。";
         let sentence: String = text.repeat(4).chars().take(128).collect();
         let (tokens, ids): (Vec<String>, Vec<u32>) = gpt.tokenize(&sentence).into_iter().unzip();
-        let run = attention_core::gpt::GptRun::default();
+        let run = attention_core::models::ModelRun::default();
         let mut group = c.benchmark_group("model");
         group.bench_function("forward 128 characters", |b| {
             b.iter(|| gpt.forward(black_box(&tokens), black_box(&ids), &run))
@@ -121,19 +121,19 @@ mod native {
     /// positions) and without (the whole text of n + 1 characters again), for both trained
     /// models at several lengths: the two curves of the KV-cache chapter.
     pub fn decode(c: &mut Criterion) {
-        use attention_core::generate::KvCache;
+        use attention_core::models::generate::KvCache;
         let models = [
             (
                 "gpt2",
-                attention_core::api::load_model(
-                    include_bytes!("../assets/model/model.safetensors"),
-                    include_str!("../assets/model/config.json"),
-                    include_str!("../assets/model/vocab.json"),
+                attention_core::models::Model::from_files(
+                    include_bytes!("../assets/gpt2/model.safetensors"),
+                    include_str!("../assets/gpt2/config.json"),
+                    include_str!("../assets/gpt2/vocab.json"),
                 ),
             ),
             (
                 "llama",
-                attention_core::api::load_model(
+                attention_core::models::Model::from_files(
                     include_bytes!("../assets/llama/model.safetensors"),
                     include_str!("../assets/llama/config.json"),
                     include_str!("../assets/llama/vocab.json"),
@@ -151,7 +151,7 @@ mod native {
                 .map(|(_, id)| id)
                 .collect();
             for n in [16, 64, 120, 250] {
-                if n >= model.shape.n_positions {
+                if n >= model.config.context {
                     continue;
                 }
                 let mut cache = KvCache::new(&model);
@@ -192,13 +192,14 @@ mod native {
         group.finish();
     }
 
-    /// Issue 24's kernel measure (`attention_core::kernel`, which the page's harness times too):
+    /// Issue 24's kernel measure (`attention_core::pipeline::kernel_case`, which the page's harness times too):
     /// one head, n = 1024, d_k = 64, no mask, QKᵀ + softmax + ·V, in floating-point operations
     /// per second (criterion's "elem/s": 2·n²·d for each product). The standard pass, and
     /// FlashAttention's tiles of 16 × 16 (as everywhere here) and 64 × 64.
     pub fn kernel(c: &mut Criterion) {
         let (n, d) = (1024, 64);
-        let case = attention_core::kernel::KernelCase::new(n, d, 24).expect("in range");
+        let case =
+            attention_core::pipeline::kernel_case::KernelCase::new(n, d, 24).expect("in range");
         let mut group = c.benchmark_group("kernel");
         group.sample_size(20);
         group.throughput(criterion::Throughput::Elements(case.flops() as u64));
@@ -273,7 +274,7 @@ mod native {
         });
         group.bench_function(format!("overview head {seq_len}x{d_k}"), |b| {
             b.iter(|| {
-                attention_core::overview::attend_overview(
+                attention_core::pipeline::overview::attend_overview(
                     q,
                     k,
                     v,

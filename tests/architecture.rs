@@ -1,7 +1,14 @@
 //! The layering rules of ARCHITECTURE.md: which crate may depend on which (read from the
-//! manifests), and which module of the app may use what (read from the source text).
+//! manifests); that no file uses itself through others (no import circles, in any crate); that
+//! each folder of the core and each layer of the UI uses only those before it (read from the
+//! source text, [`graph`]); and the house rules on the UI's files (their length, their language).
 
 #![cfg(not(target_arch = "wasm32"))]
+
+#[path = "architecture/graph.rs"]
+mod graph;
+
+use graph::{Crate, Edge};
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -134,12 +141,127 @@ fn the_worker_links_the_core_and_no_ui() {
     );
 }
 
+/// The crates of the workspace: the source folder and the root file of each.
+const CRATES: [(&str, &str); 5] = [
+    ("src", "lib.rs"),
+    ("crates/attention-core/src", "lib.rs"),
+    ("crates/attention-gpu/src", "lib.rs"),
+    ("crates/attention-trace/src", "main.rs"),
+    ("crates/attention-worker/src", "lib.rs"),
+];
+
+fn read(src: &str, root_file: &str) -> Crate {
+    Crate::read(&root(), src, root_file)
+}
+
+fn describe(krate: &Crate, edges: &[Edge]) -> String {
+    edges
+        .iter()
+        .map(|e| {
+            format!(
+                "  {} uses {} ({})",
+                krate.path_of(&e.from),
+                krate.path_of(&e.to),
+                e.via
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 #[test]
-fn only_the_api_module_of_the_core_knows_json() {
+fn no_file_uses_itself_through_others() {
+    let mut found = Vec::new();
+    for (src, root_file) in CRATES {
+        let krate = read(src, root_file);
+        assert!(!krate.files.is_empty(), "{src}: no files read");
+        for circle in krate.circles() {
+            found.push(format!("a circle in {src}:\n{}", describe(&krate, &circle)));
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "move the shared piece below both:\n{}",
+        found.join("\n")
+    );
+}
+
+/// Fails on every edge from a module in `layers[i]` to one in `layers[j]` with j > i: each layer
+/// uses only those before it. `layer_of` says which layer a module is in (`None`: not layered,
+/// such as the crate's root, which composes them).
+fn assert_layered(krate: &Crate, layers: &[&str], layer_of: impl Fn(&[String]) -> Option<String>) {
+    let index = |module: &[String]| {
+        let layer = layer_of(module)?;
+        let i = layers.iter().position(|&l| l == layer);
+        assert!(i.is_some(), "{layer}: not one of the layers {layers:?}");
+        i
+    };
+    let reaching_up: Vec<Edge> = krate
+        .edges()
+        .into_iter()
+        .filter(|e| matches!((index(&e.from), index(&e.to)), (Some(a), Some(b)) if b > a))
+        .collect();
+    assert!(
+        reaching_up.is_empty(),
+        "each layer ({}) uses only those before it:\n{}",
+        layers.join(" < "),
+        describe(krate, &reaching_up)
+    );
+}
+
+/// The core's folders, in order (lib.rs, their root, composes them).
+const CORE: [&str; 6] = ["math", "pipeline", "io", "models", "teaching", "api"];
+
+#[test]
+fn each_folder_of_the_core_uses_only_those_before_it() {
+    let krate = read("crates/attention-core/src", "lib.rs");
+    for folder in CORE {
+        assert!(
+            krate
+                .files
+                .keys()
+                .any(|m| m.first().is_some_and(|f| f == folder)),
+            "no folder {folder}"
+        );
+    }
+    assert!(
+        krate
+            .files
+            .keys()
+            .all(|m| m.is_empty() || CORE.contains(&m[0].as_str())),
+        "every module of the core is in one of {CORE:?}"
+    );
+    assert_layered(&krate, &CORE, |m| m.first().cloned());
+}
+
+/// The UI's layers, in order (ui/mod.rs composes them).
+const UI: [&str; 6] = ["i18n", "logic", "browser", "state", "bridge", "views"];
+
+#[test]
+fn each_layer_of_the_ui_uses_only_those_before_it() {
+    let krate = read("src", "lib.rs");
+    for layer in UI {
+        assert!(
+            krate
+                .files
+                .contains_key(&vec!["ui".to_string(), layer.to_string()]),
+            "no layer ui::{layer}"
+        );
+    }
+    assert_layered(&krate, &UI, |m| match m {
+        [ui, layer, ..] if ui == "ui" => Some(layer.clone()),
+        _ => None,
+    });
+}
+
+#[test]
+fn only_the_cores_file_formats_and_api_know_json() {
+    // The mathematics, the pipeline, the models and the lessons are plain Rust: JSON is read
+    // where users' files are read (`io`) and written where the CLI and the page talk (`api`).
     assert_no_mentions(
         "crates/attention-core/src",
         &["serde", "serde_json"],
-        |path| path.contains("/api/"),
+        |path| path.contains("/api/") || path.contains("/io/"),
     );
 }
 
@@ -152,28 +274,74 @@ const BROWSER: [&str; 5] = [
 ];
 
 #[test]
-fn the_ui_model_and_i18n_are_pure() {
-    // What each view shows and every sentence it says are tested natively: no browser, no
-    // reactive framework, and nothing from the layers above.
-    let mut forbidden = BROWSER.to_vec();
-    forbidden.extend(["crate::ui::state", "crate::ui::views", "crate::ui::browser"]);
-    assert_no_mentions("src/ui/model", &forbidden, |_| false);
-    forbidden.push("crate::ui::model");
-    assert_no_mentions("src/ui/i18n", &forbidden, |_| false);
+fn the_ui_logic_and_i18n_are_pure() {
+    // What each view shows and every sentence it says are tested natively: no browser and no
+    // reactive framework (the layers above them are checked by the layering test).
+    assert_no_mentions("src/ui/logic", &BROWSER, |_| false);
+    assert_no_mentions("src/ui/i18n", &BROWSER, |_| false);
+}
+
+/// Files of the UI that are content or generated data, not code to read: the sentences of both
+/// languages, and the colour maps' tables.
+fn is_content(path: &str) -> bool {
+    path.contains("/ui/i18n/") || path.ends_with("colormap_data.rs")
 }
 
 #[test]
-fn state_and_browser_glue_never_reach_into_views() {
-    assert_no_mentions(
-        "src/ui/state",
-        &["crate::ui::views", "web_sys", "js_sys"],
-        |_| false,
+fn no_ui_file_is_over_500_lines() {
+    let long: Vec<String> = sources(&root().join("src/ui"))
+        .into_iter()
+        .filter(|(path, _)| !is_content(path))
+        .map(|(path, text)| (path, text.lines().count()))
+        .filter(|&(_, lines)| lines > 500)
+        .map(|(path, lines)| format!("  {path}: {lines} lines"))
+        .collect();
+    assert!(
+        long.is_empty(),
+        "split these by what they hold:\n{}",
+        long.join("\n")
     );
-    assert_no_mentions("src/ui/browser", &["crate::ui::views"], |_| false);
+}
+
+#[test]
+fn every_chinese_sentence_of_the_ui_is_in_i18n() {
+    // A sentence in code is one a translator never sees: Chinese (example sentences included)
+    // lives in i18n beside its English. Tests may hold Chinese test data.
+    let han =
+        |c: char| ('\u{4e00}'..='\u{9fff}').contains(&c) || ('\u{3400}'..='\u{4dbf}').contains(&c);
+    let mut found = Vec::new();
+    for (path, text) in sources(&root().join("src/ui")) {
+        if is_content(&path) {
+            continue;
+        }
+        let code = strip_tests(&text);
+        for (number, line) in code.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            if code.chars().any(han) {
+                found.push(format!("  {path}:{}: {}", number + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "move these to src/ui/i18n:\n{}",
+        found.join("\n")
+    );
+}
+
+/// `text` with its `#[cfg(test)]` module blanked (lines kept, so that numbers stay right).
+fn strip_tests(text: &str) -> String {
+    match text.find("#[cfg(test)]") {
+        Some(at) => {
+            let tail: String = text[at..].lines().map(|_| "\n").collect();
+            format!("{}{tail}", &text[..at])
+        }
+        None => text.to_string(),
+    }
 }
 
 #[test]
 fn the_ui_reaches_its_siblings_by_absolute_paths() {
-    // `super::super::…` would hide a layer crossing from the rules above.
+    // `super::super::…` would hide a layer crossing from a reader.
     assert_no_mentions("src/ui", &["super::super"], |_| false);
 }

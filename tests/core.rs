@@ -8,8 +8,8 @@ wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
 mod support;
 
-use attention_core::tokenize::{Tokens, tokenize};
-use attention_core::weights::{Dims, Weights};
+use attention_core::math::weights::{Dims, Weights};
+use attention_core::pipeline::tokenize::{Tokens, tokenize};
 use attention_core::{ConfigError, MaskSpec, Params, compute_outputs, compute_trace};
 use support::{
     assert_close, matrix, params_for_x, random_config, random_shaped_config, random_shaped_params,
@@ -228,7 +228,7 @@ fn every_score_option_keeps_flash_equal_and_rows_honest() {
 /// changes no score. RoPE keeps each vector's norm, and position 0 is no rotation.
 #[test]
 fn rope_and_alibi_scores_do_not_move_with_an_offset() {
-    use attention_core::scoring::{Pairing, Position, Shaping};
+    use attention_core::math::scoring::{Pairing, Position, Shaping};
     for position in [
         Position::Rope {
             base: 10_000.0,
@@ -281,7 +281,7 @@ fn rope_and_alibi_scores_do_not_move_with_an_offset() {
 /// (dimension p ↔ 2p, p + d_k/2 ↔ 2p + 1 within each head).
 #[test]
 fn half_and_interleaved_pairings_agree_once_the_columns_are_permuted() {
-    use attention_core::scoring::{Pairing, Position, Shaping};
+    use attention_core::math::scoring::{Pairing, Position, Shaping};
     let d_k = 8;
     let x =
         ndarray::Array2::from_shape_fn((6, 8), |(i, j)| ((i * 5 + j * 3) % 7) as f32 / 3.0 - 1.0);
@@ -308,7 +308,7 @@ fn half_and_interleaved_pairings_agree_once_the_columns_are_permuted() {
         let mut params = params_for_x(x.clone());
         params.n_heads = 1;
         params.d_k = Some(d_k);
-        params.weights = Some(attention_core::weights::Weights {
+        params.weights = Some(attention_core::math::weights::Weights {
             w_q,
             w_k,
             w_v: w_v.clone(),
@@ -540,7 +540,7 @@ fn impossible_parameters_are_typed_errors() {
 
 #[test]
 fn fast_exp_matches_libm() {
-    use attention_core::fastmath::exp;
+    use attention_core::math::fastmath::exp;
     let mut worst = 0.0f64;
     let mut x = -87.0f32;
     while x <= 88.0 {
@@ -561,7 +561,7 @@ fn fast_exp_matches_libm() {
 /// gives exactly the scalar exp of each element, whatever the length, and their sum.
 #[test]
 fn exp_shifted_is_the_scalar_exp_element_by_element() {
-    use attention_core::fastmath::{exp, exp_shifted};
+    use attention_core::math::fastmath::{exp, exp_shifted};
     for len in (0..=21).chain([64, 4093]) {
         let xs: Vec<f32> = (0..len)
             .map(|i| match i % 7 {
@@ -589,7 +589,7 @@ fn exp_shifted_is_the_scalar_exp_element_by_element() {
 
 #[test]
 fn fast_log2_matches_libm() {
-    use attention_core::fastmath::log2;
+    use attention_core::math::fastmath::log2;
     let mut worst = 0.0f64;
     // Every binade of the normal floats, 3 000 points in each of [2⁻¹²⁶, 2¹²⁸).
     let mut x = f32::MIN_POSITIVE;
@@ -669,7 +669,7 @@ fn validate_reusing_equals_validate() {
             ..base.clone()
         },
         Params {
-            shaping: attention_core::scoring::Shaping {
+            shaping: attention_core::math::scoring::Shaping {
                 offset: 5,
                 ..Default::default()
             },
@@ -677,8 +677,8 @@ fn validate_reusing_equals_validate() {
             ..Params::sentence("the cat sat on the mat today")
         },
         Params {
-            shaping: attention_core::scoring::Shaping {
-                position: attention_core::scoring::Position::Alibi,
+            shaping: attention_core::math::scoring::Shaping {
+                position: attention_core::math::scoring::Position::Alibi,
                 ..Default::default()
             },
             d_model: Some(12),
@@ -698,7 +698,7 @@ fn validate_reusing_equals_validate() {
 /// even the default sentence shows the tiling; an explicit choice is kept.
 #[test]
 fn the_tile_size_follows_the_input_unless_chosen() {
-    use attention_core::config::auto_block;
+    use attention_core::pipeline::config::auto_block;
     let default = Params::sentence("The cat sat on the mat because it was tired.")
         .validate()
         .unwrap();
@@ -748,7 +748,7 @@ fn the_tile_size_follows_the_input_unless_chosen() {
 /// exactly the whole computation.
 #[test]
 fn units_round_trip_through_their_flat_buffers_and_assemble_into_the_whole() {
-    use attention_core::units::{Unit, UnitJob, UnitPart, projections_from_flat, units};
+    use attention_core::pipeline::units::{Unit, UnitJob, UnitPart, projections_from_flat, units};
     use attention_core::{
         Backend, Computed, FlashDetail, compute_parts_with, compute_trace_with, trace_from,
     };
@@ -841,7 +841,7 @@ fn units_round_trip_through_their_flat_buffers_and_assemble_into_the_whole() {
             for Unit { rows, .. } in units(&config, summarise) {
                 assert!(rows.end <= n && !rows.is_empty());
                 if summarise {
-                    let step = attention_core::overview::Overview::step(n);
+                    let step = attention_core::pipeline::overview::Overview::step(n);
                     assert_eq!(rows.start % step, 0, "seed {seed}");
                     assert_eq!(rows.start % config.block().0, 0, "seed {seed}");
                 } else {
@@ -858,8 +858,8 @@ fn units_round_trip_through_their_flat_buffers_and_assemble_into_the_whole() {
 /// the score options (ALiBi's bias and the masks read each query's own index).
 #[test]
 fn bands_of_a_long_head_equal_the_whole_head() {
-    use attention_core::overview::Overview;
-    use attention_core::units::{Unit, UnitJob, UnitMatrices, units};
+    use attention_core::pipeline::overview::Overview;
+    use attention_core::pipeline::units::{Unit, UnitJob, UnitMatrices, units};
     let mut checked = 0;
     for seed in 0..12 {
         let mut params = random_shaped_params(seed);
@@ -913,10 +913,11 @@ fn bands_of_a_long_head_equal_the_whole_head() {
                 Some(&**expected),
                 "seed {seed}"
             );
-            let stack = |pick: fn(&attention_core::units::UnitPart) -> &ndarray::Array2<f32>| {
-                let views: Vec<_> = parts.iter().map(|p| pick(p).view()).collect();
-                ndarray::concatenate(ndarray::Axis(0), &views).unwrap()
-            };
+            let stack =
+                |pick: fn(&attention_core::pipeline::units::UnitPart) -> &ndarray::Array2<f32>| {
+                    let views: Vec<_> = parts.iter().map(|p| pick(p).view()).collect();
+                    ndarray::concatenate(ndarray::Axis(0), &views).unwrap()
+                };
             assert_eq!(stack(|p| &p.output), whole.output, "seed {seed}");
             assert_eq!(
                 stack(|p| &p.flash_output),
@@ -936,8 +937,8 @@ fn bands_of_a_long_head_equal_the_whole_head() {
 #[test]
 fn overviews_summarise_the_full_matrices_exactly() {
     use attention_core::Input;
-    use attention_core::overview::{OverviewOf, Reduction, attend_overview, region};
-    use attention_core::scoring::{Pairing, Position, Shaping};
+    use attention_core::math::scoring::{Pairing, Position, Shaping};
+    use attention_core::pipeline::overview::{OverviewOf, Reduction, attend_overview, region};
     use ndarray::{Array2, s};
     let (n, m) = (700, 530);
     let custom = Array2::from_shape_fn((n, m), |(i, j)| (i * 7 + j * 3) % 5 != 0 && j != 4);
@@ -1133,15 +1134,15 @@ fn replayed_query_blocks_equal_the_whole_run() {
     );
 }
 
-/// The products' kernels (`attention_core::gemm`: register-tiled SIMD in wasm, ndarray's GEMM
+/// The products' kernels (`attention_core::math::gemm`: register-tiled SIMD in wasm, ndarray's GEMM
 /// natively) against a plain loop in f64, on shapes that leave remainders of every kernel block,
 /// and FlashAttention on tiles read from the head's packed panels against the standard pass.
 #[test]
 fn the_products_kernels_equal_a_plain_loop_on_ragged_shapes() {
-    use attention_core::attention::attend;
-    use attention_core::flash::flash_attention;
-    use attention_core::gemm::{matmul_nn, matmul_nt};
-    use attention_core::kernel::KernelCase;
+    use attention_core::math::attention::attend;
+    use attention_core::math::flash::flash_attention;
+    use attention_core::math::gemm::{matmul_nn, matmul_nt};
+    use attention_core::pipeline::kernel_case::KernelCase;
     use ndarray::Array2;
     for (n, d, m) in [
         (1, 1, 1),

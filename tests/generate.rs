@@ -8,26 +8,25 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 #[cfg(target_arch = "wasm32")]
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
-use attention_core::api::load_model;
-use attention_core::generate::{
+use attention_core::math::mask::MaskSpec;
+use attention_core::models::generate::{
     Decoder, GenerateError, GenerateSpec, KvCache, Sampling, cache_bytes_per_token, generate,
 };
-use attention_core::gpt::{Gpt, GptRun, Layout};
-use attention_core::mask::MaskSpec;
+use attention_core::models::{Layout, Model, ModelRun};
 
 const TOLERANCE: f32 = 1e-4;
 
-fn gpt2() -> Gpt {
-    load_model(
-        include_bytes!("../assets/model/model.safetensors"),
-        include_str!("../assets/model/config.json"),
-        include_str!("../assets/model/vocab.json"),
+fn gpt2() -> Model {
+    Model::from_files(
+        include_bytes!("../assets/gpt2/model.safetensors"),
+        include_str!("../assets/gpt2/config.json"),
+        include_str!("../assets/gpt2/vocab.json"),
     )
     .unwrap()
 }
 
-fn llama() -> Gpt {
-    load_model(
+fn llama() -> Model {
+    Model::from_files(
         include_bytes!("../assets/llama/model.safetensors"),
         include_str!("../assets/llama/config.json"),
         include_str!("../assets/llama/vocab.json"),
@@ -57,7 +56,7 @@ const PLAN: [(usize, usize); 3] = [(3, 10), (16, 8), (64, 6)];
 
 /// Cached decoding against the full recompute at every step, after prefills of 3, 16 and 64
 /// characters (decoding from 16 and from 64 cached positions).
-fn cached_equals_recompute(model: &Gpt) {
+fn cached_equals_recompute(model: &Model) {
     for (prefill, steps) in PLAN {
         let prompt: String = TEXT.chars().take(prefill).collect();
         let generation = generate(
@@ -74,7 +73,7 @@ fn cached_equals_recompute(model: &Gpt) {
             assert!(
                 delta <= TOLERANCE,
                 "{:?} prefill {prefill}, step {i}: max |Δ| {delta}",
-                model.shape.layout
+                model.config.layout
             );
             assert_eq!(step.cache_len, prefill + i + 1);
             assert_eq!(step.top.len(), 5);
@@ -88,7 +87,7 @@ fn cached_equals_recompute(model: &Gpt) {
             .fold(0.0f32, f32::max);
         eprintln!(
             "{:?}, prefill {prefill}: {:?} … worst |Δ| {worst:e}",
-            model.shape.layout,
+            model.config.layout,
             generation.text()
         );
     }
@@ -137,7 +136,7 @@ fn without_the_cache_the_same_characters_come() {
 #[test]
 fn each_steps_query_row_is_the_traced_forward_passs_last_row() {
     for model in [gpt2(), llama()] {
-        let shape = model.shape;
+        let shape = model.config;
         let spec = GenerateSpec {
             check: false,
             ..spec(6, true, Sampling::Greedy)
@@ -157,14 +156,14 @@ fn each_steps_query_row_is_the_traced_forward_passs_last_row() {
                 .iter()
                 .map(|&i| model.vocab[i as usize].clone())
                 .collect();
-            let run = GptRun {
+            let run = ModelRun {
                 mask: MaskSpec::Causal,
-                ..GptRun::default()
+                ..ModelRun::default()
             };
             let forward = model.forward(&tokens, &ids, &run).unwrap();
-            assert_eq!(step.attention.len(), shape.n_layer);
+            assert_eq!(step.attention.len(), shape.n_layers);
             for (layer, rows) in forward.layers.iter().zip(&step.attention) {
-                assert_eq!(rows.len(), shape.n_head);
+                assert_eq!(rows.len(), shape.n_heads);
                 for (head, row) in layer.attention.heads.iter().zip(rows) {
                     assert_eq!(row.len(), ids.len(), "one weight per cached position");
                     let traced = head.weights.row(ids.len() - 1);
@@ -180,7 +179,7 @@ fn each_steps_query_row_is_the_traced_forward_passs_last_row() {
 #[test]
 fn the_cache_holds_two_rows_per_layer_and_kv_head_for_each_position() {
     let model = llama();
-    let shape = model.shape;
+    let shape = model.config;
     assert_eq!(shape.layout, Layout::Llama);
     let generation = generate(
         &model,
@@ -190,17 +189,17 @@ fn the_cache_holds_two_rows_per_layer_and_kv_head_for_each_position() {
         &|| 0.0,
     )
     .unwrap();
-    let per_token = cache_bytes_per_token(shape.n_layer, shape.n_kv_head, shape.d_head(), 4);
+    let per_token = cache_bytes_per_token(shape.n_layers, shape.n_kv_heads, shape.d_head(), 4);
     assert_eq!(
         per_token,
-        2 * shape.n_layer * shape.n_kv_head * shape.d_head() * 4
+        2 * shape.n_layers * shape.n_kv_heads * shape.d_head() * 4
     );
     let last = generation.steps.last().unwrap();
     assert_eq!(last.cache_len, 7);
     assert_eq!(last.cache_bytes, 7 * per_token);
     // Grouped-query attention caches n_kv_head heads, not n_head: this much smaller than MHA.
-    let mha = cache_bytes_per_token(shape.n_layer, shape.n_head, shape.d_head(), 4);
-    assert_eq!(mha / per_token, shape.n_head / shape.n_kv_head);
+    let mha = cache_bytes_per_token(shape.n_layers, shape.n_heads, shape.d_head(), 4);
+    assert_eq!(mha / per_token, shape.n_heads / shape.n_kv_heads);
     let cache = KvCache::new(&model);
     assert_eq!((cache.len, cache.bytes()), (0, 0));
 }

@@ -9,7 +9,7 @@ wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
 mod support;
 
-use attention_core::scoring::{Pairing, Position, Shaping};
+use attention_core::math::scoring::{Pairing, Position, Shaping};
 use attention_core::{Config, MaskSpec, Params, compute_outputs, compute_trace};
 use attention_gpu::GpuBackend;
 use ndarray::ArrayView2;
@@ -122,7 +122,7 @@ fn configs() -> Vec<(String, Config)> {
 /// forward pass hands each layer's attention (GPT-2's layers have biases, which the shaders
 /// leave to the CPU).
 fn llama_layers() -> Vec<(String, Config)> {
-    let model = attention_core::api::load_model(
+    let model = attention_core::models::Model::from_files(
         include_bytes!("../assets/llama/model.safetensors"),
         include_str!("../assets/llama/config.json"),
         include_str!("../assets/llama/vocab.json"),
@@ -133,7 +133,7 @@ fn llama_layers() -> Vec<(String, Config)> {
         .into_iter()
         .unzip();
     let forward = model
-        .forward(&tokens, &ids, &attention_core::gpt::GptRun::default())
+        .forward(&tokens, &ids, &attention_core::models::ModelRun::default())
         .unwrap();
     forward
         .layers

@@ -3,11 +3,11 @@
 //! numbers, and every bad file a message that names what is wrong, never a panic.
 //! Runs natively (`cargo test`) and in headless Chromium (`cargo test --target wasm32-unknown-unknown`).
 
-use attention_core::api::import::{
+use attention_core::io::import::{
     DEFAULT_BUDGET, Format, ImportError, ImportNotice, Imported, MAX_TOKENS, Tensors, read,
     read_value,
 };
-use attention_core::trace::max_abs_diff;
+use attention_core::pipeline::trace::max_abs_diff;
 use ndarray::{Array4, ArrayD, IxDyn};
 use serde_json::{Value, json};
 #[cfg(target_arch = "wasm32")]
@@ -560,7 +560,7 @@ fn worst(a: &ndarray::Array2<f32>, b: &ndarray::Array2<f64>) -> f64 {
 #[test]
 fn imported_q_and_k_give_the_models_own_weights() {
     use attention_core::MaskSpec;
-    use attention_core::imported::attend_imported;
+    use attention_core::io::imported::attend_imported;
     let e = expected();
     let got = load("qkv.npz");
     let Tensors::Vectors { q, k, v } = &got.tensors else {
@@ -648,7 +648,7 @@ fn every_file_is_told_apart_by_its_first_bytes() {
 #[test]
 fn a_run_shows_weights_as_read_and_computes_q_and_k_under_the_settings() {
     use attention_core::MaskSpec;
-    use attention_core::imported::{ImportSettings, mean_entropy_bits, run_imported};
+    use attention_core::io::imported::{ImportSettings, mean_entropy_bits, run_imported};
     let e = expected();
     let run = run_imported(&load("attention.npz"), &ImportSettings::default()).unwrap();
     assert!(!run.from_vectors && run.max_flash_diff.is_none());
@@ -741,7 +741,7 @@ fn a_run_shows_weights_as_read_and_computes_q_and_k_under_the_settings() {
 
 #[test]
 fn imported_roles_tell_tokens_apart_by_their_text() {
-    use attention_core::imported::{ImportSettings, run_imported};
+    use attention_core::io::imported::{ImportSettings, run_imported};
     // "a b a b": query 2 (a) and 3 (b) repeat; a head that looks one token back.
     let mut previous = vec![vec![0.0f32; 4]; 4];
     previous[0][0] = 1.0;
@@ -778,7 +778,7 @@ fn imported_roles_tell_tokens_apart_by_their_text() {
 #[test]
 fn pytorchs_own_tensors_give_pytorchs_own_weights() {
     use attention_core::MaskSpec;
-    use attention_core::imported::{ImportSettings, run_imported};
+    use attention_core::io::imported::{ImportSettings, run_imported};
     let e: Value = serde_json::from_slice(fixture!("torch_expected.json")).unwrap();
     let heads = |key: &str| {
         let a = array(&e[key]);
@@ -794,8 +794,8 @@ fn pytorchs_own_tensors_give_pytorchs_own_weights() {
         "tokens from the metadata"
     );
     let shown =
-        |run: &attention_core::imported::ImportedRun,
-         part: fn(&attention_core::imported::ShownHead) -> ndarray::Array2<f32>| {
+        |run: &attention_core::io::imported::ImportedRun,
+         part: fn(&attention_core::io::imported::ShownHead) -> ndarray::Array2<f32>| {
             let h = run.head_count();
             let (n, d) = part(&run.layers[0][0]).dim();
             Array4::from_shape_fn((1, h, n, d), |(_, head, i, j)| {

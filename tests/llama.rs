@@ -9,20 +9,21 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 #[cfg(target_arch = "wasm32")]
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
-use attention_core::api::{Request, load_model};
-use attention_core::gpt::{Gpt, GptRun, Layout, Mlp, ModelError, silu};
-use attention_core::scoring::Position;
+use attention_core::api::Request;
+use attention_core::math::scoring::Position;
+use attention_core::models::llama::silu;
+use attention_core::models::{Layout, Mlp, Model, ModelError, ModelRun};
 use serde_json::{Value, json};
 
 const SAFETENSORS: &[u8] = include_bytes!("../assets/llama/model.safetensors");
 const CONFIG: &str = include_str!("../assets/llama/config.json");
 const VOCAB: &str = include_str!("../assets/llama/vocab.json");
-const GPT2_VOCAB: &str = include_str!("../assets/model/vocab.json");
+const GPT2_VOCAB: &str = include_str!("../assets/gpt2/vocab.json");
 const FIXTURES: &str = include_str!("fixtures/llama.json");
 const TOLERANCE: f32 = 1e-4;
 
-fn model() -> Gpt {
-    load_model(SAFETENSORS, CONFIG, VOCAB).expect("the shipped Llama loads")
+fn model() -> Model {
+    Model::from_files(SAFETENSORS, CONFIG, VOCAB).expect("the shipped Llama loads")
 }
 
 /// The safetensors header's tensor names.
@@ -50,24 +51,24 @@ fn the_shipped_files_hold_a_llama_in_hugging_faces_layout() {
     assert_eq!(config["tie_word_embeddings"], true);
     assert_eq!(config["rope_theta"], 10000.0);
     let model = model();
-    let shape = model.shape;
+    let shape = model.config;
     assert_eq!(shape.layout, Layout::Llama);
-    assert!(shape.n_positions >= 256, "context {}", shape.n_positions);
+    assert!(shape.context >= 256, "context {}", shape.context);
     assert!(
-        shape.n_head >= 2 * shape.n_kv_head,
+        shape.n_heads >= 2 * shape.n_kv_heads,
         "grouped-query attention: {} query heads, {} K/V heads",
-        shape.n_head,
-        shape.n_kv_head
+        shape.n_heads,
+        shape.n_kv_heads
     );
     assert_eq!(
         serde_json::from_str::<Value>(VOCAB).unwrap(),
         serde_json::from_str::<Value>(GPT2_VOCAB).unwrap(),
         "the GPT-2 model's vocabulary"
     );
-    assert!(model.wpe.is_none(), "no learned positions");
+    assert!(model.position_embedding.is_none(), "no learned positions");
     for block in &model.blocks {
         assert!(block.attention.biases.is_none(), "no biases");
-        assert!(block.ln_1.rms && block.ln_2.rms, "RMSNorm");
+        assert!(block.attention_norm.rms && block.mlp_norm.rms, "RMSNorm");
         assert!(matches!(block.mlp, Mlp::SwiGlu { .. }));
     }
     let names = tensor_names();
@@ -76,16 +77,16 @@ fn the_shipped_files_hold_a_llama_in_hugging_faces_layout() {
         "LlamaForCausalLM's names, the LM head tied: {names:?}"
     );
     assert!(names.contains(&"model.layers.0.self_attn.q_proj.weight".to_string()));
-    assert_eq!(names.len(), 2 + 9 * shape.n_layer);
+    assert_eq!(names.len(), 2 + 9 * shape.n_layers);
     assert_eq!(
         model.parameter_count(),
-        shape.vocab_size * shape.n_embd
-            + shape.n_embd
-            + shape.n_layer
-                * (2 * shape.n_embd
-                    + 2 * shape.n_embd * shape.n_head * shape.d_head()
-                    + 2 * shape.n_embd * shape.n_kv_head * shape.d_head()
-                    + 3 * shape.n_embd * shape.n_inner)
+        shape.vocab_size * shape.d_model
+            + shape.d_model
+            + shape.n_layers
+                * (2 * shape.d_model
+                    + 2 * shape.d_model * shape.n_heads * shape.d_head()
+                    + 2 * shape.d_model * shape.n_kv_heads * shape.d_head()
+                    + 3 * shape.d_model * shape.d_ff)
     );
 }
 
@@ -104,7 +105,7 @@ fn the_forward_pass_reproduces_the_training_frameworks_logits() {
         assert_eq!(tokenized, ids, "{text}: the same tokens as in training");
         longest = longest.max(ids.len());
         let tokens: Vec<String> = pairs.into_iter().map(|(t, _)| t).collect();
-        let forward = model.forward(&tokens, &ids, &GptRun::default()).unwrap();
+        let forward = model.forward(&tokens, &ids, &ModelRun::default()).unwrap();
         let logits = model.all_logits(&forward);
         let chosen: Vec<usize> = serde_json::from_value(fixture["token_ids"].clone()).unwrap();
         let expected: Vec<Vec<f32>> = serde_json::from_value(fixture["logits"].clone()).unwrap();
@@ -128,7 +129,7 @@ fn the_forward_pass_reproduces_the_training_frameworks_logits() {
         }
         let weights: Vec<Vec<Vec<f32>>> =
             serde_json::from_value(fixture["layer0_weights"].clone()).unwrap();
-        assert_eq!(weights.len(), model.shape.n_head);
+        assert_eq!(weights.len(), model.config.n_heads);
         for (h, head) in weights.iter().enumerate() {
             for (&i, row) in rows.iter().zip(head) {
                 for (j, &w) in row.iter().enumerate() {
@@ -155,13 +156,13 @@ fn the_forward_pass_reproduces_the_training_frameworks_logits() {
 fn each_layer_is_the_labs_attention_with_rope_and_shared_kv_heads() {
     let model = model();
     let text = "the cat sat on the mat; the cat sat";
-    let forward = model.read(text, &GptRun::default()).unwrap();
+    let forward = model.read(text, &ModelRun::default()).unwrap();
     let layer = &forward.layers[1].attention;
     assert!(matches!(
         layer.config.shaping().position,
         Position::Rope { base, .. } if base == 10_000.0
     ));
-    let group = model.shape.n_head / model.shape.n_kv_head;
+    let group = model.config.n_heads / model.config.n_kv_heads;
     assert_eq!(layer.heads[0].k, layer.heads[group - 1].k, "one K/V head");
     assert_ne!(layer.heads[0].k, layer.heads[group].k, "the next group's");
     assert!(
@@ -202,18 +203,18 @@ fn each_layer_is_the_labs_attention_with_rope_and_shared_kv_heads() {
 fn a_config_that_does_not_fit_is_refused_by_name() {
     let mut config: Value = serde_json::from_str(CONFIG).unwrap();
     config["head_dim"] = json!(7);
-    let error = load_model(SAFETENSORS, &config.to_string(), VOCAB).unwrap_err();
+    let error = Model::from_files(SAFETENSORS, &config.to_string(), VOCAB).unwrap_err();
     assert!(
         matches!(error, ModelError::Config(ref m) if m.contains("head_dim")),
         "{error}"
     );
     let mut config: Value = serde_json::from_str(CONFIG).unwrap();
     config["num_key_value_heads"] = json!(3);
-    let error = load_model(SAFETENSORS, &config.to_string(), VOCAB).unwrap_err();
+    let error = Model::from_files(SAFETENSORS, &config.to_string(), VOCAB).unwrap_err();
     assert!(error.to_string().contains("K/V heads"), "{error}");
     let mut config: Value = serde_json::from_str(CONFIG).unwrap();
     config["model_type"] = json!("mistral");
-    let error = load_model(SAFETENSORS, &config.to_string(), VOCAB).unwrap_err();
+    let error = Model::from_files(SAFETENSORS, &config.to_string(), VOCAB).unwrap_err();
     assert!(error.to_string().contains("mistral"), "{error}");
     assert!((silu(1.0) - 0.731_058_6).abs() < 1e-6);
     assert!(silu(-100.0).abs() < 1e-30);

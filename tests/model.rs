@@ -1,4 +1,4 @@
-//! The trained model shipped in assets/model: its files load, and the lab's forward pass (the
+//! The trained model shipped in assets/gpt2: its files load, and the lab's forward pass (the
 //! core's attention, layer by layer) reproduces the logits and attention weights the training
 //! framework (JAX) computed for the same inputs, within 10⁻⁴. Natively and in the browser.
 
@@ -7,18 +7,18 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 #[cfg(target_arch = "wasm32")]
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
-use attention_core::api::load_model;
-use attention_core::gpt::{Gpt, GptRun, UNK, gelu, normalise};
+use attention_core::models::gpt2::gelu;
+use attention_core::models::{Model, ModelRun, UNK, normalise};
 use serde_json::Value;
 
-const SAFETENSORS: &[u8] = include_bytes!("../assets/model/model.safetensors");
-const CONFIG: &str = include_str!("../assets/model/config.json");
-const VOCAB: &str = include_str!("../assets/model/vocab.json");
-const FIXTURES: &str = include_str!("fixtures/model.json");
+const SAFETENSORS: &[u8] = include_bytes!("../assets/gpt2/model.safetensors");
+const CONFIG: &str = include_str!("../assets/gpt2/config.json");
+const VOCAB: &str = include_str!("../assets/gpt2/vocab.json");
+const FIXTURES: &str = include_str!("fixtures/gpt2.json");
 const TOLERANCE: f32 = 1e-4;
 
-fn model() -> Gpt {
-    load_model(SAFETENSORS, CONFIG, VOCAB).expect("the shipped model loads")
+fn model() -> Model {
+    Model::from_files(SAFETENSORS, CONFIG, VOCAB).expect("the shipped model loads")
 }
 
 #[test]
@@ -54,7 +54,7 @@ fn the_forward_pass_reproduces_the_training_frameworks_logits() {
         let tokenized: Vec<u32> = model.tokenize(text).into_iter().map(|(_, id)| id).collect();
         assert_eq!(tokenized, ids, "{text}: the same tokens as in training");
         let tokens: Vec<String> = model.tokenize(text).into_iter().map(|(t, _)| t).collect();
-        let forward = model.forward(&tokens, &ids, &GptRun::default()).unwrap();
+        let forward = model.forward(&tokens, &ids, &ModelRun::default()).unwrap();
         let logits = model.all_logits(&forward);
         let chosen: Vec<usize> = serde_json::from_value(fixture["token_ids"].clone()).unwrap();
         let expected: Vec<Vec<f32>> = serde_json::from_value(fixture["logits"].clone()).unwrap();
@@ -109,23 +109,23 @@ fn the_model_tokenizes_characters_as_it_was_trained() {
 #[test]
 fn a_text_longer_than_the_context_is_read_through_its_last_window() {
     let model = model();
-    let context = model.shape.n_positions;
+    let context = model.config.context;
     let text = "The cat sat on the mat. ".repeat(8);
     let whole = text.chars().count();
     assert!(whole > context);
-    let read = model.read(&text, &GptRun::default()).unwrap();
+    let read = model.read(&text, &ModelRun::default()).unwrap();
     assert_eq!(read.dropped, whole - context);
     assert_eq!(read.tokens.len(), context);
     let window: String = text.chars().skip(whole - context).collect();
-    let alone = model.read(&window, &GptRun::default()).unwrap();
+    let alone = model.read(&window, &ModelRun::default()).unwrap();
     assert_eq!(alone.dropped, 0);
     assert_eq!(read.tokens, alone.tokens);
     assert_eq!(model.all_logits(&read), model.all_logits(&alone));
     // A custom mask over the whole text keeps its window's cells.
     let allowed = ndarray::Array2::from_shape_fn((whole, whole), |(i, j)| j <= i && i - j < 5);
-    let run = GptRun {
+    let run = ModelRun {
         mask: attention_core::MaskSpec::Custom { allowed },
-        ..GptRun::default()
+        ..ModelRun::default()
     };
     let masked = model.read(&text, &run).unwrap();
     let weights = &masked.layers[0].attention.heads[0].weights;

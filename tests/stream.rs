@@ -7,12 +7,11 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 #[cfg(target_arch = "wasm32")]
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
-use attention_core::api::load_model;
-use attention_core::gpt::Gpt;
-use attention_core::stream::{StreamError, StreamSpec, stream_eval};
+use attention_core::models::Model;
+use attention_core::models::stream::{StreamError, StreamSpec, stream_eval};
 
-fn llama() -> Gpt {
-    load_model(
+fn llama() -> Model {
+    Model::from_files(
         include_bytes!("../assets/llama/model.safetensors"),
         include_str!("../assets/llama/config.json"),
         include_str!("../assets/llama/vocab.json"),
@@ -78,14 +77,14 @@ fn a_short_window_matches_the_recompute_until_it_first_evicts() {
     assert!(later > 1e-3, "{later}");
     // The page's recompute, a point at a time, is the same.
     let t = window + 5;
-    let point = attention_core::stream::recompute_at(&model, &eval.ids, t, window);
+    let point = attention_core::models::stream::recompute_at(&model, &eval.ids, t, window);
     assert_eq!(point, recompute[t]);
     // Sinks change what is kept from the first eviction on, not before.
     let sinks = &eval.with_sinks.losses;
     assert_eq!(sinks[..window - 1], rolling[..window - 1]);
     assert_ne!(sinks[window..], rolling[window..]);
     for row in &eval.first_token_share {
-        assert_eq!(row.len(), model.shape.n_head);
+        assert_eq!(row.len(), model.config.n_heads);
         assert!(row.iter().all(|&s| (0.0..=1.0).contains(&s)));
     }
     for run in [&eval.with_sinks, &eval.without_sinks, &eval.recompute] {
@@ -116,10 +115,10 @@ fn bad_streams_are_refused_by_name() {
     assert!(past.contains("context of 256"), "{past}");
     assert!(matches!(run(8, 1, "a"), StreamError::Length { .. }));
     assert!(run(8, 1, "ab🙂").to_string().contains("🙂"));
-    let gpt2 = load_model(
-        include_bytes!("../assets/model/model.safetensors"),
-        include_str!("../assets/model/config.json"),
-        include_str!("../assets/model/vocab.json"),
+    let gpt2 = Model::from_files(
+        include_bytes!("../assets/gpt2/model.safetensors"),
+        include_str!("../assets/gpt2/config.json"),
+        include_str!("../assets/gpt2/vocab.json"),
     )
     .unwrap();
     assert_eq!(
@@ -144,7 +143,7 @@ fn bad_streams_are_refused_by_name() {
 #[cfg(not(target_arch = "wasm32"))]
 #[test]
 fn the_small_llama_model_shows_no_sink_effect_on_the_pages_text() {
-    use attention_core::stream::{SAMPLE_TEXT, first_token_share, rolling, stream_ids};
+    use attention_core::models::stream::{SAMPLE_TEXT, first_token_share, rolling, stream_ids};
     let model = llama();
     let spec = StreamSpec {
         window: 64,
@@ -152,7 +151,7 @@ fn the_small_llama_model_shows_no_sink_effect_on_the_pages_text() {
     };
     let ids = stream_ids(&model, SAMPLE_TEXT, spec).unwrap();
     assert_eq!(ids.len(), 956);
-    assert!(ids.len() > 3 * model.shape.n_positions);
+    assert!(ids.len() > 3 * model.config.context);
     let with = rolling(&model, &ids, spec).mean();
     let without = rolling(
         &model,

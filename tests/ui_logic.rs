@@ -8,11 +8,11 @@ wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
 use attention_core::{LayerNormMode, MaskSpec, Params, compute_trace};
 use attention_lab::ui::i18n::Lang;
-use attention_lab::ui::model::controls::{
+use attention_lab::ui::logic::controls::{
     divisors, kv_heads_for, slider_to_temperature, temperature_slider_max, temperature_to_slider,
 };
-use attention_lab::ui::model::explain::explain;
-use attention_lab::ui::model::stages::Stage;
+use attention_lab::ui::logic::explain::explain;
+use attention_lab::ui::logic::stages::Stage;
 
 fn trace(params: Params) -> attention_core::Trace {
     compute_trace(&params.validate().unwrap())
@@ -162,7 +162,7 @@ fn kv_heads_are_offered_only_as_divisors() {
 
 mod flash_frames {
     use attention_core::{MaskSpec, Params, compute_trace};
-    use attention_lab::ui::model::flash_frames::{
+    use attention_lab::ui::logic::flash_frames::{
         Phase, Sizes, counters, frames, keep_position, scores_held, standard_accesses,
     };
     #[cfg(target_arch = "wasm32")]
@@ -255,9 +255,10 @@ mod flash_frames {
     #[test]
     fn a_long_input_replays_one_query_block_exactly() {
         use attention_core::{Backend, FlashDetail, compute_parts_with, trace_from};
-        use attention_lab::ui::model::TraceRef;
-        use attention_lab::ui::model::colormap::ScaleMode;
-        use attention_lab::ui::model::flash_views::{Replay, grid};
+        use attention_lab::ui::logic::TraceRef;
+        use attention_lab::ui::logic::colormap::ScaleMode;
+        use attention_lab::ui::logic::flash_frame_views::grid;
+        use attention_lab::ui::logic::flash_views::Replay;
         let sentence = (0..600).map(|i| format!("w{}", i % 13)).collect::<Vec<_>>();
         let config = Params {
             mask: MaskSpec::Causal,
@@ -365,15 +366,15 @@ mod links {
         BackendChoice, BlockRequest, LayerNormRequest, MaskRequest, ModelChoice, PairingRequest,
         PositionRequest, Request,
     };
-    use attention_core::rng::SplitMix64;
+    use attention_core::math::rng::SplitMix64;
     use attention_lab::ui::i18n::Lang;
-    use attention_lab::ui::model::colormap::ScaleMode;
-    use attention_lab::ui::model::link::{
+    use attention_lab::ui::logic::colormap::ScaleMode;
+    use attention_lab::ui::logic::link::{
         Embed, GenerationView, LONG_LINK, LinkNotice, LinkState, MAX_TEXT, ShareWarning,
         ViewSettings, check_view, decode, encode, parse_query, share_warnings, to_query,
         usable_request,
     };
-    use attention_lab::ui::model::theme::Theme;
+    use attention_lab::ui::logic::theme::Theme;
     use attention_lab::ui::state::Lab;
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
@@ -498,8 +499,8 @@ mod links {
             scale: [ScaleMode::Honest, ScaleMode::Contrast][pick(2) as usize],
             layer: pick(3) as usize,
             lesson: (pick(2) == 0).then(|| {
-                attention_core::lessons::Chapter::ALL
-                    [pick(attention_core::lessons::Chapter::ALL.len() as u64) as usize]
+                attention_core::teaching::Chapter::ALL
+                    [pick(attention_core::teaching::Chapter::ALL.len() as u64) as usize]
             }),
             generation: match pick(3) {
                 0 => GenerationView::default(),
@@ -690,7 +691,7 @@ mod links {
 mod engine_choice {
     use attention_core::api::BackendChoice::{self, Auto, Cpu, Gpu};
     use attention_gpu::GpuInfo;
-    use attention_lab::ui::model::engine::{
+    use attention_lab::ui::logic::engine::{
         AUTO_GPU_MIN_TOKENS, Engine, Fallback, FallbackReason, GpuStatus, choose,
     };
     #[cfg(target_arch = "wasm32")]
@@ -793,7 +794,7 @@ mod messages {
     use attention_core::ConfigError;
     use attention_core::api::{RequestError, parse_request};
     use attention_lab::ui::i18n::Lang;
-    use attention_lab::ui::model::link::{LinkNotice, parse_query};
+    use attention_lab::ui::logic::link::{LinkNotice, parse_query};
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
@@ -978,12 +979,12 @@ mod messages {
 mod honest_views {
     use attention_core::{Input, LayerNormMode, MaskSpec, Params, compute_trace};
     use attention_lab::ui::i18n::Lang;
-    use attention_lab::ui::model::colormap::{Scale, ScaleMode, viridis};
-    use attention_lab::ui::model::controls::{
+    use attention_lab::ui::logic::colormap::{Scale, ScaleMode, viridis};
+    use attention_lab::ui::logic::controls::{
         shared_kv_heads, slider_to_temperature, temperature_slider_max, temperature_to_slider,
     };
-    use attention_lab::ui::model::matrix::Legend;
-    use attention_lab::ui::model::stages::Stage;
+    use attention_lab::ui::logic::matrix::Legend;
+    use attention_lab::ui::logic::stages::Stage;
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
@@ -1076,7 +1077,7 @@ mod honest_views {
     /// of the map's 256 entries.
     #[test]
     fn pixels_follow_the_cells() {
-        use attention_lab::ui::model::matrix::{MASKED, pixels};
+        use attention_lab::ui::logic::matrix::{MASKED, pixels};
         let scale = Scale::Sequential { min: 0.0, max: 1.0 };
         let values = ndarray::array![[0.0f32, 0.25], [0.5, 1.0], [0.75, 0.1]];
         let (rgba, side) = pixels(&values, &scale);
@@ -1111,7 +1112,7 @@ mod honest_views {
     /// say where positions went and what a sink logit does to a row.
     #[test]
     fn score_options_reach_formulas_captions_and_cells_truthfully() {
-        use attention_core::scoring::{Pairing, Position, Shaping};
+        use attention_core::math::scoring::{Pairing, Position, Shaping};
         let shaped = trace(Params {
             shaping: Shaping {
                 position: Position::Alibi,
@@ -1220,9 +1221,9 @@ mod teacher_links {
     use attention_core::ConfigError;
     use attention_core::api::{MaskRequest, Request, RequestError};
     use attention_lab::ui::i18n::Lang;
-    use attention_lab::ui::model::colormap::ScaleMode;
-    use attention_lab::ui::model::link::{LinkNotice, parse_query, to_query, usable_request};
-    use attention_lab::ui::model::sections::Section;
+    use attention_lab::ui::logic::colormap::ScaleMode;
+    use attention_lab::ui::logic::link::{LinkNotice, parse_query, to_query, usable_request};
+    use attention_lab::ui::logic::sections::Section;
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
@@ -1319,10 +1320,10 @@ mod teacher_links {
 /// The trained model's pure rules: a head's label, continuing a sentence, its link settings.
 mod trained_model {
     use attention_core::api::{ModelChoice, Request};
-    use attention_core::gpt::HeadRoles;
+    use attention_core::pipeline::roles::HeadRoles;
     use attention_lab::ui::i18n::Lang;
-    use attention_lab::ui::model::link::{parse_query, to_query};
-    use attention_lab::ui::model::roles::{Role, dominant, label};
+    use attention_lab::ui::logic::link::{parse_query, to_query};
+    use attention_lab::ui::logic::roles::{Role, dominant, label};
     use attention_lab::ui::state::model::trained_request;
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
@@ -1407,7 +1408,7 @@ mod trained_model {
 
 #[test]
 fn large_traces_are_computed_after_a_paint() {
-    use attention_lab::ui::model::engine::{LATER_CELLS, computes_later};
+    use attention_lab::ui::logic::engine::{LATER_CELLS, computes_later};
     assert!(
         !computes_later(8, 128, 128),
         "the 128-token goal stays synchronous"
@@ -1424,11 +1425,11 @@ fn large_traces_are_computed_after_a_paint() {
 /// every tooltip give the full trace's numbers, recomputed; the download holds the outputs only.
 #[test]
 fn long_inputs_show_overviews_with_exact_zooms() {
-    use attention_core::overview::Reduction;
+    use attention_core::pipeline::overview::Reduction;
     use attention_core::{Backend, FlashDetail, compute_parts_with, trace_from};
-    use attention_lab::ui::model::TraceRef;
-    use attention_lab::ui::model::colormap::ScaleMode;
-    use attention_lab::ui::model::explain::explain_block;
+    use attention_lab::ui::logic::TraceRef;
+    use attention_lab::ui::logic::colormap::ScaleMode;
+    use attention_lab::ui::logic::explain::explain_block;
     use ndarray::s;
     let words = ["the", "cat", "sat", "on", "a", "warm", "mat", "猫"];
     let sentence: Vec<&str> = (0..600).map(|i| words[i % words.len()]).collect();
@@ -1516,8 +1517,8 @@ fn long_inputs_show_overviews_with_exact_zooms() {
 
 mod shaping_views {
     use super::*;
-    use attention_core::scoring::{Pairing, Position, Shaping};
-    use attention_lab::ui::model::shaping::{
+    use attention_core::math::scoring::{Pairing, Position, Shaping};
+    use attention_lab::ui::logic::shaping::{
         alibi_view, has_views, near_cap, offset_change, qk_norm_bound, rope_views, sink_view,
         slope_rows, softcap_points, wrap,
     };
@@ -1704,10 +1705,10 @@ mod shaping_views {
 
 #[test]
 fn an_imported_head_is_shown_with_its_tokens_and_the_right_scales() {
-    use attention_core::api::import::read_value;
-    use attention_core::imported::{ImportSettings, run_imported};
-    use attention_lab::ui::model::colormap::{Scale, ScaleMode};
-    use attention_lab::ui::model::imported::{Part, cell, view};
+    use attention_core::io::import::read_value;
+    use attention_core::io::imported::{ImportSettings, run_imported};
+    use attention_lab::ui::logic::colormap::{Scale, ScaleMode};
+    use attention_lab::ui::logic::imported::{Part, cell, view};
     use attention_lab::ui::state::imported::parse_tokens;
 
     let file = read_value(
@@ -1763,12 +1764,13 @@ fn an_imported_head_is_shown_with_its_tokens_and_the_right_scales() {
 #[test]
 fn an_imported_head_replays_flash_attentions_tiles() {
     use attention_core::MaskSpec;
-    use attention_core::api::import::read_value;
-    use attention_core::imported::{ImportSettings, run_imported};
-    use attention_lab::ui::model::colormap::{Scale, ScaleMode};
-    use attention_lab::ui::model::flash_frames::Phase;
-    use attention_lab::ui::model::flash_views::{Replay, accumulator, block_rows, grid, tile};
-    use attention_lab::ui::model::stages::Stage;
+    use attention_core::io::import::read_value;
+    use attention_core::io::imported::{ImportSettings, run_imported};
+    use attention_lab::ui::logic::colormap::{Scale, ScaleMode};
+    use attention_lab::ui::logic::flash_frame_views::{accumulator, block_rows, grid, tile};
+    use attention_lab::ui::logic::flash_frames::Phase;
+    use attention_lab::ui::logic::flash_views::Replay;
+    use attention_lab::ui::logic::stages::Stage;
     use std::sync::Arc;
 
     let q: Vec<Vec<f32>> = (0..5)
@@ -1825,7 +1827,7 @@ fn an_imported_head_replays_flash_attentions_tiles() {
     assert!(matches!(tile_view.scale, Scale::Diverging { limit: l } if l == limit));
     assert_eq!(
         tile_view.legend,
-        attention_lab::ui::model::matrix::Legend::WholeHead
+        attention_lab::ui::logic::matrix::Legend::WholeHead
     );
     assert_eq!(block_rows(&replay, scores)[1].token, "b");
     // Q, K and V are the file's.
@@ -1874,11 +1876,11 @@ fn an_imported_head_replays_flash_attentions_tiles() {
 /// as its largest weight, so a sharp pattern stays sharp.
 #[test]
 fn a_long_imported_head_is_glanced_at_by_its_block_maxima() {
-    use attention_core::api::import::read_value;
-    use attention_core::imported::{ImportSettings, run_imported};
-    use attention_lab::ui::model::colormap::ScaleMode;
-    use attention_lab::ui::model::imported::{GLANCE_SIDE, glance};
-    use attention_lab::ui::model::matrix::Legend;
+    use attention_core::io::import::read_value;
+    use attention_core::io::imported::{ImportSettings, run_imported};
+    use attention_lab::ui::logic::colormap::ScaleMode;
+    use attention_lab::ui::logic::imported::{GLANCE_SIDE, glance};
+    use attention_lab::ui::logic::matrix::Legend;
     // A head that looks one token back, over 600 tokens.
     let n = 600;
     let rows: Vec<Vec<f32>> = (0..n)
@@ -1918,7 +1920,7 @@ fn a_long_imported_head_is_glanced_at_by_its_block_maxima() {
 
 #[test]
 fn every_import_refusal_reads_in_both_languages() {
-    use attention_core::api::import::{Format, read};
+    use attention_core::io::import::{Format, read};
     use attention_lab::ui::state::imported::{Refusal, open_bytes};
     let refusals = [
         open_bytes(

@@ -8,6 +8,7 @@
 `attention` may be a NumPy array, a PyTorch tensor, nested lists, Hugging Face's
 `outputs.attentions` (a tuple of [batch, heads, q, k] per layer) or a TransformerLens
 `ActivationCache`. The lab's own WebAssembly, carried inline, draws it: no CDN, works offline.
+The numbers travel as the bytes of an `.npz`, read by the lab's own reader.
 """
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import json
 from typing import Any, Optional, Sequence
 from urllib.parse import urlencode
 
-from ._convert import payload
+from ._convert import arrays, npz, payload
 from ._page import page
 
 __all__ = ["show", "save_html", "html", "payload"]
@@ -58,8 +59,8 @@ def html(
     **params: Any,
 ) -> str:
     """One self-contained HTML page of the lab showing this attention."""
-    data = payload(attention, tokens, q=q, k=k, v=v, key_tokens=key_tokens, batch=batch)
-    return page(data, _link(panels, lang), _params(params))
+    data = arrays(attention, tokens, q=q, k=k, v=v, key_tokens=key_tokens, batch=batch)
+    return page(npz(data), _link(panels, lang), _params(params))
 
 
 def save_html(path: str, attention: Any = None, tokens: Optional[Sequence[Any]] = None, **options: Any) -> str:
@@ -75,7 +76,7 @@ def show(attention: Any = None, tokens: Optional[Sequence[Any]] = None, *, heigh
     marimo)."""
     from ._widget import AttentionWidget
 
-    data = payload(
+    data = arrays(
         attention,
         tokens,
         q=options.pop("q", None),
@@ -86,7 +87,7 @@ def show(attention: Any = None, tokens: Optional[Sequence[Any]] = None, *, heigh
     )
     link = _link(options.pop("panels", None), options.pop("lang", None))
     return AttentionWidget(
-        data=json.dumps(data),
+        data=npz(data),
         link=link,
         params=json.dumps(_params(options)),
         height=height,

@@ -1,9 +1,11 @@
-"""A user's attention, in whatever form a notebook holds it, as the lab's JSON format:
-`{"attention": [layers][heads][queries][keys], "tokens": [...]}` or `{"q": ..., "k": ..., "v": ...,
-"tokens": [...]}`. Checked here as the lab checks it, so that a mistake is named in the cell that
-made it, not in the widget."""
+"""A user's attention, in whatever form a notebook holds it, as the lab reads it: the arrays
+`attention` [layers, heads, queries, keys] or `q`, `k` (and `v`), with `tokens` (and
+`key_tokens`); as NumPy's `.npz` bytes (what the widget and the saved page carry, read by the
+lab's own reader) or as the lab's JSON format (`payload`). Checked here as the lab checks it, so
+that a mistake is named in the cell that made it, not in the widget."""
 from __future__ import annotations
 
+import io
 import re
 from typing import Any, Optional, Sequence
 
@@ -111,12 +113,7 @@ def _tokens(tokens: Any, count: int, name: str) -> list:
     return tokens
 
 
-def _nested(array: np.ndarray) -> list:
-    """Nested lists of the float32 values (each exactly, as a Python float)."""
-    return array.astype(np.float32).tolist()
-
-
-def payload(
+def arrays(
     attention: Any = None,
     tokens: Optional[Sequence[Any]] = None,
     *,
@@ -126,7 +123,8 @@ def payload(
     key_tokens: Optional[Sequence[Any]] = None,
     batch: int = 0,
 ) -> dict:
-    """The lab's JSON format for weights, or for Q and K (and V)."""
+    """The arrays the lab reads for weights, or for Q and K (and V), each of rank 4 and float32,
+    with the tokens (and key tokens for cross-attention) as lists of strings."""
     if attention is not None and (q is not None or k is not None):
         raise ValueError("give attention, or q and k, not both")
     if attention is not None:
@@ -134,7 +132,7 @@ def payload(
         _check(array, "attention", "queries", "keys")
         array = _four(array)
         layers, heads, queries, keys = array.shape
-        data = {"attention": _nested(array)}
+        data = {"attention": array.astype(np.float32)}
     elif q is not None and k is not None:
         qa, ka = as_array(q, "q"), as_array(k, "k")
         _check(qa, "q", "queries", "d")
@@ -146,14 +144,14 @@ def payload(
             )
         layers, heads, queries, _ = qa.shape
         keys = ka.shape[2]
-        data = {"q": _nested(qa), "k": _nested(ka)}
+        data = {"q": qa.astype(np.float32), "k": ka.astype(np.float32)}
         if v is not None:
             va = as_array(v, "v")
             _check(va, "v", "keys", "d_v")
             va = _four(va)
             if va.shape[:3] != ka.shape[:3]:
                 raise ValueError(f"v {list(va.shape)} does not fit k {list(ka.shape)}: one value per key")
-            data["v"] = _nested(va)
+            data["v"] = va.astype(np.float32)
     else:
         raise ValueError("give attention (with its tokens), or q and k (and v)")
     if max(queries, keys) > MAX_TOKENS:
@@ -172,3 +170,30 @@ def payload(
             f"{queries} queries but {keys} keys: give key_tokens for cross-attention"
         )
     return data
+
+
+def payload(
+    attention: Any = None,
+    tokens: Optional[Sequence[Any]] = None,
+    *,
+    q: Any = None,
+    k: Any = None,
+    v: Any = None,
+    key_tokens: Optional[Sequence[Any]] = None,
+    batch: int = 0,
+) -> dict:
+    """The lab's JSON format for weights, or for Q and K (and V): nested lists of the float32
+    values (each exactly, as a Python float)."""
+    data = arrays(attention, tokens, q=q, k=k, v=v, key_tokens=key_tokens, batch=batch)
+    return {name: value.tolist() if isinstance(value, np.ndarray) else value for name, value in data.items()}
+
+
+def npz(data: dict) -> bytes:
+    """`arrays(...)` as the bytes of an `.npz` (uncompressed: the numbers are float32 and do not
+    shrink much), the tokens as string arrays."""
+    buffer = io.BytesIO()
+    np.savez(
+        buffer,
+        **{name: np.array(value, dtype=str) if name in ("tokens", "key_tokens") else value for name, value in data.items()},
+    )
+    return buffer.getvalue()

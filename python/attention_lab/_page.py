@@ -1,5 +1,6 @@
 """The lab as one self-contained page: its stylesheet, its wasm-bindgen glue and its module
-(base64) inline, then the data handed to `attentionLab.load` once it has started."""
+(base64) inline. Its data (the `.npz` bytes of one's attention) and settings come inline (a page
+saved from a notebook) or from the widget around it, by a message."""
 from __future__ import annotations
 
 import base64
@@ -7,9 +8,13 @@ import json
 from functools import lru_cache
 from importlib import resources
 
-DATA = "__ATTENTION_LAB_DATA__"
 LINK = "__ATTENTION_LAB_LINK__"
-PARAMS = "__ATTENTION_LAB_PARAMS__"
+GIVEN = "__ATTENTION_LAB_GIVEN__"
+
+# The widget's messages: the page says it is ready; the widget sends the data and settings
+# (either may come alone later, when the cell changes them).
+READY = "attention-lab-widget:ready"
+DATA = "attention-lab-widget:data"
 
 
 def _static(name: str) -> bytes:
@@ -29,8 +34,8 @@ def _script_json(value: object) -> str:
 
 @lru_cache(maxsize=1)
 def shell() -> str:
-    """The page with placeholders for the data, the link and the parameters (each a JSON
-    value); the widget's module fills them in the browser, `page` in Python."""
+    """The page with two placeholders: the link (a JSON string) and what is given inline (a
+    JavaScript expression: `{data, params}`, or `null` when the widget sends them)."""
     css = _static("lab.css").decode("utf-8")
     glue = _static("lab.js").decode("utf-8")
     wasm = base64.b64encode(_static("lab_bg.wasm")).decode("ascii")
@@ -43,25 +48,39 @@ def shell() -> str:
 </head><body>
 <script type="module">
 {glue}
-const bytes = Uint8Array.from(atob("{wasm}"), (c) => c.charCodeAt(0));
-await __wbg_init({{ module_or_path: bytes }});
+const base64 = (text) => Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
+await __wbg_init({{ module_or_path: base64("{wasm}") }});
 const lab = window.attentionLab;
-const params = {PARAMS};
-const set = Object.keys(params).length ? lab.set(params) : {{ ok: true }};
-const loaded = lab.load(Object.assign({{ name: "attention_lab" }}, {DATA}));
-window.attentionLabReady = {{ set, loaded }};
-for (const result of [set, loaded]) {{
-  if (!result.ok) console.warn("attention_lab:", result.error);
+function apply({{ data, params }}) {{
+  const set = params && Object.keys(params).length ? lab.set(params) : {{ ok: true }};
+  const loaded = data ? lab.load(Object.assign({{ name: "attention_lab" }}, data)) : {{ ok: true }};
+  window.attentionLabReady = {{ set, loaded }};
+  for (const result of [set, loaded]) {{
+    if (!result.ok) console.warn("attention_lab:", result.error);
+  }}
+}}
+const given = {GIVEN};
+if (given) {{
+  apply(given);
+}} else {{
+  addEventListener("message", (event) => {{
+    if (event.source === parent && event.data?.type === "{DATA}") apply(event.data);
+  }});
+  parent.postMessage({{ type: "{READY}" }}, "*");
 }}
 </script>
 </body></html>
 """
 
 
-def page(data: dict, link: str, params: dict) -> str:
-    return (
-        shell()
-        .replace(LINK, _script_json(link), 1)
-        .replace(PARAMS, _script_json(params), 1)
-        .replace(DATA, _script_json(data), 1)
+def page(data: bytes, link: str, params: dict) -> str:
+    """The page with `data` (the `.npz` bytes) and `params` (`attentionLab.set`'s) inline."""
+    given = (
+        '{data: {format: "npz", bytes: base64("'
+        + base64.b64encode(data).decode("ascii")
+        + '")}, params: '
+        + _script_json(params)
+        + "}"
     )
+    return shell().replace(LINK, _script_json(link), 1).replace(GIVEN, given, 1)
+

@@ -3,8 +3,11 @@ mistake, and writes a page that carries the lab and the numbers.
 
     pytest python/tests
 """
+import base64
+import io
 import json
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -119,16 +122,27 @@ def test_the_page_carries_the_lab_and_the_numbers(tmp_path):
     assert "__wbg_init" in text and len(text) > 1_000_000, "the lab's wasm is inline"
     assert 'window.attentionLabLink = "?embed=1&panels=weights,all-heads&lang=zh"' in text
     assert '{"mask": {"kind": "causal"}}' in text
-    data = json.loads(re.search(r"lab\.load\(Object\.assign\(\{ name: \"attention_lab\" \}, (.*)\)\);\nwindow", text).group(1))
-    assert data["attention"] == ATTENTION.tolist()
-    # A token that would close the script is escaped.
-    text = attention_lab.html(np.eye(1), ["</script>"])
-    assert "</script>\"]" not in text and "<\\/script>" in text
+    # The numbers travel as the bytes of an .npz, inline, read by the lab's own reader.
+    inline = re.search(r'\{data: \{format: "npz", bytes: base64\("([A-Za-z0-9+/=]+)"\)\}, params: (.*)\};', text)
+    assert inline, "the data is inline as .npz bytes"
+    with np.load(io.BytesIO(base64.b64decode(inline.group(1)))) as npz:
+        assert np.array_equal(npz["attention"], ATTENTION)
+        assert npz["tokens"].tolist() == TOKENS
+    assert json.loads(inline.group(2)) == {"mask": {"kind": "causal"}}
+    # A token that would close the script never appears as text (it is inside the bytes), and
+    # the parameters' JSON is escaped.
+    text = attention_lab.html(np.eye(1), ["</script>"], sentence="</script>")
+    assert "</script>\"" not in text and "<\\/script>" in text
 
 
-def test_the_widget_carries_the_lab_in_its_module():
+def test_the_widget_sends_the_numbers_as_npz_bytes():
     widget = attention_lab.show(ATTENTION, TOKENS, panels="weights", temperature=2, height=500)
-    assert "__wbg_init" in widget._esm and "export default" in widget._esm
-    assert json.loads(widget.data)["tokens"] == TOKENS
+    assert "__wbg_init" in widget.shell, "the page the widget shows carries the lab"
+    esm = (Path(attention_lab.__file__).parent / "widget.js").read_text(encoding="utf-8")
+    assert "export default" in esm and "return () =>" in esm, "render returns its cleanup"
+    assert isinstance(widget.data, bytes)
+    with np.load(io.BytesIO(widget.data)) as npz:
+        assert np.array_equal(npz["attention"], ATTENTION)
+        assert npz["tokens"].tolist() == TOKENS
     assert json.loads(widget.params) == {"temperature": 2}
     assert widget.link == "?embed=1&panels=weights" and widget.height == 500

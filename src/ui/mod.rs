@@ -1,15 +1,21 @@
 //! The Leptos app. It reads traces computed by `attention-core` (or `attention-gpu`); it never
 //! computes attention itself. Layers, each using only those before it:
 //! - [`i18n`]: every sentence in English and Chinese (pure);
-//! - [`model`]: what each view shows and the rules behind the controls, links and engine choice
-//!   (pure: no leptos, web-sys, js-sys or wasm-bindgen);
-//! - [`state`]: the reactive `Lab` and the GPU's job queue;
-//! - [`browser`]: the address bar, sharing, embedding, `window.attentionLab`, observers;
+//! - [`logic`]: what each view shows and the rules behind the controls, links and the choice of
+//!   backend (pure: no leptos, web-sys, js-sys or wasm-bindgen);
+//! - [`browser`]: the browser's clock, workers, canvases, observers, storage, address and
+//!   downloads, knowing nothing of the lab;
+//! - [`state`]: the reactive `Lab`, and the CPU's and the GPU's job queues;
+//! - [`bridge`]: the lab's state and the world outside its views: the address bar, a host
+//!   page's messages, `window.attentionLab`, files;
 //! - [`views`]: the components.
+//!
+//! `tests/architecture.rs` checks the order, and that no file uses itself through others.
 
+pub mod bridge;
 pub mod browser;
 pub mod i18n;
-pub mod model;
+pub mod logic;
 pub mod state;
 pub mod views;
 

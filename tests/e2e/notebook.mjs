@@ -69,21 +69,39 @@ attention_lab.save_html("qk.html", q=np.array(e["q"], dtype=np.float32), k=np.ar
   await page.close();
 });
 
-test('the widget\'s module renders the lab in a frame, as anywidget calls it', async () => {
+test('the widget\'s module renders the lab in a frame, as anywidget calls it, and cleans up', async () => {
   python(`
-import json, numpy as np, attention_lab
+import base64, json, shutil, pathlib, numpy as np, attention_lab
 e = json.load(open(${JSON.stringify(join(FIXTURES, 'expected.json'))}))
 w = attention_lab.show(np.array(e["attention"], dtype=np.float32), e["tokens"], panels="weights", temperature=2)
-open("widget.js", "w").write(w._esm)
-json.dump({"data": w.data, "link": w.link, "params": w.params, "height": w.height}, open("model.json", "w"))
+shutil.copy(pathlib.Path(attention_lab.__file__).parent / "widget.js", "widget.js")
+flipped = attention_lab.show(np.array(e["attention"], dtype=np.float32)[:, ::-1].copy(), e["tokens"])
+json.dump({"data": base64.b64encode(w.data).decode(), "flipped": base64.b64encode(flipped.data).decode(),
+           "link": w.link, "params": w.params, "height": w.height, "shell": w.shell}, open("model.json", "w"))
 `);
   const model = readFileSync(join(dir, 'model.json'), 'utf8');
+  // A host that does what anywidget does: binary traits arrive as DataViews, changes are events.
   const host = `<!DOCTYPE html><html><head><meta charset="utf-8"></head><body><div id="out"></div>
 <script type="module">
   import widget from './widget.js';
   const values = ${model};
-  const model = { get: (name) => values[name], on: () => {} };
-  widget.render({ model, el: document.getElementById('out') });
+  const view = (text) => new DataView(Uint8Array.from(atob(text), (c) => c.charCodeAt(0)).buffer);
+  values.data = view(values.data);
+  const listeners = new Map();
+  const model = {
+    get: (name) => values[name],
+    on: (event, f) => listeners.set(event, [...(listeners.get(event) ?? []), f]),
+    off: (event, f) => listeners.set(event, (listeners.get(event) ?? []).filter((g) => g !== f)),
+  };
+  window.widgetHost = {
+    cleanup: widget.render({ model, el: document.getElementById('out') }),
+    set(name, value) {
+      values[name] = name === 'data' ? view(value) : value;
+      for (const f of listeners.get('change:' + name) ?? []) f();
+    },
+    listening: () => [...listeners.values()].reduce((n, l) => n + l.length, 0),
+    flipped: values.flipped,
+  };
 </script></body></html>`;
   writeFileSync(join(dir, 'host.html'), host);
   // Modules load over http (file:// refuses them); the widget's own frame needs nothing served.
@@ -94,10 +112,22 @@ json.dump({"data": w.data, "link": w.link, "params": w.params, "height": w.heigh
     await page.goto(`${server.url}host.html`);
     const frame = await (await page.waitForSelector('#out iframe')).contentFrame();
     await frame.waitForFunction(() => window.attentionLabReady, null, { timeout: 60000 });
+    assert.deepEqual(await frame.evaluate(() => window.attentionLabReady.loaded), { ok: true });
     const t = await frame.evaluate(() => window.attentionLab.trace());
-    assert.deepEqual(weightsOf(t), expected.attention);
+    assert.deepEqual(weightsOf(t), expected.attention, 'the .npz bytes read by the lab give the same numbers');
     assert.equal((await frame.evaluate(() => window.attentionLab.state())).source, 'imported');
     if (SHOTS) await page.screenshot({ path: join(SHOTS, 'notebook-widget.png') });
+    // New data from the cell reaches the same frame.
+    await frame.evaluate(() => { window.attentionLabReady = null; });
+    await page.evaluate(() => window.widgetHost.set('data', window.widgetHost.flipped));
+    await frame.waitForFunction(() => window.attentionLabReady, null, { timeout: 60000 });
+    const flipped = weightsOf(await frame.evaluate(() => window.attentionLab.trace()));
+    assert.deepEqual(flipped, expected.attention.map((layer) => [...layer].reverse()));
+    // render's cleanup: the frame and every listener gone.
+    assert.ok(await page.evaluate(() => typeof window.widgetHost.cleanup === 'function'));
+    await page.evaluate(() => window.widgetHost.cleanup());
+    assert.equal(await page.evaluate(() => document.querySelectorAll('#out iframe').length), 0);
+    assert.equal(await page.evaluate(() => window.widgetHost.listening()), 0);
     await page.close();
   } finally {
     server.close();

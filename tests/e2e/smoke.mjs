@@ -182,7 +182,7 @@ test('the trained model is fetched only when chosen, and runs in the page', asyn
   const state = await page.evaluate(() => window.attentionLab.state());
   // An induction head at work: after "xq7kb@ xq7kb" comes "@" again.
   assert.equal(state.predictions[0].token, '@', JSON.stringify(state.predictions));
-  assert.ok(requests.some((url) => url.endsWith('/model/model.safetensors')));
+  assert.ok(requests.some((url) => url.endsWith('/gpt2/model.safetensors')));
   const overview = await shown('[data-testid=heatmap-model-1-0]');
   assert.ok(overview.colours > 4, `${overview.colours} colours`);
   const labels = await page.locator('[data-testid=role-label]').allInnerTexts();

@@ -4,7 +4,7 @@
 
 #![allow(dead_code)]
 
-use attention_core::rng::SplitMix64;
+use attention_core::math::rng::SplitMix64;
 use attention_core::{Config, Input, LayerNormMode, MaskSpec, Params, Trace};
 use ndarray::{Array2, ArrayView2};
 
@@ -58,7 +58,7 @@ pub fn random_shaped_config(seed: u64) -> Config {
 
 /// The parameters of [`random_shaped_config`].
 pub fn random_shaped_params(seed: u64) -> Params {
-    use attention_core::scoring::{Pairing, Position, Shaping};
+    use attention_core::math::scoring::{Pairing, Position, Shaping};
     let mut params = random_params(seed);
     let mut rng = SplitMix64::new(seed ^ 0x5ca1_ab1e);
     let mut pick = |n: usize| (rng.next_u64() % n as u64) as usize;

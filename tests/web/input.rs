@@ -1,7 +1,7 @@
 //! Typing, every control, the mask editor, the head selector and the tooltip.
 
 use attention_lab::ui::App;
-use attention_lab::ui::model::controls::{temperature_slider_max, temperature_to_slider};
+use attention_lab::ui::logic::controls::{temperature_slider_max, temperature_to_slider};
 use leptos::mount::mount_to;
 use leptos::task::tick;
 use leptos::view;

@@ -2,9 +2,9 @@
 //! stays hidden until the learner commits to an answer; the experiments show the numbers the core
 //! computes; `set({lesson})` and `state().lesson` open and report a chapter.
 
-use attention_core::lessons::Chapter;
+use attention_core::teaching::Chapter;
 use attention_lab::ui::App;
-use attention_lab::ui::model::lesson::answer;
+use attention_lab::ui::logic::lesson::answer;
 use leptos::mount::mount_to;
 use leptos::task::tick;
 use leptos::view;

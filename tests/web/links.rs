@@ -34,7 +34,7 @@ fn restore_address(old: &str) {
 
 #[wasm_bindgen_test]
 async fn a_link_restores_the_state_and_the_address_follows_the_user() {
-    use attention_lab::ui::model::link::{parse_query, to_query};
+    use attention_lab::ui::logic::link::{parse_query, to_query};
     let old = set_address(
         "?sentence=%E7%8C%AB%20sat%20down&n_heads=4&n_kv_heads=2&temperature=0.25&mask=padding&valid_len=2&seed=9&head=3&lang=zh&theme=dark&step=5",
     );

@@ -2,9 +2,9 @@
 //! layers and heads shown, its predictions and head roles, the continue button, and the settings
 //! it fixes refused with a message.
 
-use attention_core::api::load_model;
+use attention_core::models::Model;
 use attention_lab::ui::App;
-use attention_lab::ui::browser::model_files;
+use attention_lab::ui::bridge::model_files;
 use leptos::mount::mount_to;
 use leptos::task::tick;
 use leptos::view;
@@ -16,10 +16,10 @@ use super::dom::*;
 
 /// The shipped model, handed to the lab directly (the test server has no `model/` folder).
 fn provide_model() {
-    let gpt = load_model(
-        include_bytes!("../../assets/model/model.safetensors"),
-        include_str!("../../assets/model/config.json"),
-        include_str!("../../assets/model/vocab.json"),
+    let gpt = Model::from_files(
+        include_bytes!("../../assets/gpt2/model.safetensors"),
+        include_str!("../../assets/gpt2/config.json"),
+        include_str!("../../assets/gpt2/vocab.json"),
     )
     .unwrap();
     model_files::provide(gpt);
@@ -147,7 +147,7 @@ async fn the_trained_model_runs_on_the_sentence_with_its_views() {
 async fn the_llama_model_runs_beside_the_gpt2_one() {
     provide_model();
     model_files::provide(
-        load_model(
+        Model::from_files(
             include_bytes!("../../assets/llama/model.safetensors"),
             include_str!("../../assets/llama/config.json"),
             include_str!("../../assets/llama/vocab.json"),

@@ -21,7 +21,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
 # Each model folder, with the fixtures its training run wrote.
-MODELS = {"model": "model.json", "llama": "llama.json"}
+MODELS = {"gpt2": "gpt2.json", "llama": "llama.json"}
 
 
 def compare(name, logits, fixtures):

@@ -1,6 +1,6 @@
 """Writes MODEL_CARD.md beside the weights, from the metrics the training run measured.
 
-    .venv/bin/python model_card.py [assets/model]
+    .venv/bin/python model_card.py [assets/gpt2]
 """
 
 import json
@@ -33,7 +33,7 @@ def best(table, skip_first=False):
 
 
 def main():
-    out = Path(sys.argv[1]) if len(sys.argv) > 1 else HERE.parent.parent / "assets" / "model"
+    out = Path(sys.argv[1]) if len(sys.argv) > 1 else HERE.parent.parent / "assets" / "gpt2"
     out = out.resolve()
     m = json.loads((out / "metrics.json").read_text(encoding="utf-8"))
     config = json.loads((out / "config.json").read_text())

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Trains one of the lab's models from scratch and writes it where the lab reads it: assets/model/
+# Trains one of the lab's models from scratch and writes it where the lab reads it: assets/gpt2/
 # (GPT-2; `--arch llama`: assets/llama/) with model.safetensors, config.json, vocab.json,
 # metrics.json and MODEL_CARD.md, and the fixtures the Rust forward pass is tested against
-# (tests/fixtures/model.json, llama.json). Run by hand, never in CI: about 50 minutes (GPT-2) and
+# (tests/fixtures/gpt2.json, llama.json). Run by hand, never in CI: about 50 minutes (GPT-2) and
 # 90 minutes (Llama) on the project's 2-core CPU machine. Extra arguments go to train.py.
 set -euo pipefail
 cd "$(dirname "$0")"

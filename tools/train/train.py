@@ -1,6 +1,6 @@
 """Trains the lab's small bilingual character-level GPT-2, measures it, and writes it out.
 
-    tools/train/run.sh              # installs what it needs, trains, writes assets/model/
+    tools/train/run.sh              # installs what it needs, trains, writes assets/gpt2/
     .venv/bin/python train.py --steps 200 --out /tmp/model   # a quick try
 
 Everything is seeded: the same command on the same machine gives the same files. Outputs, in
@@ -246,7 +246,7 @@ def export(params, vocab, args, out, metrics):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--arch", choices=["gpt2", "llama"], default="gpt2",
-                        help="gpt2: assets/model; llama: assets/llama (RoPE, RMSNorm, SwiGLU, GQA), GPT-2's vocabulary")
+                        help="gpt2: assets/gpt2; llama: assets/llama (RoPE, RMSNorm, SwiGLU, GQA), GPT-2's vocabulary")
     parser.add_argument("--steps", type=int, default=6000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--layers", type=int, default=3)
@@ -262,19 +262,19 @@ def main():
     parser.add_argument("--synthetic-early", type=float, default=0.4, help="that share for the first --early-steps steps")
     parser.add_argument("--early-steps", type=int, default=3000)
     parser.add_argument("--eval-every", type=int, default=1000)
-    parser.add_argument("--out", type=Path, help="default: assets/model (gpt2), assets/llama (llama)")
+    parser.add_argument("--out", type=Path, help="default: assets/gpt2 (gpt2), assets/llama (llama)")
     parser.add_argument("--fixtures", type=Path, help="where the logits the Rust forward pass must reproduce go "
-                        "(default: tests/fixtures/model.json, tests/fixtures/llama.json)")
+                        "(default: tests/fixtures/gpt2.json, tests/fixtures/llama.json)")
     parser.add_argument("--vocab-from", type=Path, help="a vocab.json to use instead of building one "
-                        "(default for llama: assets/model/vocab.json, the GPT-2 model's)")
+                        "(default for llama: assets/gpt2/vocab.json, the GPT-2 model's)")
     args = parser.parse_args()
     global net
     net = llama if args.arch == "llama" else model
-    name = "model" if args.arch == "gpt2" else "llama"
+    name = args.arch
     args.out = args.out or ROOT / "assets" / name
     args.fixtures = args.fixtures or ROOT / "tests" / "fixtures" / f"{name}.json"
     if args.arch == "llama" and args.vocab_from is None:
-        args.vocab_from = ROOT / "assets" / "model" / "vocab.json"
+        args.vocab_from = ROOT / "assets" / "gpt2" / "vocab.json"
 
     started = time.time()
     corpus = data.corpus()

@@ -9,12 +9,12 @@ use ndarray::{Array2, ArrayView2};
 use super::buffers::{Buffers, Part, Shape};
 use super::context::{Context, GpuInfo};
 use super::error::GpuError;
-use super::kernel::Kernel;
 use super::matmul::{self, Product, View};
+use super::shader::Pipeline;
 use super::uniforms::{FlashParams, PrepareParams, Slots, SoftmaxParams, mask_code};
 use super::{flash, prepare, softmax};
-use attention_core::scoring::{Pairing, Position, rope_table};
-use attention_core::trace::{attention_input, key_value_input};
+use attention_core::math::scoring::{Pairing, Position, rope_table};
+use attention_core::pipeline::computed::{attention_input, key_value_input};
 use attention_core::{
     Backend, Computed, Config, FlashDetail, MaskSpec, Outputs, Trace, outputs_from, trace_from,
 };
@@ -22,10 +22,10 @@ use attention_core::{
 /// The GPU, its four pipelines, and the buffers of the last shape computed.
 pub struct GpuBackend {
     context: Context,
-    matmul: Kernel,
-    prepare: Kernel,
-    softmax: Kernel,
-    flash: Kernel,
+    matmul: Pipeline,
+    prepare: Pipeline,
+    softmax: Pipeline,
+    flash: Pipeline,
     buffers: Option<Buffers>,
 }
 

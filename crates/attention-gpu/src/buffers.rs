@@ -28,7 +28,7 @@ pub struct Shape {
 
 impl Shape {
     pub fn new(
-        dims: &attention_core::weights::Dims,
+        dims: &attention_core::math::weights::Dims,
         seq_len: usize,
         key_len: usize,
         custom_mask: bool,

@@ -1,6 +1,6 @@
 //! Runs flash.wgsl: fused FlashAttention, 64 queries of one head per workgroup.
 
-use super::kernel::{Binding, Kernel, Shader};
+use super::shader::{Binding, Pipeline, Shader};
 use super::uniforms::FlashParams;
 
 /// Queries per workgroup, one per thread: `QUERIES_PER_WORKGROUP` in flash.wgsl.
@@ -27,8 +27,8 @@ pub const SHADER: Shader = Shader {
     params: FlashParams::LAYOUT,
 };
 
-pub fn kernel(device: &wgpu::Device) -> Kernel {
-    Kernel::new(device, &SHADER)
+pub fn kernel(device: &wgpu::Device) -> Pipeline {
+    Pipeline::new(device, &SHADER)
 }
 
 pub fn workgroups(seq_len: usize, heads: usize) -> [u32; 3] {

@@ -5,7 +5,7 @@
 //! unchanged. Everything that costs a matrix product or seq_len² runs here; residual, LayerNorm and
 //! the replay of FlashAttention's tile steps are the core's (see [`attention_core::trace_from`]).
 //!
-//! Layout: `context` (adapter, device, error capture), `kernel` (pipelines and bind groups),
+//! Layout: `context` (adapter, device, error capture), `shader` (what Rust assumes of a WGSL file, and its pipeline and bind group layout),
 //! one module per shader (`matmul`, `prepare`, `softmax`, `flash`, each beside its `.wgsl`), `uniforms`
 //! (the `#[repr(C)]` parameter blocks), `buffers` (reused while shapes stay the same) and
 //! `backend` (one submission and one readback per computation).
@@ -15,16 +15,17 @@ mod buffers;
 mod context;
 mod error;
 mod flash;
-mod kernel;
 mod matmul;
 mod prepare;
+mod shader;
 mod softmax;
 mod uniforms;
 
 pub use backend::GpuBackend;
 pub use context::GpuInfo;
 pub use error::GpuError;
-pub use kernel::{Binding, ParamsLayout, Shader};
+pub use shader::{Binding, Shader};
+pub use uniforms::ParamsLayout;
 pub use uniforms::mask_kind;
 
 /// Every shader, with what the Rust side assumes about it (checked by `tests/gpu.rs` with naga).

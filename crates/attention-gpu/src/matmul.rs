@@ -1,6 +1,6 @@
 //! Runs matmul.wgsl: C = alpha · A · B (or A · Bᵀ) on strided, batched views.
 
-use super::kernel::{Binding, Kernel, Shader};
+use super::shader::{Binding, Pipeline, Shader};
 use super::uniforms::MatmulParams;
 
 /// The side of the square tiles staged in workgroup memory: `TILE` in matmul.wgsl.
@@ -19,8 +19,8 @@ pub const SHADER: Shader = Shader {
     params: MatmulParams::LAYOUT,
 };
 
-pub fn kernel(device: &wgpu::Device) -> Kernel {
-    Kernel::new(device, &SHADER)
+pub fn kernel(device: &wgpu::Device) -> Pipeline {
+    Pipeline::new(device, &SHADER)
 }
 
 /// A matrix inside a buffer: batch z starts at `offset + (z / group) · batch`; rows `stride` apart.

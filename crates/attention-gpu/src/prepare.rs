@@ -1,6 +1,6 @@
 //! Runs prepare.wgsl: QK-norm and RoPE on each head's rows of Q or K, one thread per row and head.
 
-use super::kernel::{Binding, Kernel, Shader};
+use super::shader::{Binding, Pipeline, Shader};
 use super::uniforms::PrepareParams;
 
 /// Rows per workgroup: `WORKGROUP` in prepare.wgsl.
@@ -19,8 +19,8 @@ pub const SHADER: Shader = Shader {
     params: PrepareParams::LAYOUT,
 };
 
-pub fn kernel(device: &wgpu::Device) -> Kernel {
-    Kernel::new(device, &SHADER)
+pub fn kernel(device: &wgpu::Device) -> Pipeline {
+    Pipeline::new(device, &SHADER)
 }
 
 pub fn workgroups(rows: usize, heads: usize) -> [u32; 3] {

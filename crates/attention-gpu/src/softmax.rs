@@ -1,6 +1,6 @@
 //! Runs softmax.wgsl: the masked softmax of every row of scores, one workgroup per row and head.
 
-use super::kernel::{Binding, Kernel, Shader};
+use super::shader::{Binding, Pipeline, Shader};
 use super::uniforms::SoftmaxParams;
 
 /// Threads per row: `WORKGROUP` in softmax.wgsl.
@@ -25,8 +25,8 @@ pub const SHADER: Shader = Shader {
     params: SoftmaxParams::LAYOUT,
 };
 
-pub fn kernel(device: &wgpu::Device) -> Kernel {
-    Kernel::new(device, &SHADER)
+pub fn kernel(device: &wgpu::Device) -> Pipeline {
+    Pipeline::new(device, &SHADER)
 }
 
 /// One workgroup per row of `rows`, per head.

@@ -5,7 +5,13 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use super::kernel::ParamsLayout;
+/// A `#[repr(C)]` parameter block as Rust lays it out.
+#[derive(Debug, Clone, Copy)]
+pub struct ParamsLayout {
+    pub wgsl_name: &'static str,
+    pub size: usize,
+    pub fields: &'static [(&'static str, usize)],
+}
 
 /// The layout of a `#[repr(C)]` struct, its padding fields left out.
 macro_rules! layout {

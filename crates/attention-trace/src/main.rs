@@ -149,13 +149,13 @@ fn replay(request: &attention_core::api::Request, block: usize) -> Result<String
     replay_json(&config, block, &heads).map_err(|e| e.to_string())
 }
 
-/// The trained models shipped with the lab (assets/model: GPT-2; assets/llama: Llama), built into
+/// The trained models shipped with the lab (assets/gpt2: GPT-2; assets/llama: Llama), built into
 /// the binary.
 #[cfg(not(target_arch = "wasm32"))]
 const MODEL: (&[u8], &str, &str) = (
-    include_bytes!("../../../assets/model/model.safetensors"),
-    include_str!("../../../assets/model/config.json"),
-    include_str!("../../../assets/model/vocab.json"),
+    include_bytes!("../../../assets/gpt2/model.safetensors"),
+    include_str!("../../../assets/gpt2/config.json"),
+    include_str!("../../../assets/gpt2/vocab.json"),
 );
 #[cfg(not(target_arch = "wasm32"))]
 const LLAMA: (&[u8], &str, &str) = (
@@ -168,13 +168,14 @@ const LLAMA: (&[u8], &str, &str) = (
 #[cfg(not(target_arch = "wasm32"))]
 fn load_trained(
     request: &attention_core::api::Request,
-) -> Result<attention_core::gpt::Gpt, String> {
-    use attention_core::gpt::Layout;
+) -> Result<attention_core::models::Model, String> {
+    use attention_core::models::Layout;
     let (safetensors, config, vocab) = match request.trained_layout() {
         Some(Layout::Llama) => LLAMA,
         _ => MODEL,
     };
-    attention_core::api::load_model(safetensors, config, vocab).map_err(|e| format!("model: {e}"))
+    attention_core::models::Model::from_files(safetensors, config, vocab)
+        .map_err(|e| format!("model: {e}"))
 }
 
 /// `"model": "trained"` (or `"gpt2"`, or `"llama"`): the shipped model on the request's
@@ -213,7 +214,7 @@ fn generate(request: &attention_core::api::Request) -> Result<String, String> {
 /// without sink tokens, beside a sliding-window recompute.
 #[cfg(not(target_arch = "wasm32"))]
 fn stream_eval(request: &attention_core::api::Request) -> Result<String, String> {
-    if request.trained_layout() != Some(attention_core::gpt::Layout::Llama) {
+    if request.trained_layout() != Some(attention_core::models::Layout::Llama) {
         return Err("stream_eval: add \"model\": \"llama\" (positions move inside the cache only with RoPE)".into());
     }
     let model = load_trained(request)?;
@@ -226,13 +227,13 @@ fn stream_eval(request: &attention_core::api::Request) -> Result<String, String>
 fn lesson_experiment(
     request: &attention_core::api::Request,
     (chapter, focus, layer): (
-        attention_core::lessons::Chapter,
-        attention_core::lessons::Focus,
+        attention_core::teaching::Chapter,
+        attention_core::teaching::Focus,
         usize,
     ),
 ) -> Result<String, String> {
     use attention_core::api::lesson_json;
-    use attention_core::lessons::{Chapter, experiment, measure_cost};
+    use attention_core::teaching::{Chapter, experiment, measure_cost};
     let trace = if request.is_trained() {
         let (sentence, run) = request.trained_run().map_err(|e| e.to_string())?;
         let model = load_trained(request)?;

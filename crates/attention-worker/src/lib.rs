@@ -1,18 +1,18 @@
 //! Attention Lab's Web Worker: the page posts a request, this computes it on its own thread and
 //! posts the result back, so that typing, scrolling and drawing never wait for a large trace.
 //!
-//! A request is computed in units ([`attention_core::units`]: a head, or a band of a long head's
+//! A request is computed in units ([`attention_core::pipeline::units`]: a head, or a band of a long head's
 //! queries). The page hands each worker a unit or two at a time and another as each comes back,
 //! so that a worker slowed by the page's own work takes fewer, and all finish together.
 //!
 //! Messages (arrays, so that the page needs no schema):
 //! - to the worker: `[id, request, projections, unit]`, the request as the CLI's JSON, whether to
-//!   send Q, K and V back, and the index of a unit among [`attention_core::units::units`] of the
+//!   send Q, K and V back, and the index of a unit among [`attention_core::pipeline::units::units`] of the
 //!   request's config; it starts request `id` (dropping any other) and queues the unit.
 //!   `[id, "unit", unit]` queues another unit of request `id`;
 //! - from the worker: `["ready"]` once it listens; `[id, "projections", buffer]` (Q, K and V,
 //!   [`UnitJob::projections_to_flat`]) when asked; `[id, "unit", unit, buffer]` with the unit's
-//!   numbers as [`attention_core::units::UnitPart::to_flat`] in a transferred `ArrayBuffer` (the
+//!   numbers as [`attention_core::pipeline::units::UnitPart::to_flat`] in a transferred `ArrayBuffer` (the
 //!   page assembles the parts and rebuilds the trace from its own copy of the config);
 //!   `[id, "error", message]` when the request is invalid;
 //! - to the worker: `[id, "cancel"]`: request `id` is stale. The worker reads its messages between
@@ -24,7 +24,7 @@
 //!
 //! Two builds of this crate run in the page: `attention-worker` (WebAssembly simd128) and
 //! `attention-worker-relaxed`, the same code with the feature `relaxed-simd` (the products' kernels
-//! with fused multiply-add, [`attention_core::gemm`]). The page starts the second where the
+//! with fused multiply-add, [`attention_core::math::gemm`]). The page starts the second where the
 //! browser validates a relaxed-SIMD instruction, the first elsewhere.
 
 #[cfg(target_arch = "wasm32")]
@@ -34,7 +34,7 @@ pub mod worker {
 
     use attention_core::Config;
     use attention_core::api::Request;
-    use attention_core::units::{Unit, UnitJob, units};
+    use attention_core::pipeline::units::{Unit, UnitJob, units};
     use js_sys::{Array, Float32Array};
     use wasm_bindgen::prelude::*;
     use web_sys::{DedicatedWorkerGlobalScope, MessageChannel, MessageEvent};
@@ -127,7 +127,7 @@ pub mod worker {
             }
         };
         LAST.with_borrow_mut(|last| *last = Some(config.clone()));
-        let summarise = attention_core::overview::summarises(&config);
+        let summarise = attention_core::pipeline::overview::summarises(&config);
         let job = UnitJob::new(&config, summarise);
         if projections {
             let flat = Float32Array::from(job.projections_to_flat().as_slice());

@@ -1,15 +1,11 @@
-//! The app's glue to the browser outside its own views: the address bar, sharing and downloads,
-//! embedding (`postMessage`), `window.attentionLab`, observers, canvases and the clock. Never
-//! imports a view (`tests/architecture.rs` checks it).
+//! The app's glue to the browser that knows nothing of the lab's state: the clock, the Web
+//! Workers, canvases, observers, local storage, the page's address, downloads and the clipboard.
+//! Any layer above may use it (`tests/architecture.rs` checks that it uses none of them).
 
+pub mod address;
 pub mod canvas;
 pub mod clock;
-pub mod embed;
-pub mod files;
-pub mod js_api;
-pub mod location;
-pub mod model_files;
 pub mod observers;
-pub mod progress;
 pub mod share;
+pub mod storage;
 pub mod worker;

@@ -3,8 +3,8 @@
 
 use wasm_bindgen::{JsCast, JsValue};
 
-use super::location;
-use crate::ui::model::link::{Embed, LinkState};
+use super::address;
+use crate::ui::logic::link::{Embed, LinkState};
 
 /// Saves `text` as a file named `filename`.
 pub fn download_text(filename: &str, mime: &str, text: &str) -> Result<(), JsValue> {
@@ -51,7 +51,7 @@ pub fn embed_code(state: &LinkState, panels: &[&str]) -> String {
         }),
         ..state.clone()
     };
-    let src = location::href(&embedded)
+    let src = address::href(&embedded)
         .replace('&', "&amp;")
         .replace('"', "&quot;");
     format!(

@@ -1,9 +1,9 @@
 //! The English text.
 
 use attention_core::ConfigError;
-use attention_core::overview::Reduction;
+use attention_core::pipeline::overview::Reduction;
 
-use super::{
+use super::texts::{
     ErrorTexts, ExplainTexts, FallbackTexts, FlashText, GenerateTexts, KvTexts, LinkTexts,
     MaskTexts, ModelTexts, OverviewTexts, ScaleTexts, ShareTexts, StageText, StageTexts, StepTexts,
     StreamTexts, Text,

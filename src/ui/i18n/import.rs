@@ -1,7 +1,7 @@
 //! The words of "Open your own attention": the opener, the views of a user's file, and every
 //! reason a file is refused, in both languages.
 
-use attention_core::api::import::{ImportError, ImportNotice};
+use attention_core::io::import::{ImportError, ImportNotice};
 
 use super::Lang;
 

@@ -8,7 +8,7 @@ pub struct ChapterText {
     /// The lesson, a few short paragraphs.
     pub body: &'static [&'static str],
     pub try_this: &'static str,
-    /// Predict, then reveal (the right choice is in `ui::model::lesson::answer`).
+    /// Predict, then reveal (the right choice is in `ui::logic::lesson::answer`).
     pub question: &'static str,
     pub choices: [&'static str; 3],
     /// Why the right answer is right, shown after answering.
@@ -104,6 +104,8 @@ pub struct HeadVariances {
 
 /// The labels of the experiments' tables, charts and results.
 pub struct ExperimentTexts {
+    /// The second sentence the cross chapter offers as keys and values.
+    pub cross_source: &'static str,
     pub token: &'static str,
     pub key: &'static str,
     pub head: &'static str,

@@ -325,6 +325,7 @@ pub const LEARN: LearnTexts = LearnTexts {
         },
     ],
     x: ExperimentTexts {
+        cross_source: "A tired cat sat down on the warm mat.",
         token: "token",
         key: "key",
         head: "head",

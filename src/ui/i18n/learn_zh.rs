@@ -317,6 +317,7 @@ pub const LEARN: LearnTexts = LearnTexts {
         },
     ],
     x: ExperimentTexts {
+        cross_source: "那只猫很累，所以它坐下了。",
         token: "词元",
         key: "键",
         head: "头",

@@ -4,10 +4,10 @@
 
 use leptos::prelude::*;
 
-use super::lab::{Lab, Outcome};
+use super::outcome::Outcome;
 use crate::ui::browser::clock::now_ms;
-use crate::ui::model::TraceRef;
-use crate::ui::model::engine::{Fallback, FallbackReason, GpuStatus};
+use crate::ui::logic::TraceRef;
+use crate::ui::logic::engine::{Fallback, FallbackReason, GpuStatus};
 use attention_core::api::Request;
 use attention_gpu::GpuBackend;
 
@@ -40,76 +40,89 @@ impl Default for GpuJobs {
     }
 }
 
-/// Looks for a GPU (again, after a loss); the status says how it went.
-pub fn probe(lab: Lab) {
-    lab.gpu.set(GpuStatus::Probing);
-    lab.jobs.backend.set_value(None);
-    leptos::task::spawn_local(async move {
-        match GpuBackend::new().await {
-            Ok(backend) => {
-                let info = backend.info().clone();
-                lab.jobs.backend.set_value(Some(backend));
-                lab.gpu.set(GpuStatus::Ready(info));
+impl GpuJobs {
+    /// Looks for a GPU (again, after a loss); `gpu` says how it went.
+    pub fn probe(self, gpu: RwSignal<GpuStatus>) {
+        gpu.set(GpuStatus::Probing);
+        self.backend.set_value(None);
+        leptos::task::spawn_local(async move {
+            match GpuBackend::new().await {
+                Ok(backend) => {
+                    let info = backend.info().clone();
+                    self.backend.set_value(Some(backend));
+                    gpu.set(GpuStatus::Ready(info));
+                }
+                Err(error) => gpu.set(GpuStatus::failed(&error)),
             }
-            Err(error) => lab.gpu.set(GpuStatus::failed(&error)),
-        }
-    });
-}
-
-/// Computes `request` on the GPU, now or after the running job.
-pub fn schedule(lab: Lab, request: Request) {
-    if lab.jobs.busy.get_value() {
-        lab.jobs.queued.set_value(Some(request));
-        return;
+        });
     }
-    lab.jobs.busy.set_value(true);
-    leptos::task::spawn_local(run(lab, request));
+
+    /// Computes `request` on the GPU, now or after the running job, reusing the config of the
+    /// result on screen (`shown`) where it can; a lost device is reported in `gpu`.
+    pub fn schedule(
+        self,
+        request: Request,
+        shown: Memo<Option<TraceRef>>,
+        gpu: RwSignal<GpuStatus>,
+    ) {
+        if self.busy.get_value() {
+            self.queued.set_value(Some(request));
+            return;
+        }
+        self.busy.set_value(true);
+        leptos::task::spawn_local(run(self, request, shown, gpu));
+    }
+
+    /// Destroys the GPU device as a driver reset would (for tests of the recovery path).
+    pub fn simulate_loss(self) {
+        self.backend.with_value(|backend| {
+            if let Some(backend) = backend {
+                backend.simulate_loss();
+            }
+        });
+    }
 }
 
-async fn run(lab: Lab, request: Request) {
+async fn run(
+    jobs: GpuJobs,
+    request: Request,
+    shown: Memo<Option<TraceRef>>,
+    gpu: RwSignal<GpuStatus>,
+) {
     let started_ms = now_ms();
-    let previous = lab.shown.get_untracked();
+    let previous = shown.get_untracked();
     let config = request
         .to_params()
         .and_then(|params| Ok(params.validate_reusing(previous.as_ref().map(|t| &t.0.config))?));
-    let backend = lab.jobs.backend.try_update_value(Option::take).flatten();
+    let backend = jobs.backend.try_update_value(Option::take).flatten();
     match (config, backend) {
         (Err(error), backend) => {
-            lab.jobs.backend.set_value(backend);
+            jobs.backend.set_value(backend);
             let outcome = Outcome::computed(Err(error), now_ms() - started_ms, started_ms);
-            lab.jobs.done.set(Some((request.clone(), outcome)));
+            jobs.done.set(Some((request.clone(), outcome)));
         }
         (Ok(config), Some(mut backend)) => {
             let result = backend.trace(&config).await;
             match result {
                 Ok(trace) => {
-                    lab.jobs.backend.set_value(Some(backend));
+                    jobs.backend.set_value(Some(backend));
                     let trace = TraceRef::new(trace);
                     let outcome = Outcome::computed(Ok(trace), now_ms() - started_ms, started_ms);
-                    lab.jobs.done.set(Some((request.clone(), outcome)));
+                    jobs.done.set(Some((request.clone(), outcome)));
                 }
                 // The backend is dropped; the status change sends the work back to the CPU.
-                Err(error) => lab.gpu.set(GpuStatus::failed(&error)),
+                Err(error) => gpu.set(GpuStatus::failed(&error)),
             }
         }
-        (Ok(_), None) => lab.gpu.set(GpuStatus::Unavailable(Fallback::new(
+        (Ok(_), None) => gpu.set(GpuStatus::Unavailable(Fallback::new(
             FallbackReason::NotReady,
             "",
         ))),
     }
-    lab.jobs.busy.set_value(false);
-    if let Some(next) = lab.jobs.queued.try_update_value(Option::take).flatten()
+    jobs.busy.set_value(false);
+    if let Some(next) = jobs.queued.try_update_value(Option::take).flatten()
         && next != request
     {
-        schedule(lab, next);
+        jobs.schedule(next, shown, gpu);
     }
-}
-
-/// Destroys the GPU device as a driver reset would (for tests of the recovery path).
-pub fn simulate_loss(lab: Lab) {
-    lab.jobs.backend.with_value(|backend| {
-        if let Some(backend) = backend {
-            backend.simulate_loss();
-        }
-    });
 }

@@ -6,10 +6,11 @@ use std::sync::Arc;
 
 use attention_core::api::Request;
 use attention_core::api::RequestError;
-use attention_core::api::import::{Format, ImportError, Imported, Tensors, import_settings, read};
-use attention_core::imported::{ImportSettings, ImportedRun, run_imported};
+use attention_core::api::import::import_settings;
+use attention_core::io::import::{Format, ImportError, Imported, Tensors, read};
+use attention_core::io::imported::{ImportSettings, ImportedRun, run_imported};
 
-pub use crate::ui::model::imported::Refusal;
+pub use crate::ui::logic::imported::Refusal;
 
 /// The most numbers a file may bring into the page (64 MiB as f32): past this, a browser tab
 /// risks running out of memory while drawing every head.

@@ -4,89 +4,26 @@
 
 use leptos::prelude::*;
 
-use super::cpu_jobs::{self, CpuJobs};
-use super::gpu_jobs::{GpuJobs, schedule};
+use super::cpu_jobs::CpuJobs;
+use super::gpu_jobs::GpuJobs;
 use super::imported::{self, ImportedFile, RunRef};
 use super::model::{self, ForwardRef, ModelStatus, trained_request};
+use super::outcome::{Outcome, compute};
 use crate::ui::browser::clock::now_ms;
 use crate::ui::i18n::{EXAMPLES, Lang};
-use crate::ui::model::TraceRef;
-use crate::ui::model::colormap::ScaleMode;
-use crate::ui::model::engine::{
+use crate::ui::logic::TraceRef;
+use crate::ui::logic::colormap::ScaleMode;
+use crate::ui::logic::engine::{
     Engine, Fallback, FallbackReason, GpuStatus, choice, choose, computes_later,
 };
-use crate::ui::model::lesson::Progress;
-use crate::ui::model::link::{Embed, LinkNotice};
-use crate::ui::model::notice::Notice;
-use crate::ui::model::stages::Stage;
-use crate::ui::model::theme::Theme;
+use crate::ui::logic::lesson::Progress;
+use crate::ui::logic::link::{Embed, LinkNotice};
+use crate::ui::logic::notice::Notice;
+use crate::ui::logic::stages::Stage;
+use crate::ui::logic::theme::Theme;
 use attention_core::api::{BackendChoice, MaskRequest, Request, RequestError};
-use attention_core::lessons::Chapter;
-use attention_core::overview::{FULL_HEAD_CELLS, Reduction, summarises};
-use attention_core::{Backend, Config, FlashDetail, compute_parts_with, trace_from};
-
-/// The result of computing the current request.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Outcome {
-    pub result: Result<TraceRef, RequestError>,
-    /// Wall time of validation plus computation.
-    pub compute_ms: f64,
-    /// When the computation started (see [`now_ms`]).
-    pub started_ms: f64,
-    /// Why the CPU computed when the GPU was asked for, or "auto" chose the CPU.
-    pub fallback: Option<Fallback>,
-    /// The GPU (or, with `later`, the CPU after a paint) is still computing this request;
-    /// `result` is the previous one.
-    pub pending: bool,
-    /// The CPU computes this request as a job after the page has painted (a large trace).
-    pub later: bool,
-}
-
-impl Outcome {
-    pub fn computed(
-        result: Result<TraceRef, RequestError>,
-        compute_ms: f64,
-        started_ms: f64,
-    ) -> Self {
-        Self {
-            result,
-            compute_ms,
-            started_ms,
-            fallback: None,
-            pending: false,
-            later: false,
-        }
-    }
-}
-
-/// Checks a request and computes its trace, reusing from `previous` what did not change.
-/// FlashAttention's output is computed for every head, its steps only when a head is replayed
-/// (`flash_views::Replay`): recording every tile of every head was half of a large trace; for a
-/// summarised trace, only the query block being looked at is replayed.
-/// Above 512 × 512 cells per head the trace is summarised (`attention_core::overview`), so no
-/// size the core accepts is refused for its trace.
-pub fn compute(request: &Request, previous: Option<&Config>) -> Outcome {
-    let started_ms = now_ms();
-    let result = validate(request, previous).map(|config| {
-        let parts = compute_parts_with(&config, summarises(&config), &mut |_, _| {});
-        TraceRef::new(trace_from(
-            &config,
-            parts,
-            Backend::Cpu,
-            FlashDetail::OutputOnly,
-        ))
-    });
-    Outcome::computed(result, now_ms() - started_ms, started_ms)
-}
-
-/// Checks `request` into a config, reusing from `previous` what did not change. The page keeps
-/// overviews of long inputs (never every n² matrix), so the CLI's limit on traced cells does not
-/// apply to it.
-pub fn validate(request: &Request, previous: Option<&Config>) -> Result<Config, RequestError> {
-    let mut params = request.to_params()?;
-    params.trace = false;
-    Ok(params.validate_reusing(previous)?)
-}
+use attention_core::pipeline::overview::{FULL_HEAD_CELLS, Reduction};
+use attention_core::teaching::Chapter;
 
 /// The cell a tooltip explains.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -161,7 +98,7 @@ pub struct Lab {
     /// The Learn mode's chapter; `None` shows the full lab.
     pub lesson: RwSignal<Option<Chapter>>,
     /// What the Generate view generated (kept in links).
-    pub generation: RwSignal<crate::ui::model::link::GenerationView>,
+    pub generation: RwSignal<crate::ui::logic::link::GenerationView>,
     /// Presentation mode: large type, the chapter filling the screen, arrow keys to move.
     pub presenting: RwSignal<bool>,
     /// What the lessons look at: the query (from 0, clamped; at first the last token, which sees
@@ -185,7 +122,7 @@ pub struct Lab {
     pub imported_run: Memo<Option<Result<RunRef, RequestError>>>,
     /// Each imported head's roles and entropy (`[layer][head]`), computed once for every view
     /// that shows them.
-    pub imported_roles: Memo<Option<Vec<Vec<attention_core::imported::ImportedRoles>>>>,
+    pub imported_roles: Memo<Option<Vec<Vec<attention_core::io::imported::ImportedRoles>>>>,
     /// The opener's last word: a file being read or refused.
     pub open_status: RwSignal<Option<imported::OpenStatus>>,
     /// The address the open file was fetched from (`src=` in a link, or an element's `src`):
@@ -228,7 +165,7 @@ impl Lab {
             let previous_trace = previous.and_then(|o| o.result.as_ref().ok());
             let heads = current
                 .n_heads
-                .unwrap_or(attention_core::config::DEFAULT_N_HEADS);
+                .unwrap_or(attention_core::pipeline::config::DEFAULT_N_HEADS);
             let keys = keys.unwrap_or(tokens);
             // The GPU returns every n² matrix: a long input, summarised, is the CPU's.
             let engine = match gpu.with(|status| choose(choice(&current), status, tokens)) {
@@ -359,8 +296,8 @@ impl Lab {
         Effect::new(move |_| {
             let current = request.get();
             match outcome.with(|o| (o.pending, o.later)) {
-                (true, true) => cpu_jobs::schedule(lab, current),
-                (true, false) => schedule(lab, current),
+                (true, true) => cpu_jobs.schedule(current, shown),
+                (true, false) => jobs.schedule(current, shown, gpu),
                 _ => {}
             }
         });
@@ -538,7 +475,7 @@ pub fn fit_sink_logits(request: &mut Request, model_changed: bool) {
     }
     let heads = request
         .n_heads
-        .unwrap_or(attention_core::config::DEFAULT_N_HEADS);
+        .unwrap_or(attention_core::pipeline::config::DEFAULT_N_HEADS);
     if let Some(logits) = &mut request.sink_logits {
         logits.resize(heads, 0.0);
     }

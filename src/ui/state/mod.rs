@@ -1,11 +1,15 @@
 //! The lab's reactive state: the parameters, what the user looks at, the computed trace, and the
-//! GPU's job queue. Shared by every view through the Leptos context; never touches the DOM.
+//! job queues that compute it off the page's frame (the CPU's workers, the GPU). Shared by every
+//! view through the Leptos context; never touches the DOM. The queues keep their own state and
+//! are given what they need of the lab; the result they all answer with is [`Outcome`].
 
 pub mod cpu_jobs;
 mod gpu_jobs;
 pub mod imported;
 mod lab;
 pub mod model;
+mod outcome;
 
-pub use gpu_jobs::{GpuJobs, probe, schedule, simulate_loss};
-pub use lab::{ActiveCell, Lab, Outcome, Timing, compute, validate};
+pub use gpu_jobs::GpuJobs;
+pub use lab::{ActiveCell, Lab, Timing};
+pub use outcome::{Outcome, compute, validate};

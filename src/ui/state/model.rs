@@ -6,13 +6,13 @@ use std::sync::Arc;
 
 use crate::ui::browser::clock::now_ms;
 use attention_core::api::{ModelChoice, Request, RequestError};
-use attention_core::gpt::{Gpt, GptForward, Layout};
+use attention_core::models::{Forward, Layout, Model};
 
 /// The shipped model, compared by identity.
 #[derive(Debug, Clone)]
-pub struct GptRef(pub Arc<Gpt>);
+pub struct ModelRef(pub Arc<Model>);
 
-impl PartialEq for GptRef {
+impl PartialEq for ModelRef {
     fn eq(&self, other: &Self) -> bool {
         Arc::ptr_eq(&self.0, &other.0)
     }
@@ -25,7 +25,7 @@ pub enum ModelStatus {
     #[default]
     Idle,
     Loading(Layout),
-    Ready(GptRef),
+    Ready(ModelRef),
     /// The files could not be fetched or read; the message says why.
     Failed(Layout, String),
 }
@@ -36,14 +36,14 @@ impl ModelStatus {
         match self {
             Self::Idle => None,
             Self::Loading(layout) | Self::Failed(layout, _) => Some(*layout),
-            Self::Ready(gpt) => Some(gpt.0.shape.layout),
+            Self::Ready(gpt) => Some(gpt.0.config.layout),
         }
     }
 
     /// The model, when it is loaded and is the one of `layout`.
-    pub fn ready(&self, layout: Option<Layout>) -> Option<&Arc<Gpt>> {
+    pub fn ready(&self, layout: Option<Layout>) -> Option<&Arc<Model>> {
         match self {
-            Self::Ready(gpt) if Some(gpt.0.shape.layout) == layout => Some(&gpt.0),
+            Self::Ready(gpt) if Some(gpt.0.config.layout) == layout => Some(&gpt.0),
             _ => None,
         }
     }
@@ -63,7 +63,7 @@ impl ModelStatus {
 
 /// A forward pass, compared by identity, with how long it took.
 #[derive(Debug, Clone)]
-pub struct ForwardRef(pub Arc<GptForward>, pub f64);
+pub struct ForwardRef(pub Arc<Forward>, pub f64);
 
 impl PartialEq for ForwardRef {
     fn eq(&self, other: &Self) -> bool {
@@ -95,7 +95,7 @@ pub fn trained_request(request: &Request) -> Request {
 }
 
 /// The trained model on `request`'s sentence (its last 128 characters when it is longer).
-pub fn run(gpt: &Gpt, request: &Request) -> Result<ForwardRef, RequestError> {
+pub fn run(gpt: &Model, request: &Request) -> Result<ForwardRef, RequestError> {
     let started = now_ms();
     let (sentence, run) = trained_request(request).trained_run()?;
     let forward = gpt.read(&sentence, &run)?;

@@ -5,17 +5,20 @@ use leptos::prelude::*;
 
 use super::controls::Controls;
 use super::embed_layout::EmbedLayout;
-use super::imported::{ImportOpener, ImportedViews};
+use super::import_opener::ImportOpener;
+use super::imported::ImportedViews;
 use super::input_panel::InputPanel;
 use super::learn::LearnMode;
+use super::link_notices::LinkNotices;
 use super::live_region::LiveRegion;
 use super::pipeline::Pipeline;
 use super::share_bar::ShareBar;
 use super::tooltip::Tooltip;
-use crate::ui::browser::{canvas, embed, js_api, location, model_files, progress};
+use crate::ui::bridge::{embed, js_api, location, model_files, progress};
+use crate::ui::browser::{address, canvas};
 use crate::ui::i18n::Lang;
-use crate::ui::model::format::format_ms;
-use crate::ui::model::link::check_view;
+use crate::ui::logic::format::format_ms;
+use crate::ui::logic::link::check_view;
 use crate::ui::state::Lab;
 use attention_core::Backend;
 
@@ -25,7 +28,7 @@ use attention_core::Backend;
 #[component]
 pub fn App(#[prop(optional)] page: bool) -> impl IntoView {
     let (link, mut notices) = if page {
-        location::read()
+        address::read()
     } else {
         Default::default()
     };
@@ -38,7 +41,7 @@ pub fn App(#[prop(optional)] page: bool) -> impl IntoView {
     lab.embed.set(link.embed.clone());
     // A link naming one's own attention (`src=`) shows it once fetched.
     if let Some(src) = link.src.clone() {
-        crate::ui::browser::files::open_url(lab, src);
+        crate::ui::bridge::files::open_url(lab, src);
     }
     location::apply_view(lab, &link.view);
     lab.link_notices.set(notices);
@@ -47,7 +50,7 @@ pub fn App(#[prop(optional)] page: bool) -> impl IntoView {
     model_files::load_when_needed(lab);
     progress::keep(lab);
     #[cfg(target_arch = "wasm32")]
-    crate::ui::state::probe(lab);
+    lab.jobs.probe(lab.gpu);
 
     // The theme lives on <html>, so the page background follows it too.
     Effect::new(move |_| {
@@ -89,7 +92,7 @@ pub fn App(#[prop(optional)] page: bool) -> impl IntoView {
     });
     if page {
         canvas::follow_system_scheme(lab.system_dark);
-        if location::given_link().is_none() {
+        if address::given_link().is_none() {
             location::keep_in_sync(lab);
         }
         embed::connect(lab);
@@ -142,7 +145,7 @@ fn FullLab() -> impl IntoView {
         if let Some(file) = file {
             ev.prevent_default();
             lab.lesson.set(None);
-            crate::ui::browser::files::open_picked(
+            crate::ui::bridge::files::open_picked(
                 lab,
                 file,
                 crate::ui::state::imported::parse_tokens(&lab.import_tokens.get_untracked()),
@@ -243,7 +246,7 @@ fn FullLab() -> impl IntoView {
 fn ModeSwitch() -> impl IntoView {
     let lab = expect_context::<Lab>();
     let learn = move || lab.lang.get().text().learn;
-    let last = StoredValue::new(attention_core::lessons::Chapter::Tokens);
+    let last = StoredValue::new(attention_core::teaching::Chapter::Tokens);
     Effect::new(move |_| {
         if let Some(chapter) = lab.lesson.get() {
             last.set_value(chapter);
@@ -286,32 +289,6 @@ fn Message() -> impl IntoView {
         Some(view! {
             <p class="error" role="alert" data-testid="error">{lang.join_sentences(&sentences)}</p>
         })
-    }
-}
-
-/// What a link could not use, in the reader's language, until dismissed.
-#[component]
-pub fn LinkNotices() -> impl IntoView {
-    let lab = expect_context::<Lab>();
-    view! {
-        <Show when=move || lab.link_notices.with(|n| !n.is_empty())>
-            <div class="link-notices" role="status" data-testid="link-notices">
-                <ul>
-                    {move || {
-                        let lang = lab.lang.get();
-                        lab.link_notices
-                            .get()
-                            .iter()
-                            .map(|notice| view! { <li>{notice.describe(lang)}</li> })
-                            .collect_view()
-                    }}
-                </ul>
-                <button type="button" class="button" data-testid="link-notices-dismiss"
-                    on:click=move |_| lab.link_notices.set(Vec::new())>
-                    {move || lab.lang.get().text().dismiss}
-                </button>
-            </div>
-        </Show>
     }
 }
 

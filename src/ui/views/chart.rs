@@ -1,11 +1,11 @@
-//! A line chart on a canvas (see `ui::model::line_chart`), redrawn when its data, the language or
+//! A line chart on a canvas (see `ui::logic::line_chart`), redrawn when its data, the language or
 //! the theme change: the lessons' experiments and FlashAttention's memory chart.
 
 use leptos::prelude::*;
 
 use crate::ui::browser::canvas::ink_rgb;
 use crate::ui::browser::observers::observe_visible;
-use crate::ui::model::line_chart::{ChartLayout, LineChart, draw};
+use crate::ui::logic::line_chart::{ChartLayout, LineChart, draw};
 use crate::ui::state::Lab;
 
 /// Draws `chart` on `canvas`, `width` pixels wide and as tall as its legend needs, in the

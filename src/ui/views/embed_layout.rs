@@ -6,19 +6,22 @@ use leptos::prelude::*;
 use super::controls::Controls;
 use super::flash::FlashView;
 use super::head_view::HeadView;
-use super::imported::{ImportStatus, ImportSummary, imported_panel};
+use super::heads::AllHeads;
+use super::import_opener::{ImportStatus, ImportSummary};
+use super::imported::imported_panel;
 use super::input_panel::InputPanel;
 use super::learn::ChapterPage;
 use super::live_region::LiveRegion;
 use super::model_views::{ModelOverview, NextToken};
-use super::pipeline::{AllHeads, StageCard};
+use super::stage_card::StageCard;
 use super::tooltip::Tooltip;
-use crate::ui::browser::location;
-use crate::ui::model::link::LinkState;
-use crate::ui::model::sections::{CHAPTER_PANELS, DEFAULT_PANELS};
-use crate::ui::model::stages::Stage;
+use crate::ui::bridge::location;
+use crate::ui::browser::address;
+use crate::ui::logic::link::LinkState;
+use crate::ui::logic::sections::{CHAPTER_PANELS, DEFAULT_PANELS};
+use crate::ui::logic::stages::Stage;
 use crate::ui::state::Lab;
-use crate::ui::views::app::LinkNotices;
+use crate::ui::views::link_notices::LinkNotices;
 
 /// One panel of an embed, by name.
 fn panel(name: &str) -> AnyView {
@@ -66,7 +69,7 @@ pub fn EmbedLayout() -> impl IntoView {
         }
     });
     let full = move || {
-        location::href(&LinkState {
+        address::href(&LinkState {
             embed: None,
             ..location::current(lab)
         })
@@ -81,7 +84,7 @@ pub fn EmbedLayout() -> impl IntoView {
                     None => lab.request.with(|r| r.sentence.clone()),
                 }}</span>
                 // A page with no address of its own (a notebook's) has no full lab to open.
-                {location::given_link().is_none().then(|| view! {
+                {address::given_link().is_none().then(|| view! {
                     <a href=full target="_blank" rel="noopener" data-testid="open-full">{move || text().open_full}</a>
                 })}
             </div>

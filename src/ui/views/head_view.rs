@@ -9,8 +9,8 @@ use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, PointerEvent};
 use crate::ui::browser::canvas::{computed, pixel_ratio, size_canvas};
 use crate::ui::browser::observers::{observe_visible, observe_width};
 use crate::ui::browser::share::{download_png, report};
-use crate::ui::model::format::shorten_label;
-use crate::ui::model::visible_all;
+use crate::ui::logic::format::shorten_label;
+use crate::ui::logic::visible_all;
 use crate::ui::state::Lab;
 use ndarray::Array2;
 
@@ -79,7 +79,7 @@ pub fn HeadView(#[prop(optional, into)] lines: Option<Signal<Option<Lines>>>) ->
     });
     // The theme's ink and accent, read (a style lookup, which can force a style recalculation)
     // once per theme rather than on every redraw.
-    let colours = StoredValue::new(None::<(crate::ui::model::theme::Theme, String, String)>);
+    let colours = StoredValue::new(None::<(crate::ui::logic::theme::Theme, String, String)>);
     let label_layer = StoredValue::new_local(None::<LabelLayer>);
     Effect::new(move |_| {
         if !visible.get() {

@@ -1,180 +1,21 @@
-//! A user's own attention in the page: the opener (a file picker, a tokens field, pasted JSON;
-//! dropping a file anywhere is handled by the app shell), and the views of an opened file that
-//! take the pipeline's place — every layer × head at a glance, what each head does, and the
+//! A user's own attention in the page: the views of an opened file that take the pipeline's
+//! place (the opener is [`super::import_opener`]) — every layer × head at a glance, what each head does, and the
 //! chosen head's weights with hover, its head view and, from Q and K, every matrix of its
 //! computation with FlashAttention's outputs compared and its tiles replayed step by step.
 
 use leptos::prelude::*;
-use wasm_bindgen::JsCast;
 
 use super::flash::FlashView;
 use super::head_view::{HeadView, Lines};
+use super::heatmap::Look;
 use super::heatmap::{CellPick, Heatmap};
+use super::import_opener::ImportSummary;
 use super::model_views::role_cells;
-use super::pipeline::look;
-use crate::ui::browser::files;
-use crate::ui::model::format::format_value;
-use crate::ui::model::imported::{Part, cell, glance, view};
-use crate::ui::model::roles::{Role, dominant};
-use crate::ui::model::visible_all;
+use crate::ui::logic::format::format_value;
+use crate::ui::logic::imported::{Part, cell, glance, view};
+use crate::ui::logic::roles::{Role, dominant};
+use crate::ui::logic::visible_all;
 use crate::ui::state::Lab;
-use crate::ui::state::imported::{OpenStatus, parse_tokens};
-use attention_core::api::import::{Format, Tensors};
-
-/// "Open your own attention": a file, tokens beside it, or pasted JSON; what was opened and the
-/// way back to the lab's own numbers.
-#[component]
-pub fn ImportOpener() -> impl IntoView {
-    let lab = expect_context::<Lab>();
-    let texts = move || lab.lang.get().import();
-    let pasted = RwSignal::new(String::new());
-    let tokens = lab.import_tokens;
-    // Opens by itself to say why a dropped file was refused (and never closes by itself).
-    let details = NodeRef::<leptos::html::Details>::new();
-    Effect::new(move |_| {
-        if lab.open_status.with(Option::is_some)
-            && let Some(details) = details.get()
-        {
-            details.set_open(true);
-        }
-    });
-    let on_pick = move |ev: web_sys::Event| {
-        let Some(input) = ev
-            .target()
-            .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
-        else {
-            return;
-        };
-        if let Some(file) = input.files().and_then(|f| f.get(0)) {
-            files::open_picked(lab, file, parse_tokens(&tokens.get_untracked()));
-        }
-        // The same file chosen again opens again.
-        input.set_value("");
-    };
-    let open_pasted = move |_| {
-        let text = pasted.get_untracked();
-        let name = texts().pasted_name;
-        let _ = files::open(
-            lab,
-            name,
-            Some(Format::Json),
-            text.as_bytes(),
-            parse_tokens(&tokens.get_untracked()),
-        );
-    };
-    view! {
-        <details class="panel import-opener" data-testid="import-opener" node_ref=details>
-            <summary data-testid="import-open">{move || texts().open_title}</summary>
-            <p class="help block">{move || texts().open_help}</p>
-            <label class="button file-button">
-                {move || texts().choose_file}
-                <input type="file" class="visually-hidden" data-testid="import-file"
-                    accept=".json,.npz,.npy,.safetensors,application/json"
-                    on:change=on_pick />
-            </label>
-            <p class="help block">{move || texts().drop_hint}</p>
-            <label class="field">
-                <span class="field-label">{move || texts().tokens_label}</span>
-                <input type="text" data-testid="import-tokens" prop:value=move || tokens.get()
-                    on:input=move |ev| tokens.set(event_target_value(&ev)) />
-                <span class="help">{move || texts().tokens_help}</span>
-            </label>
-            <label class="field">
-                <span class="field-label">{move || texts().paste_label}</span>
-                <textarea rows="4" data-testid="import-paste" spellcheck="false"
-                    placeholder=r#"{"attention": [[1, 0], [0.3, 0.7]], "tokens": ["a", "b"]}"#
-                    prop:value=move || pasted.get()
-                    on:input=move |ev| pasted.set(event_target_value(&ev))></textarea>
-            </label>
-            <button type="button" class="button" data-testid="import-paste-open"
-                disabled=move || pasted.with(|p| p.trim().is_empty())
-                on:click=open_pasted>
-                {move || texts().paste_button}
-            </button>
-            <ImportStatus />
-        </details>
-    }
-}
-
-/// The opener's last word: a file being read, or why it was refused.
-#[component]
-pub fn ImportStatus() -> impl IntoView {
-    let lab = expect_context::<Lab>();
-    move || {
-        let lang = lab.lang.get();
-        lab.open_status.get().map(|status| match status {
-            OpenStatus::Reading(name) => view! {
-                <p class="help" role="status" data-testid="import-reading">{(lang.import().reading)(&name)}</p>
-            }
-            .into_any(),
-            OpenStatus::Refused { name, why } => view! {
-                <p class="error" role="alert" data-testid="import-error">
-                    {(lang.import().refused)(&name, &why.message(lang))}
-                </p>
-            }
-            .into_any(),
-        })
-    }
-}
-
-/// What is open, and the way back (shown above the controls while a file is open).
-/// `embedded`: in a course page's embed, which shows the author's file, without the way back.
-#[component]
-pub fn ImportSummary(#[prop(optional)] embedded: bool) -> impl IntoView {
-    let lab = expect_context::<Lab>();
-    let texts = move || lab.lang.get().import();
-    let summary = move || {
-        let lang = lab.lang.get();
-        lab.imported.with(|file| {
-            let file = file.as_ref()?;
-            let t = &file.data.tensors;
-            let holds = match t {
-                Tensors::Attention(_) => lang.import().holds_weights.to_string(),
-                Tensors::Vectors { q, v, .. } => {
-                    (lang.import().holds_vectors)(q.dim().3, v.is_some())
-                }
-            };
-            Some((lang.import().summary)(
-                &file.name,
-                t.layers(),
-                t.heads(),
-                t.queries(),
-                t.keys(),
-                &holds,
-            ))
-        })
-    };
-    let note = move || {
-        lab.imported.with(|f| match f {
-            Some(f) if f.from_vectors() => texts().vectors_note,
-            _ => texts().weights_note,
-        })
-    };
-    view! {
-        <Show when=move || lab.is_imported()>
-            <div class="panel import-summary" data-testid="import-summary">
-                <p data-testid="import-summary-text"><strong>{summary}</strong></p>
-                <p class="help block">{note}</p>
-                <ul class="import-notices" data-testid="import-notices">
-                    {move || {
-                        let lang = lab.lang.get();
-                        lab.imported.with(|f| {
-                            f.as_ref().map(|f| {
-                                f.data.notices.iter().map(|n| view! { <li>{lang.import_notice(n)}</li> }).collect_view()
-                            })
-                        })
-                    }}
-                </ul>
-                {(!embedded).then(|| view! {
-                    <button type="button" class="button" data-testid="import-back"
-                        on:click=move |_| lab.show_imported(None)>
-                        {move || texts().back}
-                    </button>
-                })}
-            </div>
-        </Show>
-    }
-}
 
 /// The layer and head the views show, within the file's.
 fn chosen(lab: Lab) -> Memo<(usize, usize)> {
@@ -215,7 +56,7 @@ pub fn ImportedViews() -> impl IntoView {
         <section class="step imported" data-testid="imported-view" id="section-imported">
             <h2 class="step-title">{move || texts().section}</h2>
             <ImportSummary />
-            <p class="note" data-testid="import-link-note">{move || link_note(lab)}</p>
+            <p class="note" data-testid="import-link-note">{move || crate::ui::views::share_warnings::link_note(lab)}</p>
             {error}
             <Show when=move || lab.imported_ok().is_some()>
                 <Glance />
@@ -223,16 +64,6 @@ pub fn ImportedViews() -> impl IntoView {
                 <ChosenHead />
             </Show>
         </section>
-    }
-}
-
-/// What a link does with the open file: names its address when it came from one, else nothing.
-pub fn link_note(lab: Lab) -> &'static str {
-    let texts = lab.lang.get().import();
-    if lab.imported_src.with(Option::is_some) {
-        texts.link_note_src
-    } else {
-        texts.link_note
     }
 }
 
@@ -263,7 +94,7 @@ fn Glance() -> impl IntoView {
                             class:active=move || lab.layer.get() == l && lab.selected_head() == h
                             on:click=move |_| { lab.layer.set(l); lab.head.set(h); }>
                             <span class="small-multiple-title">{title}<span class="role-tag">{role}</span></span>
-                            <Heatmap data=data look=look(lab) test_id=format!("heatmap-imported-{l}-{h}")
+                            <Heatmap data=data look=Look::of(lab) test_id=format!("heatmap-imported-{l}-{h}")
                                 label=Signal::derive(title) compact=true />
                         </button>
                     }
@@ -403,7 +234,7 @@ fn ImportedWeights() -> impl IntoView {
         </div>
         <div class="imported-card">
             <h4>{move || texts().parts[4]}</h4>
-            <Heatmap data=part_data(lab, Part::Weights) look=look(lab) test_id="heatmap-imported-weights"
+            <Heatmap data=part_data(lab, Part::Weights) look=Look::of(lab) test_id="heatmap-imported-weights"
                 label=Signal::derive(move || format!("{} · {}", title(), texts().parts[4]))
                 on_cell=Callback::new(move |pick: Option<CellPick>| picked.set(pick.map(|p| (p.row, p.col)))) />
             <p class="help block" data-testid="imported-cell" aria-live="polite">{readout}</p>
@@ -412,7 +243,7 @@ fn ImportedWeights() -> impl IntoView {
 }
 
 /// `part` of the chosen head as a heatmap's data.
-fn part_data(lab: Lab, part: Part) -> Memo<Option<crate::ui::model::matrix::MatrixView>> {
+fn part_data(lab: Lab, part: Part) -> Memo<Option<crate::ui::logic::matrix::MatrixView>> {
     let at = chosen(lab);
     Memo::new(move |_| {
         let (layer, head) = at.get();
@@ -467,7 +298,7 @@ fn PartCard(part: Part) -> impl IntoView {
             <div class="imported-card">
                 <h4>{move || texts().parts[index]}</h4>
                 {(part == Part::Scores).then(|| view! { <p class="caption">{move || texts().scores_caption}</p> })}
-                <Heatmap data=part_data(lab, part) look=look(lab) test_id=format!("heatmap-imported-{}", part.id())
+                <Heatmap data=part_data(lab, part) look=Look::of(lab) test_id=format!("heatmap-imported-{}", part.id())
                     label=Signal::derive(move || format!("{} · {}", title(), texts().parts[index]))
                     on_cell=Callback::new(|_| {}) />
             </div>

@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 
 use crate::ui::i18n::EXAMPLES;
-use crate::ui::model::visible_all;
+use crate::ui::logic::visible_all;
 use crate::ui::state::Lab;
 use attention_core::api::Request;
 

@@ -5,11 +5,11 @@
 use leptos::prelude::*;
 use ndarray::Array2;
 
+use super::heatmap::Look;
 use super::heatmap::{Heatmap, Paint};
-use super::pipeline::look;
-use crate::ui::model::colormap::Scale;
-use crate::ui::model::matrix::{Legend, MatrixView};
-use crate::ui::model::visible_all;
+use crate::ui::logic::colormap::Scale;
+use crate::ui::logic::matrix::{Legend, MatrixView};
+use crate::ui::logic::visible_all;
 use crate::ui::state::Lab;
 use attention_core::api::{MaskRequest, Request};
 
@@ -113,7 +113,7 @@ pub fn MaskEditor() -> impl IntoView {
             <div class="heatmap-frame">
                 <Heatmap
                     data=data
-                    look=look(lab)
+                    look=Look::of(lab)
                     test_id="mask-editor"
                     label=Signal::derive(move || text().mask_editor_help.to_string())
                     on_paint=on_paint

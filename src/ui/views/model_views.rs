@@ -5,16 +5,18 @@
 use leptos::prelude::*;
 
 use super::heatmap::Heatmap;
-use super::pipeline::{SectionHeading, look, presented};
-use crate::ui::model::matrix::Legend;
-use crate::ui::model::roles::{Role, dominant, label};
-use crate::ui::model::sections::Section;
-use crate::ui::model::stages::Stage;
-use crate::ui::model::visible;
+use super::heatmap::Look;
+use super::section::{SectionHeading, presented};
+use crate::ui::logic::matrix::Legend;
+use crate::ui::logic::roles::{Role, dominant, label};
+use crate::ui::logic::sections::Section;
+use crate::ui::logic::stages::Stage;
+use crate::ui::logic::visible;
 use crate::ui::state::Lab;
 use crate::ui::state::model::ForwardRef;
 use attention_core::api::Request;
-use attention_core::gpt::{HeadRoles, sample_next};
+use attention_core::models::sample_next;
+use attention_core::pipeline::roles::HeadRoles;
 
 /// The forward pass the views show, when the trained model ran.
 fn forward(lab: Lab) -> Memo<Option<ForwardRef>> {
@@ -89,7 +91,7 @@ pub fn ModelOverview() -> impl IntoView {
                                     {move || format!("{} {} · {} {}", texts().layer_label, l + 1, lab.lang.get().text().head_label, h + 1)}
                                     <span class="role-tag">{role}</span>
                                 </span>
-                                <Heatmap data=data look=look(lab) test_id=format!("heatmap-model-{l}-{h}")
+                                <Heatmap data=data look=Look::of(lab) test_id=format!("heatmap-model-{l}-{h}")
                                     label=Signal::derive(move || format!("{} {} · {} {}", texts().layer_label, l + 1, lab.lang.get().text().head_label, h + 1))
                                     compact=true />
                             </button>
@@ -227,7 +229,7 @@ pub fn NextToken() -> impl IntoView {
             crate::ui::state::model::ModelStatus::Ready(g) => g.0.vocab.get(id as usize).cloned(),
             _ => None,
         });
-        if let Some(token) = token.filter(|t| t != attention_core::gpt::UNK) {
+        if let Some(token) = token.filter(|t| t != attention_core::models::UNK) {
             let sentence = lab
                 .request
                 .with_untracked(|r| r.sentence.clone().unwrap_or_default());

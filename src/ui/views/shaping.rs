@@ -2,17 +2,18 @@
 //! and k with the angle of every pair and the offset's (non-)effect, ALiBi's biases and slopes,
 //! the soft-cap's curve with a row's scores on it, QK-norm's bound, and the weights with the
 //! sink's column. Shown only when one of the options is on; the numbers come from
-//! `ui::model::shaping`.
+//! `ui::logic::shaping`.
 
 use leptos::prelude::*;
 
 use super::chart::Chart;
+use super::heatmap::Look;
 use super::heatmap::{CellPick, Heatmap};
-use super::pipeline::{MOST_TRACED, look, summarised};
-use crate::ui::model::format::{format_value, significant};
-use crate::ui::model::line_chart::{COLORS, LineChart, Series};
-use crate::ui::model::matrix::MatrixView;
-use crate::ui::model::shaping::{
+use super::section::{MOST_TRACED, summarised};
+use crate::ui::logic::format::{format_value, significant};
+use crate::ui::logic::line_chart::{COLORS, LineChart, Series};
+use crate::ui::logic::matrix::MatrixView;
+use crate::ui::logic::shaping::{
     alibi_view, has_views, near_cap, offset_change, qk_norm_bound, rope_views, sink_view,
     slope_rows, softcap_points,
 };
@@ -72,7 +73,7 @@ fn Card(
                 <figcaption><h3>{title}</h3></figcaption>
                 <Heatmap
                     data=data
-                    look=look(lab)
+                    look=Look::of(lab)
                     test_id=format!("heatmap-{test_id}")
                     label=title
                     on_cell=on_cell
@@ -177,7 +178,7 @@ fn OffsetNote() -> impl IntoView {
         lab.shown.with(|t| {
             let trace = &t.as_ref()?.0;
             let shaping = trace.config.shaping();
-            use attention_core::scoring::Position;
+            use attention_core::math::scoring::Position;
             match (shaping.position, shaping.offset) {
                 (Position::Rope { .. } | Position::Alibi, 0) => Some(words.offset_zero.to_string()),
                 (Position::Rope { .. } | Position::Alibi, _) => {
@@ -288,7 +289,7 @@ fn SoftcapCard() -> impl IntoView {
         lab.shown.with(|t| {
             let trace = &t.as_ref()?.0;
             let row = row.min(trace.config.seq_len().saturating_sub(1));
-            let token = crate::ui::model::visible(trace.config.tokens().get(row)?);
+            let token = crate::ui::logic::visible(trace.config.tokens().get(row)?);
             softcap_points(trace, head, row).map(|(cap, points)| (cap, points, row, token))
         })
     });

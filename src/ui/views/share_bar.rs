@@ -2,12 +2,14 @@
 //! shows in a field, so it can be selected by hand where the clipboard is not allowed.
 
 use leptos::prelude::*;
+
+use super::share_warnings::ShareWarnings;
 use wasm_bindgen::JsCast;
 
-use crate::ui::browser::location;
+use crate::ui::bridge::location;
+use crate::ui::browser::address;
 use crate::ui::browser::share::{copy, download_text, embed_code, report};
-use crate::ui::model::link::share_warnings;
-use crate::ui::model::sections::{DEFAULT_PANELS, Section};
+use crate::ui::logic::sections::{DEFAULT_PANELS, Section};
 use crate::ui::state::Lab;
 
 /// Copy link, copy embed code, download the trace. What was copied also shows in a field, so it
@@ -28,7 +30,7 @@ pub fn ShareBar() -> impl IntoView {
     view! {
         <div class="share" data-testid="share">
             <button type="button" class="pill" data-testid="share-copy-link"
-                on:click=move |_| share(location::href(&location::current(lab)))>
+                on:click=move |_| share(address::href(&location::current(lab)))>
                 {move || text().copy_link}
             </button>
             <button type="button" class="pill" data-testid="share-copy-embed"
@@ -88,37 +90,5 @@ pub fn ShareBar() -> impl IntoView {
             })}
             <ShareWarnings shared=shown.into() />
         </div>
-    }
-}
-
-/// What a shared link or embed code (`shared`, once copied) leaves behind or risks: one's own
-/// tensors, which no link carries, and a length some servers refuse.
-#[component]
-pub fn ShareWarnings(shared: Signal<Option<String>>) -> impl IntoView {
-    let lab = expect_context::<Lab>();
-    move || {
-        shared.get().map(|text| {
-            // One's own file: the link opens the lab's own numbers, and says so.
-            let file = lab.is_imported().then(|| {
-                view! {
-                    <p class="note share-warning" data-testid="share-warning-imported">
-                        {move || crate::ui::views::imported::link_note(lab)}
-                    </p>
-                }
-            });
-            let warnings = lab
-                .request
-                .with(|r| share_warnings(r, &text))
-                .into_iter()
-                .map(|warning| {
-                    view! {
-                        <p class="note share-warning" data-testid="share-warning">
-                            {move || warning.describe(lab.lang.get())}
-                        </p>
-                    }
-                })
-                .collect_view();
-            (file, warnings)
-        })
     }
 }

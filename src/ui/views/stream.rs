@@ -10,15 +10,15 @@ use std::time::Duration;
 use leptos::prelude::*;
 
 use super::chart::Chart;
-use super::pipeline::{SectionHeading, presented};
+use super::section::{SectionHeading, presented};
 use crate::ui::browser::clock::now_ms;
-use crate::ui::model::line_chart::{COLORS, LineChart, Series};
-use crate::ui::model::sections::Section;
+use crate::ui::logic::line_chart::{COLORS, LineChart, Series};
+use crate::ui::logic::sections::Section;
 use crate::ui::state::Lab;
-use attention_core::gpt::{Gpt, Layout};
-use attention_core::stream::{
+use attention_core::models::stream::{
     SAMPLE_TEXT, StreamSpec, first_token_share, recompute_at, rolling, stream_ids,
 };
+use attention_core::models::{Layout, Model};
 
 /// The recompute runs for this long before the page draws.
 const FRAME_BUDGET_MS: f64 = 12.0;
@@ -66,7 +66,7 @@ pub fn StreamSection() -> impl IntoView {
     // The model in use, not every change of the request: a new sentence keeps the reading.
     let layout = Memo::new(move |_| lab.request.with(|r| r.trained_layout()));
     let layout = move || layout.get();
-    let model = move || -> Option<Arc<Gpt>> { super::generate::model(lab) };
+    let model = move || -> Option<Arc<Model>> { super::generate::model(lab) };
     let text = RwSignal::new(SAMPLE_TEXT.to_string());
     let window = RwSignal::new(64usize);
     let sinks = RwSignal::new(4usize);
@@ -83,7 +83,7 @@ pub fn StreamSection() -> impl IntoView {
         reading: RwSignal<Option<Reading>>,
         generation: StoredValue<u64>,
         mine: u64,
-        model: Arc<Gpt>,
+        model: Arc<Model>,
         ids: Arc<Vec<u32>>,
     ) {
         if generation.get_value() != mine {
@@ -189,7 +189,7 @@ pub fn StreamSection() -> impl IntoView {
                 x_log: false,
                 y_log: false,
                 series,
-                marker: model().map(|m| m.shape.n_positions as f64),
+                marker: model().map(|m| m.config.context as f64),
                 ink: (0, 0, 0),
             })
         })
@@ -214,7 +214,7 @@ pub fn StreamSection() -> impl IntoView {
         })
     };
     let finding = move || {
-        let context = model()?.shape.n_positions;
+        let context = model()?.config.context;
         reading.with(|r| {
             let r = r.as_ref()?;
             let share = r.share.iter().flatten().copied().fold(0.0f32, f32::max);
@@ -250,7 +250,7 @@ pub fn StreamSection() -> impl IntoView {
             })
         })
     };
-    let context = move || model().map_or(256, |m| m.shape.n_positions);
+    let context = move || model().map_or(256, |m| m.config.context);
     let number = |signal: RwSignal<usize>| {
         move |ev| {
             if let Ok(v) = event_target_value(&ev).parse::<usize>() {

@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use crate::ui::model::explain::{CellInfo, explain, explain_block};
+use crate::ui::logic::explain::{CellInfo, explain, explain_block};
 use crate::ui::state::{ActiveCell, Lab};
 
 /// Width the tooltip may take, to keep it inside the window.

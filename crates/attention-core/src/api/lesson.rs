@@ -4,8 +4,8 @@
 
 use serde_json::{Value, json};
 
-use crate::experiments::{BreakPoint, Breakdown};
-use crate::lessons::{
+use crate::teaching::{BreakPoint, Breakdown};
+use crate::teaching::{
     Chapter, ComplexityExperiment, CostMeasurement, CostPoint, CrossExperiment, CrossMatch,
     Experiment, FlashExperiment, GqaExperiment, HeadVariance, KeyMatch, KvCacheExperiment, KvRow,
     LayernormExperiment, MasksExperiment, MultiheadExperiment, PositionsExperiment, QkvExperiment,
@@ -235,7 +235,7 @@ fn taming_experiment(v: &TamingExperiment) -> Value {
             "raw_grown": r.raw_grown,
             "normed_grown": r.normed_grown,
         })).collect::<Vec<_>>(),
-        "growth": crate::lessons::GROWTH,
+        "growth": crate::teaching::GROWTH,
         "row_max": v.row_max,
         "sinks": v.sinks.iter().map(|s| json!({
             "logit": s.logit,

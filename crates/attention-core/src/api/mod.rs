@@ -2,17 +2,15 @@
 //! `window.attentionLab` API and the tests. Depends on the core; the core does not know it.
 
 pub mod import;
-mod kernel;
+mod kernel_bench;
 mod lesson;
 mod model;
 mod request;
 mod response;
 
-pub use kernel::kernel_bench;
+pub use kernel_bench::kernel_bench;
 pub use lesson::lesson_json;
-pub use model::{
-    f16_to_f32, forward_json, generate_json, generation_input, load_model, stream_eval_json,
-};
+pub use model::{forward_json, generate_json, generation_input, stream_eval_json};
 pub use request::{
     BackendChoice, BlockRequest, FocusRequest, GenerateRequest, LayerNormRequest, MaskRequest,
     ModelChoice, PairingRequest, PositionRequest, Request, RequestError, SamplingRequest,

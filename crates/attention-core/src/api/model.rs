@@ -1,190 +1,17 @@
-//! Reading a trained model from its three files: `model.safetensors` (Hugging Face's tensor
-//! names, f32 or f16), `config.json` and `vocab.json` (the tokens, index = id). `config.json`'s
-//! `model_type` says the layout: `"gpt2"` (`n_layer`, `n_head`, `n_embd`, `n_positions`,
-//! `vocab_size`, `layer_norm_epsilon`) or `"llama"` (`num_hidden_layers`, `num_attention_heads`,
-//! `num_key_value_heads`, `hidden_size`, `intermediate_size`, `max_position_embeddings`,
-//! `rms_norm_eps`, `rope_theta`, `head_dim`). And the JSON of a forward pass.
-
-use std::collections::HashMap;
+//! A trained model's runs as JSON: a forward pass, a generation and a stream.
 
 use serde_json::{Value, json};
 
 use super::Request;
 use super::response::{matrix_json, trace_heads_json};
 use crate::MaskSpec;
-use crate::generate::CacheSizes;
-use crate::gpt::{Gpt, GptForward, GptShape, Layout, ModelError};
-
-/// The model as the lab ships it, from the bytes of its three files.
-pub fn load_model(safetensors: &[u8], config: &str, vocab: &str) -> Result<Gpt, ModelError> {
-    let config: Value =
-        serde_json::from_str(config).map_err(|e| ModelError::Config(e.to_string()))?;
-    let field = |name: &str| {
-        config
-            .get(name)
-            .and_then(Value::as_u64)
-            .map(|v| v as usize)
-            .ok_or_else(|| ModelError::Config(format!("no {name}")))
-    };
-    let float =
-        |name: &str, default: f64| config.get(name).and_then(Value::as_f64).unwrap_or(default);
-    let vocab: Vec<String> =
-        serde_json::from_str(vocab).map_err(|e| ModelError::Vocab(e.to_string()))?;
-    let tensors = Safetensors::parse(safetensors)?;
-    let mut tensor = |name: &str, shape: &[usize]| tensors.get(name, shape);
-    match config.get("model_type").and_then(Value::as_str) {
-        Some("llama") => {
-            let (n_head, n_embd) = (field("num_attention_heads")?, field("hidden_size")?);
-            let shape = GptShape {
-                n_layer: field("num_hidden_layers")?,
-                n_head,
-                n_embd,
-                n_positions: field("max_position_embeddings")?,
-                vocab_size: field("vocab_size")?,
-                n_kv_head: field("num_key_value_heads").unwrap_or(n_head),
-                n_inner: field("intermediate_size")?,
-                layout: Layout::Llama,
-                rope_theta: float("rope_theta", 10000.0),
-            };
-            if let Ok(head_dim) = field("head_dim")
-                && head_dim != shape.d_head()
-            {
-                return Err(ModelError::Config(format!(
-                    "head_dim {head_dim} is not hidden_size / num_attention_heads = {}",
-                    shape.d_head()
-                )));
-            }
-            if config.get("rope_scaling").is_some_and(|v| !v.is_null()) {
-                return Err(ModelError::Config("rope_scaling is not supported".into()));
-            }
-            Gpt::llama(
-                shape,
-                float("rms_norm_eps", 1e-6) as f32,
-                vocab,
-                &mut tensor,
-            )
-        }
-        Some("gpt2") | None => {
-            let shape = GptShape::gpt2(
-                field("n_layer")?,
-                field("n_head")?,
-                field("n_embd")?,
-                field("n_positions")?,
-                field("vocab_size")?,
-            );
-            Gpt::new(
-                shape,
-                float("layer_norm_epsilon", 1e-5) as f32,
-                vocab,
-                &mut tensor,
-            )
-        }
-        Some(other) => Err(ModelError::Config(format!(
-            "model_type {other:?}: the lab reads \"gpt2\" and \"llama\""
-        ))),
-    }
-}
-
-/// The tensors of a safetensors file: an 8-byte little-endian header length, a JSON header of
-/// {name: {dtype, shape, data_offsets}}, then the data.
-struct Safetensors<'a> {
-    header: HashMap<String, Value>,
-    data: &'a [u8],
-}
-
-impl<'a> Safetensors<'a> {
-    fn parse(bytes: &'a [u8]) -> Result<Self, ModelError> {
-        let format = |what: &str| ModelError::Format(what.to_string());
-        let length = bytes
-            .get(0..8)
-            .and_then(|b| b.try_into().ok())
-            .map(u64::from_le_bytes)
-            .ok_or_else(|| format("shorter than its header"))? as usize;
-        let header = bytes
-            .get(8..8 + length)
-            .ok_or_else(|| format("shorter than its header says"))?;
-        let header: HashMap<String, Value> =
-            serde_json::from_slice(header).map_err(|e| ModelError::Format(e.to_string()))?;
-        Ok(Self {
-            header,
-            data: &bytes[8 + length..],
-        })
-    }
-
-    /// The tensor `name` as f32, checked to have `shape`.
-    fn get(&self, name: &str, shape: &[usize]) -> Result<Vec<f32>, ModelError> {
-        // A header list of whole numbers (a shape, the data offsets); anything else reads as none.
-        let numbers = |v: &Value| -> Vec<usize> {
-            v.as_array()
-                .map(|s| {
-                    s.iter()
-                        .filter_map(Value::as_u64)
-                        .map(|v| v as usize)
-                        .collect()
-                })
-                .unwrap_or_default()
-        };
-        let entry = self
-            .header
-            .get(name)
-            .ok_or_else(|| ModelError::Missing(name.to_string()))?;
-        let found = numbers(&entry["shape"]);
-        if found != shape {
-            return Err(ModelError::Shape {
-                name: name.to_string(),
-                expected: shape.to_vec(),
-                found,
-            });
-        }
-        let offsets = numbers(&entry["data_offsets"]);
-        let bytes = match offsets[..] {
-            [begin, end] => self.data.get(begin..end),
-            _ => None,
-        }
-        .ok_or_else(|| ModelError::Format(format!("{name}: bad data offsets")))?;
-        let count: usize = shape.iter().product();
-        let values: Vec<f32> = match entry["dtype"].as_str() {
-            Some("F32") => bytes
-                .chunks_exact(4)
-                .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-                .collect(),
-            Some("F16") => bytes
-                .chunks_exact(2)
-                .map(|b| f16_to_f32(u16::from_le_bytes([b[0], b[1]])))
-                .collect(),
-            other => {
-                return Err(ModelError::Format(format!(
-                    "{name}: dtype {other:?} (expected F32 or F16)"
-                )));
-            }
-        };
-        if values.len() != count {
-            return Err(ModelError::Format(format!(
-                "{name}: {} values for shape {shape:?}",
-                values.len()
-            )));
-        }
-        Ok(values)
-    }
-}
-
-/// An IEEE 754 half-precision number, exactly as f32.
-pub fn f16_to_f32(bits: u16) -> f32 {
-    let sign = if bits & 0x8000 != 0 { -1.0f32 } else { 1.0 };
-    let exponent = i32::from((bits >> 10) & 0x1f);
-    let fraction = f32::from(bits & 0x3ff);
-    match exponent {
-        0 => sign * fraction * 2f32.powi(-24),
-        31 if fraction == 0.0 => sign * f32::INFINITY,
-        31 => f32::NAN,
-        e => sign * (1.0 + fraction / 1024.0) * 2f32.powi(e - 15),
-    }
-}
+use crate::models::generate::CacheSizes;
+use crate::models::{Forward, Model};
 
 /// A forward pass as JSON: the tokens, each layer's heads (in the trace's per-head shape: q, k,
 /// v, scores, weights, output) with the residual stream in and out, and the five most likely
 /// next tokens after every position.
-pub fn forward_json(model: &Gpt, forward: &GptForward) -> Result<String, serde_json::Error> {
+pub fn forward_json(model: &Model, forward: &Forward) -> Result<String, serde_json::Error> {
     let layers: Vec<Value> = forward
         .layers
         .iter()
@@ -209,20 +36,17 @@ pub fn forward_json(model: &Gpt, forward: &GptForward) -> Result<String, serde_j
         .collect();
     let first = &forward.layers[0].attention;
     serde_json::to_string(&json!({
-        "model": model.shape.layout.name(),
-        "layout": match model.shape.layout {
-            Layout::Gpt2 => "gpt2",
-            Layout::Llama => "llama",
-        },
+        "model": model.config.layout.name(),
+        "layout": model.config.layout.model_type(),
         "tokens": forward.tokens,
         "ids": forward.ids,
-        "context": model.shape.n_positions,
+        "context": model.config.context,
         "dropped": forward.dropped,
-        "n_layer": model.shape.n_layer,
-        "n_head": model.shape.n_head,
-        "n_kv_head": model.shape.n_kv_head,
-        "n_embd": model.shape.n_embd,
-        "d_k": model.shape.d_head(),
+        "n_layer": model.config.n_layers,
+        "n_head": model.config.n_heads,
+        "n_kv_head": model.config.n_kv_heads,
+        "n_embd": model.config.d_model,
+        "d_k": model.config.d_head(),
         "temperature": first.config.temperature(),
         "mask": super::response::mask_name(first),
         "embeddings": matrix_json(forward.embeddings.view()),
@@ -259,7 +83,7 @@ pub fn generation_input(request: &Request) -> Result<(String, f64), String> {
 /// cache), and the cache's bytes per character for this model and as MHA, GQA, MQA and MLA
 /// would keep it. `clock` gives milliseconds.
 pub fn generate_json(
-    model: &Gpt,
+    model: &Model,
     request: &Request,
     clock: &dyn Fn() -> f64,
 ) -> Result<Value, String> {
@@ -268,9 +92,9 @@ pub fn generate_json(
     };
     let (sentence, temperature) = generation_input(request)?;
     let spec = generate.spec();
-    let generation = crate::generate::generate(model, &sentence, &spec, temperature, clock)
+    let generation = crate::models::generate::generate(model, &sentence, &spec, temperature, clock)
         .map_err(|e| e.to_string())?;
-    let shape = model.shape;
+    let shape = model.config;
     let sizes = CacheSizes::of(&shape);
     let steps: Vec<Value> = generation
         .steps
@@ -293,7 +117,7 @@ pub fn generate_json(
         "model": shape.layout.name(),
         "prompt": sentence,
         "prompt_tokens": generation.prompt.len(),
-        "context": shape.n_positions,
+        "context": shape.context,
         "cache": spec.cache,
         "sampling": generate.sampling,
         "prefill_ms": generation.prefill_ms,
@@ -316,8 +140,8 @@ pub fn generate_json(
 /// `"stream_eval"` on the Llama model, as JSON: each position's loss (nats) and the mean through
 /// the rolling cache with the sinks asked for, with none, and by a sliding-window recompute; and
 /// each head's share of attention on the first character.
-pub fn stream_eval_json(model: &Gpt, request: &Request) -> Result<Value, String> {
-    use crate::stream::{StreamSpec, stream_eval};
+pub fn stream_eval_json(model: &Model, request: &Request) -> Result<Value, String> {
+    use crate::models::stream::{StreamSpec, stream_eval};
     let Some(asked) = &request.stream_eval else {
         return Err("stream_eval: missing".into());
     };
@@ -326,10 +150,11 @@ pub fn stream_eval_json(model: &Gpt, request: &Request) -> Result<Value, String>
         sink_tokens: asked.sink_tokens,
     };
     let eval = stream_eval(model, &asked.text, spec).map_err(|e| e.to_string())?;
-    let run = |run: &crate::stream::StreamRun| json!({"losses": run.losses, "mean": run.mean()});
+    let run =
+        |run: &crate::models::stream::StreamRun| json!({"losses": run.losses, "mean": run.mean()});
     Ok(json!({
-        "model": model.shape.layout.name(),
-        "context": model.shape.n_positions,
+        "model": model.config.layout.name(),
+        "context": model.config.context,
         "length": eval.ids.len(),
         "window": spec.window,
         "sink_tokens": spec.sink_tokens,

@@ -4,12 +4,12 @@ use ndarray::Array2;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::config::{DEFAULT_N_HEADS, matrix_from_rows};
-use crate::generate::{GenerateSpec, Sampling};
-use crate::gpt::{GptRun, Layout};
-use crate::lessons::{Chapter, Focus, MAX_SHIFT};
-use crate::scoring::{Pairing, Position, Shaping};
-use crate::weights::Weights;
+use crate::math::scoring::{Pairing, Position, Shaping};
+use crate::math::weights::Weights;
+use crate::models::generate::{GenerateSpec, Sampling};
+use crate::models::{Layout, ModelRun};
+use crate::pipeline::config::{DEFAULT_N_HEADS, matrix_from_rows};
+use crate::teaching::{Chapter, Focus, MAX_SHIFT};
 use crate::{ConfigError, Input, LayerNormMode, MaskSpec, Params};
 
 /// Which engine should compute. `Auto` picks the faster one that is available.
@@ -603,7 +603,7 @@ impl Request {
 
     /// The trained model's run: the text, and the controls that act on it (mask, temperature,
     /// tiles). Settings the model fixes are refused, naming the first one given.
-    pub fn trained_run(&self) -> Result<(String, GptRun), RequestError> {
+    pub fn trained_run(&self) -> Result<(String, ModelRun), RequestError> {
         if let Some(field) = self.fixed_by_model() {
             return Err(RequestError::FixedByModel { field });
         }
@@ -615,7 +615,7 @@ impl Request {
         let mask = self.mask.as_ref().map(mask_spec).transpose()?;
         Ok((
             sentence,
-            GptRun {
+            ModelRun {
                 mask: mask.unwrap_or(MaskSpec::Causal),
                 temperature: self.temperature.unwrap_or(1.0),
                 block: (block.rows, block.cols),
@@ -726,7 +726,7 @@ impl Request {
             let n = self
                 .sentence
                 .as_deref()
-                .map(|s| crate::gpt::normalise(s).chars().count())
+                .map(|s| crate::models::normalise(s).chars().count())
                 .filter(|&n| n > 0);
             return (n, n);
         }
@@ -756,8 +756,8 @@ impl Request {
 /// of the same sentence from several places after each keystroke (which engine, which job,
 /// which note), and tokenising 4096 words costs milliseconds: the last answer is kept.
 fn token_count(text: &str) -> Option<usize> {
-    use crate::config::MAX_TOKENS;
-    use crate::tokenize::{Tokens, tokenize};
+    use crate::pipeline::config::MAX_TOKENS;
+    use crate::pipeline::tokenize::{Tokens, tokenize};
     use std::cell::RefCell;
     thread_local! {
         static LAST: RefCell<Option<(String, Option<usize>)>> = const { RefCell::new(None) };

@@ -4,8 +4,8 @@ use ndarray::{Array2, ArrayView2};
 use serde::Serialize;
 use serde::ser::{SerializeSeq, Serializer};
 
-use crate::flash::{FlashHead, FlashStep};
-use crate::trace::Backend;
+use crate::math::flash::{FlashHead, FlashStep};
+use crate::pipeline::trace::Backend;
 use crate::{Config, Outputs, Trace};
 
 /// A matrix as rows of numbers. Cells the mask forbids (the mask read from `origin`, for a tile)
@@ -171,7 +171,7 @@ struct PositionJson {
 
 impl PositionJson {
     fn of(config: &Config) -> Self {
-        use crate::scoring::Position;
+        use crate::math::scoring::Position;
         let shaping = config.shaping();
         let (base, pairing) = match shaping.position {
             Position::Rope { base, pairing } => (Some(base), Some(pairing.name())),
@@ -183,7 +183,7 @@ impl PositionJson {
             base,
             pairing,
             slopes: (shaping.position == Position::Alibi)
-                .then(|| crate::scoring::alibi_slopes(config.dims().n_heads)),
+                .then(|| crate::math::scoring::alibi_slopes(config.dims().n_heads)),
         }
     }
 }
@@ -228,14 +228,14 @@ fn heads(trace: &Trace) -> Vec<HeadJson<'_>> {
             v: matrix(&head.v),
             q_scored: head.q_scored.as_ref().map(matrix),
             k_scored: head.k_scored.as_ref().map(matrix),
-            bias: (shaping.position == crate::scoring::Position::Alibi).then(|| {
+            bias: (shaping.position == crate::math::scoring::Position::Alibi).then(|| {
                 let scoring = config.scoring(h);
                 (0..n)
                     .map(|i| (0..m).map(|j| scoring.bias(i, j)).collect())
                     .collect()
             }),
-            alibi_slope: (shaping.position == crate::scoring::Position::Alibi)
-                .then(|| crate::scoring::alibi_slope(h, config.dims().n_heads)),
+            alibi_slope: (shaping.position == crate::math::scoring::Position::Alibi)
+                .then(|| crate::math::scoring::alibi_slope(h, config.dims().n_heads)),
             sink_logit: shaping.sink_logits.as_ref().and_then(|s| s.get(h).copied()),
             sink_weights: shaping.sink_logits.as_ref().map(|_| {
                 head.weights

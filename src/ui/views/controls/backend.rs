@@ -3,8 +3,8 @@
 use leptos::prelude::*;
 
 use super::widgets::Segmented;
-use crate::ui::model::engine::GpuStatus;
-use crate::ui::state::{Lab, probe};
+use crate::ui::logic::engine::GpuStatus;
+use crate::ui::state::Lab;
 use attention_core::api::{BackendChoice, Request};
 
 #[component]
@@ -52,7 +52,7 @@ pub fn BackendControl() -> impl IntoView {
         <p class="help block" data-testid="gpu-status">{status}</p>
         <p class="note" data-testid="fallback-reason">{fallback}</p>
         <Show when=move || lab.gpu.with(GpuStatus::can_retry)>
-            <button type="button" class="button" data-testid="gpu-retry" on:click=move |_| probe(lab)>
+            <button type="button" class="button" data-testid="gpu-retry" on:click=move |_| lab.jobs.probe(lab.gpu)>
                 {move || text().gpu_retry}
             </button>
         </Show>

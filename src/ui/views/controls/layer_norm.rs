@@ -17,14 +17,14 @@ pub fn LayerNormControl() -> impl IntoView {
             ..Request::default()
         })
     });
-    let trained = super::trained(lab);
+    let trained = super::shown::trained(lab);
     view! {
         <h2>{move || text().layer_section}</h2>
         <Show
             when=move || !trained.get()
             fallback=move || view! { <p class="help block" data-testid="norm-fixed">{move || {
                 let model = &text().model;
-                if lab.request.with(|r| r.trained_layout()) == Some(attention_core::gpt::Layout::Llama) {
+                if lab.request.with(|r| r.trained_layout()) == Some(attention_core::models::Layout::Llama) {
                     model.llama_fixed_norm
                 } else {
                     model.fixed_norm

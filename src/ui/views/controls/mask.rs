@@ -3,9 +3,9 @@
 
 use leptos::prelude::*;
 
-use super::shown_lengths;
+use super::shown::shown_lengths;
 use super::widgets::{IntControl, Segmented};
-use crate::ui::model::controls::MaskKind;
+use crate::ui::logic::controls::MaskKind;
 use crate::ui::state::Lab;
 use crate::ui::views::mask_editor::MaskEditor;
 use attention_core::api::{MaskRequest, Request};

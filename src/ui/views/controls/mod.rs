@@ -9,15 +9,13 @@ mod model;
 mod positions;
 mod score_shaping;
 mod shape;
+mod shown;
 mod softmax;
 mod tiles;
 mod weights;
 mod widgets;
 
 use leptos::prelude::*;
-
-use crate::ui::state::Lab;
-use attention_core::weights::Dims;
 
 pub use widgets::{AutoIntControl, IntControl, Segmented};
 
@@ -38,37 +36,4 @@ pub fn Controls() -> impl IntoView {
             <tiles::FlashTiles />
         </section>
     }
-}
-
-/// Whether the trained model is chosen (its shape, weights and LayerNorm are then fixed).
-fn trained(lab: Lab) -> Memo<bool> {
-    Memo::new(move |_| lab.request.with(|r| r.is_trained()))
-}
-
-/// The dimensions in effect (the shown trace's; the defaults before the first one).
-fn shown_dims(lab: Lab) -> Memo<Dims> {
-    Memo::new(move |_| {
-        lab.shown.with(|t| {
-            t.as_ref().map_or(
-                Dims {
-                    d_model: 16,
-                    n_heads: 2,
-                    n_kv_heads: 2,
-                    d_k: 8,
-                    d_v: 8,
-                },
-                |t| *t.0.config.dims(),
-            )
-        })
-    })
-}
-
-/// The numbers of query and key tokens of the shown trace.
-fn shown_lengths(lab: Lab) -> Memo<(usize, usize)> {
-    Memo::new(move |_| {
-        lab.shown.with(|t| {
-            t.as_ref()
-                .map_or((1, 1), |t| (t.0.config.seq_len(), t.0.config.key_len()))
-        })
-    })
 }

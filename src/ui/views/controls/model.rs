@@ -4,11 +4,11 @@
 use leptos::prelude::*;
 
 use super::widgets::Segmented;
-use crate::ui::model::format::group_digits;
+use crate::ui::logic::format::group_digits;
 use crate::ui::state::Lab;
 use crate::ui::state::model::ModelStatus;
 use attention_core::api::{MaskRequest, ModelChoice};
-use attention_core::gpt::Layout;
+use attention_core::models::Layout;
 
 #[component]
 pub fn ModelControl() -> impl IntoView {
@@ -31,17 +31,17 @@ pub fn ModelControl() -> impl IntoView {
         status if status.layout() != layout() => texts().loading.to_string(),
         ModelStatus::Loading(_) => texts().loading.to_string(),
         ModelStatus::Ready(gpt) => {
-            let shape = gpt.0.shape;
+            let shape = gpt.0.config;
             let parameters = group_digits(gpt.0.parameter_count() as u64);
             match shape.layout {
                 Layout::Gpt2 => {
-                    (texts().ready)(shape.n_layer, shape.n_head, shape.n_embd, &parameters)
+                    (texts().ready)(shape.n_layers, shape.n_heads, shape.d_model, &parameters)
                 }
                 Layout::Llama => (texts().llama_ready)(
-                    shape.n_layer,
-                    shape.n_head,
-                    shape.n_kv_head,
-                    shape.n_embd,
+                    shape.n_layers,
+                    shape.n_heads,
+                    shape.n_kv_heads,
+                    shape.d_model,
                     &parameters,
                 ),
             }

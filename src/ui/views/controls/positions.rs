@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 
 use super::widgets::{IntControl, Segmented, parse};
-use crate::ui::model::controls::{PositionKind, position_offset, with_offset};
+use crate::ui::logic::controls::{PositionKind, position_offset, with_offset};
 use crate::ui::state::Lab;
 use attention_core::api::{PairingRequest, PositionRequest, Request};
 
@@ -15,7 +15,7 @@ const OFFSET_SLIDER_MAX: usize = 4096;
 pub fn PositionsControl() -> impl IntoView {
     let lab = expect_context::<Lab>();
     let words = move || lab.lang.get().text().shaping;
-    let trained = super::trained(lab);
+    let trained = super::shown::trained(lab);
     // Memos: a change elsewhere in the request (the temperature) must not rewrite these inputs.
     let position = Memo::new(move |_| lab.request.with(|r| r.position));
     let position = move || position.get();

@@ -20,7 +20,7 @@ pub fn ScoreShapingControl() -> impl IntoView {
     let qk_norm = Memo::new(move |_| lab.request.with(|r| r.qk_norm.unwrap_or(false)));
     let sinks = Memo::new(move |_| lab.request.with(|r| r.sink_logits.clone()));
     let sinks = move || sinks.get();
-    let heads = super::shown_dims(lab);
+    let heads = super::shown::shown_dims(lab);
     let set_cap = move |cap: Option<f64>| lab.edit(|r| r.softcap = cap);
     let set_sinks = move |logits: Option<Vec<f64>>| lab.edit(|r| r.sink_logits = logits);
     view! {

@@ -4,10 +4,10 @@
 
 use leptos::prelude::*;
 
-use super::shown_dims;
+use super::shown::shown_dims;
 use super::widgets::{AutoIntControl, IntControl, parse};
-use crate::ui::model::controls::{KvSharing, divisors, kv_heads_for, shared_kv_heads};
-use crate::ui::model::notice::Notice;
+use crate::ui::logic::controls::{KvSharing, divisors, kv_heads_for, shared_kv_heads};
+use crate::ui::logic::notice::Notice;
 use crate::ui::state::Lab;
 use attention_core::api::Request;
 
@@ -62,7 +62,7 @@ pub fn ModelShape() -> impl IntoView {
     let set_width = move |field: fn(&mut Request) -> &mut Option<usize>| {
         Callback::new(move |v: Option<usize>| lab.edit(|r| *field(r) = v))
     };
-    let trained = super::trained(lab);
+    let trained = super::shown::trained(lab);
     view! {
         <h2>{move || text().model_section}</h2>
         <Show when=move || trained.get()>

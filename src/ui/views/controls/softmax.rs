@@ -3,7 +3,7 @@
 use leptos::prelude::*;
 
 use super::widgets::parse;
-use crate::ui::model::controls::{
+use crate::ui::logic::controls::{
     slider_to_temperature, temperature_slider_max, temperature_to_slider,
 };
 use crate::ui::state::Lab;

@@ -17,7 +17,7 @@ pub fn WeightsControl() -> impl IntoView {
             ..Request::default()
         })
     };
-    let trained = super::trained(lab);
+    let trained = super::shown::trained(lab);
     let own = move || lab.request.with(|r| r.weights.is_some());
     view! {
         // One's own weights: the seed draws nothing, so it gives way to a way back to draws.

@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 
 use crate::ui::i18n::Lang;
-use crate::ui::model::controls::Choice;
+use crate::ui::logic::controls::Choice;
 
 pub fn parse<T: std::str::FromStr>(text: &str) -> Option<T> {
     text.trim().parse().ok()

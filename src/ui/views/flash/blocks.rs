@@ -3,13 +3,13 @@
 
 use leptos::prelude::*;
 
-use super::Player;
-use crate::ui::model::flash_views::{accumulator, block_rows, tile};
-use crate::ui::model::matrix::Span;
-use crate::ui::model::stages::Stage;
+use super::state::Player;
+use crate::ui::logic::flash_frame_views::{accumulator, block_rows, tile};
+use crate::ui::logic::matrix::Span;
+use crate::ui::logic::stages::Stage;
 use crate::ui::state::Lab;
 use crate::ui::views::heatmap::Heatmap;
-use crate::ui::views::pipeline::look;
+use crate::ui::views::heatmap::Look;
 
 #[component]
 pub fn BlockInputs(player: Player) -> impl IntoView {
@@ -44,15 +44,15 @@ pub fn BlockInputs(player: Player) -> impl IntoView {
         <div class="stage-row">
             <figure class="stage">
                 <figcaption><h3>"Q"</h3></figcaption>
-                <div class="heatmap-frame"><Heatmap data=q look=look(lab) test_id="flash-q" label="Q" highlight=q_span /></div>
+                <div class="heatmap-frame"><Heatmap data=q look=Look::of(lab) test_id="flash-q" label="Q" highlight=q_span /></div>
             </figure>
             <figure class="stage">
                 <figcaption><h3>"K"</h3></figcaption>
-                <div class="heatmap-frame"><Heatmap data=k look=look(lab) test_id="flash-k" label="K" highlight=kv_span /></div>
+                <div class="heatmap-frame"><Heatmap data=k look=Look::of(lab) test_id="flash-k" label="K" highlight=kv_span /></div>
             </figure>
             <figure class="stage">
                 <figcaption><h3>"V"</h3></figcaption>
-                <div class="heatmap-frame"><Heatmap data=v look=look(lab) test_id="flash-v" label="V" highlight=kv_span /></div>
+                <div class="heatmap-frame"><Heatmap data=v look=Look::of(lab) test_id="flash-v" label="V" highlight=kv_span /></div>
             </figure>
         </div>
     }
@@ -92,14 +92,14 @@ pub fn BlockState(player: Player) -> impl IntoView {
                     None => text().no_tile,
                 }}</h3></figcaption>
                 <div class="heatmap-frame">
-                    <Heatmap data=Signal::derive(move || tile_view.get().map(|(d, _)| d)) look=look(lab) test_id="flash-tile"
+                    <Heatmap data=Signal::derive(move || tile_view.get().map(|(d, _)| d)) look=Look::of(lab) test_id="flash-tile"
                         label=Signal::derive(move || text().tile_scores.to_string()) />
                 </div>
             </figure>
             <figure class="stage">
                 <figcaption><h3>{move || if accumulator_view.get().is_some_and(|(_, done)| done) { text().output_rows } else { text().accumulator }}</h3></figcaption>
                 <div class="heatmap-frame">
-                    <Heatmap data=Signal::derive(move || accumulator_view.get().map(|(d, _)| d)) look=look(lab) test_id="flash-acc"
+                    <Heatmap data=Signal::derive(move || accumulator_view.get().map(|(d, _)| d)) look=Look::of(lab) test_id="flash-acc"
                         label=Signal::derive(move || text().accumulator.to_string()) />
                 </div>
             </figure>

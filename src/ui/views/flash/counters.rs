@@ -3,9 +3,9 @@
 
 use leptos::prelude::*;
 
-use super::Player;
-use crate::ui::model::flash_frames::{scores_held, standard_accesses};
-use crate::ui::model::format::group_digits as number;
+use super::state::Player;
+use crate::ui::logic::flash_frames::{scores_held, standard_accesses};
+use crate::ui::logic::format::group_digits as number;
 use crate::ui::state::Lab;
 
 #[component]

@@ -3,12 +3,12 @@
 
 use leptos::prelude::*;
 
-use super::Player;
 use super::counters::FlashCounters;
-use crate::ui::model::flash_views::grid;
+use super::state::Player;
+use crate::ui::logic::flash_frame_views::grid;
 use crate::ui::state::Lab;
 use crate::ui::views::heatmap::Heatmap;
-use crate::ui::views::pipeline::look;
+use crate::ui::views::heatmap::Look;
 
 #[component]
 pub fn TileGrid(player: Player) -> impl IntoView {
@@ -43,7 +43,7 @@ pub fn TileGrid(player: Player) -> impl IntoView {
             <Show when=summarised><p class="help block">{move || text().grid_summary}</p></Show>
             <BlockChooser player=player />
             <div class="heatmap-frame">
-                <Heatmap data=grid_data look=look(lab) test_id="flash-grid"
+                <Heatmap data=grid_data look=Look::of(lab) test_id="flash-grid"
                     label=Signal::derive(move || text().grid_title.to_string())
                     no_table=true highlight=grid_span on_choose=choose />
             </div>

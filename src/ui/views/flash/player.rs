@@ -4,9 +4,9 @@ use std::time::Duration;
 
 use leptos::prelude::*;
 
-use super::Player;
+use super::state::Player;
 use crate::ui::browser::canvas::prefers_reduced_motion;
-use crate::ui::model::flash_views::phase_text;
+use crate::ui::logic::flash_frame_views::phase_text;
 use crate::ui::state::Lab;
 
 /// Steps per second the player offers.

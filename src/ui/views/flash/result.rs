@@ -5,8 +5,8 @@ use leptos::prelude::*;
 
 use crate::ui::browser::canvas::ink_rgb;
 use crate::ui::browser::share::{download_png, download_text, report};
-use crate::ui::model::line_chart::ChartLayout;
-use crate::ui::model::memory_chart::{MemoryChart, draw};
+use crate::ui::logic::line_chart::ChartLayout;
+use crate::ui::logic::memory_chart::{MemoryChart, draw};
 use crate::ui::state::Lab;
 use crate::ui::views::chart::paint;
 

@@ -10,9 +10,9 @@ use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageData};
 
 use crate::ui::browser::canvas::{self, context};
 use crate::ui::i18n::Lang;
-use crate::ui::model::format::{format_value, shorten_label};
-use crate::ui::model::matrix::{MatrixView, pixels};
-use crate::ui::model::theme::Theme;
+use crate::ui::logic::format::{format_value, shorten_label};
+use crate::ui::logic::matrix::{MatrixView, pixels};
+use crate::ui::logic::theme::Theme;
 
 pub const FONT: &str =
     "12px system-ui, -apple-system, 'Segoe UI', 'Noto Sans CJK SC', 'PingFang SC', sans-serif";

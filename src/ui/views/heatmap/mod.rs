@@ -12,6 +12,7 @@
 
 mod cursor;
 mod draw;
+pub mod look;
 mod row_picture;
 mod table;
 mod tools;
@@ -22,8 +23,8 @@ use crate::ui::browser::canvas::{computed, pixel_ratio};
 use crate::ui::browser::clock::now_ms;
 use crate::ui::browser::observers::{observe_visible, observe_width};
 use crate::ui::i18n::Lang;
-use crate::ui::model::matrix::{MatrixView, Span};
-use crate::ui::model::theme::Theme;
+use crate::ui::logic::matrix::{MatrixView, Span};
+use crate::ui::logic::theme::Theme;
 use draw::{Layout, LayoutKey};
 use row_picture::RowLabels;
 use table::MatrixTable;
@@ -31,16 +32,7 @@ use tools::HeatmapTools;
 
 pub use cursor::{CellPick, Paint};
 pub use draw::FONT;
-
-/// What every heatmap needs from the page around it: the language of its tools and legend, the
-/// theme (its labels take the theme's ink, so a new theme redraws them), and whether exported
-/// images carry a title line.
-#[derive(Debug, Clone, Copy)]
-pub struct Look {
-    pub lang: Signal<Lang>,
-    pub theme: Signal<Theme>,
-    pub titles: Signal<bool>,
-}
+pub use look::Look;
 
 /// Kept between redraws: the legend's strip.
 #[derive(Default)]
@@ -48,8 +40,8 @@ struct Surface {
     strip: draw::Strip,
     /// The legend as last drawn (it is redrawn only when its scale or note changes).
     legend: Option<(
-        crate::ui::model::colormap::Scale,
-        crate::ui::model::matrix::Legend,
+        crate::ui::logic::colormap::Scale,
+        crate::ui::logic::matrix::Legend,
         Lang,
     )>,
 }
@@ -350,7 +342,7 @@ pub fn Heatmap(
 
 /// What the colour bar shows, in words (for screen readers and tests).
 fn legend_text(data: &MatrixView, lang: Lang) -> String {
-    use crate::ui::model::format::format_value;
+    use crate::ui::logic::format::format_value;
     let (low, high) = data.scale.range();
     format!(
         "{} … {}: {}",

@@ -3,8 +3,8 @@
 use leptos::prelude::*;
 
 use crate::ui::i18n::Lang;
-use crate::ui::model::format::Notation;
-use crate::ui::model::matrix::MatrixView;
+use crate::ui::logic::format::Notation;
+use crate::ui::logic::matrix::MatrixView;
 
 #[component]
 pub fn MatrixTable(

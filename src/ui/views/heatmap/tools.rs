@@ -4,11 +4,11 @@
 
 use leptos::prelude::*;
 
-use super::Look;
 use super::draw::{self, Layout};
+use super::look::Look;
 use crate::ui::browser::canvas::{computed, pixel_ratio};
 use crate::ui::browser::share::{download_png, download_text, report};
-use crate::ui::model::matrix::{MatrixView, csv};
+use crate::ui::logic::matrix::{MatrixView, csv};
 
 /// Exported images have at least this many device pixels per CSS pixel.
 const EXPORT_RATIO: f64 = 2.0;

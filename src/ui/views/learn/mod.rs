@@ -8,17 +8,19 @@ mod experiments;
 use leptos::ev;
 use leptos::prelude::*;
 
-use attention_core::lessons::Chapter;
+use attention_core::teaching::Chapter;
 
 use super::flash::FlashView;
 use super::head_view::HeadView;
-use super::pipeline::{AllHeads, HeadSelector, StageCard};
+use super::heads::{AllHeads, HeadSelector};
 use super::shaping::ShapingSection;
-use crate::ui::browser::{location, share};
-use crate::ui::model::lesson::{Progress, answer};
-use crate::ui::model::link::LinkState;
-use crate::ui::model::stages::Stage;
-use crate::ui::model::visible;
+use super::stage_card::StageCard;
+use crate::ui::bridge::location;
+use crate::ui::browser::{address, share};
+use crate::ui::logic::lesson::{Progress, answer};
+use crate::ui::logic::link::LinkState;
+use crate::ui::logic::stages::Stage;
+use crate::ui::logic::visible;
 use crate::ui::state::Lab;
 
 /// The lab's views a chapter shows under its experiment.
@@ -428,16 +430,16 @@ fn ChapterShare(chapter: Chapter) -> impl IntoView {
     };
     view! {
         <button type="button" class="table-toggle" data-testid="link-chapter"
-            on:click=move |_| copy(location::href(&state()))>
+            on:click=move |_| copy(address::href(&state()))>
             {move || texts().link_here}
         </button>
         <button type="button" class="table-toggle" data-testid="embed-chapter"
-            on:click=move |_| copy(share::embed_code(&LinkState { ..state() }, &crate::ui::model::sections::CHAPTER_PANELS))>
+            on:click=move |_| copy(share::embed_code(&LinkState { ..state() }, &crate::ui::logic::sections::CHAPTER_PANELS))>
             {move || texts().embed_here}
         </button>
         {move || shown.get().map(|value| view! {
             <input type="text" class="share-text" readonly data-testid="share-text-chapter" prop:value=value />
         })}
-        <crate::ui::views::share_bar::ShareWarnings shared=shown.into() />
+        <crate::ui::views::share_warnings::ShareWarnings shared=shown.into() />
     }
 }

@@ -2,14 +2,14 @@
 
 use leptos::prelude::*;
 
-use attention_core::experiments::log_log_slope;
-use attention_core::lessons::{CostPoint, Experiment, measure_cost};
+use attention_core::teaching::log_log_slope;
+use attention_core::teaching::{CostPoint, Experiment, measure_cost};
 
 use crate::ui::browser::clock::now_ms;
 use crate::ui::state::Lab;
 use crate::ui::views::chart::Chart;
 
-use super::{chart, series, texts};
+use super::parts::{chart, series, texts};
 
 /// Sizes the complexity chapter times, up to the core's largest input.
 const COST_SIZES: [usize; 7] = [64, 128, 256, 512, 1024, 2048, 4096];

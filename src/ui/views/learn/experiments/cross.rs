@@ -3,19 +3,16 @@
 use leptos::prelude::*;
 
 use attention_core::api::Request;
-use attention_core::lessons::Experiment;
+use attention_core::teaching::Experiment;
 
-use crate::ui::model::visible;
+use crate::ui::logic::visible;
 use crate::ui::state::Lab;
 
-use super::texts;
+use super::parts::texts;
 
 pub(super) fn view(lab: Lab, e: Memo<Option<Experiment>>) -> impl IntoView {
     let add_source = move |_| {
-        let source = match lab.lang.get_untracked() {
-            crate::ui::i18n::Lang::Zh => "那只猫很累，所以它坐下了。",
-            crate::ui::i18n::Lang::En => "A tired cat sat down on the warm mat.",
-        };
+        let source = lab.lang.get_untracked().text().learn.x.cross_source;
         lab.change(Request {
             source_sentence: Some(source.to_string()),
             ..Request::default()

@@ -2,11 +2,11 @@
 
 use leptos::prelude::*;
 
-use attention_core::lessons::Experiment;
+use attention_core::teaching::Experiment;
 
 use crate::ui::state::Lab;
 
-use super::texts;
+use super::parts::texts;
 
 fn bytes(n: usize) -> String {
     if n >= 1 << 20 {

@@ -6,10 +6,10 @@
 use leptos::prelude::*;
 
 use attention_core::api::{ModelChoice, Request};
-use attention_core::gpt::Layout;
-use attention_core::lessons::Experiment;
+use attention_core::models::Layout;
+use attention_core::teaching::Experiment;
 
-use crate::ui::model::format::group_digits;
+use crate::ui::logic::format::group_digits;
 use crate::ui::state::Lab;
 use crate::ui::views::generate::GenerateSection;
 use crate::ui::views::stream::StreamSection;

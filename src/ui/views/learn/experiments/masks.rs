@@ -2,12 +2,12 @@
 
 use leptos::prelude::*;
 
-use attention_core::lessons::Experiment;
+use attention_core::teaching::Experiment;
 
-use crate::ui::model::visible;
+use crate::ui::logic::visible;
 use crate::ui::state::Lab;
 
-use super::{texts, weights_list};
+use super::parts::{texts, weights_list};
 
 pub(super) fn view(lab: Lab, e: Memo<Option<Experiment>>) -> impl IntoView {
     move || {

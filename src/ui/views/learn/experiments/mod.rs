@@ -1,8 +1,10 @@
-//! Each chapter's experiment, drawn: the numbers come from `attention_core::lessons` on the
+//! Each chapter's experiment, drawn: the numbers come from `attention_core::teaching` on the
 //! current trace (the same function the CLI calls); here they become tables, charts and
 //! sentences in the reader's language. One module per chapter, as in the core.
 
 use leptos::prelude::*;
+
+mod parts;
 
 mod complexity;
 mod cross;
@@ -22,15 +24,9 @@ mod tokens;
 mod variants;
 mod windows;
 
-use attention_core::lessons::{Chapter, Experiment, Focus, experiment};
+use attention_core::teaching::{Chapter, Experiment, Focus, experiment};
 
-use crate::ui::i18n::learn::ExperimentTexts;
-use crate::ui::model::line_chart::{COLORS, LineChart, Series};
 use crate::ui::state::Lab;
-
-fn texts(lab: Lab) -> &'static ExperimentTexts {
-    &lab.lang.get().text().learn.x
-}
 
 /// The chapter's experiment on the shown trace, recomputed when the trace or the focus changes.
 pub fn current(lab: Lab, chapter: Chapter) -> Memo<Option<Experiment>> {
@@ -50,54 +46,11 @@ pub fn current(lab: Lab, chapter: Chapter) -> Memo<Option<Experiment>> {
     })
 }
 
-fn series(label: &str, points: Vec<(f64, f64)>, color: usize, reference: bool) -> Series {
-    Series {
-        label: label.to_string(),
-        points,
-        color: COLORS[color],
-        reference,
-        points_only: false,
-    }
-}
-
-fn chart(title: &str, x: &str, y: &str, logs: (bool, bool), series: Vec<Series>) -> LineChart {
-    LineChart {
-        title: title.to_string(),
-        x_label: x.to_string(),
-        y_label: y.to_string(),
-        x_log: logs.0,
-        y_log: logs.1,
-        series,
-        marker: None,
-        ink: (0, 0, 0),
-    }
-}
-
-fn weights_list(weights: &[f64]) -> String {
-    weights
-        .iter()
-        .take(12)
-        .map(|w| format!("{w:.3}"))
-        .collect::<Vec<_>>()
-        .join(" ")
-        + if weights.len() > 12 { " …" } else { "" }
-}
-
-fn f32_cell(w: f32) -> String {
-    if w.is_nan() {
-        "NaN".into()
-    } else if w.is_infinite() {
-        "∞".into()
-    } else {
-        format!("{w:.4}")
-    }
-}
-
 /// The chapter's experiment view.
 pub fn view(lab: Lab, chapter: Chapter) -> AnyView {
     let too_long = move || {
-        crate::ui::views::pipeline::summarised(lab).map(|n| {
-            let most = crate::ui::views::pipeline::MOST_TRACED;
+        crate::ui::views::section::summarised(lab).map(|n| {
+            let most = crate::ui::views::section::MOST_TRACED;
             view! { <p class="note" data-testid="lesson-too-long">{(lab.lang.get().text().overview.lesson)(n, most)}</p> }
         })
     };

@@ -3,9 +3,9 @@
 
 use leptos::prelude::*;
 
-use attention_core::lessons::Experiment;
+use attention_core::teaching::Experiment;
 
-use crate::ui::model::format::{format_value, significant};
+use crate::ui::logic::format::{format_value, significant};
 use crate::ui::state::Lab;
 
 pub(super) fn view(lab: Lab, e: Memo<Option<Experiment>>) -> impl IntoView {
@@ -58,7 +58,7 @@ pub(super) fn view(lab: Lab, e: Memo<Option<Experiment>>) -> impl IntoView {
                     </tr></thead>
                     <tbody>
                         {e.kinds.iter().map(|k| {
-                            let key = keys.get(k.top_key).map(|t| crate::ui::model::visible(t)).unwrap_or_default();
+                            let key = keys.get(k.top_key).map(|t| crate::ui::logic::visible(t)).unwrap_or_default();
                             view! {
                                 <tr data-kind=k.kind>
                                     <td>{kind_name(k.kind)}</td>

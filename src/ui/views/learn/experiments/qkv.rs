@@ -2,12 +2,12 @@
 
 use leptos::prelude::*;
 
-use attention_core::lessons::Experiment;
+use attention_core::teaching::Experiment;
 
-use crate::ui::model::visible;
+use crate::ui::logic::visible;
 use crate::ui::state::Lab;
 
-use super::texts;
+use super::parts::texts;
 
 pub(super) fn view(lab: Lab, e: Memo<Option<Experiment>>) -> impl IntoView {
     move || {

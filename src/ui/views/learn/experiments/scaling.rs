@@ -2,13 +2,13 @@
 
 use leptos::prelude::*;
 
-use attention_core::lessons::{Experiment, SCALING_DIMS};
+use attention_core::teaching::{Experiment, SCALING_DIMS};
 
 use crate::ui::i18n::learn::HeadVariances;
 use crate::ui::state::Lab;
 use crate::ui::views::chart::Chart;
 
-use super::{chart, series, texts};
+use super::parts::{chart, series, texts};
 
 fn histogram(
     title: &'static str,

@@ -2,13 +2,13 @@
 
 use leptos::prelude::*;
 
-use attention_core::lessons::Experiment;
+use attention_core::teaching::Experiment;
 
-use crate::ui::model::visible;
+use crate::ui::logic::visible;
 use crate::ui::state::Lab;
 use crate::ui::views::chart::Chart;
 
-use super::{chart, series, texts};
+use super::parts::{chart, series, texts};
 
 pub(super) fn view(lab: Lab, e: Memo<Option<Experiment>>) -> impl IntoView {
     let sweep = Signal::derive(move || {

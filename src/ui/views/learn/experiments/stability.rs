@@ -2,15 +2,15 @@
 
 use leptos::prelude::*;
 
-use attention_core::experiments::{BreakPoint, Breakdown};
-use attention_core::lessons::Experiment;
+use attention_core::teaching::Experiment;
+use attention_core::teaching::{BreakPoint, Breakdown};
 
 use crate::ui::i18n::learn::ExperimentTexts;
-use crate::ui::model::format::significant;
-use crate::ui::model::visible;
+use crate::ui::logic::format::significant;
+use crate::ui::logic::visible;
 use crate::ui::state::Lab;
 
-use super::{f32_cell, texts};
+use super::parts::{f32_cell, texts};
 
 /// The factors the stability slider offers, log-spaced from 1 to 1000.
 fn factor_of(position: f64) -> f32 {

@@ -3,9 +3,9 @@
 
 use leptos::prelude::*;
 
-use attention_core::lessons::{Experiment, GROWTH};
+use attention_core::teaching::{Experiment, GROWTH};
 
-use crate::ui::model::format::{format_value, significant};
+use crate::ui::logic::format::{format_value, significant};
 use crate::ui::state::Lab;
 
 pub(super) fn view(lab: Lab, e: Memo<Option<Experiment>>) -> impl IntoView {

@@ -2,11 +2,11 @@
 
 use leptos::prelude::*;
 
-use attention_core::lessons::{Chapter, Experiment};
+use attention_core::teaching::{Chapter, Experiment};
 
 use crate::ui::state::Lab;
 
-use super::texts;
+use super::parts::texts;
 
 /// Sparse patterns are drawn cell by cell up to this many tokens.
 const DRAWN_PATTERN: usize = 48;

@@ -3,10 +3,10 @@
 
 use leptos::prelude::*;
 
-use attention_core::lessons::Experiment;
+use attention_core::teaching::Experiment;
 
-use crate::ui::model::format::format_value;
-use crate::ui::model::visible;
+use crate::ui::logic::format::format_value;
+use crate::ui::logic::visible;
 use crate::ui::state::Lab;
 
 pub(super) fn view(lab: Lab, e: Memo<Option<Experiment>>) -> impl IntoView {

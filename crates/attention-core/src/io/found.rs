@@ -1,0 +1,117 @@
+//! What a format reader gives back: the tensors it found, as read (row-major f32 with their
+//! shapes), and the tokens; and why a file is refused, naming the tensor.
+
+/// Why a file cannot be used. `tensor` names the tensor (or `tokens`) as the file does.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ImportError {
+    #[error("not a {format} file: {detail}")]
+    Format {
+        format: &'static str,
+        detail: String,
+    },
+    #[error("the file ends early: {detail}")]
+    Truncated { detail: String },
+    #[error("{tensor}: {detail}")]
+    Header { tensor: String, detail: String },
+    #[error("{tensor}: the type {dtype} is not supported (use {supported})")]
+    Dtype {
+        tensor: String,
+        dtype: String,
+        supported: &'static str,
+    },
+    #[error("the file has neither \"attention\" nor \"q\" and \"k\" (found: {found})")]
+    Nothing { found: String },
+    #[error("the file has both \"attention\" and \"q\"/\"k\": give one or the other")]
+    Both,
+    #[error("{tensor} is given without {missing}")]
+    Missing {
+        tensor: &'static str,
+        missing: &'static str,
+    },
+    #[error(
+        "{tensor} has {rank} dimensions {shape:?}; expected 2 to 4: [layers, heads, {rows}, {columns}], [heads, {rows}, {columns}] or [{rows}, {columns}]"
+    )]
+    Rank {
+        tensor: String,
+        rank: usize,
+        shape: Vec<usize>,
+        rows: &'static str,
+        columns: &'static str,
+    },
+    #[error("{tensor} {shape:?} does not fit {other} {other_shape:?}: {what}")]
+    Disagree {
+        tensor: &'static str,
+        shape: Vec<usize>,
+        other: &'static str,
+        other_shape: Vec<usize>,
+        what: &'static str,
+    },
+    #[error("{tensor} has {count} entries where {what}")]
+    Tokens {
+        tensor: &'static str,
+        count: usize,
+        what: String,
+    },
+    #[error("{tensor} has an empty dimension {shape:?}")]
+    Empty { tensor: String, shape: Vec<usize> },
+    #[error("{tensor}[{index}] is {value}: every number must be finite")]
+    NotFinite {
+        tensor: String,
+        index: String,
+        value: String,
+    },
+    #[error("{tensor}: {count} tokens; the lab handles at most {max}")]
+    TooManyTokens {
+        tensor: &'static str,
+        count: usize,
+        max: usize,
+    },
+    #[error(
+        "{numbers} numbers (layers × heads × cells) is more than this page's budget of {budget}; take fewer layers or heads, or a shorter text"
+    )]
+    OverBudget { numbers: usize, budget: usize },
+}
+
+/// A tensor as read, before its shape is checked: row-major f32.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Raw {
+    pub shape: Vec<usize>,
+    pub values: Vec<f32>,
+}
+
+/// What a format reader found.
+#[derive(Debug, Default)]
+pub(crate) struct Found {
+    pub tensors: Vec<(String, Raw)>,
+    pub tokens: Option<Vec<String>>,
+    pub key_tokens: Option<Vec<String>>,
+}
+
+impl Found {
+    pub(crate) fn take(&mut self, name: &str) -> Option<Raw> {
+        let at = self.tensors.iter().position(|(n, _)| n == name)?;
+        Some(self.tensors.remove(at).1)
+    }
+}
+
+/// Tokens as strings from a JSON value: a list of strings (numbers are written as they read).
+pub(crate) fn tokens_from_json(
+    value: &serde_json::Value,
+    tensor: &'static str,
+) -> Result<Vec<String>, ImportError> {
+    let bad = |detail: String| ImportError::Header {
+        tensor: tensor.into(),
+        detail,
+    };
+    let list = value
+        .as_array()
+        .ok_or_else(|| bad("expected a list of strings".into()))?;
+    list.iter()
+        .enumerate()
+        .map(|(i, t)| match t {
+            serde_json::Value::String(s) => Ok(s.clone()),
+            serde_json::Value::Number(n) => Ok(n.to_string()),
+            other => Err(bad(format!("entry {i} is {other}, not a string"))),
+        })
+        .collect()
+}

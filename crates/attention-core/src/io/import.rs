@@ -1,0 +1,465 @@
+//! A user's own attention, read from a file: the weights a model computed (`attention`, with its
+//! tokens), or each head's Q and K (and V) for the lab to compute the rest from.
+//!
+//! Four formats, the tensors named alike in each:
+//! - JSON: `{"attention": …, "tokens": […]}` or `{"q": …, "k": …, "v": …, "tokens": […]}`, nested
+//!   lists as CircuitsVis and attnview take them (`key_tokens` for cross-attention);
+//! - NumPy `.npz`: arrays `attention`, `q`, `k`, `v`, and `tokens` (`key_tokens`) as string arrays;
+//! - NumPy `.npy`: one array, the attention weights; the tokens come beside it;
+//! - safetensors: tensors of those names in f32, f16 or bf16, the tokens as a JSON list in the
+//!   header's `__metadata__` under `"tokens"` (and `"key_tokens"`).
+//!
+//! Every tensor is `[layers, heads, rows, columns]`, `[heads, rows, columns]` or `[rows,
+//! columns]`, and comes out as the first. A file that cannot be used is refused with an
+//! [`ImportError`] naming the tensor and what was expected, never a panic; rows of weights that
+//! do not sum to 1 are only an [`ImportNotice`] (a head with a sink logit gives such rows).
+
+use ndarray::{Array4, ArrayD, Axis, Ix4};
+
+use serde::{Deserialize, Serialize};
+
+use crate::io::found::Found;
+pub use crate::io::found::{ImportError, Raw};
+
+/// The most tokens (queries or keys) a file may hold: the lab's own limit.
+pub const MAX_TOKENS: usize = crate::pipeline::config::MAX_TOKENS;
+
+/// The most numbers a file may bring, all tensors together, unless a caller states its own
+/// budget: 64 Mi (256 MiB as f32). Q and K count as the query-by-key scores they give.
+pub const DEFAULT_BUDGET: usize = 64 << 20;
+
+/// A file's format, as `attentionLab.load({format})` names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    Json,
+    Npz,
+    Npy,
+    Safetensors,
+}
+
+impl Format {
+    pub const ALL: [Format; 4] = [Format::Json, Format::Npz, Format::Npy, Format::Safetensors];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Json => "json",
+            Format::Npz => "npz",
+            Format::Npy => "npy",
+            Format::Safetensors => "safetensors",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL
+            .into_iter()
+            .find(|f| f.name().eq_ignore_ascii_case(name))
+    }
+
+    /// The format `bytes` look like, by their first bytes: a zip (`.npz`), NumPy's magic
+    /// (`.npy`), a JSON object or list, or else a little-endian header length followed by a JSON
+    /// object (safetensors). `None` when they look like none of these.
+    pub fn sniff(bytes: &[u8]) -> Option<Self> {
+        if bytes.starts_with(b"PK") {
+            return Some(Format::Npz);
+        }
+        if bytes.starts_with(b"\x93NUMPY") {
+            return Some(Format::Npy);
+        }
+        let text_start = bytes
+            .iter()
+            .find(|b| !b.is_ascii_whitespace() && **b != 0xEF && **b != 0xBB && **b != 0xBF);
+        if matches!(text_start, Some(b'{' | b'[')) {
+            return Some(Format::Json);
+        }
+        (bytes.len() > 8 && bytes[8] == b'{').then_some(Format::Safetensors)
+    }
+
+    /// The format a file name says (its extension), if it says one.
+    pub fn from_file_name(name: &str) -> Option<Self> {
+        let extension = name.rsplit_once('.')?.1;
+        Self::from_name(extension)
+    }
+}
+
+/// What was read: weights, or the vectors to compute them from. Every array is
+/// `[layers, heads, rows, columns]`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Tensors {
+    /// `[layers, heads, queries, keys]`.
+    Attention(Array4<f32>),
+    /// Q `[layers, heads, queries, d]`, K `[layers, heads, keys, d]`, V `[layers, heads, keys,
+    /// d_v]` when given.
+    Vectors {
+        q: Array4<f32>,
+        k: Array4<f32>,
+        v: Option<Array4<f32>>,
+    },
+}
+
+impl Tensors {
+    pub fn layers(&self) -> usize {
+        self.first().dim().0
+    }
+
+    pub fn heads(&self) -> usize {
+        self.first().dim().1
+    }
+
+    pub fn queries(&self) -> usize {
+        self.first().dim().2
+    }
+
+    pub fn keys(&self) -> usize {
+        match self {
+            Tensors::Attention(a) => a.dim().3,
+            Tensors::Vectors { k, .. } => k.dim().2,
+        }
+    }
+
+    fn first(&self) -> &Array4<f32> {
+        match self {
+            Tensors::Attention(a) => a,
+            Tensors::Vectors { q, .. } => q,
+        }
+    }
+}
+
+/// A file read and checked.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Imported {
+    pub tensors: Tensors,
+    /// One per query.
+    pub tokens: Vec<String>,
+    /// One per key; `None` when the keys are the queries (self-attention).
+    pub key_tokens: Option<Vec<String>>,
+    /// What was accepted but is worth saying.
+    pub notices: Vec<ImportNotice>,
+}
+
+impl Imported {
+    /// The keys' tokens: their own, or the queries'.
+    pub fn keys(&self) -> &[String] {
+        self.key_tokens.as_deref().unwrap_or(&self.tokens)
+    }
+}
+
+/// Accepted, but said.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ImportNotice {
+    /// `rows` rows of weights do not sum to 1 (within 1e-3); the first is this one.
+    RowsDoNotSumToOne {
+        rows: usize,
+        layer: usize,
+        head: usize,
+        row: usize,
+        sum: f32,
+    },
+    /// No tokens came with the file: they are numbered.
+    NumberedTokens { count: usize },
+}
+
+impl std::fmt::Display for ImportNotice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ImportNotice::RowsDoNotSumToOne {
+                rows,
+                layer,
+                head,
+                row,
+                sum,
+            } => write!(
+                f,
+                "{rows} rows of attention do not sum to 1 (layer {layer}, head {head}, row {row} sums to {sum:.4}); shown as they are, as a head with a sink logit would give them"
+            ),
+            ImportNotice::NumberedTokens { count } => write!(
+                f,
+                "no tokens came with the file: its {count} positions are numbered 0, 1, 2, …"
+            ),
+        }
+    }
+}
+
+/// Reads `bytes` as `format`, with `tokens` (and `key_tokens`) given beside the file (they
+/// replace the file's own), within `budget` numbers ([`DEFAULT_BUDGET`] when `None`).
+pub fn read(
+    format: Format,
+    bytes: &[u8],
+    tokens: Option<Vec<String>>,
+    key_tokens: Option<Vec<String>>,
+    budget: Option<usize>,
+) -> Result<Imported, ImportError> {
+    let budget = budget.unwrap_or(DEFAULT_BUDGET);
+    let mut found = match format {
+        Format::Json => crate::io::json::read(bytes)?,
+        Format::Npy => crate::io::npy::read_npy(bytes, budget)?,
+        Format::Npz => crate::io::npy::read_npz(bytes, budget)?,
+        Format::Safetensors => crate::io::safetensors::read(bytes)?,
+    };
+    if tokens.is_some() {
+        found.tokens = tokens;
+    }
+    if key_tokens.is_some() {
+        found.key_tokens = key_tokens;
+    }
+    assemble(found, budget)
+}
+
+/// Reads the JSON format from a parsed value (as `attentionLab.load` receives an object).
+pub fn read_value(
+    value: &serde_json::Value,
+    budget: Option<usize>,
+) -> Result<Imported, ImportError> {
+    assemble(
+        crate::io::json::from_value(value)?,
+        budget.unwrap_or(DEFAULT_BUDGET),
+    )
+}
+
+/// Checks what was found and shapes it.
+fn assemble(mut found: Found, budget: usize) -> Result<Imported, ImportError> {
+    let attention = found.take("attention");
+    let q = found.take("q");
+    let k = found.take("k");
+    let v = found.take("v");
+    let tensors = match (attention, q, k, v) {
+        (Some(_), Some(_), _, _) | (Some(_), _, Some(_), _) => return Err(ImportError::Both),
+        (Some(a), None, None, v) => {
+            if v.is_some() {
+                return Err(ImportError::Missing {
+                    tensor: "v",
+                    missing: "q and k (the lab computes the head outputs from q, k and v)",
+                });
+            }
+            let a = four("attention", a, "queries", "keys")?;
+            finite("attention", &a)?;
+            Tensors::Attention(a)
+        }
+        (None, Some(q), Some(k), v) => {
+            let q = four("q", q, "queries", "d")?;
+            let k = four("k", k, "keys", "d")?;
+            let v = v.map(|v| four("v", v, "keys", "d_v")).transpose()?;
+            let (ql, qh, _, qd) = q.dim();
+            let (kl, kh, kn, kd) = k.dim();
+            let disagree = |tensor, shape: &Array4<f32>, other, other_shape: &Array4<f32>, what| {
+                ImportError::Disagree {
+                    tensor,
+                    shape: shape.shape().to_vec(),
+                    other,
+                    other_shape: other_shape.shape().to_vec(),
+                    what,
+                }
+            };
+            if (ql, qh) != (kl, kh) {
+                return Err(disagree(
+                    "k",
+                    &k,
+                    "q",
+                    &q,
+                    "layers and heads must be the same",
+                ));
+            }
+            if qd != kd {
+                return Err(disagree(
+                    "k",
+                    &k,
+                    "q",
+                    &q,
+                    "q and k need the same last dimension d",
+                ));
+            }
+            if let Some(v) = &v {
+                let (vl, vh, vn, _) = v.dim();
+                if (vl, vh, vn) != (kl, kh, kn) {
+                    return Err(disagree(
+                        "v",
+                        v,
+                        "k",
+                        &k,
+                        "v needs a row per key, for the same layers and heads",
+                    ));
+                }
+            }
+            finite("q", &q)?;
+            finite("k", &k)?;
+            if let Some(v) = &v {
+                finite("v", v)?;
+            }
+            Tensors::Vectors { q, k, v }
+        }
+        (None, Some(_), None, _) => {
+            return Err(ImportError::Missing {
+                tensor: "q",
+                missing: "k",
+            });
+        }
+        (None, None, Some(_), _) => {
+            return Err(ImportError::Missing {
+                tensor: "k",
+                missing: "q",
+            });
+        }
+        (None, None, None, v) => {
+            let mut names: Vec<String> = found.tensors.iter().map(|(n, _)| n.clone()).collect();
+            if v.is_some() {
+                names.insert(0, "v".into());
+            }
+            return Err(ImportError::Nothing {
+                found: if names.is_empty() {
+                    "no tensors".into()
+                } else {
+                    names.join(", ")
+                },
+            });
+        }
+    };
+
+    let (queries, keys) = (tensors.queries(), tensors.keys());
+    for (tensor, count) in [("queries", queries), ("keys", keys)] {
+        if count > MAX_TOKENS {
+            return Err(ImportError::TooManyTokens {
+                tensor,
+                count,
+                max: MAX_TOKENS,
+            });
+        }
+    }
+    let cells = tensors.layers() * tensors.heads() * queries * keys;
+    let numbers = match &tensors {
+        Tensors::Attention(_) => cells,
+        Tensors::Vectors { q, k, v } => {
+            cells + q.len() + k.len() + v.as_ref().map_or(0, |v| v.len())
+        }
+    };
+    if numbers > budget {
+        return Err(ImportError::OverBudget { numbers, budget });
+    }
+
+    let mut notices = Vec::new();
+    let tokens = match found.tokens {
+        Some(tokens) if tokens.len() == queries => tokens,
+        Some(tokens) => {
+            return Err(ImportError::Tokens {
+                tensor: "tokens",
+                count: tokens.len(),
+                what: format!("the tensors have {queries} queries"),
+            });
+        }
+        None => {
+            notices.push(ImportNotice::NumberedTokens { count: queries });
+            (0..queries).map(|i| i.to_string()).collect()
+        }
+    };
+    let key_tokens = match found.key_tokens {
+        Some(keys_given) if keys_given.len() == keys => Some(keys_given),
+        Some(keys_given) => {
+            return Err(ImportError::Tokens {
+                tensor: "key_tokens",
+                count: keys_given.len(),
+                what: format!("the tensors have {keys} keys"),
+            });
+        }
+        None if keys == queries => None,
+        None => {
+            return Err(ImportError::Tokens {
+                tensor: "tokens",
+                count: queries,
+                what: format!(
+                    "the tensors have {keys} keys: give key_tokens for attention across two texts"
+                ),
+            });
+        }
+    };
+    if let Tensors::Attention(a) = &tensors
+        && let Some(notice) = row_sums(a)
+    {
+        notices.push(notice);
+    }
+    Ok(Imported {
+        tensors,
+        tokens,
+        key_tokens,
+        notices,
+    })
+}
+
+/// `raw` as `[layers, heads, rows, columns]`.
+fn four(
+    tensor: &'static str,
+    raw: Raw,
+    rows: &'static str,
+    columns: &'static str,
+) -> Result<Array4<f32>, ImportError> {
+    let rank = raw.shape.len();
+    if !(2..=4).contains(&rank) {
+        return Err(ImportError::Rank {
+            tensor: tensor.into(),
+            rank,
+            shape: raw.shape,
+            rows,
+            columns,
+        });
+    }
+    if raw.shape.contains(&0) {
+        return Err(ImportError::Empty {
+            tensor: tensor.into(),
+            shape: raw.shape,
+        });
+    }
+    let mut shape = raw.shape.clone();
+    let mut array =
+        ArrayD::from_shape_vec(shape.clone(), raw.values).map_err(|_| ImportError::Truncated {
+            detail: format!("{tensor}: fewer numbers than its shape {shape:?} needs"),
+        })?;
+    while shape.len() < 4 {
+        array = array.insert_axis(Axis(0));
+        shape.insert(0, 1);
+    }
+    array
+        .into_dimensionality::<Ix4>()
+        .map_err(|e| ImportError::Header {
+            tensor: tensor.into(),
+            detail: e.to_string(),
+        })
+}
+
+/// The first number that is not finite, by its index.
+fn finite(tensor: &'static str, array: &Array4<f32>) -> Result<(), ImportError> {
+    // A fast pass over every number (vectorised: finite numbers have an exponent below all
+    // ones), then the index of the first bad one only when there is one.
+    if array.iter().fold(true, |ok, v| ok & v.is_finite()) {
+        return Ok(());
+    }
+    match array.indexed_iter().find(|(_, v)| !v.is_finite()) {
+        None => Ok(()),
+        Some(((l, h, i, j), v)) => Err(ImportError::NotFinite {
+            tensor: tensor.into(),
+            index: format!("{l}, {h}, {i}, {j}"),
+            value: format!("{v}"),
+        }),
+    }
+}
+
+/// A notice when rows of weights do not sum to 1 (within 1e-3).
+fn row_sums(attention: &Array4<f32>) -> Option<ImportNotice> {
+    let mut first = None;
+    let mut rows = 0;
+    for ((layer, head, row), sum) in attention
+        .sum_axis(Axis(3))
+        .indexed_iter()
+        .map(|(index, &sum)| (index, sum))
+    {
+        if (sum - 1.0).abs() > 1e-3 {
+            rows += 1;
+            first.get_or_insert((layer, head, row, sum));
+        }
+    }
+    first.map(|(layer, head, row, sum)| ImportNotice::RowsDoNotSumToOne {
+        rows,
+        layer,
+        head,
+        row,
+        sum,
+    })
+}

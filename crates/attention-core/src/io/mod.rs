@@ -1,0 +1,13 @@
+//! Users' files: the tensors of one's own attention (JSON, NumPy `.npy` and `.npz`,
+//! safetensors) checked into the lab's shapes ([`import`]), the one safetensors reader that
+//! models and users' files share, half-precision numbers, and a user's attention as the lab
+//! shows it ([`imported`]).
+
+pub mod found;
+pub mod half;
+pub mod import;
+pub mod imported;
+pub mod json;
+pub mod model_files;
+pub mod npy;
+pub mod safetensors;

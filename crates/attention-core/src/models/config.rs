@@ -1,0 +1,76 @@
+//! A model's hyper-parameters, whatever its layout: each layout's file reads its own
+//! `config.json` names into them (`gpt2::config`, `llama::config`).
+
+use crate::math::scoring::{Pairing, Position};
+use crate::models::layout::Layout;
+use crate::models::tensors::ModelError;
+
+/// A model's hyper-parameters.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ModelConfig {
+    pub layout: Layout,
+    pub n_layers: usize,
+    pub n_heads: usize,
+    /// K/V heads: n_heads for GPT-2, fewer with grouped-query attention.
+    pub n_kv_heads: usize,
+    /// The width of the residual stream.
+    pub d_model: usize,
+    /// The MLP's hidden width: 4·d_model for GPT-2, Llama's `intermediate_size`.
+    pub d_ff: usize,
+    /// The longest input.
+    pub context: usize,
+    pub vocab_size: usize,
+    /// RoPE's base θ (Llama's `rope_theta`; unused by GPT-2).
+    pub rope_theta: f64,
+    /// The norms' ε.
+    pub norm_epsilon: f32,
+}
+
+impl ModelConfig {
+    /// Each head's width, d_k = d_v.
+    pub fn d_head(&self) -> usize {
+        self.d_model / self.n_heads.max(1)
+    }
+
+    /// Where positions enter each layer's attention: none there for GPT-2 (they were added to
+    /// X), RoPE with the model's θ for Llama ("half" pairing, as Hugging Face's Llama turns q
+    /// and k).
+    pub fn position(&self) -> Position {
+        if self.layout.adds_positions() {
+            Position::Absolute
+        } else {
+            Position::Rope {
+                base: self.rope_theta,
+                pairing: Pairing::Half,
+            }
+        }
+    }
+
+    /// The vocabulary's length and the heads agree with these numbers.
+    pub fn check(&self, vocab: &[String]) -> Result<(), ModelError> {
+        let Self {
+            n_heads,
+            n_kv_heads,
+            d_model,
+            vocab_size,
+            ..
+        } = *self;
+        if vocab.len() != vocab_size {
+            return Err(ModelError::Vocab(format!(
+                "{} tokens, config.json says {vocab_size}",
+                vocab.len()
+            )));
+        }
+        if n_heads == 0 || d_model % n_heads != 0 {
+            return Err(ModelError::Config(format!(
+                "the model's width {d_model} is not a multiple of its {n_heads} heads"
+            )));
+        }
+        if n_kv_heads == 0 || n_heads % n_kv_heads != 0 {
+            return Err(ModelError::Config(format!(
+                "{n_heads} query heads cannot be shared evenly by {n_kv_heads} K/V heads"
+            )));
+        }
+        Ok(())
+    }
+}

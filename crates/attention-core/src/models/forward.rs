@@ -1,0 +1,97 @@
+//! How a model is run (the lab's controls that act on every layer's attention), and every number
+//! of one forward pass.
+
+use ndarray::Array2;
+
+use crate::math::mask::MaskSpec;
+use crate::math::scoring::Shaping;
+use crate::pipeline::roles::{HeadRoles, roles};
+use crate::pipeline::trace::Trace;
+
+/// How to run the model: the lab's controls that act on every layer's attention.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelRun {
+    /// Causal by default: the models were trained never to look ahead. Another mask lets a student see
+    /// what happens when it does, or cannot look back.
+    pub mask: MaskSpec,
+    pub temperature: f64,
+    /// FlashAttention's tile size; `None`: chosen from the input.
+    pub block: (Option<usize>, Option<usize>),
+    /// The score options (a soft-cap, QK-norm, sink logits) on every layer; its positions stay
+    /// the learned absolute ones.
+    pub shaping: Shaping,
+}
+
+impl Default for ModelRun {
+    fn default() -> Self {
+        Self {
+            mask: MaskSpec::Causal,
+            temperature: 1.0,
+            block: (None, None),
+            shaping: Shaping::default(),
+        }
+    }
+}
+
+/// One block as it ran.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ForwardLayer {
+    /// [seq_len, d_model]: the residual stream entering the block.
+    pub residual_in: Array2<f32>,
+    /// The block's attention, as the lab traces a Pre-LN block: its input is residual_in, its
+    /// `attention_input` LN₁(x), its `projected` Attn(LN₁(x)) (c_proj and its bias included),
+    /// its `output` x + Attn(LN₁(x)).
+    pub attention: Trace,
+    /// x + Attn(LN₁(x))
+    pub after_attention: Array2<f32>,
+    /// MLP(LN₂(x)), [seq_len, d_model]
+    pub mlp: Array2<f32>,
+    /// [seq_len, d_model]: the residual stream leaving the block.
+    pub residual_out: Array2<f32>,
+}
+
+/// Every number of one forward pass.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Forward {
+    pub tokens: Vec<String>,
+    pub ids: Vec<u32>,
+    /// The characters of the text before the ones read here (0 unless the text is longer than
+    /// the model's context; see [`crate::models::Model::read`]).
+    pub dropped: usize,
+    /// [seq_len, d_model]: token_embedding of each token.
+    pub embeddings: Array2<f32>,
+    /// [seq_len, d_model]: position_embedding of each position.
+    pub positions: Array2<f32>,
+    pub layers: Vec<ForwardLayer>,
+    /// [seq_len, d_model]: the final LayerNorm of the residual stream, from which
+    /// [`crate::models::Model::logits`] scores the next token after each position.
+    pub final_norm: Array2<f32>,
+}
+
+impl Forward {
+    /// Layer `layer`'s attention with FlashAttention's steps recorded (for the step-by-step view).
+    pub fn layer_trace(&self, layer: usize) -> Trace {
+        crate::pipeline::trace::compute_trace(
+            &self.layers[layer.min(self.layers.len() - 1)]
+                .attention
+                .config,
+        )
+    }
+}
+
+impl Forward {
+    /// [layers][heads] role shares on this input.
+    pub fn head_roles(&self) -> Vec<Vec<HeadRoles>> {
+        self.layers
+            .iter()
+            .map(|layer| {
+                layer
+                    .attention
+                    .heads
+                    .iter()
+                    .map(|head| roles(head.weights.view(), &self.ids))
+                    .collect()
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,525 @@
+//! Generation one character at a time, with a KV cache or without.
+//!
+//! A decoder computes each position's keys and values once: they depend only on the characters
+//! up to that position, which never change. So after the prompt is *prefilled* (all its rows at
+//! once), each new character needs only its own row: its q, k and v in every layer, its k and v
+//! appended to the cache, its one query row attending to every cached key. Without the cache the
+//! whole text is run again for every character, and each step costs more than the last.
+//!
+//! [`Model::extend`] is that path for any number of new rows (the prompt, or one character); it is
+//! the same arithmetic as the traced forward pass ([`Model::forward`], which runs each layer's
+//! attention through the lab's own [`crate::Config`]), so [`generate`] can check every step
+//! against a recompute of the whole text.
+
+use ndarray::{Array1, Array2, ArrayView2, s};
+
+use crate::math::mask::MaskSpec;
+use crate::math::rng::SplitMix64;
+use crate::math::scoring::{Position, rope};
+use crate::models::{Model, ModelRun, Prediction, sample_next, top_k};
+
+/// The most steps one request may generate.
+pub const MAX_STEPS: usize = 1024;
+/// Bytes per cached number (the cache holds f32).
+pub const BYTES_PER_NUMBER: usize = 4;
+
+/// Every layer's cached keys and values: for layer l, `keys[l]` and `values[l]` hold one row of
+/// n_kv_head · d_head numbers per cached position (row-major; keys after RoPE).
+#[derive(Debug, Clone, PartialEq)]
+pub struct KvCache {
+    pub keys: Vec<Vec<f32>>,
+    pub values: Vec<Vec<f32>>,
+    /// Numbers per row: n_kv_head · d_head.
+    pub width: usize,
+    /// Positions cached.
+    pub len: usize,
+}
+
+impl KvCache {
+    /// An empty cache for `model`.
+    pub fn new(model: &Model) -> Self {
+        let layers = model.blocks.len();
+        Self {
+            keys: vec![Vec::new(); layers],
+            values: vec![Vec::new(); layers],
+            width: model.config.n_kv_heads * model.config.d_head(),
+            len: 0,
+        }
+    }
+
+    /// What the cache holds, in bytes: 2 (K and V) · layers · positions · K/V heads · d_head · 4.
+    pub fn bytes(&self) -> usize {
+        2 * self.keys.len() * self.len * self.width * BYTES_PER_NUMBER
+    }
+
+    /// Cached rows (one layer's keys or values) as [rows.len() / width, width].
+    fn rows<'a>(&self, rows: &'a [f32]) -> ArrayView2<'a, f32> {
+        ArrayView2::from_shape((rows.len() / self.width.max(1), self.width), rows)
+            .expect("rows of the cache's width")
+    }
+}
+
+/// One query row of one head against its keys and values ([n, d_head] each): the scores q·k ·
+/// `scale`, their softmax (the lab's exp, summed in f64), and Σ w_j v_j added into `out`.
+/// `scores` is left holding exp(s_j − max); the returned 1/Σ turns them into the weights.
+pub(crate) fn attend_row(
+    q: ndarray::ArrayView1<f32>,
+    keys: ArrayView2<f32>,
+    values: ArrayView2<f32>,
+    scale: f32,
+    scores: &mut [f32],
+    mut out: ndarray::ArrayViewMut1<f32>,
+) -> f32 {
+    for (s, key) in scores.iter_mut().zip(keys.rows()) {
+        *s = q.dot(&key) * scale;
+    }
+    let max = scores.iter().fold(f32::NEG_INFINITY, |a, &b| a.max(b));
+    let mut sum = 0.0f64;
+    for s in scores.iter_mut() {
+        *s = crate::math::fastmath::exp(*s - max);
+        sum += f64::from(*s);
+    }
+    let inverse = (1.0 / sum) as f32;
+    for (&weight, value) in scores.iter().zip(values.rows()) {
+        out.scaled_add(weight * inverse, &value);
+    }
+    inverse
+}
+
+/// Bytes a cache holds per position: 2 · layers · K/V heads · d_head · bytes per number.
+pub fn cache_bytes_per_token(layers: usize, kv_heads: usize, d_head: usize, bytes: usize) -> usize {
+    2 * layers * kv_heads * d_head * bytes
+}
+
+/// What a cache keeps per position for a model's numbers, in bytes of f32, and for the same model
+/// with other ways of sharing K and V.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CacheSizes {
+    pub this_model: usize,
+    /// One K/V head per query head (multi-head attention).
+    pub mha: usize,
+    /// Grouped-query attention: the model's own K/V heads when it shares them, else half its
+    /// heads (`gqa_kv_heads`).
+    pub gqa: usize,
+    pub gqa_kv_heads: usize,
+    /// One K/V head for all (multi-query attention).
+    pub mqa: usize,
+    /// DeepSeek-V2's multi-head latent attention, by its formula (not run here): one latent of
+    /// 4 · d_head and one shared RoPE key of d_head / 2 per layer.
+    pub mla_formula: usize,
+}
+
+impl CacheSizes {
+    pub fn of(config: &crate::models::ModelConfig) -> Self {
+        let per_token = |kv_heads| {
+            cache_bytes_per_token(config.n_layers, kv_heads, config.d_head(), BYTES_PER_NUMBER)
+        };
+        let gqa_kv_heads = if config.n_kv_heads < config.n_heads {
+            config.n_kv_heads
+        } else {
+            (config.n_heads / 2).max(1)
+        };
+        Self {
+            this_model: per_token(config.n_kv_heads),
+            mha: per_token(config.n_heads),
+            gqa: per_token(gqa_kv_heads),
+            gqa_kv_heads,
+            mqa: per_token(1),
+            mla_formula: config.n_layers
+                * (4 * config.d_head() + config.d_head() / 2)
+                * BYTES_PER_NUMBER,
+        }
+    }
+}
+
+impl Model {
+    /// Runs the new tokens `ids`, at positions `cache.len ..`, through every layer: their q, k
+    /// and v; k and v appended to `cache`; each new query row attending (causally) to every
+    /// cached key at attention temperature `temperature`. Returns the new rows' final norm
+    /// [ids.len(), d_model] (the LM head of a row, `token_embedding · row`, scores the character after it).
+    /// The cache must stay within the context (checked by the caller).
+    pub fn extend(&self, cache: &mut KvCache, ids: &[u32], temperature: f32) -> Array2<f32> {
+        self.extend_recording(cache, ids, temperature, None)
+    }
+
+    /// [`Model::extend`], and the last new row's attention weights written to `last_row`:
+    /// [layer][query head][cached position].
+    fn extend_recording(
+        &self,
+        cache: &mut KvCache,
+        ids: &[u32],
+        temperature: f32,
+        mut last_row: Option<&mut Vec<Vec<Vec<f32>>>>,
+    ) -> Array2<f32> {
+        let m = ids.len();
+        let start = cache.len;
+        let d = self.config.d_model;
+        let d_head = self.config.d_head();
+        let (heads, kv_heads) = (self.config.n_heads, self.config.n_kv_heads);
+        let group = heads / kv_heads;
+        let mut x =
+            Array2::from_shape_fn((m, d), |(i, j)| self.token_embedding[[ids[i] as usize, j]]);
+        if let Some(wpe) = &self.position_embedding {
+            x += &wpe.slice(s![start..start + m, ..]);
+        }
+        let scale = 1.0 / ((d_head as f32).sqrt() * temperature);
+        let rotate = |rows: &mut Array2<f32>, count: usize| {
+            if let Position::Rope { base, pairing } = self.config.position() {
+                for h in 0..count {
+                    let head = rows.slice_mut(s![.., h * d_head..(h + 1) * d_head]);
+                    rope(head, base, pairing, start);
+                }
+            }
+        };
+        let total = start + m;
+        let mut scores = vec![0.0f32; total];
+        if let Some(rows) = last_row.as_deref_mut() {
+            rows.clear();
+        }
+        for (layer, block) in self.blocks.iter().enumerate() {
+            let w = &block.attention;
+            let h = block.attention_norm.apply(x.view());
+            let mut q = h.dot(&w.w_q);
+            let mut k = h.dot(&w.w_k);
+            let mut v = h.dot(&w.w_v);
+            if let Some(b) = &w.biases {
+                q += &b.q;
+                k += &b.k;
+                v += &b.v;
+            }
+            rotate(&mut q, heads);
+            rotate(&mut k, kv_heads);
+            cache.keys[layer].extend(k.iter());
+            cache.values[layer].extend(v.iter());
+            let keys = cache.rows(&cache.keys[layer]);
+            let values = cache.rows(&cache.values[layer]);
+            let mut concat = Array2::<f32>::zeros((m, heads * d_head));
+            let mut layer_rows = Vec::new();
+            for i in 0..m {
+                let visible = start + i + 1;
+                for head in 0..heads {
+                    let g = head / group;
+                    let qi = q.slice(s![i, head * d_head..(head + 1) * d_head]);
+                    let columns = s![..visible, g * d_head..(g + 1) * d_head];
+                    let inverse = attend_row(
+                        qi,
+                        keys.slice(columns),
+                        values.slice(columns),
+                        scale,
+                        &mut scores[..visible],
+                        concat.slice_mut(s![i, head * d_head..(head + 1) * d_head]),
+                    );
+                    if i + 1 == m && last_row.is_some() {
+                        layer_rows.push(scores[..visible].iter().map(|e| e * inverse).collect());
+                    }
+                }
+            }
+            if let Some(rows) = last_row.as_deref_mut() {
+                rows.push(layer_rows);
+            }
+            x += &w.project_out(concat.view());
+            let normed = block.mlp_norm.apply(x.view());
+            x += &block.mlp.apply(normed.view());
+        }
+        cache.len = total;
+        self.final_norm.apply(x.view())
+    }
+
+    /// The next-character scores after one final-norm row: wte · row, [vocab_size].
+    pub fn head(&self, row: ndarray::ArrayView1<f32>) -> Array1<f32> {
+        self.token_embedding.dot(&row)
+    }
+}
+
+/// How the next character is chosen.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Sampling {
+    /// The most likely one (never `<unk>`).
+    Greedy,
+    /// Drawn from softmax(logits / temperature), reproducibly from `seed`.
+    Temperature { temperature: f64, seed: u64 },
+}
+
+/// What to generate.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GenerateSpec {
+    pub steps: usize,
+    /// With the KV cache; `false`: the whole text is run again at every step.
+    pub cache: bool,
+    pub sampling: Sampling,
+    /// Whether every step's logits are compared with a recompute of the whole text (costs a
+    /// full forward pass per step).
+    pub check: bool,
+}
+
+/// One generated character.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Step {
+    pub id: u32,
+    pub token: String,
+    /// The five likeliest characters it was chosen among, with their probabilities.
+    pub top: Vec<Prediction>,
+    /// Positions cached after it was appended (the text's length so far), and their bytes; 0
+    /// without the cache.
+    pub cache_len: usize,
+    pub cache_bytes: usize,
+    /// How long appending it took: its row through the model (with the cache), or the whole
+    /// text again by the same arithmetic (without).
+    pub ms: f64,
+    /// The largest |Δ| between this step's logits and a recompute of the whole text by the
+    /// traced forward pass, each layer's attention the lab's own (`None` when not checked).
+    pub max_delta: Option<f32>,
+    /// Its query row in every layer, against everything cached (itself included):
+    /// [layer][query head][position] (query head h reads K/V head h / (heads / K/V heads)).
+    pub attention: Vec<Vec<Vec<f32>>>,
+}
+
+/// A generation: the prompt's ids, its prefill time, every step.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Generation {
+    pub prompt: Vec<u32>,
+    pub prefill_ms: f64,
+    pub steps: Vec<Step>,
+}
+
+impl Generation {
+    /// The generated characters.
+    pub fn text(&self) -> String {
+        self.steps.iter().map(|s| s.token.as_str()).collect()
+    }
+}
+
+/// Why a generation cannot run.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum GenerateError {
+    #[error("sentence: the prompt is empty; give at least one character")]
+    EmptyPrompt,
+    #[error(
+        "sentence: {0} not in the model's vocabulary; it could only read them as <unk> (write them otherwise or leave them out)"
+    )]
+    UnknownCharacters(String),
+    #[error("generate.steps must be between 1 and {max} (got {value})")]
+    Steps { value: usize, max: usize },
+    #[error(
+        "generate.steps: the prompt ({prompt} characters) and {steps} steps exceed the model's context of {context}; use fewer steps or a shorter prompt (stream_eval reads past the context)"
+    )]
+    PastContext {
+        prompt: usize,
+        steps: usize,
+        context: usize,
+    },
+    #[error(
+        "generate.sampling.temperature must be above 0 and finite (got {0}); use \"greedy\" for the most likely character"
+    )]
+    SamplingTemperature(f64),
+}
+
+/// The prompt's ids, refusing characters the model does not know (each named once).
+pub fn prompt_ids(model: &Model, prompt: &str) -> Result<Vec<u32>, GenerateError> {
+    let pairs = model.tokenize(prompt);
+    if pairs.is_empty() {
+        return Err(GenerateError::EmptyPrompt);
+    }
+    let mut unknown: Vec<String> = Vec::new();
+    for (token, id) in &pairs {
+        if *id == 0 && !unknown.contains(token) {
+            unknown.push(token.clone());
+        }
+    }
+    if !unknown.is_empty() {
+        let named: Vec<String> = unknown.iter().map(|t| format!("{t:?}")).collect();
+        return Err(GenerateError::UnknownCharacters(named.join(", ")));
+    }
+    Ok(pairs.into_iter().map(|(_, id)| id).collect())
+}
+
+/// The logits after the last of `ids`, computed by the traced forward pass (each layer's
+/// attention through the lab's own computation) under a causal mask.
+pub fn recompute(model: &Model, ids: &[u32], temperature: f64) -> Array1<f32> {
+    let tokens: Vec<String> = ids
+        .iter()
+        .map(|&id| model.vocab[id as usize].clone())
+        .collect();
+    let run = ModelRun {
+        mask: MaskSpec::Causal,
+        temperature,
+        ..ModelRun::default()
+    };
+    let forward = model
+        .forward(&tokens, ids, &run)
+        .expect("a checked prompt within the context");
+    model.logits(&forward, ids.len() - 1)
+}
+
+/// Generation one step at a time: the prompt prefilled by [`Decoder::new`], then one character
+/// per [`Decoder::step`] (a page calls it once a frame; [`generate`] in a loop). Every call takes
+/// the same `model`.
+#[derive(Debug, Clone)]
+pub struct Decoder {
+    spec: GenerateSpec,
+    /// The attention temperature.
+    temperature: f64,
+    ids: Vec<u32>,
+    prompt_len: usize,
+    cache: KvCache,
+    /// The scores of the character after the last of `ids`.
+    logits: Array1<f32>,
+    rng: Option<SplitMix64>,
+    /// How long the prefill took, ms.
+    pub prefill_ms: f64,
+}
+
+impl Decoder {
+    /// Checks the request and prefills the prompt; `clock` gives milliseconds (the caller's:
+    /// `Instant` natively, `performance.now()` in a page).
+    pub fn new(
+        model: &Model,
+        prompt: &str,
+        spec: &GenerateSpec,
+        temperature: f64,
+        clock: &dyn Fn() -> f64,
+    ) -> Result<Self, GenerateError> {
+        if spec.steps == 0 || spec.steps > MAX_STEPS {
+            return Err(GenerateError::Steps {
+                value: spec.steps,
+                max: MAX_STEPS,
+            });
+        }
+        if let Sampling::Temperature { temperature, .. } = spec.sampling
+            && !(temperature > 0.0 && temperature.is_finite())
+        {
+            return Err(GenerateError::SamplingTemperature(temperature));
+        }
+        let ids = prompt_ids(model, prompt)?;
+        let context = model.config.context;
+        if ids.len() + spec.steps > context {
+            return Err(GenerateError::PastContext {
+                prompt: ids.len(),
+                steps: spec.steps,
+                context,
+            });
+        }
+        let rng = match spec.sampling {
+            Sampling::Temperature { seed, .. } => Some(SplitMix64::new(seed)),
+            Sampling::Greedy => None,
+        };
+        let mut cache = KvCache::new(model);
+        let started = clock();
+        let logits = if spec.cache {
+            let rows = model.extend(&mut cache, &ids, temperature as f32);
+            model.head(rows.row(rows.nrows() - 1))
+        } else {
+            Self::whole(model, &ids, temperature as f32, None)
+        };
+        Ok(Self {
+            spec: *spec,
+            temperature,
+            prompt_len: ids.len(),
+            ids,
+            cache,
+            logits,
+            rng,
+            prefill_ms: clock() - started,
+        })
+    }
+
+    /// Without the cache: the same arithmetic over the whole text, afresh.
+    fn whole(
+        model: &Model,
+        ids: &[u32],
+        temperature: f32,
+        last_row: Option<&mut Vec<Vec<Vec<f32>>>>,
+    ) -> Array1<f32> {
+        let mut cache = KvCache::new(model);
+        let rows = model.extend_recording(&mut cache, ids, temperature, last_row);
+        model.head(rows.row(rows.nrows() - 1))
+    }
+
+    /// The prompt's ids.
+    pub fn prompt(&self) -> &[u32] {
+        &self.ids[..self.prompt_len]
+    }
+
+    /// Steps taken so far.
+    pub fn taken(&self) -> usize {
+        self.ids.len() - self.prompt_len
+    }
+
+    /// Whether every asked step is taken.
+    pub fn done(&self) -> bool {
+        self.taken() >= self.spec.steps
+    }
+
+    /// Chooses the next character, appends it and runs its row (or, without the cache, the
+    /// whole text again); `None` once every asked step is taken.
+    pub fn step(&mut self, model: &Model, clock: &dyn Fn() -> f64) -> Option<Step> {
+        if self.done() {
+            return None;
+        }
+        let top = top_k(self.logits.view(), 5);
+        let (t, draw) = match (&mut self.rng, self.spec.sampling) {
+            (Some(rng), Sampling::Temperature { temperature, .. }) => {
+                (temperature, rng.next_unit())
+            }
+            _ => (0.0, 0.0),
+        };
+        let id = sample_next(self.logits.view(), t, draw).unwrap_or(0);
+        self.ids.push(id);
+        let attention_t = self.temperature as f32;
+        let mut attention = Vec::new();
+        let started = clock();
+        self.logits = if self.spec.cache {
+            let rows =
+                model.extend_recording(&mut self.cache, &[id], attention_t, Some(&mut attention));
+            model.head(rows.row(0))
+        } else {
+            Self::whole(model, &self.ids, attention_t, Some(&mut attention))
+        };
+        let ms = clock() - started;
+        let max_delta = self.spec.check.then(|| {
+            let full = recompute(model, &self.ids, self.temperature);
+            (&full - &self.logits)
+                .iter()
+                .fold(0.0f32, |m, v| m.max(v.abs()))
+        });
+        Some(Step {
+            id,
+            token: model.vocab[id as usize].clone(),
+            top,
+            cache_len: self.cache.len,
+            cache_bytes: self.cache.bytes(),
+            ms,
+            max_delta,
+            attention,
+        })
+    }
+}
+
+/// Generates `spec.steps` characters after `prompt` at attention temperature `temperature`;
+/// `clock` gives milliseconds (the caller's: `Instant` natively, `performance.now()` in a page).
+pub fn generate(
+    model: &Model,
+    prompt: &str,
+    spec: &GenerateSpec,
+    temperature: f64,
+    clock: &dyn Fn() -> f64,
+) -> Result<Generation, GenerateError> {
+    let mut decoder = Decoder::new(model, prompt, spec, temperature, clock)?;
+    let mut steps = Vec::with_capacity(spec.steps);
+    while let Some(step) = decoder.step(model, clock) {
+        steps.push(step);
+    }
+    Ok(Generation {
+        prompt: decoder.prompt().to_vec(),
+        prefill_ms: decoder.prefill_ms,
+        steps,
+    })
+}
+
+/// The cache's K rows of layer `layer`, K/V head `head`, as [len, d_head] (for the views).
+pub fn cached_keys(cache: &KvCache, layer: usize, head: usize, d_head: usize) -> Array2<f32> {
+    cache
+        .rows(&cache.keys[layer])
+        .slice(s![.., head * d_head..(head + 1) * d_head])
+        .to_owned()
+}

@@ -1,0 +1,66 @@
+//! The layouts a trained model may have, and what each means for the shared forward pass: where
+//! positions enter, which norm, whether keys can be cached before their rotation.
+
+/// The two layouts a trained model may have.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// GPT-2 (Radford et al., 2019): learned positions added to X, LayerNorm, GELU, biases, one
+    /// K/V head per head.
+    Gpt2,
+    /// Llama (Touvron et al., 2023): RoPE on q and k, RMSNorm, SwiGLU, grouped-query attention,
+    /// no biases.
+    Llama,
+}
+
+impl Layout {
+    pub const ALL: [Layout; 2] = [Layout::Gpt2, Layout::Llama];
+
+    /// The name a request gives its model: `"trained"` (GPT-2, the lab's first model) or
+    /// `"llama"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Gpt2 => "trained",
+            Self::Llama => "llama",
+        }
+    }
+
+    /// Its `model_type` in `config.json`, as Hugging Face names it.
+    pub fn model_type(self) -> &'static str {
+        match self {
+            Self::Gpt2 => "gpt2",
+            Self::Llama => "llama",
+        }
+    }
+
+    /// The layout a `config.json`'s `model_type` names (GPT-2 when it names none, as the lab's
+    /// first model's config did).
+    pub fn from_model_type(model_type: Option<&str>) -> Option<Self> {
+        match model_type {
+            None => Some(Self::Gpt2),
+            Some(name) => Self::ALL.into_iter().find(|l| l.model_type() == name),
+        }
+    }
+
+    /// The folder of `assets/` (and of the built site) its shipped files are in.
+    pub fn folder(self) -> &'static str {
+        self.model_type()
+    }
+
+    /// Whether positions are learned vectors added to the token embeddings (GPT-2), rather than
+    /// a rotation of each head's q and k inside attention (Llama's RoPE).
+    pub fn adds_positions(self) -> bool {
+        self == Self::Gpt2
+    }
+
+    /// Whether its norms are RMSNorm (no centring, no β) rather than LayerNorm.
+    pub fn rms_norm(self) -> bool {
+        self == Self::Llama
+    }
+
+    /// Whether a key can be cached before its position is applied, and turned later by its slot
+    /// in a rolling cache (StreamingLLM): true of RoPE, not of positions added to X, which are in
+    /// every K and V.
+    pub fn streams(self) -> bool {
+        self == Self::Llama
+    }
+}

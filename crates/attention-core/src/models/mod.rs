@@ -1,0 +1,37 @@
+//! The trained models: decoder-only Transformers run forward with every intermediate kept, one
+//! file per layout as Hugging Face's `modeling_<layout>.py` and candle-transformers do it, the
+//! forward pass shared. Tokens are characters.
+//!
+//! - [`gpt2`]: learned positions, LayerNorm, a GELU MLP, biases;
+//! - [`llama`]: RoPE, RMSNorm, a SwiGLU MLP, grouped-query attention, no biases;
+//! - [`model`]: the parameters of either and the forward pass, whose every layer's attention is
+//!   the lab's own traced attention ([`crate::compute_trace`]), so the views, the tooltips and
+//!   FlashAttention work on a trained model's heads exactly as on random ones;
+//! - [`layout`] says what differs (where positions enter, which norm, whether keys can be cached
+//!   before their rotation), [`config`] the numbers every layout has;
+//! - [`forward`], [`sampling`], [`text`]: a run's settings and numbers, choosing the next token,
+//!   the characters;
+//! - [`generate`] (one character at a time, with a KV cache or without) and [`stream`] (a text
+//!   past the context through a rolling cache).
+
+pub mod config;
+pub mod forward;
+pub mod generate;
+pub mod gpt2;
+pub mod layout;
+pub mod llama;
+pub mod model;
+pub mod parts;
+pub mod sampling;
+pub mod stream;
+pub mod tensors;
+pub mod text;
+
+pub use config::ModelConfig;
+pub use forward::{Forward, ForwardLayer, ModelRun};
+pub use layout::Layout;
+pub use model::{Mlp, Model};
+pub use parts::{Block, Parts};
+pub use sampling::{Prediction, sample_next, top_k};
+pub use tensors::ModelError;
+pub use text::{UNK, normalise};

@@ -1,0 +1,311 @@
+//! A trained model whatever its layout: its parameters, and the forward pass with every
+//! intermediate kept. Each layer's attention is the lab's own: a [`Config`] whose input is the
+//! normed residual stream, whose weights are the layer's W_Q, W_K, W_V, W_O (with GPT-2's
+//! biases), whose positions are the layout's, under the mask and temperature the user chose,
+//! computed by [`crate::compute_trace`]. So the views, the tooltips and FlashAttention work on a
+//! trained model's heads exactly as on random ones.
+
+use std::collections::HashMap;
+
+use ndarray::{Array1, Array2, ArrayView2, s};
+
+use crate::io::model_files::{ConfigJson, vocab_from_json};
+use crate::io::safetensors::SafetensorsFile;
+use crate::math::mask::MaskSpec;
+use crate::math::norm::Norm;
+use crate::math::weights::Weights;
+use crate::models::config::ModelConfig;
+use crate::models::forward::{Forward, ForwardLayer, ModelRun};
+use crate::models::gpt2::{self, GeluMlp};
+use crate::models::layout::Layout;
+use crate::models::llama::{self, SwiGluMlp};
+use crate::models::parts::{Block, Parts};
+use crate::models::sampling::{Prediction, top_k};
+use crate::models::tensors::ModelError;
+use crate::models::text::{char_index, normalise};
+use crate::pipeline::config::{Config, Input, LayerNormMode, Params};
+use crate::pipeline::error::ConfigError;
+use crate::pipeline::trace::{FlashDetail, compute_trace_with};
+
+/// A block's MLP, as its layout computes it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Mlp {
+    Gelu(GeluMlp),
+    SwiGlu(SwiGluMlp),
+}
+
+impl Mlp {
+    /// The MLP of the normed rows `x` [seq_len, d_model].
+    pub fn apply(&self, x: ArrayView2<f32>) -> Array2<f32> {
+        match self {
+            Self::Gelu(mlp) => mlp.apply(x),
+            Self::SwiGlu(mlp) => mlp.apply(x),
+        }
+    }
+
+    fn parameter_count(&self) -> usize {
+        match self {
+            Self::Gelu(mlp) => mlp.parameter_count(),
+            Self::SwiGlu(mlp) => mlp.parameter_count(),
+        }
+    }
+}
+
+/// A trained model and its vocabulary.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Model {
+    pub config: ModelConfig,
+    /// The characters, index = id; id 0 is [`crate::models::text::UNK`].
+    pub vocab: Vec<String>,
+    index: HashMap<char, u32>,
+    /// [vocab_size, d_model]
+    pub token_embedding: Array2<f32>,
+    /// [context, d_model]: GPT-2's learned positions; `None` when the layout adds none.
+    pub position_embedding: Option<Array2<f32>>,
+    pub blocks: Vec<Block<Mlp>>,
+    pub final_norm: Norm,
+}
+
+impl Model {
+    /// A model from the bytes of its three files: `model.safetensors` (f32, f16 or bf16),
+    /// `config.json` (whose `model_type` names the layout) and `vocab.json`.
+    pub fn from_files(safetensors: &[u8], config: &str, vocab: &str) -> Result<Self, ModelError> {
+        let json = ConfigJson::parse(config).map_err(ModelError::Config)?;
+        let vocab = vocab_from_json(vocab).map_err(ModelError::Vocab)?;
+        let file =
+            SafetensorsFile::parse(safetensors).map_err(|e| ModelError::Format(e.to_string()))?;
+        let mut tensor = |name: &str, shape: &[usize]| -> Result<Vec<f32>, ModelError> {
+            let raw = file
+                .tensor(name)
+                .ok_or_else(|| ModelError::Missing(name.to_string()))?
+                .map_err(|e| ModelError::Format(e.to_string()))?;
+            if raw.shape != shape {
+                return Err(ModelError::Shape {
+                    name: name.to_string(),
+                    expected: shape.to_vec(),
+                    found: raw.shape,
+                });
+            }
+            Ok(raw.values)
+        };
+        match Layout::from_model_type(json.str("model_type")) {
+            Some(Layout::Gpt2) => {
+                let config = gpt2::config(&json)?;
+                let parts = gpt2::load(&config, &vocab, &mut tensor)?;
+                Ok(Self::assemble(config, vocab, parts.map_mlp(Mlp::Gelu)))
+            }
+            Some(Layout::Llama) => {
+                let config = llama::config(&json)?;
+                let parts = llama::load(&config, &vocab, &mut tensor)?;
+                Ok(Self::assemble(config, vocab, parts.map_mlp(Mlp::SwiGlu)))
+            }
+            None => Err(ModelError::Config(format!(
+                "model_type {:?}: the lab reads \"gpt2\" and \"llama\"",
+                json.str("model_type").unwrap_or_default()
+            ))),
+        }
+    }
+
+    /// A model from its numbers, its vocabulary and its parts (a layout's loader gives them).
+    pub fn assemble(config: ModelConfig, vocab: Vec<String>, parts: Parts<Mlp>) -> Self {
+        Self {
+            config,
+            index: char_index(&vocab),
+            vocab,
+            token_embedding: parts.token_embedding,
+            position_embedding: parts.position_embedding,
+            blocks: parts.blocks,
+            final_norm: parts.final_norm,
+        }
+    }
+
+    /// How many numbers the model holds (the LM head shares the token embedding's).
+    pub fn parameter_count(&self) -> usize {
+        let norm = |n: &Norm| {
+            n.affine
+                .as_ref()
+                .map_or(0, |(g, b)| if n.rms { g.len() } else { g.len() + b.len() })
+        };
+        let weights = |w: &Weights| {
+            w.w_q.len()
+                + w.w_k.len()
+                + w.w_v.len()
+                + w.w_o.len()
+                + w.biases
+                    .as_ref()
+                    .map_or(0, |b| b.q.len() + b.k.len() + b.v.len() + b.o.len())
+        };
+        self.token_embedding.len()
+            + self.position_embedding.as_ref().map_or(0, Array2::len)
+            + norm(&self.final_norm)
+            + self
+                .blocks
+                .iter()
+                .map(|b| {
+                    norm(&b.attention_norm)
+                        + norm(&b.mlp_norm)
+                        + weights(&b.attention)
+                        + b.mlp.parameter_count()
+                })
+                .sum::<usize>()
+    }
+
+    /// The text as the model reads it: full-width letters and digits as ASCII, runs of spaces and
+    /// tabs as one space, at most two line breaks in a row (as in training); then one token per
+    /// character, [`crate::models::text::UNK`] for characters outside the vocabulary.
+    pub fn tokenize(&self, text: &str) -> Vec<(String, u32)> {
+        normalise(text)
+            .chars()
+            .map(|c| match self.index.get(&c) {
+                Some(&id) => (c.to_string(), id),
+                None => (c.to_string(), 0),
+            })
+            .collect()
+    }
+
+    /// Runs the model on `ids` (at most `context`) with every layer's attention under `run`'s
+    /// mask and temperature. Each layer's attention is traced without FlashAttention's steps
+    /// (see [`Forward::layer_trace`] for one layer with them).
+    pub fn forward(
+        &self,
+        tokens: &[String],
+        ids: &[u32],
+        run: &ModelRun,
+    ) -> Result<Forward, ConfigError> {
+        let n = ids.len();
+        if n == 0 {
+            return Err(ConfigError::EmptyInput { field: "sentence" });
+        }
+        if n > self.config.context {
+            return Err(ConfigError::TooManyTokens {
+                field: "sentence",
+                count: n,
+                max: self.config.context,
+            });
+        }
+        let d = self.config.d_model;
+        let embeddings =
+            Array2::from_shape_fn((n, d), |(i, j)| self.token_embedding[[ids[i] as usize, j]]);
+        // Llama adds no position vector: RoPE turns q and k inside attention.
+        let positions = match &self.position_embedding {
+            Some(position_embedding) => position_embedding.slice(s![0..n, ..]).to_owned(),
+            None => Array2::zeros((n, d)),
+        };
+        let mut x = &embeddings + &positions;
+        let mut layers = Vec::with_capacity(self.blocks.len());
+        for (index, block) in self.blocks.iter().enumerate() {
+            let residual_in = x.clone();
+            let parts = (index == 0).then(|| (embeddings.clone(), positions.clone()));
+            let config = self.layer_config(index, tokens, residual_in.clone(), parts, run)?;
+            let attention = compute_trace_with(&config, FlashDetail::OutputOnly);
+            // The lab's Pre-LN block: its output is x + Attn(LN₁(x)).
+            let after_attention = attention.output.clone();
+            let normed = block.mlp_norm.apply(after_attention.view());
+            let mlp = block.mlp.apply(normed.view());
+            x = &after_attention + &mlp;
+            layers.push(ForwardLayer {
+                residual_in,
+                attention,
+                after_attention,
+                mlp,
+                residual_out: x.clone(),
+            });
+        }
+        let final_norm = self.final_norm.apply(x.view());
+        Ok(Forward {
+            tokens: tokens.to_vec(),
+            ids: ids.to_vec(),
+            dropped: 0,
+            embeddings,
+            positions,
+            layers,
+            final_norm,
+        })
+    }
+
+    /// Runs the model on `text` as it reads it: one token per character, and of a text longer
+    /// than its context only the last `context` characters (the window a model slides over
+    /// a long text; [`Forward::dropped`] says how many came before it). A custom mask given
+    /// for the whole text is cut to the window, a padding mask's length moved with it.
+    pub fn read(&self, text: &str, run: &ModelRun) -> Result<Forward, ConfigError> {
+        let pairs = self.tokenize(text);
+        let whole = pairs.len();
+        let dropped = whole.saturating_sub(self.config.context);
+        let (tokens, ids): (Vec<String>, Vec<u32>) = pairs.into_iter().skip(dropped).unzip();
+        let mut run = run.clone();
+        if dropped > 0 {
+            run.mask = match run.mask {
+                MaskSpec::Custom { allowed } if allowed.dim() == (whole, whole) => {
+                    MaskSpec::Custom {
+                        allowed: allowed.slice(s![dropped.., dropped..]).to_owned(),
+                    }
+                }
+                MaskSpec::Padding { valid_len } => MaskSpec::Padding {
+                    valid_len: valid_len.saturating_sub(dropped),
+                },
+                other => other,
+            };
+        }
+        let mut forward = self.forward(&tokens, &ids, &run)?;
+        forward.dropped = dropped;
+        Ok(forward)
+    }
+
+    /// The next-token scores after `position` of `forward`: LN_f(x) · wteᵀ, [vocab_size]. Computed
+    /// on demand (one row costs d_model × vocab_size multiply-adds; every row at 128 characters
+    /// would be most of a forward pass, and a view shows one position at a time).
+    pub fn logits(&self, forward: &Forward, position: usize) -> Array1<f32> {
+        self.token_embedding.dot(&forward.final_norm.row(position))
+    }
+
+    /// The next-token scores after every position, [seq_len, vocab_size].
+    pub fn all_logits(&self, forward: &Forward) -> Array2<f32> {
+        forward.final_norm.dot(&self.token_embedding.t())
+    }
+
+    /// The `k` most likely next tokens after `position`, most likely first.
+    pub fn predictions(&self, forward: &Forward, position: usize, k: usize) -> Vec<Prediction> {
+        top_k(self.logits(forward, position).view(), k)
+    }
+
+    /// The attention of block `index` as one of the lab's Pre-LN blocks: input x (the residual
+    /// stream; for the first block embeddings plus positions), LN₁ (RMSNorm for Llama) with its learned
+    /// γ and β, the block's weights and biases, its K/V heads, the layout's positions (RoPE for Llama), the run's mask and
+    /// temperature; its output x + Attn(LN₁(x)).
+    fn layer_config(
+        &self,
+        index: usize,
+        tokens: &[String],
+        x: Array2<f32>,
+        parts: Option<(Array2<f32>, Array2<f32>)>,
+        run: &ModelRun,
+    ) -> Result<Config, ConfigError> {
+        let block = &self.blocks[index];
+        let mut shaping = run.shaping.clone();
+        if !self.config.layout.adds_positions() {
+            shaping.position = self.config.position();
+        }
+        Params {
+            input: Input::Vectors {
+                tokens: tokens.to_vec(),
+                x,
+                parts,
+            },
+            n_heads: self.config.n_heads,
+            n_kv_heads: Some(self.config.n_kv_heads),
+            d_k: Some(self.config.d_head()),
+            temperature: run.temperature,
+            mask: run.mask.clone(),
+            weights: Some(block.attention.clone()),
+            block_rows: run.block.0,
+            block_cols: run.block.1,
+            layer_norm: LayerNormMode::Pre,
+            norm: Some(block.attention_norm.clone()),
+            model_layer: Some(index),
+            trace: true,
+            shaping,
+            ..Params::sentence("")
+        }
+        .validate()
+    }
+}

@@ -1,0 +1,50 @@
+//! A model's parameters as a layout's loader gives them: its embeddings, its blocks (each with
+//! the layout's own MLP) and its final norm.
+
+use ndarray::Array2;
+
+use crate::math::norm::Norm;
+use crate::math::weights::Weights;
+
+/// One block's parameters: its two norms (LayerNorm or RMSNorm), its attention as the lab's
+/// [`Weights`] (GPT-2's Q, K and V taken apart from c_attn; Llama's projections transposed to
+/// the lab's x · W), its MLP.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Block<M> {
+    pub attention_norm: Norm,
+    pub attention: Weights,
+    pub mlp_norm: Norm,
+    pub mlp: M,
+}
+
+/// Everything a model holds but its numbers' description: what a loader reads from the file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Parts<M> {
+    /// [vocab_size, d_model]
+    pub token_embedding: Array2<f32>,
+    /// [context, d_model]: learned positions; `None` when the layout adds none.
+    pub position_embedding: Option<Array2<f32>>,
+    pub blocks: Vec<Block<M>>,
+    pub final_norm: Norm,
+}
+
+impl<M> Parts<M> {
+    /// The same parts with each block's MLP turned into another type.
+    pub fn map_mlp<N>(self, f: impl Fn(M) -> N) -> Parts<N> {
+        Parts {
+            token_embedding: self.token_embedding,
+            position_embedding: self.position_embedding,
+            blocks: self
+                .blocks
+                .into_iter()
+                .map(|b| Block {
+                    attention_norm: b.attention_norm,
+                    attention: b.attention,
+                    mlp_norm: b.mlp_norm,
+                    mlp: f(b.mlp),
+                })
+                .collect(),
+            final_norm: self.final_norm,
+        }
+    }
+}

@@ -1,0 +1,117 @@
+//! Fetching a trained model's files (model.safetensors, config.json, vocab.json, in `model/`
+//! beside the page for the GPT-2 model and `llama/` for the Llama one, copied there by Trunk
+//! from assets/) the first time that model is asked for, so the default view never waits for
+//! them; each is kept once read, so switching back is instant. Everything is same-origin: the
+//! page stays offline.
+
+use std::cell::RefCell;
+use std::sync::Arc;
+
+use leptos::prelude::*;
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+
+use crate::ui::state::Lab;
+use crate::ui::state::model::{ModelRef, ModelStatus};
+use attention_core::models::{Layout, Model};
+
+thread_local! {
+    /// Models handed over directly (tests mount the lab where no model folder is served), and
+    /// models fetched and read: at most one per layout.
+    static MODELS: RefCell<Vec<Arc<Model>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Makes `gpt` the model of its layout that every lab mounted from now on uses, without fetching.
+pub fn provide(gpt: Model) {
+    keep(Arc::new(gpt));
+}
+
+fn keep(gpt: Arc<Model>) {
+    MODELS.with(|models| {
+        let mut models = models.borrow_mut();
+        models.retain(|m| m.config.layout != gpt.config.layout);
+        models.push(gpt);
+    });
+}
+
+fn kept(layout: Layout) -> Option<Arc<Model>> {
+    MODELS.with(|models| {
+        models
+            .borrow()
+            .iter()
+            .find(|m| m.config.layout == layout)
+            .cloned()
+    })
+}
+
+/// Loads a trained model the first time the request asks for it (and puts a kept one back in
+/// place when the request switches to it again).
+pub fn load_when_needed(lab: Lab) {
+    Effect::new(move |_| {
+        let Some(wanted) = lab.request.with(|r| r.trained_layout()) else {
+            return;
+        };
+        // Loaded, loading, or failed for this layout already: nothing to do (a failure is not
+        // retried on every edit; reloading the page retries).
+        if lab.model_status.with_untracked(|s| s.layout()) == Some(wanted) {
+            return;
+        }
+        if let Some(gpt) = kept(wanted) {
+            lab.model_status.set(ModelStatus::Ready(ModelRef(gpt)));
+            return;
+        }
+        lab.model_status.set(ModelStatus::Loading(wanted));
+        leptos::task::spawn_local(async move {
+            let fetched = fetch_model(wanted).await;
+            if let Ok(gpt) = &fetched {
+                keep(gpt.clone());
+            }
+            // The learner may have switched while the files came: report only if still wanted.
+            if lab
+                .model_status
+                .with_untracked(|s| *s != ModelStatus::Loading(wanted))
+            {
+                return;
+            }
+            lab.model_status.set(match fetched {
+                Ok(gpt) => ModelStatus::Ready(ModelRef(gpt)),
+                Err(message) => ModelStatus::Failed(wanted, message),
+            });
+        });
+    });
+}
+
+async fn fetch_model(layout: Layout) -> Result<Arc<Model>, String> {
+    let base = format!("{}/", layout.folder());
+    let bytes = fetch(&format!("{base}model.safetensors")).await?;
+    let config = String::from_utf8(fetch(&format!("{base}config.json")).await?)
+        .map_err(|e| e.to_string())?;
+    let vocab =
+        String::from_utf8(fetch(&format!("{base}vocab.json")).await?).map_err(|e| e.to_string())?;
+    Model::from_files(&bytes, &config, &vocab)
+        .map(Arc::new)
+        .map_err(|e| e.to_string())
+}
+
+/// The bytes at `url` (relative to the page).
+async fn fetch(url: &str) -> Result<Vec<u8>, String> {
+    let describe = |error: JsValue| {
+        format!(
+            "{url}: {}",
+            error.as_string().unwrap_or_else(|| format!("{error:?}"))
+        )
+    };
+    let window = web_sys::window().ok_or("no window")?;
+    let response: web_sys::Response = JsFuture::from(window.fetch_with_str(url))
+        .await
+        .map_err(describe)?
+        .dyn_into()
+        .map_err(describe)?;
+    if !response.ok() {
+        return Err(format!("{url}: HTTP {}", response.status()));
+    }
+    let buffer = JsFuture::from(response.array_buffer().map_err(describe)?)
+        .await
+        .map_err(describe)?;
+    Ok(js_sys::Uint8Array::new(&buffer).to_vec())
+}

@@ -1,0 +1,73 @@
+//! The result of computing a request, and how the page computes one on its own thread: the
+//! checks into a config (reusing what the last one computed) and the trace. What the lab, the
+//! CPU's workers and the GPU's jobs all answer with.
+
+use crate::ui::browser::clock::now_ms;
+use crate::ui::logic::TraceRef;
+use crate::ui::logic::engine::Fallback;
+use attention_core::api::{Request, RequestError};
+use attention_core::pipeline::overview::summarises;
+use attention_core::{Backend, Config, FlashDetail, compute_parts_with, trace_from};
+
+/// The result of computing the current request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    pub result: Result<TraceRef, RequestError>,
+    /// Wall time of validation plus computation.
+    pub compute_ms: f64,
+    /// When the computation started (see [`now_ms`]).
+    pub started_ms: f64,
+    /// Why the CPU computed when the GPU was asked for, or "auto" chose the CPU.
+    pub fallback: Option<Fallback>,
+    /// The GPU (or, with `later`, the CPU after a paint) is still computing this request;
+    /// `result` is the previous one.
+    pub pending: bool,
+    /// The CPU computes this request as a job after the page has painted (a large trace).
+    pub later: bool,
+}
+
+impl Outcome {
+    pub fn computed(
+        result: Result<TraceRef, RequestError>,
+        compute_ms: f64,
+        started_ms: f64,
+    ) -> Self {
+        Self {
+            result,
+            compute_ms,
+            started_ms,
+            fallback: None,
+            pending: false,
+            later: false,
+        }
+    }
+}
+
+/// Checks a request and computes its trace, reusing from `previous` what did not change.
+/// FlashAttention's output is computed for every head, its steps only when a head is replayed
+/// (`flash_views::Replay`): recording every tile of every head was half of a large trace; for a
+/// summarised trace, only the query block being looked at is replayed.
+/// Above 512 × 512 cells per head the trace is summarised (`attention_core::pipeline::overview`), so no
+/// size the core accepts is refused for its trace.
+pub fn compute(request: &Request, previous: Option<&Config>) -> Outcome {
+    let started_ms = now_ms();
+    let result = validate(request, previous).map(|config| {
+        let parts = compute_parts_with(&config, summarises(&config), &mut |_, _| {});
+        TraceRef::new(trace_from(
+            &config,
+            parts,
+            Backend::Cpu,
+            FlashDetail::OutputOnly,
+        ))
+    });
+    Outcome::computed(result, now_ms() - started_ms, started_ms)
+}
+
+/// Checks `request` into a config, reusing from `previous` what did not change. The page keeps
+/// overviews of long inputs (never every n² matrix), so the CLI's limit on traced cells does not
+/// apply to it.
+pub fn validate(request: &Request, previous: Option<&Config>) -> Result<Config, RequestError> {
+    let mut params = request.to_params()?;
+    params.trace = false;
+    Ok(params.validate_reusing(previous)?)
+}

@@ -1,0 +1,282 @@
+//! A generation's state, shared by the Generate view's parts: the settings (steps, cache,
+//! sampling), the decoder under way, the steps taken and the one on view; and how steps are
+//! taken, a frame's budget at a time (or one per pace while playing), the page drawing in between.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use leptos::prelude::*;
+
+use crate::ui::browser::clock::now_ms;
+use crate::ui::logic::link::GenerationView;
+use crate::ui::state::Lab;
+use crate::ui::state::model::trained_request;
+use attention_core::api::generation_input;
+use attention_core::models::generate::{Decoder, GenerateSpec, Sampling, Step};
+use attention_core::models::{Model, ModelConfig};
+
+/// Steps run back to back for this long before the page draws (when not paced).
+const FRAME_BUDGET_MS: f64 = 12.0;
+/// The pause between steps while playing, so that each can be seen.
+pub const PLAY_PACE: Duration = Duration::from_millis(120);
+
+/// The trained model in use, when loaded.
+pub fn model(lab: Lab) -> Option<Arc<Model>> {
+    let layout = lab.request.with(|r| r.trained_layout());
+    lab.model_status.with(|s| s.ready(layout).cloned())
+}
+
+/// A number in [0, 1) for sampling seeds: random in the browser, fixed elsewhere.
+pub fn random_draw() -> f64 {
+    #[cfg(target_arch = "wasm32")]
+    {
+        js_sys::Math::random()
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        0.5
+    }
+}
+
+/// A generation under way: the model it runs and its decoder.
+pub struct Run {
+    pub model: Arc<Model>,
+    pub decoder: Decoder,
+    pub cache: bool,
+}
+
+/// Everything the Generate view's parts read and change (reactive, so `Copy`).
+#[derive(Clone, Copy)]
+pub struct Generation {
+    pub lab: Lab,
+    /// Characters asked for.
+    pub asked: RwSignal<usize>,
+    pub cache: RwSignal<bool>,
+    /// The sampling temperature (0: the likeliest character each time) and its seed.
+    pub sampling: RwSignal<f64>,
+    pub seed: StoredValue<u64>,
+    pub run: StoredValue<Option<Run>, LocalStorage>,
+    pub steps: RwSignal<Vec<Step>>,
+    /// The prompt's characters.
+    pub prompt: RwSignal<Vec<String>>,
+    /// The step the scrubber shows (`None`: the latest).
+    pub shown: RwSignal<Option<usize>>,
+    /// Steps to take before stopping.
+    pub target: RwSignal<usize>,
+    pace: StoredValue<Duration>,
+    ticking: StoredValue<bool>,
+    pub error: RwSignal<Option<String>>,
+    /// Measured: (steps, ms) with the cache and without, for the latest run of each.
+    pub speed: RwSignal<[Option<(usize, f64)>; 2]>,
+    /// The strip cell under the pointer: layer, head, position.
+    pub hover: RwSignal<Option<(usize, usize, usize)>>,
+    pub playing: RwSignal<bool>,
+}
+
+impl Generation {
+    /// A generation of `lab`'s trained model, its settings as the link gave them.
+    pub fn new(lab: Lab) -> Self {
+        let linked = lab.generation.get_untracked();
+        Self {
+            lab,
+            asked: RwSignal::new(if linked.steps > 0 { linked.steps } else { 40 }),
+            cache: RwSignal::new(true),
+            sampling: RwSignal::new(linked.temperature),
+            seed: StoredValue::new(linked.seed),
+            run: StoredValue::new_local(None),
+            steps: RwSignal::new(Vec::new()),
+            prompt: RwSignal::new(Vec::new()),
+            shown: RwSignal::new(None),
+            target: RwSignal::new(0),
+            pace: StoredValue::new(Duration::ZERO),
+            ticking: StoredValue::new(false),
+            error: RwSignal::new(None),
+            speed: RwSignal::new([None; 2]),
+            hover: RwSignal::new(None),
+            playing: RwSignal::new(false),
+        }
+    }
+
+    /// Steps taken.
+    pub fn taken(self) -> usize {
+        self.steps.with(Vec::len)
+    }
+
+    /// The step on view: the scrubber's, or the latest.
+    pub fn at(self) -> Option<usize> {
+        let n = self.taken();
+        self.shown.get().filter(|&s| s < n).or(n.checked_sub(1))
+    }
+
+    /// The model's numbers, when it is loaded.
+    pub fn config(self) -> Option<ModelConfig> {
+        model(self.lab).map(|m| m.config)
+    }
+
+    /// The prompt's characters and the generated ones.
+    pub fn characters(self) -> Vec<String> {
+        let mut all = self.prompt.get();
+        self.steps
+            .with(|s| all.extend(s.iter().map(|s| s.token.clone())));
+        all
+    }
+
+    /// Positions cached at the step on view.
+    pub fn cached_now(self) -> usize {
+        self.at().map_or(0, |i| self.prompt.with(Vec::len) + i + 1)
+    }
+
+    /// Forgets the run: nothing generated, nothing on view.
+    pub fn reset(self) {
+        self.run.set_value(None);
+        self.steps.set(Vec::new());
+        self.prompt.set(Vec::new());
+        self.shown.set(None);
+        self.target.set(0);
+        self.error.set(None);
+        self.hover.set(None);
+    }
+
+    /// A fresh seed, for a run about to start with sampling.
+    pub fn draw_seed(self) {
+        if self.run.with_value(Option::is_none) && self.sampling.get_untracked() > 0.0 {
+            self.seed.set_value((random_draw() * 1e15) as u64);
+        }
+    }
+
+    /// Keeps what was generated in links (regenerating it gives the same characters).
+    pub fn keep_link(self) {
+        let taken = self.steps.with_untracked(Vec::len);
+        let t = self.sampling.get_untracked();
+        let view = GenerationView {
+            steps: taken,
+            temperature: if taken > 0 { t } else { 0.0 },
+            seed: if taken > 0 && t > 0.0 {
+                self.seed.get_value()
+            } else {
+                0
+            },
+        };
+        if self.lab.generation.get_untracked() != view {
+            self.lab.generation.set(view);
+        }
+    }
+
+    /// The decoder for the current sentence, model and settings, the prompt prefilled; `false`
+    /// (with the reason in `error`) when none can start.
+    fn start(self) -> bool {
+        if self.run.with_value(Option::is_some) {
+            return true;
+        }
+        let texts = &self.lab.lang.get_untracked().text().model.generate;
+        let Some(model) = model(self.lab) else {
+            self.error.set(Some(texts.need_model.to_string()));
+            return false;
+        };
+        let request = trained_request(&self.lab.request.get_untracked());
+        let t = self.sampling.get_untracked();
+        let spec = GenerateSpec {
+            steps: self.asked.get_untracked(),
+            cache: self.cache.get_untracked(),
+            sampling: if t > 0.0 {
+                Sampling::Temperature {
+                    temperature: t,
+                    seed: self.seed.get_value(),
+                }
+            } else {
+                Sampling::Greedy
+            },
+            check: true,
+        };
+        let decoder = generation_input(&request).and_then(|(sentence, temperature)| {
+            Decoder::new(&model, &sentence, &spec, temperature, &now_ms).map_err(|e| e.to_string())
+        });
+        match decoder {
+            Ok(decoder) => {
+                self.prompt.set(
+                    decoder
+                        .prompt()
+                        .iter()
+                        .map(|&id| model.vocab[id as usize].clone())
+                        .collect(),
+                );
+                let slot = usize::from(!spec.cache);
+                self.speed.update(|s| s[slot] = None);
+                self.run.set_value(Some(Run {
+                    model,
+                    decoder,
+                    cache: spec.cache,
+                }));
+                self.error.set(None);
+                true
+            }
+            Err(message) => {
+                self.error.set(Some(message));
+                false
+            }
+        }
+    }
+
+    /// Generates up to `to` steps, `step_pace` apart (zero: a frame's budget at a time).
+    pub fn go(self, to: usize, step_pace: Duration) {
+        if !self.start() {
+            return;
+        }
+        self.target.set(to);
+        self.pace.set_value(step_pace);
+        self.shown.set(None);
+        if !self.ticking.get_value() {
+            self.ticking.set_value(true);
+            set_timeout(move || self.tick(), Duration::ZERO);
+        }
+    }
+
+    /// Steps until the target, a frame's budget at a time (or one per pace while playing).
+    fn tick(self) {
+        let began = now_ms();
+        let mut taken = Vec::new();
+        let mut slot = 0;
+        let more = self
+            .run
+            .try_update_value(|run| {
+                let Some(run) = run.as_mut() else {
+                    return false;
+                };
+                slot = usize::from(!run.cache);
+                let wanted = self.target.get_untracked();
+                while run.decoder.taken() < wanted {
+                    let Some(step) = run.decoder.step(&run.model, &now_ms) else {
+                        break;
+                    };
+                    taken.push(step);
+                    if self.pace.get_value() > Duration::ZERO || now_ms() - began > FRAME_BUDGET_MS
+                    {
+                        break;
+                    }
+                }
+                run.decoder.taken() < wanted && !run.decoder.done()
+            })
+            .unwrap_or(false);
+        if !taken.is_empty() {
+            let ms: f64 = taken.iter().map(|s| s.ms).sum();
+            self.speed.update(|s| {
+                let (n, total) = s[slot].unwrap_or((0, 0.0));
+                s[slot] = Some((n + taken.len(), total + ms));
+            });
+            self.steps.update(|s| s.extend(taken));
+        }
+        if more {
+            set_timeout(move || self.tick(), self.pace.get_value());
+        } else {
+            self.ticking.set_value(false);
+            self.playing.set(false);
+            self.keep_link();
+        }
+    }
+
+    /// Whether the run under way has generated all it will.
+    pub fn done(self) -> bool {
+        self.run
+            .with_value(|r| r.as_ref().is_some_and(|r| r.decoder.done()))
+    }
+}
