@@ -3,7 +3,7 @@
 # user copies them), and checks that each prints a trace: JSON with tokens and heads, or, for
 # `"trace": false`, tokens and an output; for a trained model, tokens and layers; for a
 # lesson, its chapter's experiment; for `generate`, its steps (each within 10⁻⁴ of a recompute);
-# for `stream_eval`, its losses. A README command that no longer works fails the test
+# for `stream_eval`, its losses; for `--schema`, the request's JSON Schema. A README command that no longer works fails the test
 # command, so the README cannot drift from the code.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,10 +37,12 @@ for block in "$blocks"/*.sh; do
       const generated = Array.isArray(trace.steps) && trace.steps.length > 0 && typeof trace.text === "string"
         && trace.steps.every((s) => s.max_delta === null || s.max_delta <= 1e-4);
       const streamed = trace.with_sinks && Array.isArray(trace.with_sinks.losses) && Number.isFinite(trace.with_sinks.mean);
+      const schema = typeof trace.$schema === "string" && trace.properties && Object.keys(trace.properties).length > 0;
       const ok = (Array.isArray(trace.tokens) && [trace.heads, trace.output, trace.layers].some(Array.isArray))
         || (typeof trace.lesson === "string" && trace.experiment && trace.experiment.chapter === trace.lesson)
-        || generated || streamed;
+        || generated || streamed || schema;
       if (!ok) { console.error("not a trace: " + text.slice(0, 200)); process.exit(1); }
+      if (schema) { console.log(`ok: the JSON Schema of a request, ${Object.keys(trace.properties).length} fields`); process.exit(0); }
       console.log(generated ? `ok: ${trace.steps.length} characters generated, ${JSON.stringify(trace.text)}`
         : streamed ? `ok: a stream of ${trace.length} characters, mean loss ${trace.with_sinks.mean.toFixed(3)} with sinks, ${trace.without_sinks.mean.toFixed(3)} without`
         : trace.lesson ? `ok: the ${trace.lesson} experiment` : `ok: a trace of ${trace.tokens.length} tokens`);'; then

@@ -5,95 +5,71 @@
 //
 // Each element runs the lab (the index.html beside this script) in a frame of its own, started
 // only when the element nears the viewport, so a page may hold many. Attributes are the lab's
-// link parameters (README, "Links"), reflected as properties; changing one after the start
-// changes the running lab without reloading it. `src` names a JSON file of one's own attention
-// ({"attention": …, "tokens": …} or {"q": …, "k": …, "v": …}), fetched by the course page and
-// handed to the lab. Without `height` the element fits the lab's content (the frame reports its
-// height); with it, it keeps that many pixels and the frame scrolls. Events: `change` (detail: the lab's state, as attentionLab.state() gives it)
-// whenever the state changes, and `error` (detail: {error}) when the lab refuses something.
-// custom-elements.json, beside this file, lists it all.
+// link parameters (README, "Links"), reflected as typed properties (`el.temperature` is a number,
+// `el.qk_norm` a boolean); changing one after the start changes the running lab without
+// reloading it. `src` names a JSON file of one's own attention ({"attention": …, "tokens": …} or
+// {"q": …, "k": …, "v": …}), fetched by the course page and handed to the lab. Without `height`
+// the element fits the lab's content (the frame reports its height); with it, it keeps that many
+// pixels and the frame scrolls. Events: `attention-lab-change` (detail: the lab's state, as
+// attentionLab.state() gives it; it bubbles and crosses shadow roots) whenever the state changes,
+// and `error` (detail: {error}) when the lab refuses something. Moving a started element keeps
+// its lab (at its attributes). custom-elements.json, beside this file, lists it all.
 
 const LAB = new URL('./', import.meta.url);
 
-// The link parameters an element takes, with how each goes into a `set` message.
-const number = (v) => (v === null ? undefined : Number(v));
-const text = (v) => (v === null ? undefined : v);
-const PARAMS = {
-  sentence: text,
-  source_sentence: text,
-  model: text,
-  d_model: number,
-  n_heads: number,
-  n_kv_heads: number,
-  d_k: number,
-  d_v: number,
-  temperature: number,
-  seed: number,
-  layer_norm: text,
-  backend: text,
-  softcap: number,
-  qk_norm: (v) => (v === null ? undefined : v === '1' || v === 'true'),
-  sink_logits: (v) => (v === null ? undefined : v.split(',').map(Number)),
+// BEGIN ATTRIBUTES
+// Written from the lab's tables (src/ui/logic/element.rs) by
+// `UPDATE_EXPECT=1 cargo test --test documents`: edit those, not this.
+const ATTRIBUTES = {
+  model: { type: 'string', group: ['model'] },
+  sentence: { type: 'string', group: ['sentence'] },
+  source_sentence: { type: 'string', group: ['source_sentence'] },
+  d_model: { type: 'number', group: ['d_model'] },
+  n_heads: { type: 'number', group: ['n_heads'] },
+  n_kv_heads: { type: 'number', group: ['n_kv_heads'] },
+  d_k: { type: 'number', group: ['d_k'] },
+  d_v: { type: 'number', group: ['d_v'] },
+  temperature: { type: 'number', group: ['temperature'] },
+  mask: { type: 'string', group: ['mask', 'valid_len', 'radius', 'sink_tokens', 'cells'] },
+  valid_len: { type: 'number', group: ['mask', 'valid_len', 'radius', 'sink_tokens', 'cells'] },
+  radius: { type: 'number', group: ['mask', 'valid_len', 'radius', 'sink_tokens', 'cells'] },
+  sink_tokens: { type: 'number', group: ['mask', 'valid_len', 'radius', 'sink_tokens', 'cells'] },
+  cells: { type: 'string', group: ['mask', 'valid_len', 'radius', 'sink_tokens', 'cells'] },
+  seed: { type: 'number', group: ['seed'] },
+  block_rows: { type: 'number', group: ['block_rows', 'block_cols'] },
+  block_cols: { type: 'number', group: ['block_rows', 'block_cols'] },
+  layer_norm: { type: 'string', group: ['layer_norm'] },
+  position: { type: 'string', group: ['position', 'base', 'pairing', 'offset'] },
+  base: { type: 'number', group: ['position', 'base', 'pairing', 'offset'] },
+  pairing: { type: 'string', group: ['position', 'base', 'pairing', 'offset'] },
+  offset: { type: 'number', group: ['position', 'base', 'pairing', 'offset'] },
+  softcap: { type: 'number', group: ['softcap'] },
+  qk_norm: { type: 'boolean', group: ['qk_norm'] },
+  sink_logits: { type: 'string', group: ['sink_logits'] },
+  backend: { type: 'string', group: ['backend'] },
+  head: { type: 'number', group: ['head'] },
+  layer: { type: 'number', group: ['layer'] },
+  step: { type: 'number', group: ['step'] },
+  lang: { type: 'string', group: ['lang'] },
+  theme: { type: 'string', group: ['theme'] },
+  view: { type: 'string', group: ['view'] },
+  lesson: { type: 'string', group: ['lesson'] },
+  scale: { type: 'string', group: ['scale'] },
+  panels: { type: 'string', group: ['panels'] },
+  src: { type: 'string', group: [] },
+  height: { type: 'number', group: [] },
 };
-// The mask and its numbers become one `mask` object.
-const MASK = ['mask', 'radius', 'valid_len', 'sink_tokens'];
-// So do the positions, and the FlashAttention tiles.
-const POSITION = ['position', 'base', 'pairing', 'offset'];
-const BLOCK = ['block_rows', 'block_cols'];
-// View settings: counted from 1 where the page counts from 1.
-const VIEW = {
-  head: number,
-  layer: number,
-  step: number,
-  lang: text,
-  theme: text,
-  view: text,
-  scale: text,
-  lesson: text,
-  panels: (v) => (v === null ? undefined : v.split(',').map((p) => p.trim()).filter(Boolean)),
-};
-const OWN = ['src', 'height'];
-const ATTRIBUTES = [...Object.keys(PARAMS), ...MASK, ...POSITION, ...BLOCK, ...Object.keys(VIEW), ...OWN];
+// END ATTRIBUTES
 
-function maskOf(element) {
-  const kind = element.getAttribute('mask');
-  if (kind === null) return undefined;
-  const mask = { kind };
-  for (const name of ['radius', 'valid_len', 'sink_tokens']) {
-    const value = element.getAttribute(name);
-    if (value !== null) mask[name] = Number(value);
-  }
-  return mask;
-}
-
-function positionOf(element) {
-  const kind = element.getAttribute('position');
-  if (kind === null) return undefined;
-  const position = { kind };
-  for (const name of ['base', 'offset']) {
-    const value = element.getAttribute(name);
-    if (value !== null) position[name] = Number(value);
-  }
-  const pairing = element.getAttribute('pairing');
-  if (pairing !== null) position.pairing = pairing;
-  return position;
-}
-
-function blockOf(element) {
-  const rows = element.getAttribute('block_rows');
-  const cols = element.getAttribute('block_cols');
-  if (rows === null && cols === null) return undefined;
-  const block = {};
-  if (rows !== null) block.rows = Number(rows);
-  if (cols !== null) block.cols = Number(cols);
-  return block;
-}
+/** Attributes the element handles itself (an empty group): the file it fetches, its height. */
+const OWN = Object.keys(ATTRIBUTES).filter((name) => ATTRIBUTES[name].group.length === 0);
 
 export class AttentionLabElement extends HTMLElement {
-  static observedAttributes = ATTRIBUTES;
+  static observedAttributes = Object.keys(ATTRIBUTES);
 
   #frame = null;
   #observer = null;
+  #listening = false;
   #ready = false;
   #state = null;
   #loaded = null;
@@ -105,10 +81,18 @@ export class AttentionLabElement extends HTMLElement {
     const root = this.attachShadow({ mode: 'open' });
     root.innerHTML = `<style>
       :host { display: block; position: relative; min-height: 120px; }
-      iframe { display: block; width: 100%; border: 0; }
+      iframe { display: block; width: 100%; height: 100%; border: 0; }
       .waiting { display: grid; place-items: center; height: 100%; min-height: inherit;
         border: 1px dashed #999a; border-radius: 8px; font: 14px system-ui, sans-serif; color: #666; }
     </style><div class="waiting" part="placeholder">Attention Lab · 注意力实验室</div>`;
+    // Started only near the viewport: a page of many labs loads the ones read. One observer
+    // for the element's life, whether it is moved or not.
+    this.#observer = new IntersectionObserver((entries) => {
+      if (entries.some((e) => e.isIntersecting)) {
+        this.#observer.unobserve(this);
+        this.#start();
+      }
+    }, { rootMargin: '300px' });
   }
 
   /** The lab's last state (what `attentionLab.state()` returns inside it), or null. */
@@ -119,19 +103,21 @@ export class AttentionLabElement extends HTMLElement {
   connectedCallback() {
     // Without a `height`, 560 px until the lab says how tall its content is, then that.
     this.style.height ||= `${Number(this.getAttribute('height')) || 560}px`;
-    // Started only near the viewport: a page of many labs loads the ones read.
-    this.#observer = new IntersectionObserver((entries) => {
-      if (entries.some((e) => e.isIntersecting)) {
-        this.#observer.disconnect();
-        this.#start();
-      }
-    }, { rootMargin: '300px' });
-    this.#observer.observe(this);
+    if (!this.#frame) {
+      this.#observer.observe(this);
+      return;
+    }
+    // Moved in the page: the frame reloads wherever it goes, so it loads the lab at the
+    // element's attributes as they are now.
+    this.#listen(true);
+    this.#ready = false;
+    this.#loaded = null;
+    this.#frame.src = this.#address();
   }
 
   disconnectedCallback() {
-    this.#observer?.disconnect();
-    window.removeEventListener('message', this.#onMessage);
+    this.#observer.unobserve(this);
+    this.#listen(false);
   }
 
   attributeChangedCallback(name, old, value) {
@@ -141,43 +127,43 @@ export class AttentionLabElement extends HTMLElement {
     } else if (name === 'src') {
       this.#load();
     } else {
-      this.#post({ type: 'attention-lab:set', params: this.#params([name]) });
+      // The attribute and those read with it (a mask's kind and its numbers), as a link.
+      this.#post({ type: 'attention-lab:link', query: this.#query(ATTRIBUTES[name].group) });
     }
   }
 
-  /** The `set` message's params for `names` (every attribute when none are named). */
-  #params(names = ATTRIBUTES) {
-    const params = {};
+  /** The attributes `names` that are set, as a link's query. */
+  #query(names) {
+    const query = new URLSearchParams();
     for (const name of names) {
-      if (MASK.includes(name)) {
-        const mask = maskOf(this);
-        if (mask) params.mask = mask;
-      } else if (POSITION.includes(name)) {
-        const position = positionOf(this);
-        if (position) params.position = position;
-      } else if (BLOCK.includes(name)) {
-        const block = blockOf(this);
-        if (block) params.block = block;
-      } else if (name in PARAMS || name in VIEW) {
-        const value = (PARAMS[name] ?? VIEW[name])(this.getAttribute(name));
-        if (value !== undefined) params[name] = value;
-      }
+      const value = this.getAttribute(name);
+      if (value !== null) query.set(name, value);
     }
-    return params;
+    return query.toString();
+  }
+
+  /** The lab's address for the element's attributes now. */
+  #address() {
+    const names = Object.keys(ATTRIBUTES).filter((name) => !OWN.includes(name));
+    const query = new URLSearchParams(this.#query(names));
+    query.set('embed', '1');
+    query.set('origin', location.origin);
+    return new URL(`index.html?${query}`, LAB).href;
+  }
+
+  #listen(on) {
+    if (on && !this.#listening) window.addEventListener('message', this.#onMessage);
+    if (!on && this.#listening) window.removeEventListener('message', this.#onMessage);
+    this.#listening = on;
   }
 
   #start() {
-    const query = new URLSearchParams({ embed: '1', origin: location.origin });
-    for (const name of ATTRIBUTES) {
-      const value = this.getAttribute(name);
-      if (value !== null && !OWN.includes(name)) query.set(name, value);
-    }
+    if (this.#frame) return;
     const frame = document.createElement('iframe');
     frame.title = this.getAttribute('title') || 'Attention Lab';
-    frame.style.height = '100%';
-    frame.src = new URL(`index.html?${query}`, LAB).href;
-    window.addEventListener('message', this.#onMessage);
-    this.shadowRoot.querySelector('.waiting').replaceWith(frame);
+    frame.src = this.#address();
+    this.#listen(true);
+    this.shadowRoot.querySelector('.waiting')?.replaceWith(frame);
     this.#frame = frame;
   }
 
@@ -190,7 +176,7 @@ export class AttentionLabElement extends HTMLElement {
       this.#ready = true;
       this.#state = data.state;
       if (first && this.hasAttribute('src')) this.#load();
-      this.dispatchEvent(new CustomEvent('change', { detail: data.state }));
+      this.dispatchEvent(new CustomEvent('attention-lab-change', { detail: data.state, bubbles: true, composed: true }));
     } else if (data.type === 'attention-lab:size') {
       this.#fitted = Math.ceil(Number(data.height)) || 0;
       if (this.#fitted > 0 && !this.hasAttribute('height')) this.style.height = `${this.#fitted}px`;
@@ -226,17 +212,25 @@ export class AttentionLabElement extends HTMLElement {
   }
 }
 
-// Properties reflect attributes: element.sentence = 'a b c' sets sentence="a b c".
-for (const name of ATTRIBUTES) {
+// Properties reflect attributes, typed: a number attribute's property is a number (null when
+// the attribute is absent or not a number), a flag's a boolean; setting one writes the attribute
+// (null or undefined removes it).
+for (const [name, { type }] of Object.entries(ATTRIBUTES)) {
   Object.defineProperty(AttentionLabElement.prototype, name, {
     get() {
-      return this.getAttribute(name);
+      const value = this.getAttribute(name);
+      if (value === null) return null;
+      if (type === 'number') return value.trim() === '' || Number.isNaN(Number(value)) ? null : Number(value);
+      if (type === 'boolean') return value === '1' || value === 'true';
+      return value;
     },
     set(value) {
       if (value === null || value === undefined) this.removeAttribute(name);
+      else if (type === 'boolean') this.setAttribute(name, value === true || value === '1' || value === 'true' ? '1' : '0');
       else this.setAttribute(name, String(value));
     },
     configurable: true,
+    enumerable: true,
   });
 }
 

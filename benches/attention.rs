@@ -11,6 +11,8 @@
 //!
 //! `cargo bench --bench attention`
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests may (the workspace denies both elsewhere).
+
 #[cfg(not(target_arch = "wasm32"))]
 mod native {
     use std::alloc::{GlobalAlloc, Layout, System};

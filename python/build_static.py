@@ -1,5 +1,6 @@
 """Copies the lab's release build (../dist, from `trunk build --release`) into the package:
-the wasm-bindgen glue as a plain script body, the module and the stylesheet. Run before
+the wasm-bindgen glue as a plain script body, the module, the stylesheet and the request's JSON
+Schema. Run before
 `pip install ./python` (the README's set-up does).
 
     python3 python/build_static.py [dist]
@@ -30,7 +31,9 @@ def main(dist: Path) -> None:
     (STATIC / "lab.js").write_text(script, encoding="utf-8")
     shutil.copyfile(dist / glue.group(1).replace(".js", "_bg.wasm"), STATIC / "lab_bg.wasm")
     shutil.copyfile(dist / css.group(1), STATIC / "lab.css")
-    print(f"python/attention_lab/static: lab.js, lab_bg.wasm, lab.css from {dist}")
+    # The request's JSON Schema: the package checks a cell's keywords against it.
+    shutil.copyfile(dist / "request.schema.json", STATIC / "request.schema.json")
+    print(f"python/attention_lab/static: lab.js, lab_bg.wasm, lab.css, request.schema.json from {dist}")
 
 
 if __name__ == "__main__":

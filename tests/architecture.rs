@@ -3,6 +3,7 @@
 //! each folder of the core and each layer of the UI uses only those before it (read from the
 //! source text, [`graph`]); and the house rules on the UI's files (their length, their language).
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests may (the workspace denies both elsewhere).
 #![cfg(not(target_arch = "wasm32"))]
 
 #[path = "architecture/graph.rs"]

@@ -1,6 +1,7 @@
 //! WCAG AA contrast (at least 4.5 : 1 for text) for every text/background pair the stylesheet
 //! uses, in the light and the dark theme, read from style/main.css itself.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests may (the workspace denies both elsewhere).
 #![cfg(not(target_arch = "wasm32"))]
 
 use std::collections::HashMap;

@@ -3,6 +3,8 @@
 //! case goes through the JSON API, as the CLI's input. One test body, run on every engine: the
 //! CPU core and the GPU backend, natively (lavapipe) and in the browser (SwiftShader).
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests may (the workspace denies both elsewhere).
+
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test;
 #[cfg(target_arch = "wasm32")]
@@ -12,19 +14,19 @@ mod support;
 
 use attention_core::api::parse_request;
 use serde_json::Value;
-use support::{Engine, Expected, Tolerance, assert_trace_close};
+use support::{Expected, TestBackend, Tolerance, assert_trace_close};
 
 const FIXTURES: &str = include_str!("fixtures/attention.json");
 /// The score options (RoPE, ALiBi, soft-caps, QK-norm, sink logits, the sliding mask with sink
 /// tokens), from tests/reference/shaping.py.
 const SHAPING: &str = include_str!("fixtures/shaping.json");
 
-async fn matches_the_reference(engine: &mut impl Engine, tolerance: Tolerance) {
+async fn matches_the_reference(engine: &mut impl TestBackend, tolerance: Tolerance) {
     matches(FIXTURES, engine, tolerance).await;
 }
 
 /// The cases of one fixture file, each through the JSON API on `engine`.
-async fn matches(fixtures: &str, engine: &mut impl Engine, tolerance: Tolerance) {
+async fn matches(fixtures: &str, engine: &mut impl TestBackend, tolerance: Tolerance) {
     let fixtures: Value = serde_json::from_str(fixtures).unwrap();
     let cases = fixtures["cases"].as_array().unwrap();
     assert!(cases.len() >= 20);

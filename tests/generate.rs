@@ -3,6 +3,8 @@
 //! steps; without the cache the same characters come; the cache holds what its formula says;
 //! bad requests are refused with a message. Natively and in the browser.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests may (the workspace denies both elsewhere).
+
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 #[cfg(target_arch = "wasm32")]

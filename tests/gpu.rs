@@ -2,6 +2,8 @@
 //! (lavapipe on the CI machine, from mesa-vulkan-drivers) and in headless Chromium on WebGPU
 //! (SwiftShader, with --enable-unsafe-webgpu). Plus every WGSL file validated with naga.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests may (the workspace denies both elsewhere).
+
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test;
 #[cfg(target_arch = "wasm32")]
@@ -14,7 +16,7 @@ use attention_core::{Config, MaskSpec, Params, compute_outputs, compute_trace};
 use attention_gpu::GpuBackend;
 use ndarray::ArrayView2;
 use support::{
-    Engine, Expected, Tolerance, assert_trace_close, random_config, random_shaped_config,
+    Expected, TestBackend, Tolerance, assert_trace_close, random_config, random_shaped_config,
 };
 
 /// The largest difference the GPU may show against the CPU.
@@ -149,7 +151,7 @@ fn llama_layers() -> Vec<(String, Config)> {
 
 async fn parity_on(backend: &mut GpuBackend) {
     for (name, config) in configs() {
-        let gpu = Engine::trace(backend, &config).await;
+        let gpu = TestBackend::trace(backend, &config).await;
         let cpu = compute_trace(&config);
         assert_trace_close(&name, &gpu, &Expected::from_trace(&cpu), TOLERANCE);
         // The memory-lean path (no trace) gives the same outputs.
@@ -328,11 +330,31 @@ mod native {
 
     #[test]
     fn software_adapters_are_recognised() {
-        // lavapipe is a CPU rasteriser: "auto" must never prefer it for speed.
-        let backend = backend();
-        if backend.info().name.to_lowercase().contains("llvmpipe") {
-            assert!(backend.info().software, "{:?}", backend.info());
+        // Software rasterisers are correct but slower than the CPU path: "auto" must never
+        // prefer them for speed. By type where the driver says it, by name where it does not.
+        use attention_gpu::DeviceType::{Cpu, DiscreteGpu, IntegratedGpu, Other, VirtualGpu};
+        use attention_gpu::is_software;
+        let cases = [
+            ("llvmpipe (LLVM 15.0.7, 256 bits)", Cpu, true),
+            ("llvmpipe (LLVM 15.0.7, 256 bits)", Other, true),
+            ("SwiftShader Device (Subzero)", Other, true),
+            ("Microsoft Basic Render Driver", VirtualGpu, true),
+            ("anything", Cpu, true),
+            ("NVIDIA H200", DiscreteGpu, false),
+            ("Apple M2", IntegratedGpu, false),
+            ("", Other, false),
+        ];
+        for (name, kind, software) in cases {
+            assert_eq!(is_software(name, kind), software, "{name} ({kind:?})");
         }
+        // And the adapter this machine gives: its flag is the rule's (lavapipe here; a real
+        // GPU on a lent machine).
+        let backend = backend();
+        let info = backend.info();
+        let named_software = ["llvmpipe", "lavapipe", "swiftshader"]
+            .iter()
+            .any(|n| info.name.to_lowercase().contains(n));
+        assert!(info.software || !named_software, "{info:?}");
     }
 }
 

@@ -3,6 +3,8 @@
 //! numbers, and every bad file a message that names what is wrong, never a panic.
 //! Runs natively (`cargo test`) and in headless Chromium (`cargo test --target wasm32-unknown-unknown`).
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests may (the workspace denies both elsewhere).
+
 use attention_core::io::import::{
     DEFAULT_BUDGET, Format, ImportError, ImportNotice, Imported, MAX_TOKENS, Tensors, read,
     read_value,

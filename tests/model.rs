@@ -2,6 +2,8 @@
 //! core's attention, layer by layer) reproduces the logits and attention weights the training
 //! framework (JAX) computed for the same inputs, within 10⁻⁴. Natively and in the browser.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests may (the workspace denies both elsewhere).
+
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 #[cfg(target_arch = "wasm32")]

@@ -2,6 +2,8 @@
 //! is the ordinary forward pass; with it, positions stay inside the cache; sinks, window and text
 //! are checked with clear messages. Natively and in the browser.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests may (the workspace denies both elsewhere).
+
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 #[cfg(target_arch = "wasm32")]

@@ -17,6 +17,7 @@ from typing import Any, Optional, Sequence
 from urllib.parse import urlencode
 
 from ._convert import arrays, npz, payload
+from ._fields import check, plain
 from ._page import page
 
 __all__ = ["show", "save_html", "html", "payload"]
@@ -38,10 +39,13 @@ def _link(panels: Any, lang: Optional[str]) -> str:
 
 
 def _params(params: dict) -> dict:
-    """The lab's parameters as `attentionLab.set` takes them: a mask may be named by its kind."""
-    params = dict(params)
+    """The lab's parameters as `attentionLab.set` takes them, checked against the lab's table
+    (TypeError for an unknown keyword or a value of the wrong type): a mask may be named by its
+    kind, NumPy numbers stand for their values."""
+    params = {name: plain(value) for name, value in params.items()}
     if isinstance(params.get("mask"), str):
         params["mask"] = {"kind": params["mask"]}
+    check(params)
     return params
 
 
@@ -58,9 +62,12 @@ def html(
     batch: int = 0,
     **params: Any,
 ) -> str:
-    """One self-contained HTML page of the lab showing this attention."""
+    """One self-contained HTML page of the lab showing this attention. Keywords other than
+    these are the lab's parameters (`temperature=2`, `mask="causal"`), checked first."""
+    params = _params(params)
+    link = _link(panels, lang)
     data = arrays(attention, tokens, q=q, k=k, v=v, key_tokens=key_tokens, batch=batch)
-    return page(npz(data), _link(panels, lang), _params(params))
+    return page(npz(data), link, params)
 
 
 def save_html(path: str, attention: Any = None, tokens: Optional[Sequence[Any]] = None, **options: Any) -> str:
@@ -76,19 +83,21 @@ def show(attention: Any = None, tokens: Optional[Sequence[Any]] = None, *, heigh
     marimo)."""
     from ._widget import AttentionWidget
 
+    own = {name: options.pop(name) for name in ("q", "k", "v", "key_tokens", "batch", "panels", "lang") if name in options}
+    params = _params(options)
+    link = _link(own.get("panels"), own.get("lang"))
     data = arrays(
         attention,
         tokens,
-        q=options.pop("q", None),
-        k=options.pop("k", None),
-        v=options.pop("v", None),
-        key_tokens=options.pop("key_tokens", None),
-        batch=options.pop("batch", 0),
+        q=own.get("q"),
+        k=own.get("k"),
+        v=own.get("v"),
+        key_tokens=own.get("key_tokens"),
+        batch=own.get("batch", 0),
     )
-    link = _link(options.pop("panels", None), options.pop("lang", None))
     return AttentionWidget(
         data=npz(data),
         link=link,
-        params=json.dumps(_params(options)),
+        params=json.dumps(params),
         height=height,
     )

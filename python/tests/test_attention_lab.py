@@ -146,3 +146,32 @@ def test_the_widget_sends_the_numbers_as_npz_bytes():
         assert npz["tokens"].tolist() == TOKENS
     assert json.loads(widget.params) == {"temperature": 2}
     assert widget.link == "?embed=1&panels=weights" and widget.height == 500
+
+
+def test_an_unknown_keyword_is_named_with_the_closest_field():
+    with pytest.raises(TypeError, match=r"'temprature' is not a parameter of the lab; did you mean temperature\?"):
+        attention_lab.html(ATTENTION, TOKENS, temprature=2)
+    with pytest.raises(TypeError, match=r"'n_head' .*did you mean n_heads\?"):
+        attention_lab.show(ATTENTION, TOKENS, n_head=2)
+    with pytest.raises(TypeError, match=r"'zzz' is not a parameter of the lab; the lab takes "):
+        attention_lab.html(ATTENTION, TOKENS, zzz=1)
+
+
+def test_a_value_of_the_wrong_type_is_refused_before_anything_is_drawn():
+    with pytest.raises(TypeError, match=r"temperature: expected number, not string '2'"):
+        attention_lab.html(ATTENTION, TOKENS, temperature="2")
+    with pytest.raises(TypeError, match=r"mask: expected object"):
+        attention_lab.html(ATTENTION, TOKENS, mask=3)
+    with pytest.raises(TypeError, match=r"qk_norm: expected boolean"):
+        attention_lab.show(ATTENTION, TOKENS, qk_norm=1)
+    with pytest.raises(TypeError, match=r"theme: one of 'auto', 'light', 'dark'"):
+        attention_lab.show(ATTENTION, TOKENS, theme="blue")
+    # NumPy's numbers are numbers; a mask may be named by its kind.
+    text = attention_lab.html(ATTENTION, TOKENS, temperature=np.float32(2), head=np.int64(2), mask="causal")
+    assert '"temperature": 2.0' in text and '"head": 2' in text
+
+
+def test_the_keywords_are_the_labs_schema():
+    schema = json.loads((Path(attention_lab.__file__).parent / "static" / "request.schema.json").read_text("utf-8"))
+    assert {"sentence", "temperature", "mask", "n_heads", "qk_norm"} <= set(schema["properties"])
+    assert schema["additionalProperties"] is False

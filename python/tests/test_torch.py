@@ -1,5 +1,9 @@
-"""attention_lab with PyTorch itself, where it is installed (CI does not install torch, about
-5 GB; the stand-in in test_attention_lab.py covers what the package reads of a tensor there).
+"""attention_lab with PyTorch itself, where it is installed.
+
+CI does not run these: the only index CI reaches is PyPI, whose Linux torch wheels are CUDA
+builds that pull about 5 GB of NVIDIA libraries (the CPU-only wheels are on download.pytorch.org,
+which CI cannot reach), too much for its 90 minutes. test_attention_lab.py's stand-in covers
+what the package reads of a tensor (detach, float, cpu, numpy); run these by hand where torch is:
 
     pip install torch && pytest python/tests/test_torch.py
 """

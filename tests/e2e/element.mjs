@@ -1,6 +1,7 @@
 // <attention-lab> on a course page (issue 22 §4): three elements, one naming a JSON file of one's
 // own attention with src=; each starts only near the viewport, takes the link's parameters as
-// attributes (reflected as properties, changed live), and tells the page its state with `change`.
+// attributes (reflected as typed properties, changed live), survives being moved, and tells the
+// page its state with `attention-lab-change`.
 //
 // node --test tests/e2e/element.mjs   (after trunk build --release)
 import { after, before, test } from 'node:test';
@@ -37,7 +38,7 @@ ${withGap}
   const ids = ['first', 'own', 'far'];
   document.querySelectorAll('attention-lab').forEach((el, i) => {
     el.id = ids[i];
-    el.addEventListener('change', (e) => window.changes[el.id].push(e.detail));
+    el.addEventListener('attention-lab-change', (e) => window.changes[el.id].push(e.detail));
     el.addEventListener('error', (e) => window.errors.push(e.detail));
   });
 </script>
@@ -86,6 +87,48 @@ test('attributes are reflected as properties and change the running lab', async 
   await page.waitForFunction(() => window.errors.length > 0);
   assert.match(await page.evaluate(() => window.errors[0].error), /温度|temperature/);
   assert.equal((await last('first')).temperature, 2);
+  // Properties are typed: a number attribute's is a number, a flag's a boolean.
+  await page.evaluate(() => document.getElementById('first').setAttribute('temperature', '2'));
+  const typed = await page.evaluate(() => {
+    const el = document.getElementById('first');
+    el.qk_norm = true;
+    return { temperature: el.temperature, mask: el.mask, qk: el.qk_norm, attribute: el.getAttribute('qk_norm'), seed: el.seed };
+  });
+  assert.deepEqual(typed, { temperature: 2, mask: 'none', qk: true, attribute: '1', seed: null });
+  await page.waitForFunction(() => window.changes.first.at(-1)?.qk_norm === true);
+  // A mask's kind and its numbers go together: a sliding window of 1 key back, 1 sink.
+  await page.evaluate(() => {
+    const el = document.getElementById('first');
+    el.radius = 1;
+    el.sink_tokens = 1;
+    el.mask = 'sliding';
+  });
+  await page.waitForFunction(() => {
+    const mask = window.changes.first.at(-1)?.mask;
+    return mask?.kind === 'sliding' && mask.radius === 1 && mask.sink_tokens === 1;
+  });
+});
+
+test('a started element moved in the page keeps its lab, at its attributes', async () => {
+  const frameWindow = () => document.getElementById('first').shadowRoot.querySelector('iframe').contentWindow;
+  // A frame reloads wherever it moves: mark this one, to see the lab come back in the new one.
+  await page.evaluate((f) => { eval(f)().movedFrom = 'here'; }, `(${frameWindow})`);
+  await page.evaluate(() => {
+    const el = document.getElementById('first');
+    el.parentNode.insertBefore(el, document.getElementById('own').nextSibling);
+  });
+  await page.waitForFunction((f) => {
+    const w = eval(f)();
+    return w.movedFrom === undefined && w.attentionLab?.state?.().qk_norm === true;
+  }, `(${frameWindow})`, { timeout: 60000 });
+  const state = await page.evaluate((f) => eval(f)().attentionLab.state(), `(${frameWindow})`);
+  assert.equal(state.temperature, 2);
+  assert.equal(state.mask.kind, 'sliding');
+  assert.equal(await page.evaluate(() => document.getElementById('first').shadowRoot.querySelectorAll('iframe').length), 1);
+  // Its attributes still reach the lab.
+  await page.evaluate(() => { document.getElementById('first').temperature = 3; });
+  await page.waitForFunction(() => window.changes.first.at(-1)?.temperature === 3, null, { timeout: 30000 });
+  assert.deepEqual(pageErrors, [], 'moving it threw nothing');
 });
 
 test('src= shows one\'s own attention, with the file\'s numbers', async () => {
@@ -155,7 +198,7 @@ test('custom-elements.json lists every attribute the element observes, and its e
   assert.equal(declaration.tagName, 'attention-lab');
   const observed = await page.evaluate(() => customElements.get('attention-lab').observedAttributes);
   assert.deepEqual(declaration.attributes.map((a) => a.name).sort(), [...observed].sort());
-  assert.deepEqual(declaration.events.map((e) => e.name), ['change', 'error']);
+  assert.deepEqual(declaration.events.map((e) => e.name), ['attention-lab-change', 'error']);
 });
 
 test('on a phone, the course page fits and the first lab draws', async () => {

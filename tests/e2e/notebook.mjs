@@ -79,12 +79,12 @@ flipped = attention_lab.show(np.array(e["attention"], dtype=np.float32)[:, ::-1]
 json.dump({"data": base64.b64encode(w.data).decode(), "flipped": base64.b64encode(flipped.data).decode(),
            "link": w.link, "params": w.params, "height": w.height, "shell": w.shell}, open("model.json", "w"))
 `);
-  const model = readFileSync(join(dir, 'model.json'), 'utf8');
   // A host that does what anywidget does: binary traits arrive as DataViews, changes are events.
+  // (The model's values are fetched: the page the widget shows holds script tags of its own.)
   const host = `<!DOCTYPE html><html><head><meta charset="utf-8"></head><body><div id="out"></div>
 <script type="module">
   import widget from './widget.js';
-  const values = ${model};
+  const values = await (await fetch('./model.json')).json();
   const view = (text) => new DataView(Uint8Array.from(atob(text), (c) => c.charCodeAt(0)).buffer);
   values.data = view(values.data);
   const listeners = new Map();

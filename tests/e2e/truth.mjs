@@ -287,7 +287,7 @@ test('one’s own X, tokens and weights are labelled and described as given', as
   assert.match(await page.textContent('[data-testid=weights-untrained]'), /your own weights/);
   assert.equal(await page.locator('[data-testid=reroll]').count(), 0);
   await page.click('[data-testid=share-copy-link]');
-  assert.match(await page.textContent('[data-testid=share-warning]'), /x, tokens, weights/);
+  assert.match(await page.textContent('[data-testid=share-warning]'), /tokens, x, weights/);
   await page.click('[data-testid=weights-reset]');
   await page.waitForSelector('[data-testid=reroll]');
   await page.close();

@@ -350,7 +350,7 @@ pub fn assert_trace_close(name: &str, actual: &Trace, expected: &Expected, toler
 /// Something that computes traces: the CPU core, or a GPU backend. Test bodies are written once
 /// against it and run on every engine.
 #[allow(async_fn_in_trait)]
-pub trait Engine {
+pub trait TestBackend {
     fn name(&self) -> String;
     async fn trace(&mut self, config: &Config) -> Trace;
 }
@@ -358,7 +358,7 @@ pub trait Engine {
 /// The CPU core.
 pub struct Cpu;
 
-impl Engine for Cpu {
+impl TestBackend for Cpu {
     fn name(&self) -> String {
         "cpu".into()
     }
@@ -368,7 +368,7 @@ impl Engine for Cpu {
     }
 }
 
-impl Engine for attention_gpu::GpuBackend {
+impl TestBackend for attention_gpu::GpuBackend {
     fn name(&self) -> String {
         format!("gpu ({})", self.info().name)
     }

@@ -71,7 +71,7 @@ impl Context {
             }
         }));
 
-        let software = adapter_info.device_type == wgpu::DeviceType::Cpu;
+        let software = is_software(&adapter_info.name, adapter_info.device_type);
         // Browsers leave wgpu's name empty; GPUAdapter.info still tells vendor and architecture.
         #[cfg(target_arch = "wasm32")]
         let name = match adapter_info.name.as_str() {
@@ -143,4 +143,20 @@ async fn browser_adapter_label() -> Option<String> {
             .to_string(),
     };
     (!label.is_empty()).then_some(label)
+}
+
+/// Whether an adapter is a software rasteriser (lavapipe/llvmpipe, SwiftShader, WARP): correct,
+/// but slower than the CPU path, so "auto" never picks it. Told by its type where the driver
+/// says it, and by its name where it does not (browsers report no type).
+pub fn is_software(name: &str, device_type: wgpu::DeviceType) -> bool {
+    let name = name.to_lowercase();
+    device_type == wgpu::DeviceType::Cpu
+        || [
+            "llvmpipe",
+            "lavapipe",
+            "swiftshader",
+            "microsoft basic render",
+        ]
+        .iter()
+        .any(|n| name.contains(n))
 }

@@ -22,11 +22,13 @@ mod softmax;
 mod uniforms;
 
 pub use backend::GpuBackend;
-pub use context::GpuInfo;
+pub use context::{GpuInfo, is_software};
 pub use error::GpuError;
 pub use shader::{Binding, Shader};
 pub use uniforms::ParamsLayout;
 pub use uniforms::mask_kind;
+/// What kind of device an adapter is (as wgpu tells it), for [`is_software`].
+pub use wgpu::DeviceType;
 
 /// Every shader, with what the Rust side assumes about it (checked by `tests/gpu.rs` with naga).
 pub const SHADERS: [Shader; 4] = [

@@ -1,5 +1,7 @@
 //! `attention-trace`: one JSON request on stdin, one JSON trace on stdout.
 //! Bad input: exit status 2 and a one-line message naming the field on stderr.
+//! `attention-trace --schema`: the request's JSON Schema (every field, its type, its default and
+//! what it means) on stdout.
 
 #[cfg(not(target_arch = "wasm32"))]
 fn main() -> std::process::ExitCode {
@@ -14,6 +16,21 @@ fn main() -> std::process::ExitCode {
         eprintln!("attention-trace: {message}");
         ExitCode::from(2)
     };
+    match std::env::args().nth(1).as_deref() {
+        None => {}
+        Some("--schema") => {
+            print!("{}", attention_core::api::request_schema_text());
+            return ExitCode::SUCCESS;
+        }
+        Some("--help" | "-h") => {
+            println!(
+                "attention-trace: one JSON request on stdin (see --schema), one JSON trace on stdout.\n\n\
+                 Usage: attention-trace < request.json\n       attention-trace --schema"
+            );
+            return ExitCode::SUCCESS;
+        }
+        Some(other) => return fail(format!("{other}: unknown option (try --schema or --help)")),
+    }
     let mut input = String::new();
     if let Err(error) = std::io::stdin().read_to_string(&mut input) {
         return fail(format!("could not read stdin: {error}"));

@@ -1,5 +1,6 @@
 //! The `attention-trace` binary, driven as a course author would: JSON in, JSON out.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests may (the workspace denies both elsewhere).
 #![cfg(not(target_arch = "wasm32"))]
 
 use std::io::Write;

@@ -93,14 +93,17 @@ pub mod worker {
         });
         scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
         on_message.forget();
-        let channel = MessageChannel::new().expect("a worker can make a channel");
-        let turn_scope = scope.clone();
-        let on_turn = Closure::<dyn Fn(MessageEvent)>::new(move |_| run(&turn_scope));
-        channel
-            .port1()
-            .set_onmessage(Some(on_turn.as_ref().unchecked_ref()));
-        on_turn.forget();
-        TURN.with_borrow_mut(|turn| *turn = Some(channel));
+        // Without a channel of its own (none can be made), the worker runs its units back to
+        // back, reading its messages only between requests.
+        if let Ok(channel) = MessageChannel::new() {
+            let turn_scope = scope.clone();
+            let on_turn = Closure::<dyn Fn(MessageEvent)>::new(move |_| run(&turn_scope));
+            channel
+                .port1()
+                .set_onmessage(Some(on_turn.as_ref().unchecked_ref()));
+            on_turn.forget();
+            TURN.with_borrow_mut(|turn| *turn = Some(channel));
+        }
         post(&scope, &Array::of1(&"ready".into()), None);
     }
 

@@ -3,6 +3,8 @@
 //! Protocol (documented in the README):
 //! - the host sends `{type: "attention-lab:set", params: {...}}`, with the trace CLI's parameter
 //!   names plus the view settings `head`, `lang`, `theme`, `step`, `view`, `panels`;
+//! - or `{type: "attention-lab:link", query}`: parameters and view settings as a link writes them
+//!   (what the course element sends for its attributes);
 //! - or `{type: "attention-lab:load", data, name?}`: one's own attention, `data` as
 //!   `attentionLab.load` takes it (null goes back to the lab's own numbers);
 //! - the lab posts `{type: "attention-lab:state", state}` (what `attentionLab.state()` returns) to
@@ -18,7 +20,7 @@ use serde_json::{Value, json};
 
 use wasm_bindgen::JsValue;
 
-use super::js_api::{apply_message, load_data};
+use super::js_api::{apply_link, apply_message, load_data};
 use super::location;
 use super::state_json::state_json;
 use crate::ui::logic::notice::ApiError;
@@ -76,6 +78,14 @@ pub fn connect(lab: Lab) {
                 // Where the host fetched it: "Open the full lab" carries it as `src=`.
                 Ok(()) => lab.imported_src.set(field("url").as_string()),
                 Err(error) => post(json!({"type": "attention-lab:error", "error": error})),
+            }
+            return;
+        }
+        // The course element's attributes, as a link's query.
+        if message.get("type").and_then(Value::as_str) == Some("attention-lab:link") {
+            let query = message.get("query").and_then(Value::as_str).unwrap_or("");
+            if let Err(error) = apply_link(lab, query) {
+                post(json!({"type": "attention-lab:error", "error": error}));
             }
             return;
         }

@@ -23,18 +23,21 @@ use attention_core::io::import::Format;
 use super::state_json::state_json;
 use crate::ui::i18n::Lang;
 use crate::ui::logic::colormap::ScaleMode;
+use crate::ui::logic::element::VIEW_SETTINGS;
+use crate::ui::logic::link::{decode, parse_query};
 use crate::ui::logic::notice::{ApiError, Notice};
 use crate::ui::logic::theme::Theme;
 use crate::ui::state::Lab;
 use crate::ui::state::model::trained_request;
 use attention_core::api::parse_request;
+use attention_core::models::Layout;
 use attention_core::teaching::Chapter;
 
-/// The view settings a host may send beside the parameters.
-/// `head` and `step` count from 1, as the page and its links do.
-const VIEW_KEYS: [&str; 9] = [
-    "head", "lang", "theme", "step", "view", "panels", "scale", "layer", "lesson",
-];
+/// Whether `name` is a view setting a host may send beside the parameters (`head`, `step` and
+/// `layer` count from 1, as the page and its links do).
+fn is_view_setting(name: &str) -> bool {
+    VIEW_SETTINGS.iter().any(|s| s.name == name)
+}
 
 /// Applies a JSON object of parameters and view settings (as `set()` and the embedding protocol
 /// receive them). Everything is checked first; on a refusal nothing changes.
@@ -45,7 +48,7 @@ pub fn apply_message(lab: Lab, params: &Value) -> Result<(), ApiError> {
     let (view, request): (Map<String, Value>, Map<String, Value>) = fields
         .iter()
         .map(|(k, v)| (k.clone(), v.clone()))
-        .partition(|(k, _)| VIEW_KEYS.contains(&k.as_str()));
+        .partition(|(k, _)| is_view_setting(k));
     let bad = ApiError::BadView;
     // Counted from 1, as the page shows them; kept from 0 inside.
     let counted = |name: &'static str| {
@@ -148,6 +151,66 @@ pub fn apply_message(lab: Lab, params: &Value) -> Result<(), ApiError> {
     Ok(())
 }
 
+/// Applies a link's query (how the course element sends its attributes): its request fields
+/// and the view settings it names, as `set()` applies them (refused whole, changing nothing,
+/// when they cannot work); what the link itself gets wrong is refused too, in the reader's
+/// language.
+pub fn apply_link(lab: Lab, query: &str) -> Result<(), String> {
+    let lang = lab.lang.get_untracked();
+    let (link, notices) = parse_query(query);
+    if !notices.is_empty() {
+        let sentences: Vec<String> = notices.iter().map(|n| n.describe(lang)).collect();
+        return Err(lang.join_sentences(&sentences));
+    }
+    let names: Vec<String> = query
+        .split('&')
+        .filter_map(|pair| decode(pair.split('=').next().unwrap_or(pair)))
+        .collect();
+    let given = |name: &str| names.iter().any(|n| n == name);
+    let mut params = match serde_json::to_value(&link.request) {
+        Ok(Value::Object(fields)) => fields,
+        _ => Map::new(),
+    };
+    let view = &link.view;
+    let counted = |n: usize| Value::from(n + 1);
+    let settings: [(&str, Option<Value>); 9] = [
+        ("head", Some(counted(view.head))),
+        ("step", Some(counted(view.step))),
+        ("layer", Some(counted(view.layer))),
+        ("scale", Some(view.scale.name().into())),
+        ("view", view.view.clone().map(Value::from)),
+        (
+            "lesson",
+            Some(view.lesson.map_or(Value::Null, |c| c.id().into())),
+        ),
+        ("lang", view.lang.map(|l| l.name().into())),
+        ("theme", Some(view.theme.name().into())),
+        (
+            "panels",
+            names.iter().position(|n| n == "panels").and_then(|_| {
+                let text = query
+                    .split('&')
+                    .find_map(|p| p.strip_prefix("panels="))
+                    .and_then(decode)?;
+                Some(
+                    text.split(',')
+                        .map(str::trim)
+                        .filter(|p| !p.is_empty())
+                        .collect(),
+                )
+            }),
+        ),
+    ];
+    for (name, value) in settings {
+        if given(name)
+            && let Some(value) = value
+        {
+            params.insert(name.into(), value);
+        }
+    }
+    apply_message(lab, &Value::Object(params)).map_err(|e| e.message(lang))
+}
+
 /// Applies `update` if the result is computable; otherwise returns why and changes nothing.
 pub fn apply(lab: Lab, update: &str) -> Result<(), ApiError> {
     let refuse = ApiError::Request;
@@ -156,7 +219,7 @@ pub fn apply(lab: Lab, update: &str) -> Result<(), ApiError> {
     if merged.is_trained() {
         // The trained model reads the sentence, the mask, the temperature and the tiles; a
         // setting it fixes is refused, naming it.
-        if let Some(field) = update.fixed_by_model() {
+        if let Some(field) = update.fixed_by(merged.trained_layout().unwrap_or(Layout::Gpt2)) {
             return Err(ApiError::Request(
                 attention_core::api::RequestError::FixedByModel { field },
             ));

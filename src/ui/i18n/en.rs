@@ -642,7 +642,11 @@ pub static TEXT: Text = Text {
         malformed: |name, value| {
             format!("The link's {name} = “{value}” is not a valid value; it was ignored.")
         },
-        missing_cells: "The link asks for a custom mask but gives no cells; it was ignored.",
+        missing: |name, field, kind| {
+            format!(
+                "The link asks for a {field} of kind {kind} but gives no {name}; it was ignored."
+            )
+        },
         too_long: |name, length| {
             format!(
                 "The link's {name} is {length} characters long, too long to use; it was ignored."

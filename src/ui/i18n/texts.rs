@@ -323,7 +323,8 @@ pub struct LinkTexts {
     /// The name and its value.
     pub malformed: fn(&str, &str) -> String,
     /// A custom mask without its cells.
-    pub missing_cells: &'static str,
+    /// The parameter, the field and its kind: `mask` of kind `custom` needs `cells`.
+    pub missing: fn(&str, &str, &str) -> String,
     /// The name and its length in characters.
     pub too_long: fn(&str, usize) -> String,
     /// An embed panel the lab does not have.

@@ -582,7 +582,9 @@ pub static TEXT: Text = Text {
     link: LinkTexts {
         unknown: |name| format!("链接里的“{name}”不是本实验室认识的参数，已忽略。"),
         malformed: |name, value| format!("链接里的 {name} = “{value}” 不是有效的值，已忽略。"),
-        missing_cells: "链接要求自定义掩码，却没有给出格子，已忽略。",
+        missing: |name, field, kind| {
+            format!("链接要求 {kind} 类型的 {field}，却没有给出 {name}，已忽略。")
+        },
         too_long: |name, length| format!("链接里的 {name} 有 {length} 个字符，太长了，已忽略。"),
         unknown_panel: |name| format!("链接要求的面板“{name}”不存在，已略去。"),
         dropped: |name, value, reason| {

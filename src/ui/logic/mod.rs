@@ -1,11 +1,12 @@
 //! The UI's pure logic: what each view shows, computed from a trace, and every rule behind the
-//! controls, the links and the choice of engine. No leptos, web-sys, js-sys or wasm-bindgen here
+//! controls, the links and the choice of backend. No leptos, web-sys, js-sys or wasm-bindgen here
 //! (`tests/architecture.rs` checks it), so all of it is tested natively.
 
+pub mod backend;
 pub mod colormap;
 mod colormap_data;
 pub mod controls;
-pub mod engine;
+pub mod element;
 pub mod explain;
 pub mod flash_frame_views;
 pub mod flash_frames;

@@ -7,7 +7,7 @@ use leptos::prelude::*;
 use super::outcome::Outcome;
 use crate::ui::browser::clock::now_ms;
 use crate::ui::logic::TraceRef;
-use crate::ui::logic::engine::{Fallback, FallbackReason, GpuStatus};
+use crate::ui::logic::backend::{Fallback, FallbackReason, GpuStatus};
 use attention_core::api::Request;
 use attention_gpu::GpuBackend;
 

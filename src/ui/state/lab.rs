@@ -12,10 +12,10 @@ use super::outcome::{Outcome, compute};
 use crate::ui::browser::clock::now_ms;
 use crate::ui::i18n::{EXAMPLES, Lang};
 use crate::ui::logic::TraceRef;
-use crate::ui::logic::colormap::ScaleMode;
-use crate::ui::logic::engine::{
-    Engine, Fallback, FallbackReason, GpuStatus, choice, choose, computes_later,
+use crate::ui::logic::backend::{
+    ChosenBackend, Fallback, FallbackReason, GpuStatus, choice, choose, computes_later,
 };
+use crate::ui::logic::colormap::ScaleMode;
 use crate::ui::logic::lesson::Progress;
 use crate::ui::logic::link::{Embed, LinkNotice};
 use crate::ui::logic::notice::Notice;
@@ -108,7 +108,7 @@ pub struct Lab {
     pub lesson_factor: RwSignal<f32>,
     /// The stability chapter's shift c, added to every score (softmax does not change).
     pub lesson_shift: RwSignal<f32>,
-    /// The learner's answers and chapters seen (kept in local storage by `browser::progress`).
+    /// The learner's answers and chapters seen (kept in local storage by `bridge::progress`).
     pub progress: RwSignal<Progress>,
     /// A long input's zoomed region: its first query and first key (clamped when read).
     pub zoom: RwSignal<(usize, usize)>,
@@ -168,16 +168,16 @@ impl Lab {
                 .unwrap_or(attention_core::pipeline::config::DEFAULT_N_HEADS);
             let keys = keys.unwrap_or(tokens);
             // The GPU returns every n² matrix: a long input, summarised, is the CPU's.
-            let engine = match gpu.with(|status| choose(choice(&current), status, tokens)) {
-                Engine::Gpu if tokens.saturating_mul(keys) > FULL_HEAD_CELLS => {
-                    Engine::Cpu(Some(Fallback::new(FallbackReason::TooLarge, "")))
+            let backend = match gpu.with(|status| choose(choice(&current), status, tokens)) {
+                ChosenBackend::Gpu if tokens.saturating_mul(keys) > FULL_HEAD_CELLS => {
+                    ChosenBackend::Cpu(Some(Fallback::new(FallbackReason::TooLarge, "")))
                 }
-                engine => engine,
+                backend => backend,
             };
             let later = previous_trace.is_some() && computes_later(heads, tokens, keys);
-            let outcome = match engine {
+            let outcome = match backend {
                 // A large trace: the last result, marked pending, until the CPU job answers.
-                Engine::Cpu(fallback) if later => match cpu_jobs.done.get() {
+                ChosenBackend::Cpu(fallback) if later => match cpu_jobs.done.get() {
                     Some((answered, outcome)) if answered == current => Outcome {
                         fallback,
                         ..outcome
@@ -189,11 +189,11 @@ impl Lab {
                         ..previous.cloned().unwrap_or_else(|| compute(&current, None))
                     },
                 },
-                Engine::Cpu(fallback) => Outcome {
+                ChosenBackend::Cpu(fallback) => Outcome {
                     fallback,
                     ..compute(&current, previous_trace.map(|t| &t.0.config))
                 },
-                Engine::Gpu => match jobs.done.get() {
+                ChosenBackend::Gpu => match jobs.done.get() {
                     Some((answered, outcome)) if answered == current => outcome,
                     // Until the GPU answers: the last result, marked pending (or the CPU's,
                     // when there is none yet to show).

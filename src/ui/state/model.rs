@@ -1,6 +1,6 @@
 //! The trained model in the page: whether it is loaded, and its forward pass on the current
 //! sentence. The model's files are fetched only when it is first asked for (the default view
-//! never waits for them); `browser::model_files` fetches them and reports here.
+//! never waits for them); `bridge::model_files` fetches them and reports here.
 
 use std::sync::Arc;
 

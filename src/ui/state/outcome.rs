@@ -4,7 +4,7 @@
 
 use crate::ui::browser::clock::now_ms;
 use crate::ui::logic::TraceRef;
-use crate::ui::logic::engine::Fallback;
+use crate::ui::logic::backend::Fallback;
 use attention_core::api::{Request, RequestError};
 use attention_core::pipeline::overview::summarises;
 use attention_core::{Backend, Config, FlashDetail, compute_parts_with, trace_from};

@@ -292,7 +292,7 @@ fn Message() -> impl IntoView {
     }
 }
 
-/// Which engine computed the numbers (and on which adapter), and how long the last computation
+/// Which backend computed the numbers (and on which adapter), and how long the last computation
 /// took; while the GPU works, that it is computing. The title says why the CPU computed, if so.
 #[component]
 fn BackendBadge() -> impl IntoView {
@@ -300,7 +300,7 @@ fn BackendBadge() -> impl IntoView {
     let text = move || lab.lang.get().text();
     let label = move || {
         let outcome = lab.outcome.get();
-        let engine = match outcome.result.as_ref().ok().map(|t| t.0.backend.clone()) {
+        let backend = match outcome.result.as_ref().ok().map(|t| t.0.backend.clone()) {
             Some(Backend::Gpu { adapter }) => format!("{} · {adapter}", text().computed_on_gpu),
             _ => text().computed_on_cpu.to_string(),
         };
@@ -312,7 +312,7 @@ fn BackendBadge() -> impl IntoView {
             };
             format!("{on} · {}", text().computing)
         } else {
-            format!("{engine} · {}", format_ms(outcome.compute_ms))
+            format!("{backend} · {}", format_ms(outcome.compute_ms))
         }
     };
     let title = move || {

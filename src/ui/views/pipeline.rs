@@ -15,7 +15,7 @@ use super::section::{PresentBar, SectionHeading, UnlessSummarised, presented};
 use super::shaping::ShapingSection;
 use super::stage_card::{StageCard, StageSection};
 use super::stream::StreamSection;
-use crate::ui::logic::engine::computes_later;
+use crate::ui::logic::backend::computes_later;
 use crate::ui::logic::format::format_ms;
 use crate::ui::logic::roles::label;
 use crate::ui::logic::sections::Section;

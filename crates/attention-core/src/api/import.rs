@@ -98,7 +98,7 @@ pub fn import_settings(
     let block = block.unwrap_or_default();
     Ok(crate::io::imported::ImportSettings {
         mask: mask
-            .map(super::request::mask_spec)
+            .map(super::request_params::mask_spec)
             .transpose()?
             .unwrap_or(crate::MaskSpec::None),
         temperature: temperature.unwrap_or(1.0),

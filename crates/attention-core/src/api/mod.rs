@@ -1,19 +1,26 @@
 //! The JSON shape of a request and of a trace, shared by the `attention-trace` CLI, the page's
 //! `window.attentionLab` API and the tests. Depends on the core; the core does not know it.
+//!
+//! A request's fields are defined once, in `request.rs`, as the struct and the table
+//! ([`FIELDS`]) the JSON Schema, the links and the course element are driven by ([`fields`]).
 
+pub mod fields;
 pub mod import;
 mod kernel_bench;
 mod lesson;
 mod model;
 mod request;
+mod request_params;
+mod request_types;
 mod response;
 
 pub use kernel_bench::kernel_bench;
 pub use lesson::lesson_json;
 pub use model::{forward_json, generate_json, generation_input, stream_eval_json};
-pub use request::{
+pub use request::{FIELDS, Request, field, parse_request, request_schema, request_schema_text};
+pub use request_types::{
     BackendChoice, BlockRequest, FocusRequest, GenerateRequest, LayerNormRequest, MaskRequest,
-    ModelChoice, PairingRequest, PositionRequest, Request, RequestError, SamplingRequest,
-    StreamEvalRequest, WeightsRequest, parse_request,
+    ModelChoice, PairingRequest, PositionRequest, RequestError, SamplingRequest, StreamEvalRequest,
+    WeightsRequest,
 };
 pub use response::{matrix_json, outputs_json, replay_json, trace_json};

@@ -1,385 +1,503 @@
-//! Parsing a JSON request into checked core parameters.
+//! A request: every field defined once, below, as the struct the CLI and the page read
+//! ([`Request`]) and as a row of the table the rest is driven by ([`FIELDS`], see
+//! [`super::fields`]). A field's doc comment is its description everywhere (the JSON Schema, the
+//! course element's manifest); its spec says its JSON Schema, its default, who keeps it, how it
+//! reads and writes in a link and whether a trained model fixes it.
 
-use ndarray::Array2;
 use serde::{Deserialize, Serialize};
-use thiserror::Error;
+use serde_json::Value;
 
-use crate::math::scoring::{Pairing, Position, Shaping};
-use crate::math::weights::Weights;
-use crate::models::generate::{GenerateSpec, Sampling};
-use crate::models::{Layout, ModelRun};
-use crate::pipeline::config::{DEFAULT_N_HEADS, matrix_from_rows};
-use crate::teaching::{Chapter, Focus, MAX_SHIFT};
-use crate::{ConfigError, Input, LayerNormMode, MaskSpec, Params};
+use super::fields::{Field, Fixed, Form, Link, Part, Scope};
+use super::request_types::{
+    BackendChoice, BlockRequest, FocusRequest, GenerateRequest, LayerNormRequest, MaskRequest,
+    ModelChoice, PositionRequest, RequestError, StreamEvalRequest, WeightsRequest,
+};
+use crate::models::Layout;
 
-/// Which engine should compute. `Auto` picks the faster one that is available.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum BackendChoice {
-    #[default]
-    Auto,
-    Cpu,
-    Gpu,
+/// The struct and its table from one list: each field a doc comment, a name, a type (every
+/// field is optional) and its spec (the rest of its [`Field`]).
+macro_rules! request_fields {
+    ($(
+        $(#[doc = $doc:literal])*
+        $name:ident: $ty:ty => { $($spec:tt)* }
+    ),* $(,)?) => {
+        /// Every parameter, each optional (what leaving one out means is in [`FIELDS`]). Unknown
+        /// fields are refused, so a typo is an error rather than silently ignored.
+        #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+        #[serde(deny_unknown_fields)]
+        pub struct Request {
+            $(
+                $(#[doc = $doc])*
+                #[serde(skip_serializing_if = "Option::is_none")]
+                pub $name: Option<$ty>,
+            )*
+        }
+
+        /// Every field of a [`Request`], in order.
+        pub const FIELDS: &[Field] = &[$(
+            Field {
+                name: stringify!($name),
+                doc: concat!($($doc, "\n"),*),
+                $($spec)*
+            },
+        )*];
+
+        impl Request {
+            /// Whether the field `name` is given.
+            pub fn is_given(&self, name: &str) -> bool {
+                match name {
+                    $(stringify!($name) => self.$name.is_some(),)*
+                    _ => false,
+                }
+            }
+
+            /// Gives the field `name` the value `from` has (given or not).
+            pub fn take_field(&mut self, from: &Request, name: &str) {
+                match name {
+                    $(stringify!($name) => self.$name = from.$name.clone(),)*
+                    _ => {}
+                }
+            }
+
+            /// The field `name` as JSON (null when it is not given).
+            pub fn field_json(&self, name: &str) -> Value {
+                match name {
+                    $(stringify!($name) => serde_json::to_value(&self.$name).unwrap_or(Value::Null),)*
+                    _ => Value::Null,
+                }
+            }
+
+            /// Sets the field `name` from JSON (null: not given); refused with serde's reason
+            /// when the value does not fit the field.
+            pub fn set_field_json(&mut self, name: &str, value: Value) -> Result<(), String> {
+                match name {
+                    $(stringify!($name) => {
+                        self.$name = serde_json::from_value(value).map_err(|e| e.to_string())?;
+                        Ok(())
+                    })*
+                    _ => Err(format!("unknown field `{name}`")),
+                }
+            }
+        }
+    };
 }
 
-/// Positions as JSON spells them: `{"kind": "rope", "base": 10000, "pairing": "half"}`.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
-pub enum PositionRequest {
-    /// X = E + P, sines and cosines (the default).
-    Absolute {
-        #[serde(default)]
-        offset: usize,
-    },
-    /// X = E.
-    None {
-        #[serde(default)]
-        offset: usize,
-    },
-    /// Rotary positions on each head's q and k.
-    Rope {
-        #[serde(default = "default_rope_base")]
-        base: f64,
-        #[serde(default)]
-        pairing: PairingRequest,
-        #[serde(default)]
-        offset: usize,
-    },
-    /// Linear biases −m_h·|i − j| on the scores.
-    Alibi {
-        #[serde(default)]
-        offset: usize,
-    },
+/// The names a mask's kind may have.
+const MASK_KINDS: &[&str] = &["none", "causal", "padding", "window", "sliding", "custom"];
+/// The names positions' kind may have.
+const POSITION_KINDS: &[&str] = &["absolute", "none", "rope", "alibi"];
+
+/// Trained models have a Pre-LN block.
+fn is_pre(value: &Value, _: Layout) -> bool {
+    value == "pre"
 }
 
-fn default_rope_base() -> f64 {
-    10_000.0
+/// Positions as a model of `layout` has them: GPT-2 learned absolute positions from 0; Llama
+/// turns q and k by RoPE (base 10000, half pairing), whose offset a learner may move (the scores
+/// do not change).
+fn is_models_position(value: &Value, layout: Layout) -> bool {
+    let field = |name: &str| value.get(name);
+    let kind = field("kind").and_then(Value::as_str);
+    if layout.adds_positions() {
+        kind == Some("absolute") && field("offset").and_then(Value::as_u64).unwrap_or(0) == 0
+    } else {
+        kind == Some("rope")
+            && field("base").and_then(Value::as_f64).unwrap_or(10_000.0) == 10_000.0
+            && field("pairing").and_then(Value::as_str).unwrap_or("half") == "half"
+    }
 }
 
-/// RoPE's pairing as JSON spells it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum PairingRequest {
-    /// p with p + d_k/2 (GPT-NeoX, Hugging Face's Llama).
-    #[default]
-    Half,
-    /// 2p with 2p + 1 (GPT-J, Meta's original Llama).
-    Interleaved,
-}
+const WHOLE: &str = r#"{"type": "integer", "minimum": 1}"#;
+const MATRIX: &str =
+    r#"{"type": "array", "items": {"type": "array", "items": {"type": "number"}}}"#;
+const WORDS: &str = r#"{"type": "array", "items": {"type": "string"}}"#;
 
-impl PositionRequest {
-    /// The core's shaping fields: the position and its offset.
-    pub fn position(&self) -> (Position, usize) {
-        match *self {
-            Self::Absolute { offset } => (Position::Absolute, offset),
-            Self::None { offset } => (Position::None, offset),
-            Self::Rope {
-                base,
-                pairing,
-                offset,
-            } => (
-                Position::Rope {
-                    base,
-                    pairing: match pairing {
-                        PairingRequest::Half => Pairing::Half,
-                        PairingRequest::Interleaved => Pairing::Interleaved,
-                    },
+request_fields! {
+    /// Random weights (the default), the trained small GPT-2 ("trained" or "gpt2"), or the
+    /// trained model in the Llama layout (RoPE, RMSNorm, SwiGLU, grouped-query attention).
+    model: ModelChoice => {
+        schema: r#"{"enum": ["random", "trained", "gpt2", "llama"]}"#,
+        default: Some(r#""random""#),
+        scope: Scope::Lab,
+        group: None,
+        link: Link::Plain(Form::Name(&["random", "trained", "gpt2", "llama"])),
+        fixed: Fixed::Never,
+    },
+    /// The sentence the lab computes on (English, Chinese or any text), split into words and
+    /// punctuation (each Chinese character a token); a trained model reads it one character at
+    /// a time.
+    sentence: String => {
+        schema: r#"{"type": "string"}"#,
+        default: None,
+        scope: Scope::Lab,
+        group: Some("input"),
+        link: Link::Plain(Form::Text),
+        fixed: Fixed::Never,
+    },
+    /// The input as tokens instead of a sentence (or the labels of the rows of `x`).
+    tokens: Vec<String> => {
+        schema: WORDS,
+        default: None,
+        scope: Scope::Lab,
+        group: Some("input"),
+        link: Link::None,
+        fixed: Fixed::Always,
+    },
+    /// The input as the rows of X itself, [tokens, d_model].
+    x: Vec<Vec<f64>> => {
+        schema: MATRIX,
+        default: None,
+        scope: Scope::Lab,
+        group: Some("input"),
+        link: Link::None,
+        fixed: Fixed::Always,
+    },
+    /// A second sentence for cross-attention: the keys and values.
+    source_sentence: String => {
+        schema: r#"{"type": "string"}"#,
+        default: None,
+        scope: Scope::Lab,
+        group: Some("source"),
+        link: Link::Plain(Form::Text),
+        fixed: Fixed::Always,
+    },
+    /// The keys' and values' input as tokens.
+    source_tokens: Vec<String> => {
+        schema: WORDS,
+        default: None,
+        scope: Scope::Lab,
+        group: Some("source"),
+        link: Link::None,
+        fixed: Fixed::Always,
+    },
+    /// The keys' and values' input as the rows of its X.
+    source_x: Vec<Vec<f64>> => {
+        schema: MATRIX,
+        default: None,
+        scope: Scope::Lab,
+        group: Some("source"),
+        link: Link::None,
+        fixed: Fixed::Always,
+    },
+    /// Width of each token's vector (by default 16, or the width of a given X).
+    d_model: usize => {
+        schema: WHOLE,
+        default: None,
+        scope: Scope::Lab,
+        group: None,
+        link: Link::Plain(Form::Integer),
+        fixed: Fixed::Always,
+    },
+    /// Number of attention heads.
+    n_heads: usize => {
+        schema: WHOLE,
+        default: Some("2"),
+        scope: Scope::Lab,
+        group: None,
+        link: Link::Plain(Form::Integer),
+        fixed: Fixed::Always,
+    },
+    /// Number of K/V heads (grouped-query attention when fewer than n_heads; as many as n_heads
+    /// by default).
+    n_kv_heads: usize => {
+        schema: WHOLE,
+        default: None,
+        scope: Scope::Lab,
+        group: None,
+        link: Link::Plain(Form::Integer),
+        fixed: Fixed::Always,
+    },
+    /// Width of each head's queries and keys (d_model / n_heads by default).
+    d_k: usize => {
+        schema: WHOLE,
+        default: None,
+        scope: Scope::Lab,
+        group: None,
+        link: Link::Plain(Form::Integer),
+        fixed: Fixed::Always,
+    },
+    /// Width of each head's values (d_k by default).
+    d_v: usize => {
+        schema: WHOLE,
+        default: None,
+        scope: Scope::Lab,
+        group: None,
+        link: Link::Plain(Form::Integer),
+        fixed: Fixed::Always,
+    },
+    /// Softmax temperature T: scores are divided by √d_k · T.
+    temperature: f64 => {
+        schema: r#"{"type": "number", "exclusiveMinimum": 0}"#,
+        default: Some("1"),
+        scope: Scope::Lab,
+        group: None,
+        link: Link::Plain(Form::Number),
+        fixed: Fixed::Never,
+    },
+    /// The attention mask: none, causal, padding (the first `valid_len` keys are real), a
+    /// two-sided window of `radius` keys, a causal sliding window of `radius` keys back with the
+    /// first `sink_tokens` keys always seen, or custom cells (`allowed`, [queries][keys]).
+    mask: MaskRequest => {
+        schema: r#"{"oneOf": [
+            {"type": "object", "properties": {"kind": {"const": "none"}}, "required": ["kind"], "additionalProperties": false},
+            {"type": "object", "properties": {"kind": {"const": "causal"}}, "required": ["kind"], "additionalProperties": false},
+            {"type": "object", "properties": {"kind": {"const": "padding"}, "valid_len": {"type": "integer", "minimum": 0}}, "required": ["kind", "valid_len"], "additionalProperties": false},
+            {"type": "object", "properties": {"kind": {"const": "window"}, "radius": {"type": "integer", "minimum": 0}}, "required": ["kind", "radius"], "additionalProperties": false},
+            {"type": "object", "properties": {"kind": {"const": "sliding"}, "radius": {"type": "integer", "minimum": 0}, "sink_tokens": {"type": "integer", "minimum": 0, "default": 0}}, "required": ["kind", "radius"], "additionalProperties": false},
+            {"type": "object", "properties": {"kind": {"const": "custom"}, "allowed": {"type": "array", "items": {"type": "array", "items": {"type": "boolean"}}}}, "required": ["kind", "allowed"], "additionalProperties": false}
+        ]}"#,
+        default: Some(r#"{"kind": "none"}"#),
+        scope: Scope::Lab,
+        group: None,
+        link: Link::Object {
+            kinds: MASK_KINDS,
+            parts: &[
+                Part {
+                    link: "valid_len",
+                    key: "valid_len",
+                    form: Form::Integer,
+                    kinds: &["padding"],
+                    default: Some("0"),
+                    description: "How many tokens are real (mask padding).",
                 },
-                offset,
-            ),
-            Self::Alibi { offset } => (Position::Alibi, offset),
-        }
-    }
-}
-
-/// A mask as JSON spells it: `{"kind": "padding", "valid_len": 2}`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
-pub enum MaskRequest {
-    None,
-    Causal,
-    Padding {
-        valid_len: usize,
+                Part {
+                    link: "radius",
+                    key: "radius",
+                    form: Form::Integer,
+                    kinds: &["window", "sliding"],
+                    default: Some("1"),
+                    description: "The window's radius (mask window or sliding).",
+                },
+                Part {
+                    link: "sink_tokens",
+                    key: "sink_tokens",
+                    form: Form::Integer,
+                    kinds: &["sliding"],
+                    default: Some("0"),
+                    description: "The first keys every query sees (mask sliding).",
+                },
+                Part {
+                    link: "cells",
+                    key: "allowed",
+                    form: Form::Cells,
+                    kinds: &["custom"],
+                    default: None,
+                    description: "A custom mask's cells: rows of 0 and 1 joined by dots (100.110.111).",
+                },
+            ],
+        },
+        fixed: Fixed::Never,
     },
-    Window {
-        radius: usize,
+    /// Seed of the random weights.
+    seed: u64 => {
+        schema: r#"{"type": "integer", "minimum": 0}"#,
+        default: Some("0"),
+        scope: Scope::Lab,
+        group: None,
+        link: Link::Plain(Form::Integer),
+        fixed: Fixed::Always,
     },
-    /// A causal sliding window of `radius` keys back, and the first `sink_tokens` keys always.
-    Sliding {
-        radius: usize,
-        #[serde(default)]
-        sink_tokens: usize,
+    /// One's own W_Q, W_K, W_V ([d_model, n_heads·d_k]) and W_O instead of random ones.
+    weights: WeightsRequest => {
+        schema: r#"{"type": "object", "properties": {"w_q": {"type": "array", "items": {"type": "array", "items": {"type": "number"}}}, "w_k": {"type": "array", "items": {"type": "array", "items": {"type": "number"}}}, "w_v": {"type": "array", "items": {"type": "array", "items": {"type": "number"}}}, "w_o": {"type": "array", "items": {"type": "array", "items": {"type": "number"}}}}, "required": ["w_q", "w_k", "w_v", "w_o"], "additionalProperties": false}"#,
+        default: None,
+        scope: Scope::Lab,
+        group: None,
+        link: Link::None,
+        fixed: Fixed::Always,
     },
-    Custom {
-        allowed: Vec<Vec<bool>>,
+    /// FlashAttention's tile: its rows (queries) and columns (keys); each chosen from the input
+    /// when left out.
+    block: BlockRequest => {
+        schema: r#"{"type": "object", "properties": {"rows": {"type": ["integer", "null"], "minimum": 1}, "cols": {"type": ["integer", "null"], "minimum": 1}}, "additionalProperties": false}"#,
+        default: None,
+        scope: Scope::Lab,
+        group: None,
+        link: Link::Object {
+            kinds: &[],
+            parts: &[
+                Part {
+                    link: "block_rows",
+                    key: "rows",
+                    form: Form::Integer,
+                    kinds: &[],
+                    default: None,
+                    description: "FlashAttention's tile height.",
+                },
+                Part {
+                    link: "block_cols",
+                    key: "cols",
+                    form: Form::Integer,
+                    kinds: &[],
+                    default: None,
+                    description: "FlashAttention's tile width.",
+                },
+            ],
+        },
+        fixed: Fixed::Never,
     },
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct WeightsRequest {
-    pub w_q: Vec<Vec<f64>>,
-    pub w_k: Vec<Vec<f64>>,
-    pub w_v: Vec<Vec<f64>>,
-    pub w_o: Vec<Vec<f64>>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct BlockRequest {
-    pub rows: Option<usize>,
-    pub cols: Option<usize>,
-}
-
-/// Which weights attention runs with: seeded random draws of any shape, or one of the two
-/// models trained for the lab (their shapes fixed).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ModelChoice {
-    #[default]
-    Random,
-    /// The GPT-2-layout model (`"trained"`, or `"gpt2"`).
-    #[serde(alias = "gpt2")]
-    Trained,
-    /// The Llama-layout model: RoPE, RMSNorm, SwiGLU, grouped-query attention.
-    Llama,
-}
-
-impl ModelChoice {
-    /// The trained model's layout; `None` for random weights.
-    pub fn layout(self) -> Option<Layout> {
-        match self {
-            Self::Random => None,
-            Self::Trained => Some(Layout::Gpt2),
-            Self::Llama => Some(Layout::Llama),
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum LayerNormRequest {
-    #[default]
-    None,
-    Pre,
-    Post,
-}
-
-/// Every parameter, each optional (defaults in [`Request::to_params`]). Unknown fields are refused,
-/// so a typo is an error rather than silently ignored.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Request {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub model: Option<ModelChoice>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub sentence: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub tokens: Option<Vec<String>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub x: Option<Vec<Vec<f64>>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub source_sentence: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub source_tokens: Option<Vec<String>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub source_x: Option<Vec<Vec<f64>>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub d_model: Option<usize>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub n_heads: Option<usize>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub d_k: Option<usize>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub d_v: Option<usize>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub n_kv_heads: Option<usize>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub temperature: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub seed: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub mask: Option<MaskRequest>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub weights: Option<WeightsRequest>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub block: Option<BlockRequest>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub layer_norm: Option<LayerNormRequest>,
-    /// Where positions enter: absolute (the default), none, RoPE or ALiBi, with an offset.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub position: Option<PositionRequest>,
-    /// Soft-capping of the scores: z becomes c·tanh(z / c).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub softcap: Option<f64>,
-    /// QK-norm: each head's q and k rows over their root mean square.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub qk_norm: Option<bool>,
-    /// One logit per head that joins every row's softmax as an extra column.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub sink_logits: Option<Vec<f64>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub backend: Option<BackendChoice>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub trace: Option<bool>,
+    /// LayerNorm around attention: none, pre (before, with the residual) or post (after).
+    layer_norm: LayerNormRequest => {
+        schema: r#"{"enum": ["none", "pre", "post"]}"#,
+        default: Some(r#""none""#),
+        scope: Scope::Lab,
+        group: None,
+        link: Link::Plain(Form::Name(&["none", "pre", "post"])),
+        fixed: Fixed::Unless(is_pre),
+    },
+    /// How positions enter: added to X (absolute, the default), not at all, rotary (RoPE, with
+    /// its base and pairing) or ALiBi's biases; each with an offset added to every position.
+    position: PositionRequest => {
+        schema: r#"{"type": "object", "properties": {"kind": {"enum": ["absolute", "none", "rope", "alibi"]}, "offset": {"type": "integer", "minimum": 0, "default": 0}, "base": {"type": "number", "exclusiveMinimum": 0, "default": 10000}, "pairing": {"enum": ["half", "interleaved"], "default": "half"}}, "required": ["kind"], "additionalProperties": false}"#,
+        default: Some(r#"{"kind": "absolute"}"#),
+        scope: Scope::Lab,
+        group: None,
+        link: Link::Object {
+            kinds: POSITION_KINDS,
+            parts: &[
+                Part {
+                    link: "base",
+                    key: "base",
+                    form: Form::Number,
+                    kinds: &["rope"],
+                    default: Some("10000"),
+                    description: "RoPE's base (10000 by default).",
+                },
+                Part {
+                    link: "pairing",
+                    key: "pairing",
+                    form: Form::Name(&["half", "interleaved"]),
+                    kinds: &["rope"],
+                    default: Some("half"),
+                    description: "RoPE's pairing of dimensions: p with p + d_k/2 (half), or 2p with 2p + 1 (interleaved).",
+                },
+                Part {
+                    link: "offset",
+                    key: "offset",
+                    form: Form::Integer,
+                    kinds: &[],
+                    default: Some("0"),
+                    description: "Added to every position (RoPE's and ALiBi's scores do not change).",
+                },
+            ],
+        },
+        fixed: Fixed::Unless(is_models_position),
+    },
+    /// Soft-capping: a score z becomes c·tanh(z/c).
+    softcap: f64 => {
+        schema: r#"{"type": "number", "exclusiveMinimum": 0}"#,
+        default: None,
+        scope: Scope::Lab,
+        group: None,
+        link: Link::Plain(Form::Number),
+        fixed: Fixed::Never,
+    },
+    /// QK-norm: each head's q and k rows divided by their root mean square.
+    qk_norm: bool => {
+        schema: r#"{"type": "boolean"}"#,
+        default: Some("false"),
+        scope: Scope::Lab,
+        group: None,
+        link: Link::Plain(Form::Flag),
+        fixed: Fixed::Never,
+    },
+    /// One logit per head that joins every row's softmax as an extra column (a link writes them
+    /// joined by commas).
+    sink_logits: Vec<f64> => {
+        schema: r#"{"type": "array", "items": {"type": "number"}}"#,
+        default: None,
+        scope: Scope::Lab,
+        group: None,
+        link: Link::Plain(Form::Numbers),
+        fixed: Fixed::Never,
+    },
+    /// Where the lab computes: cpu, gpu (WebGPU in the page, the machine's GPU through wgpu in
+    /// the CLI), or auto (the page's choice; the CLI computes auto on the CPU).
+    backend: BackendChoice => {
+        schema: r#"{"enum": ["auto", "cpu", "gpu"]}"#,
+        default: Some(r#""auto""#),
+        scope: Scope::Lab,
+        group: None,
+        link: Link::Plain(Form::Name(&["auto", "cpu", "gpu"])),
+        fixed: Fixed::Never,
+    },
+    /// Whether the response carries every intermediate (true) or the outputs only (false, no n²
+    /// matrix held, for long inputs).
+    trace: bool => {
+        schema: r#"{"type": "boolean"}"#,
+        default: Some("true"),
+        scope: Scope::Cli,
+        group: None,
+        link: Link::None,
+        fixed: Fixed::Never,
+    },
     /// FlashAttention's tile steps of this query block (from 0) of every head instead of the
     /// trace: how a long input's tiles are replayed without its n² trace.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub replay_block: Option<usize>,
-    /// A lesson's experiment instead of the trace: a chapter's id (see [`Chapter`]).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub lesson: Option<String>,
-    /// What the lesson looks at: head, query and layer counted from 1, as the page counts.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub focus: Option<FocusRequest>,
-    /// Generation with a trained model, one character at a time after the sentence:
-    /// `{"steps": n, "cache": true, "sampling": "greedy"}`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub generate: Option<GenerateRequest>,
-    /// A text longer than the context through a rolling KV cache, with and without sinks:
-    /// `{"text": "…", "window": w, "sink_tokens": k}` (the Llama model).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub stream_eval: Option<StreamEvalRequest>,
-}
-
-/// `"stream_eval"`: the text, the window of recent characters kept, the sinks kept.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct StreamEvalRequest {
-    pub text: String,
-    pub window: usize,
-    #[serde(default)]
-    pub sink_tokens: usize,
-}
-
-/// `"generate"`: how many characters, with the KV cache or not, and how each is chosen.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct GenerateRequest {
-    pub steps: usize,
-    #[serde(default = "yes")]
-    pub cache: bool,
-    #[serde(default)]
-    pub sampling: SamplingRequest,
-    /// Whether every step is compared with a recompute of the whole text (`max_delta`).
-    #[serde(default = "yes")]
-    pub check: bool,
-}
-
-fn yes() -> bool {
-    true
-}
-
-/// `"greedy"` (the most likely character) or `{"temperature": t, "seed": s}` (drawn from
-/// softmax(logits / t), reproducibly).
-#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
-#[serde(try_from = "serde_json::Value", into = "serde_json::Value")]
-pub enum SamplingRequest {
-    #[default]
-    Greedy,
-    Temperature {
-        temperature: f64,
-        seed: u64,
+    replay_block: usize => {
+        schema: r#"{"type": "integer", "minimum": 0}"#,
+        default: None,
+        scope: Scope::Cli,
+        group: None,
+        link: Link::None,
+        fixed: Fixed::Never,
+    },
+    /// A lesson's experiment instead of the trace: a chapter's id (tokens, qkv, scaling, …).
+    lesson: String => {
+        schema: r#"{"type": "string"}"#,
+        default: None,
+        scope: Scope::Cli,
+        group: None,
+        link: Link::None,
+        fixed: Fixed::Never,
+    },
+    /// What the lesson looks at: head and layer counted from 1, as the page counts; the query
+    /// from 0, as the token chips; the stability chapter's factor k and shift c.
+    focus: FocusRequest => {
+        schema: r#"{"type": "object", "properties": {"head": {"type": "integer", "minimum": 1}, "query": {"type": "integer", "minimum": 0}, "layer": {"type": "integer", "minimum": 1}, "factor": {"type": "number", "exclusiveMinimum": 0}, "shift": {"type": "number", "minimum": -100, "maximum": 100}}, "additionalProperties": false}"#,
+        default: None,
+        scope: Scope::Cli,
+        group: None,
+        link: Link::None,
+        fixed: Fixed::Never,
+    },
+    /// Generation with a trained model, one character at a time after the sentence: how many
+    /// steps, with the KV cache or not, greedy or sampled, each checked against a recompute.
+    generate: GenerateRequest => {
+        schema: r#"{"type": "object", "properties": {"steps": {"type": "integer", "minimum": 1}, "cache": {"type": "boolean", "default": true}, "sampling": {"oneOf": [{"const": "greedy"}, {"type": "object", "properties": {"temperature": {"type": "number", "exclusiveMinimum": 0}, "seed": {"type": "integer", "minimum": 0}}, "required": ["temperature"], "additionalProperties": false}], "default": "greedy"}, "check": {"type": "boolean", "default": true}}, "required": ["steps"], "additionalProperties": false}"#,
+        default: None,
+        scope: Scope::Cli,
+        group: None,
+        link: Link::None,
+        fixed: Fixed::Never,
+    },
+    /// A text longer than the context through a rolling KV cache, with and without sinks (the
+    /// Llama model): the text, the window of recent characters kept, the sinks kept.
+    stream_eval: StreamEvalRequest => {
+        schema: r#"{"type": "object", "properties": {"text": {"type": "string"}, "window": {"type": "integer", "minimum": 1}, "sink_tokens": {"type": "integer", "minimum": 0, "default": 0}}, "required": ["text", "window"], "additionalProperties": false}"#,
+        default: None,
+        scope: Scope::Cli,
+        group: None,
+        link: Link::None,
+        fixed: Fixed::Never,
     },
 }
 
-impl TryFrom<serde_json::Value> for SamplingRequest {
-    type Error = String;
-
-    fn try_from(value: serde_json::Value) -> Result<Self, String> {
-        let wrong =
-            || "expected \"greedy\" or {\"temperature\": t, \"seed\": s} with t > 0".to_string();
-        match &value {
-            serde_json::Value::String(name) if name == "greedy" => Ok(Self::Greedy),
-            serde_json::Value::Object(fields) => {
-                if let Some(key) = fields.keys().find(|k| *k != "temperature" && *k != "seed") {
-                    return Err(format!("unknown field `{key}`; {}", wrong()));
-                }
-                let temperature = fields
-                    .get("temperature")
-                    .and_then(serde_json::Value::as_f64)
-                    .ok_or_else(wrong)?;
-                let seed = match fields.get("seed") {
-                    None => 0,
-                    Some(seed) => seed.as_u64().ok_or("seed: expected a whole number ≥ 0")?,
-                };
-                Ok(Self::Temperature { temperature, seed })
-            }
-            _ => Err(wrong()),
-        }
-    }
+/// The field called `name`.
+pub fn field(name: &str) -> Option<&'static Field> {
+    FIELDS.iter().find(|f| f.name == name)
 }
 
-impl From<SamplingRequest> for serde_json::Value {
-    fn from(sampling: SamplingRequest) -> Self {
-        match sampling {
-            SamplingRequest::Greedy => "greedy".into(),
-            SamplingRequest::Temperature { temperature, seed } => {
-                serde_json::json!({"temperature": temperature, "seed": seed})
-            }
-        }
-    }
+/// The JSON Schema of a request (`attention-trace --schema`, and the site's
+/// `request.schema.json`).
+pub fn request_schema() -> Value {
+    super::fields::schema(FIELDS)
 }
 
-impl GenerateRequest {
-    /// The core's spec.
-    pub fn spec(&self) -> GenerateSpec {
-        GenerateSpec {
-            steps: self.steps,
-            cache: self.cache,
-            sampling: match self.sampling {
-                SamplingRequest::Greedy => Sampling::Greedy,
-                SamplingRequest::Temperature { temperature, seed } => {
-                    Sampling::Temperature { temperature, seed }
-                }
-            },
-            check: self.check,
-        }
-    }
-}
-
-/// The head and the trained model's layer a lesson looks at (counted from 1, as the page's
-/// selectors do), the query token (from 0, as the page's token chips), and the stability
-/// chapter's factor k and shift c.
-#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct FocusRequest {
-    pub head: Option<usize>,
-    pub query: Option<usize>,
-    pub layer: Option<usize>,
-    pub factor: Option<f32>,
-    pub shift: Option<f32>,
-}
-
-/// Why a request was refused. The message starts with the field's name.
-#[derive(Debug, Clone, PartialEq, Error)]
-pub enum RequestError {
-    #[error("{path}: {message}")]
-    Json { path: String, message: String },
-    #[error("{field}: {message}")]
-    Input {
-        field: &'static str,
-        message: &'static str,
-    },
-    #[error(transparent)]
-    Config(#[from] ConfigError),
-    /// A setting the trained model fixes (its shape, its weights, its LayerNorm).
-    #[error(
-        "{field}: the trained model's {field} is fixed; use \"model\": \"random\" to choose it"
-    )]
-    FixedByModel { field: &'static str },
-}
-
-impl RequestError {
-    /// The field the error is about ("." when the JSON itself is broken).
-    pub fn field(&self) -> String {
-        match self {
-            Self::Json { path, .. } => path.clone(),
-            Self::Input { field, .. } => (*field).to_string(),
-            Self::Config(error) => error.field().to_string(),
-            Self::FixedByModel { field } => (*field).to_string(),
-        }
-    }
+/// [`request_schema`] as the site ships it: indented JSON, one line break at the end.
+pub fn request_schema_text() -> String {
+    let mut text = serde_json::to_string_pretty(&request_schema()).unwrap_or_default();
+    text.push('\n');
+    text
 }
 
 /// Reads one JSON request, naming the offending field on error.
@@ -401,378 +519,183 @@ pub fn parse_request(json: &str) -> Result<Request, RequestError> {
     })
 }
 
-impl Request {
-    /// The core parameters this request asks for, with the defaults filled in.
-    pub fn to_params(&self) -> Result<Params, RequestError> {
-        let input = sequence_input(
-            ("sentence", self.sentence.as_ref()),
-            ("tokens", self.tokens.as_ref()),
-            ("x", self.x.as_ref()),
-        )?
-        .ok_or(RequestError::Input {
-            field: "sentence",
-            message: "give the input as one of sentence, tokens or x",
-        })?;
-        let source = sequence_input(
-            ("source_sentence", self.source_sentence.as_ref()),
-            ("source_tokens", self.source_tokens.as_ref()),
-            ("source_x", self.source_x.as_ref()),
-        )?;
-        let block = self.block.unwrap_or_default();
-        Ok(Params {
-            input,
-            source,
-            d_model: self.d_model,
-            n_heads: self.n_heads.unwrap_or(DEFAULT_N_HEADS),
-            d_k: self.d_k,
-            d_v: self.d_v,
-            n_kv_heads: self.n_kv_heads,
-            temperature: self.temperature.unwrap_or(1.0),
-            seed: self.seed.unwrap_or(0),
-            mask: self
-                .mask
-                .as_ref()
-                .map(mask_spec)
-                .transpose()?
-                .unwrap_or_default(),
-            weights: self.weights.as_ref().map(weights).transpose()?,
-            block_rows: block.rows,
-            block_cols: block.cols,
-            layer_norm: match self.layer_norm.unwrap_or_default() {
-                LayerNormRequest::None => LayerNormMode::None,
-                LayerNormRequest::Pre => LayerNormMode::Pre,
-                LayerNormRequest::Post => LayerNormMode::Post,
-            },
-            norm: None,
-            model_layer: None,
-            trace: self.trace.unwrap_or(true),
-            shaping: self.shaping(),
-        })
-    }
-}
+#[cfg(test)]
+mod tests {
+    use super::super::fields::{LinkError, from_link, to_link};
+    use super::*;
+    use serde_json::json;
 
-impl Request {
-    /// The score options this request asks for (positions, soft-cap, QK-norm, sink logits),
-    /// unchecked: `Params::validate` checks them against the shape.
-    pub fn shaping(&self) -> Shaping {
-        let (position, offset) = self
-            .position
-            .map_or((Position::Absolute, 0), |p| p.position());
-        Shaping {
-            position,
-            offset,
-            softcap: self.softcap.map(|c| c as f32),
-            qk_norm: self.qk_norm.unwrap_or(false),
-            sink_logits: self
-                .sink_logits
-                .as_ref()
-                .map(|s| s.iter().map(|&v| v as f32).collect()),
-        }
-    }
-}
-
-type Field<'a, T> = (&'static str, Option<&'a T>);
-
-/// One of the three ways to give a sequence; `tokens` may also label the rows of a given `x`
-/// (one token per row).
-fn sequence_input(
-    sentence: Field<String>,
-    tokens: Field<Vec<String>>,
-    x: Field<Vec<Vec<f64>>>,
-) -> Result<Option<Input>, RequestError> {
-    if let (None, Some(tokens), Some(rows)) = (sentence.1, tokens.1, x.1) {
-        return Ok(Some(Input::Vectors {
-            tokens: tokens.clone(),
-            x: float_matrix(x.0, rows)?,
-            parts: None,
-        }));
-    }
-    let given = [sentence.1.is_some(), tokens.1.is_some(), x.1.is_some()];
-    if given.iter().filter(|&&g| g).count() > 1 {
-        return Err(RequestError::Input {
-            field: sentence.0,
-            message: "give only one of the sentence, its tokens, or its x (tokens may label the rows of an x)",
-        });
-    }
-    if let Some(text) = sentence.1 {
-        return Ok(Some(Input::Sentence(text.clone())));
-    }
-    if let Some(tokens) = tokens.1 {
-        return Ok(Some(Input::Tokens(tokens.clone())));
-    }
-    x.1.map(|rows| Ok(Input::X(float_matrix(x.0, rows)?)))
-        .transpose()
-}
-
-fn float_matrix(field: &'static str, rows: &[Vec<f64>]) -> Result<Array2<f32>, RequestError> {
-    Ok(matrix_from_rows(field, rows)?.mapv(|v| v as f32))
-}
-
-fn weights(request: &WeightsRequest) -> Result<Weights, RequestError> {
-    Ok(Weights {
-        w_q: float_matrix("weights.w_q", &request.w_q)?,
-        w_k: float_matrix("weights.w_k", &request.w_k)?,
-        w_v: float_matrix("weights.w_v", &request.w_v)?,
-        w_o: float_matrix("weights.w_o", &request.w_o)?,
-        biases: None,
-    })
-}
-
-pub(crate) fn mask_spec(request: &MaskRequest) -> Result<MaskSpec, RequestError> {
-    Ok(match request {
-        MaskRequest::None => MaskSpec::None,
-        MaskRequest::Causal => MaskSpec::Causal,
-        MaskRequest::Padding { valid_len } => MaskSpec::Padding {
-            valid_len: *valid_len,
-        },
-        MaskRequest::Window { radius } => MaskSpec::Window { radius: *radius },
-        MaskRequest::Sliding {
-            radius,
-            sink_tokens,
-        } => MaskSpec::Sliding {
-            radius: *radius,
-            sink_tokens: *sink_tokens,
-        },
-        MaskRequest::Custom { allowed } => MaskSpec::Custom {
-            allowed: matrix_from_rows("mask.allowed", allowed)?,
-        },
-    })
-}
-
-impl Request {
-    /// This request with every field `update` gives replaced. Giving one form of a sequence
-    /// (sentence, tokens or x) drops the other forms, so the update wins.
-    pub fn merged(&self, update: &Request) -> Request {
-        let mut merged = self.clone();
-        if update.sentence.is_some() || update.tokens.is_some() || update.x.is_some() {
-            merged.sentence = update.sentence.clone();
-            merged.tokens = update.tokens.clone();
-            merged.x = update.x.clone();
-        }
-        if update.source_sentence.is_some()
-            || update.source_tokens.is_some()
-            || update.source_x.is_some()
-        {
-            merged.source_sentence = update.source_sentence.clone();
-            merged.source_tokens = update.source_tokens.clone();
-            merged.source_x = update.source_x.clone();
-        }
-        if update.model.is_some() {
-            merged.model = update.model;
-        }
-        macro_rules! take {
-            ($($field:ident),*) => {
-                $(if update.$field.is_some() {
-                    merged.$field = update.$field.clone();
-                })*
-            };
-        }
-        take!(
-            d_model,
-            n_heads,
-            d_k,
-            d_v,
-            n_kv_heads,
-            temperature,
-            seed,
-            mask,
-            weights,
-            block,
-            layer_norm,
-            backend,
-            trace,
-            position,
-            softcap,
-            qk_norm,
-            sink_logits
-        );
-        merged
-    }
-}
-
-impl Request {
-    /// Whether this request asks for a trained model (either layout).
-    pub fn is_trained(&self) -> bool {
-        self.trained_layout().is_some()
-    }
-
-    /// The layout of the trained model this request asks for, if any.
-    pub fn trained_layout(&self) -> Option<Layout> {
-        self.model.and_then(ModelChoice::layout)
-    }
-
-    /// The trained model's run: the text, and the controls that act on it (mask, temperature,
-    /// tiles). Settings the model fixes are refused, naming the first one given.
-    pub fn trained_run(&self) -> Result<(String, ModelRun), RequestError> {
-        if let Some(field) = self.fixed_by_model() {
-            return Err(RequestError::FixedByModel { field });
-        }
-        let sentence = self.sentence.clone().ok_or(RequestError::Input {
-            field: "sentence",
-            message: "the trained model reads a sentence",
-        })?;
-        let block = self.block.unwrap_or_default();
-        let mask = self.mask.as_ref().map(mask_spec).transpose()?;
-        Ok((
-            sentence,
-            ModelRun {
-                mask: mask.unwrap_or(MaskSpec::Causal),
-                temperature: self.temperature.unwrap_or(1.0),
-                block: (block.rows, block.cols),
-                shaping: self.shaping(),
-            },
-        ))
-    }
-
-    /// The lesson asked for, if any, with its focus (from 0) and the trained model's layer (from
-    /// 0).
-    pub fn lesson(&self) -> Result<Option<(Chapter, Focus, usize)>, RequestError> {
-        let Some(id) = &self.lesson else {
-            if self.focus.is_some() {
-                return Err(RequestError::Input {
-                    field: "focus",
-                    message: "a focus needs a lesson",
-                });
+    #[test]
+    fn every_field_has_a_schema_a_description_and_one_set_of_link_names() {
+        let mut names = Vec::new();
+        for field in FIELDS {
+            let schema: Value = serde_json::from_str(field.schema)
+                .unwrap_or_else(|e| panic!("{}: its schema is not JSON: {e}", field.name));
+            assert!(schema.is_object(), "{}", field.name);
+            assert!(!field.description().is_empty(), "{} has no doc", field.name);
+            if let Some(default) = field.default {
+                serde_json::from_str::<Value>(default)
+                    .unwrap_or_else(|e| panic!("{}: default {default}: {e}", field.name));
             }
-            return Ok(None);
-        };
-        let chapter = Chapter::from_id(id).ok_or(RequestError::Input {
-            field: "lesson",
-            message: "unknown chapter; one of tokens, qkv, scaling, softmax, masks, multihead, \
-                      gqa, cross, layernorm, stability, complexity, flash, variants, exercises",
-        })?;
-        let focus = self.focus.unwrap_or_default();
-        let counted = |value: Option<usize>, field: &'static str| match value {
-            None => Ok(0),
-            Some(0) => Err(RequestError::Input {
-                field,
-                message: "counts from 1, as the page does",
-            }),
-            Some(n) => Ok(n - 1),
-        };
-        let factor = focus.factor.unwrap_or(1.0);
-        if !(factor.is_finite() && factor > 0.0) {
-            return Err(RequestError::Input {
-                field: "focus.factor",
-                message: "must be a number above 0",
-            });
+            names.extend(field.link_names());
+            if let Link::Object { parts, .. } = field.link {
+                for part in parts {
+                    if let Some(default) = part.default {
+                        assert!(part.form.read(default).is_some(), "{}", part.link);
+                    }
+                }
+            }
         }
-        let shift = focus.shift.unwrap_or(0.0);
-        if !(shift.is_finite() && shift.abs() <= MAX_SHIFT) {
-            return Err(RequestError::Input {
-                field: "focus.shift",
-                message: "must be a number from -100 to 100",
-            });
-        }
-        Ok(Some((
-            chapter,
-            Focus {
-                head: counted(focus.head, "focus.head")?,
-                // Tokens count from 0, as the page's chips and the trace's arrays do; by default
-                // the last one (it sees the most keys under a causal mask).
-                query: focus.query.unwrap_or(usize::MAX),
-                factor,
-                shift,
-            },
-            counted(focus.layer, "focus.layer")?,
-        )))
+        let count = names.len();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), count, "a link parameter named twice");
     }
 
-    /// The first setting given here that the trained model fixes (its shape, its weights, its
-    /// LayerNorm, a second sentence), if any.
-    pub fn fixed_by_model(&self) -> Option<&'static str> {
-        let fixed = [
-            ("d_model", self.d_model.is_some()),
-            ("n_heads", self.n_heads.is_some()),
-            ("n_kv_heads", self.n_kv_heads.is_some()),
-            ("d_k", self.d_k.is_some()),
-            ("d_v", self.d_v.is_some()),
-            ("seed", self.seed.is_some()),
-            ("weights", self.weights.is_some()),
+    #[test]
+    fn the_struct_and_the_table_are_one() {
+        // Every field the struct serialises is a row of the table, and the accessors reach it.
+        let request = parse_request(
+            r#"{"sentence": "a b", "mask": {"kind": "window", "radius": 2}, "temperature": 2,
+                "block": {"rows": 4}, "qk_norm": true, "generate": {"steps": 3}}"#,
+        )
+        .unwrap();
+        let Value::Object(fields) = serde_json::to_value(&request).unwrap() else {
+            panic!()
+        };
+        for (name, value) in fields {
+            let field = field(&name).unwrap_or_else(|| panic!("{name} is not in FIELDS"));
+            assert!(request.is_given(field.name));
+            assert_eq!(request.field_json(field.name), value);
+            let mut copy = Request::default();
+            copy.set_field_json(field.name, value.clone()).unwrap();
+            assert_eq!(copy.field_json(field.name), value);
+            copy.take_field(&Request::default(), field.name);
+            assert!(!copy.is_given(field.name));
+        }
+        assert!(!request.is_given("seed") && request.field_json("seed").is_null());
+        assert!(Request::default().set_field_json("nope", json!(1)).is_err());
+    }
+
+    #[test]
+    fn each_value_reads_back_from_its_link_parameters() {
+        let cases = [
             (
-                "layer_norm",
-                self.layer_norm.is_some_and(|l| l != LayerNormRequest::Pre),
+                "mask",
+                json!({"kind": "sliding", "radius": 3, "sink_tokens": 2}),
             ),
-            ("tokens", self.tokens.is_some()),
-            ("x", self.x.is_some()),
-            ("source_sentence", self.source_sentence.is_some()),
-            ("source_tokens", self.source_tokens.is_some()),
-            ("source_x", self.source_x.is_some()),
-            // GPT-2 learned absolute positions (wpe), from 0; Llama turns q and k by RoPE (base
-            // 10000, half pairing), whose offset a learner may move: the scores do not change.
+            (
+                "mask",
+                json!({"kind": "custom", "allowed": [[true, false], [true, true]]}),
+            ),
+            ("mask", json!({"kind": "causal"})),
             (
                 "position",
-                self.position
-                    .is_some_and(|p| match (self.trained_layout(), p) {
-                        (Some(Layout::Llama), PositionRequest::Rope { base, pairing, .. }) => {
-                            base != 10_000.0 || pairing != PairingRequest::Half
-                        }
-                        (Some(Layout::Llama), _) => true,
-                        (_, p) => p != PositionRequest::Absolute { offset: 0 },
-                    }),
+                json!({"kind": "rope", "base": 500.0, "pairing": "interleaved", "offset": 7}),
             ),
+            ("position", json!({"kind": "alibi", "offset": 0})),
+            ("block", json!({"rows": 8})),
+            ("temperature", json!(0.25)),
+            ("qk_norm", json!(false)),
+            ("sink_logits", json!([1.5, -2.0])),
+            ("model", json!("llama")),
+            ("sentence", json!("猫 & <b>")),
         ];
-        fixed
-            .iter()
-            .find(|(_, given)| *given)
-            .map(|(field, _)| *field)
-    }
-
-    /// The number of query and key tokens this request describes, where they can be told
-    /// without computing (`None` for a sequence that would not validate).
-    pub fn lengths(&self) -> (Option<usize>, Option<usize>) {
-        if self.is_trained() {
-            // The trained model reads one character per token, and one sentence.
-            let n = self
-                .sentence
-                .as_deref()
-                .map(|s| crate::models::normalise(s).chars().count())
-                .filter(|&n| n > 0);
-            return (n, n);
+        for (name, value) in cases {
+            let field = field(name).unwrap();
+            let pairs = to_link(field, &value);
+            let get = |n: &str| pairs.iter().find(|(p, _)| *p == n).map(|(_, v)| v.clone());
+            let (read, errors) = from_link(field, &get);
+            assert!(errors.is_empty(), "{name}: {errors:?}");
+            let mut request = Request::default();
+            request.set_field_json(name, read.unwrap()).unwrap();
+            let mut expected = Request::default();
+            expected.set_field_json(name, value.clone()).unwrap();
+            assert_eq!(request, expected, "{name}: {pairs:?}");
         }
-        let length =
-            |sentence: &Option<String>, tokens: &Option<Vec<String>>, x: &Option<Vec<Vec<f64>>>| {
-                match (sentence, tokens, x) {
-                    (Some(text), _, _) => token_count(text),
-                    (None, Some(tokens), _) => Some(tokens.len()),
-                    (None, None, Some(x)) => Some(x.len()),
-                    (None, None, None) => None,
-                }
-            };
-        let queries = length(&self.sentence, &self.tokens, &self.x);
-        let has_source = self.source_sentence.is_some()
-            || self.source_tokens.is_some()
-            || self.source_x.is_some();
-        let keys = if has_source {
-            length(&self.source_sentence, &self.source_tokens, &self.source_x)
-        } else {
-            queries
+        // Defaults are left out of links; what a link lacks or gets wrong is named.
+        let mask = field("mask").unwrap();
+        assert_eq!(
+            to_link(
+                mask,
+                &json!({"kind": "sliding", "radius": 1, "sink_tokens": 0})
+            ),
+            [("mask", "sliding".to_string())]
+        );
+        let custom = |n: &str| (n == "mask").then(|| "custom".to_string());
+        assert_eq!(
+            from_link(mask, &custom),
+            (
+                None,
+                vec![LinkError::Missing {
+                    name: "cells",
+                    kind: "custom".into()
+                }]
+            )
+        );
+        let bad_radius = |n: &str| match n {
+            "mask" => Some("window".to_string()),
+            "radius" => Some("wide".to_string()),
+            _ => None,
         };
-        (queries, keys)
+        let (value, errors) = from_link(mask, &bad_radius);
+        assert_eq!(value, Some(json!({"kind": "window", "radius": 1})));
+        assert_eq!(
+            errors,
+            [LinkError::Malformed {
+                name: "radius",
+                value: "wide".into()
+            }]
+        );
     }
-}
 
-/// How many tokens `text` has (`None` for none, or more than the lab takes). The page asks this
-/// of the same sentence from several places after each keystroke (which engine, which job,
-/// which note), and tokenising 4096 words costs milliseconds: the last answer is kept.
-fn token_count(text: &str) -> Option<usize> {
-    use crate::pipeline::config::MAX_TOKENS;
-    use crate::pipeline::tokenize::{Tokens, tokenize};
-    use std::cell::RefCell;
-    thread_local! {
-        static LAST: RefCell<Option<(String, Option<usize>)>> = const { RefCell::new(None) };
+    #[test]
+    fn a_trained_model_fixes_what_the_table_says() {
+        let given = |json: &str| parse_request(json).unwrap();
+        assert_eq!(
+            given(r#"{"n_heads": 3}"#).fixed_by(Layout::Gpt2),
+            Some("n_heads")
+        );
+        assert_eq!(given(r#"{"temperature": 3}"#).fixed_by(Layout::Gpt2), None);
+        assert_eq!(
+            given(r#"{"layer_norm": "pre"}"#).fixed_by(Layout::Llama),
+            None
+        );
+        assert_eq!(
+            given(r#"{"layer_norm": "post"}"#).fixed_by(Layout::Llama),
+            Some("layer_norm")
+        );
+        let rope = r#"{"position": {"kind": "rope", "offset": 9}}"#;
+        assert_eq!(given(rope).fixed_by(Layout::Llama), None);
+        assert_eq!(given(rope).fixed_by(Layout::Gpt2), Some("position"));
+        let absolute = r#"{"position": {"kind": "absolute"}}"#;
+        assert_eq!(given(absolute).fixed_by(Layout::Gpt2), None);
+        assert_eq!(given(absolute).fixed_by(Layout::Llama), Some("position"));
     }
-    if let Some(count) = LAST.with_borrow(|last| {
-        last.as_ref()
-            .filter(|(sentence, _)| sentence == text)
-            .map(|&(_, count)| count)
-    }) {
-        return count;
+
+    #[test]
+    fn merging_takes_the_pages_fields_and_a_sequence_whole() {
+        let base = parse_request(r#"{"sentence": "a b", "n_heads": 2, "lesson": "qkv"}"#).unwrap();
+        let update = parse_request(r#"{"tokens": ["x"], "generate": {"steps": 2}}"#).unwrap();
+        let merged = base.merged(&update);
+        assert_eq!(merged.sentence, None, "giving tokens drops the sentence");
+        assert_eq!(merged.tokens, Some(vec!["x".to_string()]));
+        assert_eq!(merged.n_heads, Some(2));
+        assert_eq!(merged.generate, None, "the CLI's fields are not the page's");
     }
-    let count = match tokenize(text, MAX_TOKENS) {
-        Tokens::Fit(tokens) if !tokens.is_empty() => Some(tokens.len()),
-        _ => None,
-    };
-    LAST.with_borrow_mut(|last| *last = Some((text.to_owned(), count)));
-    count
+
+    #[test]
+    fn the_schema_lists_every_field_and_refuses_others() {
+        let schema = request_schema();
+        assert_eq!(schema["additionalProperties"], json!(false));
+        let properties = schema["properties"].as_object().unwrap();
+        assert_eq!(properties.len(), FIELDS.len());
+        assert_eq!(properties["temperature"]["default"], json!(1));
+        assert!(
+            properties["mask"]["description"]
+                .as_str()
+                .unwrap()
+                .contains("causal")
+        );
+    }
 }

@@ -173,12 +173,11 @@ impl Mask {
         }
         let mut matrix = Array2::from_elem((self.queries, self.keys), false);
         for (i, mut row) in matrix.outer_iter_mut().enumerate() {
-            let row = row.as_slice_mut().expect("a fresh matrix is contiguous");
             match self.row_keys(i, 0..self.keys) {
-                RowKeys::Range(keys) => row[keys].fill(true),
+                RowKeys::Range(keys) => row.slice_mut(ndarray::s![keys]).fill(true),
                 RowKeys::Two(first, second) => {
-                    row[first].fill(true);
-                    row[second].fill(true);
+                    row.slice_mut(ndarray::s![first]).fill(true);
+                    row.slice_mut(ndarray::s![second]).fill(true);
                 }
                 RowKeys::Explicit(allowed) => {
                     row.iter_mut().zip(allowed).for_each(|(cell, &a)| *cell = a)

@@ -53,6 +53,10 @@ impl KvCache {
     }
 
     /// Cached rows (one layer's keys or values) as [rows.len() / width, width].
+    #[expect(
+        clippy::expect_used,
+        reason = "every row the cache holds was pushed with its width"
+    )]
     fn rows<'a>(&self, rows: &'a [f32]) -> ArrayView2<'a, f32> {
         ArrayView2::from_shape((rows.len() / self.width.max(1), self.width), rows)
             .expect("rows of the cache's width")
@@ -334,8 +338,9 @@ pub fn prompt_ids(model: &Model, prompt: &str) -> Result<Vec<u32>, GenerateError
 }
 
 /// The logits after the last of `ids`, computed by the traced forward pass (each layer's
-/// attention through the lab's own computation) under a causal mask.
-pub fn recompute(model: &Model, ids: &[u32], temperature: f64) -> Array1<f32> {
+/// attention through the lab's own computation) under a causal mask; `None` for no ids or more
+/// than the model's context.
+pub fn recompute(model: &Model, ids: &[u32], temperature: f64) -> Option<Array1<f32>> {
     let tokens: Vec<String> = ids
         .iter()
         .map(|&id| model.vocab[id as usize].clone())
@@ -345,10 +350,8 @@ pub fn recompute(model: &Model, ids: &[u32], temperature: f64) -> Array1<f32> {
         temperature,
         ..ModelRun::default()
     };
-    let forward = model
-        .forward(&tokens, ids, &run)
-        .expect("a checked prompt within the context");
-    model.logits(&forward, ids.len() - 1)
+    let forward = model.forward(&tokens, ids, &run).ok()?;
+    Some(model.logits(&forward, ids.len().checked_sub(1)?))
 }
 
 /// Generation one step at a time: the prompt prefilled by [`Decoder::new`], then one character
@@ -476,12 +479,16 @@ impl Decoder {
             Self::whole(model, &self.ids, attention_t, Some(&mut attention))
         };
         let ms = clock() - started;
-        let max_delta = self.spec.check.then(|| {
-            let full = recompute(model, &self.ids, self.temperature);
-            (&full - &self.logits)
-                .iter()
-                .fold(0.0f32, |m, v| m.max(v.abs()))
-        });
+        let max_delta = self
+            .spec
+            .check
+            .then(|| recompute(model, &self.ids, self.temperature))
+            .flatten()
+            .map(|full| {
+                (&full - &self.logits)
+                    .iter()
+                    .fold(0.0f32, |m, v| m.max(v.abs()))
+            });
         Some(Step {
             id,
             token: model.vocab[id as usize].clone(),

@@ -172,7 +172,7 @@ pub fn rolling(model: &Model, ids: &[u32], spec: StreamSpec) -> StreamRun {
                 .attention_norm
                 .apply(x.view().insert_axis(ndarray::Axis(0)));
             let h = h.row(0);
-            let q = turns.turn(h.dot(&w.w_q).as_slice().expect("a row"), position);
+            let q = turns.turn(&h.dot(&w.w_q).to_vec(), position);
             cache.keys[layer].push(h.dot(&w.w_k).to_vec());
             cache.values[layer].push(h.dot(&w.w_v).to_vec());
             let width = config.n_kv_heads * d_head;
@@ -182,9 +182,15 @@ pub fn rolling(model: &Model, ids: &[u32], spec: StreamSpec) -> StreamRun {
                 .enumerate()
                 .flat_map(|(slot, k)| turns.turn(k, slot))
                 .collect();
-            let keys = Array2::from_shape_vec((count, width), turned).expect("rows of K/V width");
-            let values = Array2::from_shape_vec((count, width), cache.values[layer].concat())
-                .expect("rows of K/V width");
+            #[expect(
+                clippy::expect_used,
+                reason = "each cached row has the K/V width: it is one projection's row"
+            )]
+            let (keys, values) = (
+                Array2::from_shape_vec((count, width), turned).expect("rows of K/V width"),
+                Array2::from_shape_vec((count, width), cache.values[layer].concat())
+                    .expect("rows of K/V width"),
+            );
             let mut concat = ndarray::Array1::<f32>::zeros(config.n_heads * d_head);
             let mut scores = vec![0.0f32; count];
             for head in 0..config.n_heads {

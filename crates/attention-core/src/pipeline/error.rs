@@ -1,5 +1,8 @@
-//! The one error type of the core: every way a request can be impossible, in words a student
-//! understands. Raised only while building a [`crate::Config`].
+//! Why parameters cannot be computed: every way a request's numbers can be impossible, in words
+//! a student understands, each naming the field. Raised only while building a
+//! [`crate::Config`]; after that the computation cannot fail. (A user's file, a model's files and
+//! a request's JSON have errors of their own: `io::import::ImportError`, `models::ModelError`,
+//! `api::RequestError`, which wraps this one.)
 
 use thiserror::Error;
 

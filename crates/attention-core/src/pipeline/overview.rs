@@ -166,10 +166,14 @@ pub fn attend_overview_rows(
         {
             let i = first + r;
             let keys = mask.row_keys(i, 0..m);
-            let scores = score_row
-                .as_slice()
-                .expect("rows of a fresh matrix are contiguous");
-            let weights = weight_row.as_slice_mut().expect("contiguous");
+            #[expect(
+                clippy::expect_used,
+                reason = "the rows of a matrix made here in standard layout are contiguous"
+            )]
+            let (scores, weights) = (
+                score_row.as_slice().expect("contiguous"),
+                weight_row.as_slice_mut().expect("contiguous"),
+            );
             let max = masked_max(scores, &keys);
             if max > f32::NEG_INFINITY {
                 // A sink logit joins the row's softmax as an extra column (then dropped).

@@ -446,6 +446,10 @@ impl PartJob {
     }
 
     /// The part, with the heads computed (all of them once `step` has returned `false`).
+    #[expect(
+        clippy::expect_used,
+        reason = "the job's own units of these heads, each computed from this config, cover every query once"
+    )]
     pub fn finish(self, config: &Config) -> Computed {
         Computed::assemble(
             config,

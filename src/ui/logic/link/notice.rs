@@ -13,8 +13,13 @@ pub enum LinkNotice {
     Malformed { name: String, value: String },
     /// A text too long for a link.
     TooLong { name: String, length: usize },
-    /// A custom mask without its cells.
-    MissingCells,
+    /// An object of a kind that needs a parameter the link does not give (a custom mask
+    /// without its cells): the parameter, the field and the kind.
+    Missing {
+        name: String,
+        field: String,
+        kind: String,
+    },
     /// An embed panel the lab does not have.
     UnknownPanel(String),
     /// A value that cannot work with the rest (`name` as the link names it, the value as text):
@@ -43,7 +48,7 @@ impl LinkNotice {
             Self::Unknown(name) => (texts.unknown)(name),
             Self::Malformed { name, value } => (texts.malformed)(name, value),
             Self::TooLong { name, length } => (texts.too_long)(name, *length),
-            Self::MissingCells => texts.missing_cells.into(),
+            Self::Missing { name, field, kind } => (texts.missing)(name, field, kind),
             Self::UnknownPanel(name) => (texts.unknown_panel)(name),
             Self::Dropped {
                 name,

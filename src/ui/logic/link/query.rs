@@ -1,131 +1,33 @@
 //! The query string of a state, and the state of a query string (every name known, every value
-//! checked; what cannot be used is named in a notice).
+//! checked; what cannot be used is named in a notice). The request's parameters read and write
+//! as the core's table of fields says ([`attention_core::api::fields`]); the view settings, the
+//! embedding and the file are the page's own.
 
-use super::codec::{choice_named, decode, encode, is_origin, shorten};
-use super::notice::LinkNotice;
-use super::state::{Embed, LinkState, MAX_TEXT};
-use crate::ui::i18n::Lang;
-use crate::ui::logic::colormap::ScaleMode;
-use crate::ui::logic::controls::Choice;
-use crate::ui::logic::sections::{Section, is_panel};
-use crate::ui::logic::theme::Theme;
-use attention_core::api::{
-    BackendChoice, BlockRequest, LayerNormRequest, MaskRequest, ModelChoice, PairingRequest,
-    PositionRequest,
-};
+use attention_core::api::fields::{LinkError, from_link, to_link};
+use attention_core::api::{FIELDS, Request};
 use attention_core::teaching::Chapter;
 
-/// The query string (without `?`) of `state`: fields the request leaves unset are left out, so
-/// a link says only what was chosen.
+use super::codec::{decode, encode, is_origin, shorten};
+use super::notice::LinkNotice;
+use super::state::{Embed, LinkState, MAX_TEXT, ViewSettings};
+use crate::ui::i18n::Lang;
+use crate::ui::logic::colormap::ScaleMode;
+use crate::ui::logic::sections::{Section, is_panel};
+use crate::ui::logic::theme::Theme;
+
+/// The link parameters of `request`, in the table's order: fields it leaves unset are left out,
+/// so a link says only what was chosen.
+pub fn request_pairs(request: &Request) -> Vec<(&'static str, String)> {
+    FIELDS
+        .iter()
+        .filter(|f| !f.link_names().is_empty() && request.is_given(f.name))
+        .flat_map(|f| to_link(f, &request.field_json(f.name)))
+        .collect()
+}
+
+/// The query string (without `?`) of `state`.
 pub fn to_query(state: &LinkState) -> String {
-    let mut pairs: Vec<(&str, String)> = Vec::new();
-    let r = &state.request;
-    if let Some(model) = r.model {
-        pairs.push(("model", model.name().into()));
-    }
-    if let Some(sentence) = &r.sentence {
-        pairs.push(("sentence", sentence.clone()));
-    }
-    if let Some(source) = &r.source_sentence {
-        pairs.push(("source_sentence", source.clone()));
-    }
-    let numbers = [
-        ("d_model", r.d_model),
-        ("n_heads", r.n_heads),
-        ("n_kv_heads", r.n_kv_heads),
-        ("d_k", r.d_k),
-        ("d_v", r.d_v),
-    ];
-    for (name, value) in numbers {
-        if let Some(value) = value {
-            pairs.push((name, value.to_string()));
-        }
-    }
-    if let Some(t) = r.temperature {
-        pairs.push(("temperature", t.to_string()));
-    }
-    match &r.mask {
-        None => {}
-        Some(MaskRequest::None) => pairs.push(("mask", "none".into())),
-        Some(MaskRequest::Causal) => pairs.push(("mask", "causal".into())),
-        Some(MaskRequest::Padding { valid_len }) => {
-            pairs.push(("mask", "padding".into()));
-            pairs.push(("valid_len", valid_len.to_string()));
-        }
-        Some(MaskRequest::Window { radius }) => {
-            pairs.push(("mask", "window".into()));
-            pairs.push(("radius", radius.to_string()));
-        }
-        Some(MaskRequest::Sliding {
-            radius,
-            sink_tokens,
-        }) => {
-            pairs.push(("mask", "sliding".into()));
-            pairs.push(("radius", radius.to_string()));
-            if *sink_tokens > 0 {
-                pairs.push(("sink_tokens", sink_tokens.to_string()));
-            }
-        }
-        Some(MaskRequest::Custom { allowed }) => {
-            pairs.push(("mask", "custom".into()));
-            let rows: Vec<String> = allowed
-                .iter()
-                .map(|row| row.iter().map(|&a| if a { '1' } else { '0' }).collect())
-                .collect();
-            pairs.push(("cells", rows.join(".")));
-        }
-    }
-    if let Some(seed) = r.seed {
-        pairs.push(("seed", seed.to_string()));
-    }
-    if let Some(block) = r.block {
-        if let Some(rows) = block.rows {
-            pairs.push(("block_rows", rows.to_string()));
-        }
-        if let Some(cols) = block.cols {
-            pairs.push(("block_cols", cols.to_string()));
-        }
-    }
-    if let Some(backend) = r.backend {
-        pairs.push(("backend", backend.name().into()));
-    }
-    if let Some(mode) = r.layer_norm {
-        pairs.push(("layer_norm", mode.name().into()));
-    }
-    if let Some(position) = r.position {
-        let (kind, offset) = match position {
-            PositionRequest::Absolute { offset } => ("absolute", offset),
-            PositionRequest::None { offset } => ("none", offset),
-            PositionRequest::Alibi { offset } => ("alibi", offset),
-            PositionRequest::Rope {
-                base,
-                pairing,
-                offset,
-            } => {
-                pairs.push(("base", base.to_string()));
-                let pairing = match pairing {
-                    PairingRequest::Half => "half",
-                    PairingRequest::Interleaved => "interleaved",
-                };
-                pairs.push(("pairing", pairing.into()));
-                ("rope", offset)
-            }
-        };
-        pairs.push(("position", kind.into()));
-        if offset > 0 {
-            pairs.push(("offset", offset.to_string()));
-        }
-    }
-    if let Some(cap) = r.softcap {
-        pairs.push(("softcap", cap.to_string()));
-    }
-    if r.qk_norm == Some(true) {
-        pairs.push(("qk_norm", "1".into()));
-    }
-    if let Some(logits) = &r.sink_logits {
-        let list: Vec<String> = logits.iter().map(|l| l.to_string()).collect();
-        pairs.push(("sink_logits", list.join(",")));
-    }
+    let mut pairs: Vec<(&str, String)> = request_pairs(&state.request);
     let v = &state.view;
     // Heads and steps as the page numbers them, from 1.
     if v.head > 0 {
@@ -179,21 +81,52 @@ pub fn to_query(state: &LinkState) -> String {
         .join("&")
 }
 
+/// The request a link's parameters (`get(name)`: a parameter's text) give, and what in them
+/// could not be used.
+pub fn request_from_pairs(get: &dyn Fn(&str) -> Option<String>) -> (Request, Vec<LinkNotice>) {
+    let mut request = Request::default();
+    let mut notices = Vec::new();
+    for field in FIELDS.iter().filter(|f| !f.link_names().is_empty()) {
+        let (value, errors) = from_link(field, get);
+        notices.extend(errors.into_iter().map(|error| match error {
+            LinkError::Malformed { name, value } => malformed(name, &value),
+            LinkError::Missing { name, kind } => LinkNotice::Missing {
+                name: name.to_string(),
+                field: field.name.to_string(),
+                kind,
+            },
+        }));
+        if let Some(value) = value
+            && request.set_field_json(field.name, value).is_err()
+        {
+            let text = field
+                .link_names()
+                .iter()
+                .find_map(|n| get(n))
+                .unwrap_or_default();
+            notices.push(malformed(field.name, &text));
+        }
+    }
+    (request, notices)
+}
+
+fn malformed(name: &str, value: &str) -> LinkNotice {
+    LinkNotice::Malformed {
+        name: shorten(name, 40),
+        value: shorten(value, 40),
+    }
+}
+
 /// The state a query string describes, and what in it could not be used.
 pub fn parse_query(query: &str) -> (LinkState, Vec<LinkNotice>) {
-    let mut state = LinkState::default();
+    let request_names: Vec<&str> = FIELDS.iter().flat_map(|f| f.link_names()).collect();
+    let mut given: Vec<(&'static str, String)> = Vec::new();
+    let mut view = ViewSettings::default();
     let mut notices = Vec::new();
-    let mut mask_kind: Option<String> = None;
-    let (mut valid_len, mut radius, mut cells, mut sink_tokens) = (None, None, None, None);
-    let (mut position, mut base, mut pairing, mut offset) = (None, None, None, None);
     let mut embed = false;
     let mut panels = Vec::new();
     let mut origin = None;
     let mut src = None;
-    let malformed = |name: &str, value: &str| LinkNotice::Malformed {
-        name: shorten(name, 40),
-        value: shorten(value, 40),
-    };
     for pair in query
         .trim_start_matches('?')
         .split('&')
@@ -211,173 +144,64 @@ pub fn parse_query(query: &str) -> (LinkState, Vec<LinkNotice>) {
             });
             continue;
         }
-        let number = |notices: &mut Vec<LinkNotice>| -> Option<usize> {
-            let parsed = value.parse::<usize>().ok();
-            if parsed.is_none() {
-                notices.push(malformed(&name, &value));
-            }
-            parsed
-        };
-        let r = &mut state.request;
+        if let Some(&known) = request_names.iter().find(|&&n| n == name) {
+            given.push((known, value));
+            continue;
+        }
+        let mut bad = || notices.push(malformed(&name, &value));
         match name.as_str() {
-            "sentence" => r.sentence = Some(value.clone()),
-            "source_sentence" => r.source_sentence = Some(value.clone()),
-            "d_model" => r.d_model = number(&mut notices).or(r.d_model),
-            "n_heads" => r.n_heads = number(&mut notices).or(r.n_heads),
-            "n_kv_heads" => r.n_kv_heads = number(&mut notices).or(r.n_kv_heads),
-            "d_k" => r.d_k = number(&mut notices).or(r.d_k),
-            "d_v" => r.d_v = number(&mut notices).or(r.d_v),
-            "temperature" => match value.parse::<f64>() {
-                Ok(t) if t.is_finite() => r.temperature = Some(t),
-                _ => notices.push(malformed(&name, &value)),
-            },
-            "mask" => match value.as_str() {
-                "none" | "causal" | "padding" | "window" | "sliding" | "custom" => {
-                    mask_kind = Some(value.clone())
-                }
-                _ => notices.push(malformed(&name, &value)),
-            },
-            "valid_len" => valid_len = number(&mut notices),
-            "radius" => radius = number(&mut notices),
-            "sink_tokens" => sink_tokens = number(&mut notices),
-            "cells" => {
-                let rows: Option<Vec<Vec<bool>>> = value
-                    .split('.')
-                    .map(|row| {
-                        row.chars()
-                            .map(|c| match c {
-                                '1' => Some(true),
-                                '0' => Some(false),
-                                _ => None,
-                            })
-                            .collect()
-                    })
-                    .collect();
-                match rows {
-                    Some(rows) => cells = Some(rows),
-                    None => notices.push(malformed(&name, &value)),
-                }
-            }
-            "seed" => match value.parse::<u64>() {
-                Ok(seed) => r.seed = Some(seed),
-                Err(_) => notices.push(malformed(&name, &value)),
-            },
-            "block_rows" => {
-                if let Some(rows) = number(&mut notices) {
-                    r.block = Some(BlockRequest {
-                        rows: Some(rows),
-                        ..r.block.unwrap_or_default()
-                    });
-                }
-            }
-            "block_cols" => {
-                if let Some(cols) = number(&mut notices) {
-                    r.block = Some(BlockRequest {
-                        cols: Some(cols),
-                        ..r.block.unwrap_or_default()
-                    });
-                }
-            }
-            "backend" => match choice_named::<BackendChoice>(&value) {
-                Some(backend) => r.backend = Some(backend),
-                None => notices.push(malformed(&name, &value)),
-            },
-            "position" => match value.as_str() {
-                "absolute" | "none" | "rope" | "alibi" => position = Some(value.clone()),
-                _ => notices.push(malformed(&name, &value)),
-            },
-            "base" => match value.parse::<f64>() {
-                Ok(b) if b.is_finite() => base = Some(b),
-                _ => notices.push(malformed(&name, &value)),
-            },
-            "pairing" => match value.as_str() {
-                "half" => pairing = Some(PairingRequest::Half),
-                "interleaved" => pairing = Some(PairingRequest::Interleaved),
-                _ => notices.push(malformed(&name, &value)),
-            },
-            "offset" => offset = number(&mut notices),
-            "softcap" => match value.parse::<f64>() {
-                Ok(c) if c.is_finite() => r.softcap = Some(c),
-                _ => notices.push(malformed(&name, &value)),
-            },
-            "qk_norm" => match value.as_str() {
-                "1" | "true" => r.qk_norm = Some(true),
-                "0" | "false" => r.qk_norm = Some(false),
-                _ => notices.push(malformed(&name, &value)),
-            },
-            "sink_logits" => {
-                let logits: Option<Vec<f64>> = value
-                    .split(',')
-                    .map(|v| v.trim().parse::<f64>().ok().filter(|v| v.is_finite()))
-                    .collect();
-                match logits {
-                    Some(logits) if !logits.is_empty() => r.sink_logits = Some(logits),
-                    _ => notices.push(malformed(&name, &value)),
-                }
-            }
-            "layer_norm" => match choice_named::<LayerNormRequest>(&value) {
-                Some(mode) => r.layer_norm = Some(mode),
-                None => notices.push(malformed(&name, &value)),
-            },
             // Counted from 1, as the page shows them.
             "head" | "step" | "layer" => match value.parse::<usize>() {
                 Ok(n) if n >= 1 => match name.as_str() {
-                    "head" => state.view.head = n - 1,
-                    "step" => state.view.step = n - 1,
-                    _ => state.view.layer = n - 1,
+                    "head" => view.head = n - 1,
+                    "step" => view.step = n - 1,
+                    _ => view.layer = n - 1,
                 },
-                _ => notices.push(malformed(&name, &value)),
-            },
-            // "gpt2" names the first trained model, as in a request.
-            "model" => match choice_named::<ModelChoice>(&value)
-                .or((value == "gpt2").then_some(ModelChoice::Trained))
-            {
-                Some(model) => r.model = Some(model),
-                None => notices.push(malformed(&name, &value)),
+                _ => bad(),
             },
             "scale" => match ScaleMode::from_name(&value) {
-                Some(mode) => state.view.scale = mode,
-                None => notices.push(malformed(&name, &value)),
+                Some(mode) => view.scale = mode,
+                None => bad(),
             },
             "view" => {
                 if Section::from_id(&value).is_some() {
-                    state.view.view = Some(value.clone());
+                    view.view = Some(value.clone());
                 } else {
                     notices.push(LinkNotice::UnknownView(shorten(&value, 40)));
                 }
             }
             "lesson" => match Chapter::from_id(&value) {
-                Some(chapter) => state.view.lesson = Some(chapter),
-                None => notices.push(malformed(&name, &value)),
+                Some(chapter) => view.lesson = Some(chapter),
+                None => bad(),
             },
             "lang" => match Lang::from_name(&value) {
-                Some(lang) => state.view.lang = Some(lang),
-                None => notices.push(malformed(&name, &value)),
+                Some(lang) => view.lang = Some(lang),
+                None => bad(),
             },
             "gen" => match value.parse::<usize>() {
                 Ok(n) if (1..=attention_core::models::generate::MAX_STEPS).contains(&n) => {
-                    state.view.generation.steps = n
+                    view.generation.steps = n
                 }
-                _ => notices.push(malformed(&name, &value)),
+                _ => bad(),
             },
             "gen_t" => match value.parse::<f64>() {
                 Ok(t) if t.is_finite() && (0.0..=2.0).contains(&t) => {
-                    state.view.generation.temperature = t
+                    view.generation.temperature = t
                 }
-                _ => notices.push(malformed(&name, &value)),
+                _ => bad(),
             },
             "gen_seed" => match value.parse::<u64>() {
-                Ok(seed) => state.view.generation.seed = seed,
-                Err(_) => notices.push(malformed(&name, &value)),
+                Ok(seed) => view.generation.seed = seed,
+                Err(_) => bad(),
             },
             "theme" => match Theme::from_name(&value) {
-                Some(theme) => state.view.theme = theme,
-                None => notices.push(malformed(&name, &value)),
+                Some(theme) => view.theme = theme,
+                None => bad(),
             },
             "embed" => match value.as_str() {
                 "1" | "true" => embed = true,
                 "0" | "false" => embed = false,
-                _ => notices.push(malformed(&name, &value)),
+                _ => bad(),
             },
             "panels" => {
                 let list: Vec<String> = value
@@ -399,7 +223,7 @@ pub fn parse_query(query: &str) -> (LinkState, Vec<LinkNotice>) {
                 if is_origin(&value) {
                     origin = Some(value.clone());
                 } else {
-                    notices.push(malformed(&name, &value));
+                    bad();
                 }
             }
             // A URL (absolute, or relative to the lab), fetched as the browser allows.
@@ -407,49 +231,27 @@ pub fn parse_query(query: &str) -> (LinkState, Vec<LinkNotice>) {
                 if !value.trim().is_empty() && value.len() <= 2048 {
                     src = Some(value.trim().to_string());
                 } else {
-                    notices.push(malformed(&name, &value));
+                    bad();
                 }
             }
             _ => notices.push(LinkNotice::Unknown(shorten(&name, 40))),
         }
     }
-    state.request.mask = match mask_kind.as_deref() {
-        None => None,
-        Some("none") => Some(MaskRequest::None),
-        Some("causal") => Some(MaskRequest::Causal),
-        Some("padding") => Some(MaskRequest::Padding {
-            valid_len: valid_len.unwrap_or(0),
-        }),
-        Some("window") => Some(MaskRequest::Window {
-            radius: radius.unwrap_or(1),
-        }),
-        Some("sliding") => Some(MaskRequest::Sliding {
-            radius: radius.unwrap_or(1),
-            sink_tokens: sink_tokens.unwrap_or(0),
-        }),
-        _ => match cells {
-            Some(allowed) => Some(MaskRequest::Custom { allowed }),
-            None => {
-                notices.push(LinkNotice::MissingCells);
-                None
-            }
-        },
+    // The last of a name given twice wins.
+    let get = |name: &str| {
+        given
+            .iter()
+            .rev()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| v.clone())
     };
-    let offset = offset.unwrap_or(0);
-    state.request.position = match position.as_deref() {
-        None => None,
-        Some("none") => Some(PositionRequest::None { offset }),
-        Some("rope") => Some(PositionRequest::Rope {
-            base: base.unwrap_or(10_000.0),
-            pairing: pairing.unwrap_or_default(),
-            offset,
-        }),
-        Some("alibi") => Some(PositionRequest::Alibi { offset }),
-        _ => Some(PositionRequest::Absolute { offset }),
+    let (request, request_notices) = request_from_pairs(&get);
+    notices.extend(request_notices);
+    let state = LinkState {
+        request,
+        view,
+        embed: embed.then_some(Embed { panels, origin }),
+        src,
     };
-    if embed {
-        state.embed = Some(Embed { panels, origin });
-    }
-    state.src = src;
     (state, notices)
 }

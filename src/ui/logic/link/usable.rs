@@ -4,7 +4,8 @@
 use super::codec::shorten;
 use super::notice::{LinkNotice, ShareWarning};
 use super::state::{LONG_LINK, ViewSettings};
-use attention_core::api::{MaskRequest, PositionRequest, Request};
+use attention_core::api::fields::{Field, Scope, to_link};
+use attention_core::api::{FIELDS, Request, field};
 
 /// The request a link asks for on top of `defaults`, keeping every value that can work: a value
 /// the engine refuses (a temperature of 0.00001, a causal mask over a source of another length,
@@ -44,95 +45,39 @@ pub fn usable_request(defaults: &Request, link: &Request) -> (Request, Vec<LinkN
     }
 }
 
-/// Puts the parameter an error names (`field`, as the engine names it) back to its default;
-/// returns its link name and the value left out, or `None` when nothing changed.
-fn leave_out(request: &mut Request, defaults: &Request, field: &str) -> Option<(String, String)> {
-    let text = |value: Option<String>| value.unwrap_or_default();
-    macro_rules! number {
-        ($field:ident) => {{
-            let old = request.$field.take()?;
-            request.$field = defaults.$field;
-            Some((stringify!($field).to_string(), old.to_string()))
-        }};
+/// Puts the parameter an error names (`path`, as the engine names it) back to its default (a
+/// sentence with its other forms); returns its link name and the value left out (as a link
+/// writes it), or `None` when nothing changed.
+fn leave_out(request: &mut Request, defaults: &Request, path: &str) -> Option<(String, String)> {
+    let name = path.split('.').next().unwrap_or(path);
+    // Too many cells to trace is the input's length.
+    let name = if name == "trace" { "sentence" } else { name };
+    let named = field(name)?;
+    let members: Vec<&Field> = match named.group {
+        Some(group) => FIELDS.iter().filter(|f| f.group == Some(group)).collect(),
+        None => vec![named],
+    };
+    let shown = members.first().copied().unwrap_or(named);
+    if members
+        .iter()
+        .all(|f| request.field_json(f.name) == defaults.field_json(f.name))
+    {
+        return None;
     }
-    match field.split('.').next().unwrap_or(field) {
-        "sentence" | "tokens" | "x" | "trace" => {
-            let old = request.sentence.clone();
-            if request.sentence == defaults.sentence
-                && request.tokens.is_none()
-                && request.x.is_none()
-            {
-                return None;
-            }
-            request.sentence = defaults.sentence.clone();
-            request.tokens = None;
-            request.x = None;
-            Some(("sentence".into(), shorten(&text(old), 40)))
-        }
-        "source_sentence" | "source_tokens" | "source_x" => {
-            let old = request.source_sentence.take();
-            request.source_tokens = None;
-            request.source_x = None;
-            Some(("source_sentence".into(), shorten(&text(old), 40)))
-        }
-        "d_model" => number!(d_model),
-        "n_heads" => number!(n_heads),
-        "n_kv_heads" => number!(n_kv_heads),
-        "d_k" => number!(d_k),
-        "d_v" => number!(d_v),
-        "temperature" => number!(temperature),
-        "seed" => number!(seed),
-        "mask" => {
-            let old = request.mask.take()?;
-            request.mask = defaults.mask.clone();
-            let kind = match old {
-                MaskRequest::None => "none",
-                MaskRequest::Causal => "causal",
-                MaskRequest::Padding { .. } => "padding",
-                MaskRequest::Window { .. } => "window",
-                MaskRequest::Sliding { .. } => "sliding",
-                MaskRequest::Custom { .. } => "custom",
-            };
-            Some(("mask".into(), kind.into()))
-        }
-        "block" => {
-            let old = request.block.take()?;
-            request.block = defaults.block;
-            let cells = |n: Option<usize>| n.map_or("auto".to_string(), |n| n.to_string());
-            Some((
-                "block".into(),
-                format!("{} × {}", cells(old.rows), cells(old.cols)),
-            ))
-        }
-        "weights" => {
-            request.weights.take()?;
-            request.weights = defaults.weights.clone();
-            Some(("weights".into(), String::new()))
-        }
-        "position" => {
-            let old = request.position.take()?;
-            request.position = defaults.position;
-            let kind = match old {
-                PositionRequest::Absolute { .. } => "absolute",
-                PositionRequest::None { .. } => "none",
-                PositionRequest::Rope { .. } => "rope",
-                PositionRequest::Alibi { .. } => "alibi",
-            };
-            Some(("position".into(), kind.into()))
-        }
-        "softcap" => {
-            let old = request.softcap.take()?;
-            request.softcap = defaults.softcap;
-            Some(("softcap".into(), old.to_string()))
-        }
-        "sink_logits" => {
-            let old = request.sink_logits.take()?;
-            request.sink_logits = defaults.sink_logits.clone();
-            let list: Vec<String> = old.iter().map(|l| l.to_string()).collect();
-            Some(("sink_logits".into(), list.join(",")))
-        }
-        _ => None,
+    let old = to_link(shown, &request.field_json(shown.name));
+    // An object's kind says which it was (`mask` "window"); else its parts, or its text.
+    let value = match old.as_slice() {
+        [(first, text), ..] if *first == shown.name => shorten(text, 40),
+        parts => parts
+            .iter()
+            .map(|(n, v)| format!("{n}={v}"))
+            .collect::<Vec<_>>()
+            .join(", "),
+    };
+    for member in members {
+        request.take_field(defaults, member.name);
     }
+    Some((shown.name.to_string(), value))
 }
 
 /// What a link's head and layer name that the lab does not have, once it knows its heads and
@@ -166,16 +111,13 @@ pub fn check_view(
 /// What a link made from `request` (the link's text: `link`) leaves behind or risks.
 pub fn share_warnings(request: &Request, link: &str) -> Vec<ShareWarning> {
     let mut warnings = Vec::new();
-    let given: Vec<&'static str> = [
-        ("x", request.x.is_some()),
-        ("tokens", request.tokens.is_some()),
-        ("weights", request.weights.is_some()),
-        ("source_x", request.source_x.is_some()),
-        ("source_tokens", request.source_tokens.is_some()),
-    ]
-    .into_iter()
-    .filter_map(|(name, given)| given.then_some(name))
-    .collect();
+    // The page's numbers no link carries: one's own X, tokens or weights.
+    let given: Vec<&'static str> = FIELDS
+        .iter()
+        .filter(|f| f.scope == Scope::Lab && f.link_names().is_empty())
+        .filter(|f| request.is_given(f.name))
+        .map(|f| f.name)
+        .collect();
     if !given.is_empty() {
         warnings.push(ShareWarning::Tensors(given));
     }

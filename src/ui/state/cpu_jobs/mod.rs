@@ -1,4 +1,4 @@
-//! Large traces on the CPU, off the page's thread: from `engine::LATER_CELLS` up, a request goes
+//! Large traces on the CPU, off the page's thread: from `backend::LATER_CELLS` up, a request goes
 //! to the page's Web Workers (`crates/attention-worker`, one per processor up to 4, each
 //! computing some of the heads), so the text box, sliders and scrolling never wait for it.
 //!

@@ -3,7 +3,7 @@
 use leptos::prelude::*;
 
 use super::widgets::Segmented;
-use crate::ui::logic::engine::GpuStatus;
+use crate::ui::logic::backend::GpuStatus;
 use crate::ui::state::Lab;
 use attention_core::api::{BackendChoice, Request};
 

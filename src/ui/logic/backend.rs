@@ -1,6 +1,6 @@
-//! Which engine computes: the rule that picks the CPU or the GPU for a request, given the GPU's
+//! Which backend computes: the rule that picks the CPU or the GPU for a request, given the GPU's
 //! state, and the reason when the CPU computes although the GPU was asked for. Pure, so the rule
-//! is checked as a table natively (`tests/ui_logic.rs`).
+//! is checked as a table natively (`tests/ui_logic/backend_choice.rs`).
 
 use crate::ui::i18n::Lang;
 use attention_core::api::{BackendChoice, Request};
@@ -181,9 +181,9 @@ impl GpuStatus {
     }
 }
 
-/// Where the current request will be computed.
+/// The backend that computes the current request (the CPU with the reason, when the GPU was asked for or "auto" chose the CPU).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Engine {
+pub enum ChosenBackend {
     Cpu(Option<Fallback>),
     Gpu,
 }
@@ -200,26 +200,26 @@ pub fn computes_later(heads: usize, tokens: usize, keys: usize) -> bool {
     heads.saturating_mul(tokens).saturating_mul(keys) >= LATER_CELLS
 }
 
-/// Chooses the engine for `choice`, given the GPU's state and the number of query tokens.
-pub fn choose(choice: BackendChoice, status: &GpuStatus, tokens: usize) -> Engine {
+/// Chooses the backend for `choice`, given the GPU's state and the number of query tokens.
+pub fn choose(choice: BackendChoice, status: &GpuStatus, tokens: usize) -> ChosenBackend {
     match (choice, status) {
-        (BackendChoice::Cpu, _) => Engine::Cpu(None),
+        (BackendChoice::Cpu, _) => ChosenBackend::Cpu(None),
         (BackendChoice::Gpu, status) => match status.unusable() {
-            Some(fallback) => Engine::Cpu(Some(fallback)),
-            None => Engine::Gpu,
+            Some(fallback) => ChosenBackend::Cpu(Some(fallback)),
+            None => ChosenBackend::Gpu,
         },
-        (BackendChoice::Auto, GpuStatus::Ready(info)) if info.software => Engine::Cpu(Some(
+        (BackendChoice::Auto, GpuStatus::Ready(info)) if info.software => ChosenBackend::Cpu(Some(
             Fallback::new(FallbackReason::SoftwareAdapter, info.name.clone()),
         )),
         (BackendChoice::Auto, GpuStatus::Ready(_)) if tokens < AUTO_GPU_MIN_TOKENS => {
-            Engine::Cpu(Some(Fallback::new(FallbackReason::SmallInput, "")))
+            ChosenBackend::Cpu(Some(Fallback::new(FallbackReason::SmallInput, "")))
         }
-        (BackendChoice::Auto, GpuStatus::Ready(_)) => Engine::Gpu,
-        (BackendChoice::Auto, status) => Engine::Cpu(status.unusable()),
+        (BackendChoice::Auto, GpuStatus::Ready(_)) => ChosenBackend::Gpu,
+        (BackendChoice::Auto, status) => ChosenBackend::Cpu(status.unusable()),
     }
 }
 
-/// The request's choice of engine.
+/// The request's choice of backend.
 pub fn choice(request: &Request) -> BackendChoice {
     request.backend.unwrap_or_default()
 }

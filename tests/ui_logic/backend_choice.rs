@@ -1,0 +1,100 @@
+//! The backend choice as a table: what the user chose × the GPU's state × the size → the backend
+//! (and, for the CPU, the reason it gives).
+
+use attention_core::api::BackendChoice::{self, Auto, Cpu, Gpu};
+use attention_gpu::GpuInfo;
+use attention_lab::ui::logic::backend::{
+    AUTO_GPU_MIN_TOKENS, ChosenBackend, Fallback, FallbackReason, GpuStatus, choose,
+};
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+
+fn ready(software: bool) -> GpuStatus {
+    GpuStatus::Ready(GpuInfo {
+        name: if software { "SwiftShader" } else { "RTX" }.into(),
+        api: "BrowserWebGpu".into(),
+        software,
+    })
+}
+
+/// `None`: the GPU computes; `Some(None)`: the CPU, as asked; `Some(Some(reason))`: the CPU
+/// instead of the GPU, for that reason.
+fn check(
+    choice: BackendChoice,
+    status: GpuStatus,
+    tokens: usize,
+    expected: Option<Option<FallbackReason>>,
+) {
+    let chosen = choose(choice, &status, tokens);
+    let got = match &chosen {
+        ChosenBackend::Gpu => None,
+        ChosenBackend::Cpu(fallback) => Some(fallback.as_ref().map(|f| f.reason)),
+    };
+    assert_eq!(
+        got, expected,
+        "{choice:?} × {status:?} × {tokens} tokens → {chosen:?}"
+    );
+}
+
+#[test]
+fn every_choice_status_and_size() {
+    use FallbackReason::*;
+    let big = AUTO_GPU_MIN_TOKENS;
+    let small = AUTO_GPU_MIN_TOKENS - 1;
+    let unavailable = GpuStatus::Unavailable(Fallback::new(NoWebGpu, ""));
+    let lost = GpuStatus::Lost("reset".into());
+    let table = [
+        // The CPU, when asked, always.
+        (Cpu, ready(false), big, Some(None)),
+        (Cpu, GpuStatus::Probing, small, Some(None)),
+        // The GPU, when asked, whenever it is ready, at any size (even a software one).
+        (Gpu, ready(false), 1, None),
+        (Gpu, ready(true), small, None),
+        (Gpu, GpuStatus::Probing, big, Some(Some(Probing))),
+        (Gpu, unavailable.clone(), big, Some(Some(NoWebGpu))),
+        (Gpu, lost.clone(), big, Some(Some(DeviceLost))),
+        // Auto: a hardware GPU from the threshold up; never a software one.
+        (Auto, ready(false), big, None),
+        (Auto, ready(false), small, Some(Some(SmallInput))),
+        (Auto, ready(true), big, Some(Some(SoftwareAdapter))),
+        (Auto, ready(true), small, Some(Some(SoftwareAdapter))),
+        (Auto, GpuStatus::Probing, big, Some(Some(Probing))),
+        (Auto, unavailable, small, Some(Some(NoWebGpu))),
+        (Auto, lost, big, Some(Some(DeviceLost))),
+    ];
+    for (choice, status, tokens, expected) in table {
+        check(choice, status, tokens, expected);
+    }
+}
+
+#[test]
+fn every_gpu_failure_has_a_reason_a_message_and_a_retry_rule() {
+    use attention_gpu::GpuError;
+    use attention_lab::ui::i18n::Lang;
+    let failures = [
+        GpuError::NoWebGpu,
+        GpuError::NoAdapter("none".into()),
+        GpuError::RequestDevice("refused".into()),
+        GpuError::DeviceLost("reset".into()),
+        GpuError::Shader("bad".into()),
+        GpuError::TooLarge {
+            needed: 10,
+            limit: 5,
+        },
+        GpuError::Readback("lost".into()),
+        GpuError::Unsupported("projection biases"),
+    ];
+    for error in failures {
+        let status = GpuStatus::failed(&error);
+        let fallback = status.unusable().expect("a failed GPU is unusable");
+        assert_eq!(fallback.reason.code(), error.code(), "{error:?}");
+        assert_eq!(
+            status.can_retry(),
+            !matches!(error, GpuError::NoWebGpu),
+            "{error:?}"
+        );
+        for lang in Lang::ALL {
+            assert!(!fallback.message(lang).is_empty(), "{error:?} in {lang:?}");
+        }
+    }
+}

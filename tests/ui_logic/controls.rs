@@ -1,0 +1,58 @@
+//! The helpers behind the controls: the temperature slider, the arrow keys, the K/V heads offered.
+
+use super::*;
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+
+#[test]
+fn temperature_slider_is_logarithmic_and_round_trips() {
+    let last = temperature_slider_max();
+    assert_eq!(temperature_to_slider(0.05), 0.0);
+    assert_eq!(temperature_to_slider(10.0), last);
+    assert_eq!(slider_to_temperature(0.0), 0.05);
+    assert_eq!(slider_to_temperature(last), 10.0);
+    assert_eq!(slider_to_temperature(last + 50.0), 10.0, "clamped");
+    // T = 1 sits well inside, not at the middle of a linear 0.05–10 scale (which would be ~5).
+    let one = temperature_to_slider(1.0) / last;
+    assert!((0.5..0.6).contains(&one), "{one}");
+    for t in [0.05, 0.1, 0.3, 0.5, 1.0, 2.0, 5.0, 10.0] {
+        let back = slider_to_temperature(temperature_to_slider(t));
+        assert!((back - t).abs() / t < 0.006, "{t} -> {back}");
+    }
+}
+
+/// The review's case: from T = 1, ← moved once to 0.99 and then no more; at T = 0.1, → did
+/// nothing (two significant figures made neighbouring positions the same number). Every arrow
+/// press from every position now changes the temperature, the right way.
+#[test]
+fn every_arrow_key_moves_the_temperature() {
+    let last = temperature_slider_max() as usize;
+    for position in 0..last {
+        let (here, right) = (
+            slider_to_temperature(position as f64),
+            slider_to_temperature(position as f64 + 1.0),
+        );
+        assert!(right > here, "{position}: {here} → {right}");
+        // And the value shown maps back to its own position.
+        assert_eq!(temperature_to_slider(here), position as f64, "{here}");
+    }
+    // From a typed value, the arrows step to the neighbours on either side.
+    for typed in [1.0, 0.1, 0.37, 2.5, 0.05, 10.0] {
+        let at = temperature_to_slider(typed);
+        if at > 0.0 {
+            assert!(slider_to_temperature(at - 1.0) < typed, "← from {typed}");
+        }
+        if at < last as f64 {
+            assert!(slider_to_temperature(at + 1.0) > typed, "→ from {typed}");
+        }
+    }
+}
+
+#[test]
+fn kv_heads_are_offered_only_as_divisors() {
+    assert_eq!(divisors(12), vec![1, 2, 3, 4, 6, 12]);
+    assert_eq!(divisors(1), vec![1]);
+    assert_eq!(kv_heads_for(8, 4), 4, "still divides");
+    assert_eq!(kv_heads_for(6, 4), 3, "largest divisor below");
+    assert_eq!(kv_heads_for(5, 2), 1);
+}
