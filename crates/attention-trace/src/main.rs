@@ -231,7 +231,7 @@ fn generate(request: &attention_core::api::Request) -> Result<String, String> {
 /// without sink tokens, beside a sliding-window recompute.
 #[cfg(not(target_arch = "wasm32"))]
 fn stream_eval(request: &attention_core::api::Request) -> Result<String, String> {
-    if request.trained_layout() != Some(attention_core::models::Layout::Llama) {
+    if !request.trained_layout().is_some_and(|l| l.streams()) {
         return Err("stream_eval: add \"model\": \"llama\" (positions move inside the cache only with RoPE)".into());
     }
     let model = load_trained(request)?;

@@ -15,10 +15,10 @@ use crate::ui::browser::clock::now_ms;
 use crate::ui::logic::line_chart::{COLORS, LineChart, Series};
 use crate::ui::logic::sections::Section;
 use crate::ui::state::Lab;
+use attention_core::models::Model;
 use attention_core::models::stream::{
     SAMPLE_TEXT, StreamSpec, first_token_share, recompute_at, rolling, stream_ids,
 };
-use attention_core::models::{Layout, Model};
 
 /// The recompute runs for this long before the page draws.
 const FRAME_BUDGET_MS: f64 = 12.0;
@@ -259,8 +259,8 @@ pub fn StreamSection() -> impl IntoView {
         }
     };
     let state = move || match layout() {
-        Some(Layout::Llama) => 0,
-        Some(Layout::Gpt2) => 1,
+        Some(layout) if layout.streams() => 0,
+        Some(_) => 1,
         None => 2,
     };
     view! {

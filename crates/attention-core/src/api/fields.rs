@@ -338,14 +338,13 @@ pub fn from_link(
                     Some(value) => {
                         object.insert(part.key.into(), value);
                     }
+                    // Missing, or given but unreadable: the object is left out, and said so.
                     None if kind.is_some() => {
                         lacking = true;
-                        if given.is_none() {
-                            errors.push(LinkError::Missing {
-                                name: part.link,
-                                kind: kind.clone().unwrap_or_default(),
-                            });
-                        }
+                        errors.push(LinkError::Missing {
+                            name: part.link,
+                            kind: kind.clone().unwrap_or_default(),
+                        });
                     }
                     None => {}
                 }

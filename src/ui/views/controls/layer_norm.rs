@@ -24,7 +24,7 @@ pub fn LayerNormControl() -> impl IntoView {
             when=move || !trained.get()
             fallback=move || view! { <p class="help block" data-testid="norm-fixed">{move || {
                 let model = &text().model;
-                if lab.request.with(|r| r.trained_layout()) == Some(attention_core::models::Layout::Llama) {
+                if lab.request.with(|r| r.trained_layout()).is_some_and(|l| l.rms_norm()) {
                     model.llama_fixed_norm
                 } else {
                     model.fixed_norm

@@ -6,7 +6,6 @@
 use leptos::prelude::*;
 
 use attention_core::api::{ModelChoice, Request};
-use attention_core::models::Layout;
 use attention_core::teaching::Experiment;
 
 use crate::ui::logic::format::group_digits;
@@ -22,8 +21,7 @@ fn texts(lab: Lab) -> &'static crate::ui::i18n::learn::CacheLessonTexts {
 /// button that chooses the Llama model.
 fn live(lab: Lab, llama_only: bool, inner: fn() -> AnyView) -> impl IntoView {
     let ready = move || match lab.request.with(|r| r.trained_layout()) {
-        Some(Layout::Llama) => true,
-        Some(_) => !llama_only,
+        Some(layout) => !llama_only || layout.streams(),
         None => false,
     };
     let choose = move |_| {
