@@ -13,7 +13,7 @@ import { serve } from './serve.mjs';
 import { launch, ROOT } from './browser.mjs';
 
 const lengths = (process.argv[2] ?? '16,32,64,128,256,512,1024').split(',').map(Number);
-const server = await serve(join(ROOT, 'dist'));
+const server = await serve(process.env.DIST ?? join(ROOT, 'dist'));
 const browser = await launch({ webgpu: true });
 const page = await browser.newPage();
 await page.goto(server.url);

@@ -22,7 +22,7 @@ const characters = Number(process.argv[2] ?? 40);
 const rounds = Number(process.argv[3] ?? 3);
 const sizes = [256, 1024, 2048, 4096];
 
-const server = await serve(join(ROOT, 'dist'));
+const server = await serve(process.env.DIST ?? join(ROOT, 'dist'));
 const browser = await launch();
 const page = await browser.newPage();
 // The app's WebAssembly memory, from Trunk's start event.
