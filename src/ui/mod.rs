@@ -2,9 +2,10 @@
 //! computes attention itself. Layers, each using only those before it:
 //! - [`i18n`]: every sentence in English and Chinese (pure);
 //! - [`logic`]: what each view shows and the rules behind the controls, links and the choice of
-//!   backend (pure: no leptos, web-sys, js-sys or wasm-bindgen);
+//!   backend (pure: it names no leptos, web-sys, js-sys or wasm-bindgen; `backend.rs` reads the
+//!   GPU crate's adapter facts and errors);
 //! - [`browser`]: the browser's clock, workers, canvases, observers, storage, address and
-//!   downloads, knowing nothing of the lab;
+//!   downloads, knowing no `Lab` (it uses `logic`'s link and embed types);
 //! - [`state`]: the reactive `Lab`, and the CPU's and the GPU's job queues;
 //! - [`bridge`]: the lab's state and the world outside its views: the address bar, a host
 //!   page's messages, `window.attentionLab`, files;

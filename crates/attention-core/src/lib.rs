@@ -4,8 +4,8 @@
 //!
 //! Plain Rust over `ndarray`. This crate knows nothing about the browser, the GPU or the UI (its
 //! `Cargo.toml` has no such dependency: Cargo enforces it); those crates depend on it, never the
-//! reverse. Inputs are checked once, in [`pipeline::config`], into a [`Config`]; after that every
-//! function here is infallible.
+//! reverse. Inputs are checked once, in [`pipeline::config`], into a [`Config`]; computing a
+//! trace or the outputs from a `Config` cannot fail.
 //!
 //! The folders, each using only those before it (`tests/architecture.rs` checks it):
 //! - [`math`]: attention itself, one head at a time (masks, scores, softmax, FlashAttention's

@@ -1,12 +1,12 @@
 //! The lessons' chapters and the experiment each runs on the learner's own trace: the same
-//! numbers for the page's Learn mode and for the CLI (`"lesson": {"chapter": "scaling"}`).
+//! numbers for the page's Learn mode and for the CLI (`"lesson": "scaling"`).
 //!
 //! Each experiment reads a [`Trace`] (the current sentence and settings) and a [`Focus`] (the
-//! head and query the learner looks at) and returns plain numbers; the mathematics is in
-//! [`crate::teaching::experiments`]. `api::lesson_json` writes them as JSON for the CLI.
+//! head and query the learner looks at) and returns plain numbers, computed in the chapter's own
+//! module. `api::lesson_json` writes them as JSON for the CLI.
 //!
 //! Each chapter is one module, one place to read: its numbers, the `run` that computes them on
-//! a trace, and its tests. This module holds the list of chapters, the dispatch and the helpers
+//! a trace, and (where it computes more than it reads) its tests. This module holds the list of chapters, the dispatch and the helpers
 //! several chapters share.
 
 use crate::pipeline::trace::Trace;
