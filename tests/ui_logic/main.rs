@@ -30,3 +30,4 @@ mod shaping_views;
 mod stages;
 mod teacher_links;
 mod trained_model;
+mod words;

@@ -385,7 +385,7 @@ pub static TEXT: Text = Text {
             finding: |gain, share, read, context| {
                 if gain.abs() < 0.02 && share < 0.1 {
                     format!(
-                        "What this small model does: no attention sink. Keeping the first characters changes the mean loss by {gain:+.3} nats, and no head puts more than {:.1}% of its attention on the first character (over the text's first {read} characters). Large models trained on long texts do form sinks; a 3-layer model trained on {context}-character windows here did not, so evicting the start costs it nothing.",
+                        "What this small model does: no attention sink. Keeping the first characters changes the mean loss by {gain:+.3} nats, and no head puts more than {:.1}% of its attention on the first character (over the text's first {read} characters). Large models trained on long texts do form sinks; a 3-layer model trained on {context}-character windows here did not, so evicting the start costs it nothing. That is a share over a long text: on a short sentence the same heads can give the first character half their weight for a plain reason (the first queries see only a few keys), which is not a sink, since it fades as the text grows.",
                         share * 100.0
                     )
                 } else {

@@ -75,8 +75,9 @@ pub struct CacheLessonTexts {
     /// Without a trained model: the button that loads one, and what it does.
     pub try_model: &'static str,
     pub try_llama: &'static str,
-    /// (each head's share is shown in the table; the even share)
-    pub share: fn(f32) -> String,
+    /// (the even share; the largest head's share, that head counted from 1, and the sentence's
+    /// tokens: each head's share is in the table)
+    pub share: fn(f32, f32, usize, usize) -> String,
     pub share_columns: [&'static str; 2],
     pub kept_title: fn(usize, usize) -> String,
     pub kept_columns: [&'static str; 3],
@@ -261,7 +262,7 @@ pub struct ModernTexts {
     /// (radius, sinks, causal cells, window cells, with sinks).
     pub window_cells: fn(usize, usize, usize, usize, usize) -> String,
     /// (query, the causal weight the window hides, the causal weight on the sinks).
-    pub window_mass: fn(usize, &str, &str) -> String,
+    pub window_mass: fn(usize, &str, &str, &str) -> String,
     pub hidden_per_query: fn(&str) -> String,
     pub causal: &'static str,
     pub window: &'static str,

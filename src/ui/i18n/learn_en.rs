@@ -557,9 +557,10 @@ pub const LEARN: LearnTexts = LearnTexts {
         cost_columns: ["tokens so far", "with the cache", "without", "times more"],
         try_model: "Generate with a trained model: every step's new row against its growing cache, timed with and without it.",
         try_llama: "Use the Llama-layout model",
-        share: |even| {
+        share: |even, most, head, n| {
             format!(
-                "Mean weight each head gives the first key, over every query after the first; spreading evenly over the keys each query sees would give it {:.1}%. On a short sentence the first key can take far more for plain reasons: the first queries see only a few keys, and the first word may matter. A sink keeps a large share over a long text whatever the query; the streaming view below measures that over the first 256 characters of a long passage.",
+                "Mean weight each head gives the first key, over every query after the first, on your sentence of {n} tokens: head {head} gives it the most, {:.1}%; spreading evenly over the keys each query sees would give it {:.1}%. On a short sentence the first key can take far more for plain reasons: the first queries see only a few keys, and the first word may matter. That is not yet a sink: a sink keeps a large share over a long text whatever the query, and the streaming view below measures exactly that, over the first 256 characters of a long passage, where the same model's shares are small.",
+                most * 100.0,
                 even * 100.0
             )
         },
@@ -590,9 +591,9 @@ pub const LEARN: LearnTexts = LearnTexts {
                 "Causal: {causal} cells. A window of radius {radius}: {window}. With {sinks} sink token(s): {with_sinks}."
             )
         },
-        window_mass: |query, hidden, sinks| {
+        window_mass: |query, hidden, sinks, kept| {
             format!(
-                "Under the full causal mask, query {query} gave {hidden} of its weight to keys the window hides, and {sinks} to the sink tokens."
+                "Under the full causal mask, query {query} gave {hidden} of its weight to the keys the window hides, {sinks} to the sink tokens and {kept} to the other keys inside the window (the three sum to 1)."
             )
         },
         hidden_per_query: |list| format!("Keys hidden from each query, from query 0: {list}."),

@@ -27,9 +27,12 @@ pub struct WindowsExperiment {
     pub causal: Vec<f32>,
     pub window: Vec<f32>,
     pub with_sinks: Vec<f32>,
-    /// The causal weight on the keys the window hides, and on the first k keys.
+    /// The selected query's causal weight, in three parts that do not overlap and sum to 1: on
+    /// the keys the window with its sinks hides, on the sink tokens, and on the other keys inside
+    /// the window.
     pub hidden_mass: f32,
     pub sink_mass: f32,
+    pub kept_mass: f32,
     /// Cross-attention has no order to slide along.
     pub cross: bool,
 }
@@ -80,11 +83,15 @@ pub(super) fn run(trace: &Trace, focus: &Focus) -> WindowsExperiment {
         out.to_vec()
     };
     let causal_weights = weights(&causal);
-    let hidden_mass = (0..m)
-        .filter(|&j| causal.allows(query, j) && !window.allows(query, j))
-        .map(|j| causal_weights[j])
-        .sum();
-    let sink_mass = causal_weights[..sink_tokens].iter().sum();
+    let mass = |keep: &dyn Fn(usize) -> bool| -> f32 {
+        (0..m)
+            .filter(|&j| causal.allows(query, j) && keep(j))
+            .map(|j| causal_weights[j])
+            .sum()
+    };
+    let hidden_mass = mass(&|j| !sinks.allows(query, j));
+    let sink_mass = mass(&|j| j < sink_tokens);
+    let kept_mass = mass(&|j| j >= sink_tokens && sinks.allows(query, j));
     WindowsExperiment {
         head,
         query,
@@ -99,6 +106,7 @@ pub(super) fn run(trace: &Trace, focus: &Focus) -> WindowsExperiment {
         causal: causal_weights,
         hidden_mass,
         sink_mass,
+        kept_mass,
         cross,
     }
 }
@@ -139,9 +147,11 @@ mod tests {
         for row in [&e.causal, &e.window, &e.with_sinks] {
             assert!((row.iter().sum::<f32>() - 1.0).abs() < 1e-5);
         }
-        let hidden: f32 = e.causal[..4].iter().sum();
+        // The sink is counted once: keys 1..=3 are hidden, key 0 is the sink, 4..=6 are kept.
+        let hidden: f32 = e.causal[1..4].iter().sum();
         assert!((e.hidden_mass - hidden).abs() < 1e-6);
         assert!((e.sink_mass - e.causal[0]).abs() < 1e-6);
+        assert!((e.hidden_mass + e.sink_mass + e.kept_mass - 1.0).abs() < 1e-5);
         // The window's weights are the causal ones renormalised over the keys it keeps.
         let kept: f32 = e.causal[4..].iter().sum();
         for j in 4..7 {

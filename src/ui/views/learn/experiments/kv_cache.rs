@@ -92,8 +92,15 @@ pub(super) fn streaming_view(lab: Lab, e: Memo<Option<Experiment>>) -> impl Into
             return ().into_any();
         };
         let x = texts(lab);
+        let (head, most) = e
+            .first_share
+            .iter()
+            .enumerate()
+            .max_by(|a, b| a.1.total_cmp(b.1))
+            .map_or((0, 0.0), |(h, &s)| (h + 1, s));
+        let share = (x.share)(e.even_share, most, head, e.n);
         view! {
-            <p class="help block">{(x.share)(e.even_share)}</p>
+            <p class="help block" data-testid="stream-share">{share}</p>
             <div class="table-scroll">
                 <table class="lesson-table" data-testid="lesson-result">
                     <thead><tr>{x.share_columns.iter().map(|c| view! { <th>{*c}</th> }).collect_view()}</tr></thead>

@@ -45,7 +45,7 @@ pub(super) fn view(lab: Lab, e: Memo<Option<Experiment>>) -> impl IntoView {
                 {(x.window_cells)(e.radius, e.sink_tokens, e.causal_cells, e.window_cells, e.sink_cells)}
             </p>
             <p class="lesson-result" data-testid="window-mass">
-                {(x.window_mass)(e.query, &format_value(e.hidden_mass), &format_value(e.sink_mass))}
+                {(x.window_mass)(e.query, &format_value(e.hidden_mass), &format_value(e.sink_mass), &format_value(e.kept_mass))}
             </p>
             <div class="table-scroll">
                 <table class="lesson-table" data-testid="windows-table">
