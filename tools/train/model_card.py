@@ -156,8 +156,9 @@ def main():
     lines += [
         "",
         f"  Best: layer {prev_l + 1}, head {prev_h + 1}, {prev:.2f} (floor {floors['prev']}).",
-        "- **Induction** (a random string of 30 characters typed twice; in the second copy, weight on the "
-        "character right after the earlier occurrence of the query's own):",
+        "- **Induction** (a random string of 30 characters typed twice, drawn from the 1,000 most frequent "
+        "characters, nine in ten of them Chinese; in the second copy, weight on the character right after the "
+        "earlier occurrence of the query's own):",
         "",
     ]
     for l, row in enumerate(f["induction"]):
@@ -171,6 +172,19 @@ def main():
         "before me was x\" into each position, and the induction head looks for the position whose previous "
         "character matches the query's own and copies what stands there.",
         "",
+    ]
+    if llama:
+        # Measured by the lab's own forward pass (tests/induction.rs, which checks these numbers).
+        lines += [
+            "Which strings it copies: on random strings of Chinese characters typed twice the lab measures the "
+            "best layer-2 head at 0.89 and the model predicts the next character of the second copy 99 % of the "
+            "time; on random strings of ASCII letters, digits and punctuation typed twice the best head gives the "
+            "earlier successor only 0.17 and the model copies 9 % of the time. Both models saw the same "
+            "synthetic strings (nine in ten Chinese); the GPT-2 model copies ASCII strings too (0.72, 83 %) and "
+            "this one does not: a fact about this training run, measured and not explained.",
+            "",
+        ]
+    lines += [
         "## History",
         "",
         "| step | English top-1 | Chinese top-5 | best previous-token | best induction (after layer 1) |",
@@ -191,7 +205,7 @@ def main():
         "",
         "## Limits",
         "",
-        "A 1 M-parameter model trained for about an hour: it spells common English words and Chinese phrases of "
+        f"A 1 M-parameter model trained for {'about' if llama else 'under'} an hour: it spells common English words and Chinese phrases of "
         "its sources, not meaning. Its Chinese is that of manuals, proverbs and reviews. It has seen only a "
         "causal mask; other masks show it inputs it was never trained on.",
         "",

@@ -235,7 +235,7 @@ pub struct ModelTexts {
     /// temperature and masks do to them.
     pub about: [&'static str; 4],
     /// What the Llama model is and how its layout differs.
-    pub llama_about: [&'static str; 4],
+    pub llama_about: [&'static str; 5],
     /// The shape it fixes: d_model, heads, d_k.
     pub fixed_shape: fn(usize, usize, usize) -> String,
     pub fixed_norm: &'static str,

@@ -8,7 +8,9 @@ use attention_gpu::{GpuError, GpuInfo};
 
 /// "auto" uses the GPU from this many query tokens up (and only a hardware GPU): below, one
 /// submission and read-back (0.5 ms at best, 5–15 ms typical in browsers) costs more than the
-/// whole CPU computation, which takes under 1 ms at 64 tokens and about 4 ms at 128 here.
+/// whole CPU computation, which takes under 1 ms at 64 tokens and about 4 ms at 128 here. Not a
+/// measured crossover: natively on an H200 a full trace at 512 tokens took as long as on 16 CPU
+/// threads (benches/README.md), and no browser with a hardware GPU has been measured.
 pub const AUTO_GPU_MIN_TOKENS: usize = 512;
 
 /// Why the CPU computes although the GPU was asked for (or "auto" chose the CPU).

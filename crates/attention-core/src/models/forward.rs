@@ -95,3 +95,59 @@ impl Forward {
             .collect()
     }
 }
+
+/// How a model treats a string typed twice, the classic probe of induction heads (Olsson et al.,
+/// 2022): in the second copy, the weight each head gives the key right after the earlier
+/// occurrence of the query's own token, and how often the model's likeliest next token is the
+/// one the first copy says comes next.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Repetition {
+    /// [layers][heads]: the mean weight on the earlier occurrence's successor, over the queries
+    /// of the second copy.
+    pub induction: Vec<Vec<f32>>,
+    /// The share of the second copy's positions (its last excepted) whose top prediction is the
+    /// next token of the string.
+    pub copied: f32,
+}
+
+impl Forward {
+    /// The probe on a forward pass over `period` tokens followed by the same `period` tokens
+    /// (`logits`: the model's next-token scores at every position). `None` unless the text is
+    /// exactly a string of `period ≥ 2` tokens typed twice.
+    pub fn repetition(&self, period: usize, logits: &Array2<f32>) -> Option<Repetition> {
+        let n = self.ids.len();
+        if period < 2 || n != 2 * period || self.ids[..period] != self.ids[period..] {
+            return None;
+        }
+        let queries = period..n;
+        let induction = self
+            .layers
+            .iter()
+            .map(|layer| {
+                layer
+                    .attention
+                    .heads
+                    .iter()
+                    .map(|head| {
+                        queries
+                            .clone()
+                            .map(|i| head.weights[[i, i - period + 1]])
+                            .sum::<f32>()
+                            / period as f32
+                    })
+                    .collect()
+            })
+            .collect();
+        let hits = (period..n - 1)
+            .filter(|&i| {
+                let row = logits.row(i);
+                let best = (0..row.len()).max_by(|&a, &b| row[a].total_cmp(&row[b]));
+                best == Some(self.ids[i + 1] as usize)
+            })
+            .count();
+        Some(Repetition {
+            induction,
+            copied: hits as f32 / (period - 1) as f32,
+        })
+    }
+}

@@ -69,8 +69,8 @@ pub fn ModelControl() -> impl IntoView {
             <div class="model-about" data-testid="model-about">
                 {move || {
                     let about = match layout() {
-                        Some(Layout::Llama) => &texts().llama_about,
-                        _ => &texts().about,
+                        Some(Layout::Llama) => &texts().llama_about[..],
+                        _ => &texts().about[..],
                     };
                     about.iter().map(|p| view! { <p class="help block">{*p}</p> }).collect_view()
                 }}

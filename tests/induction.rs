@@ -1,0 +1,155 @@
+//! What the README and the model cards say of the trained models' induction heads, measured: a
+//! random string typed twice, drawn from the 1,000 most frequent characters (as in training,
+//! nine in ten of them Chinese), from their Chinese characters only, and from their ASCII ones.
+//! The Llama model's heads copy the first two and barely attend on the third; the GPT-2 model's
+//! copy all three. The documents give each number on the strings it was measured on.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests may (the workspace denies both elsewhere).
+#![cfg(not(target_arch = "wasm32"))]
+
+use attention_core::models::forward::Repetition;
+use attention_core::models::{Model, ModelRun};
+use attention_lab::ui::i18n::Lang;
+
+const README: &str = include_str!("../README.md");
+const LLAMA_CARD: &str = include_str!("../assets/llama/MODEL_CARD.md");
+
+fn llama() -> Model {
+    Model::from_files(
+        include_bytes!("../assets/llama/model.safetensors"),
+        include_str!("../assets/llama/config.json"),
+        include_str!("../assets/llama/vocab.json"),
+    )
+    .unwrap()
+}
+
+fn gpt2() -> Model {
+    Model::from_files(
+        include_bytes!("../assets/gpt2/model.safetensors"),
+        include_str!("../assets/gpt2/config.json"),
+        include_str!("../assets/gpt2/vocab.json"),
+    )
+    .unwrap()
+}
+
+/// Which of the 1,000 most frequent characters a string is drawn from.
+#[derive(Debug, Clone, Copy)]
+enum Pool {
+    Chinese,
+    Ascii,
+}
+
+/// The mean over `count` strings of `period` characters, each typed twice (a seeded xorshift).
+fn probe(model: &Model, pool: Pool, period: usize, count: usize) -> Repetition {
+    let alphabet: Vec<u32> = (1..=1000u32)
+        .filter(|&id| {
+            let c = model.vocab[id as usize].chars().next().unwrap();
+            match pool {
+                Pool::Chinese => ('\u{4e00}'..='\u{9fff}').contains(&c),
+                Pool::Ascii => c.is_ascii_graphic(),
+            }
+        })
+        .collect();
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let mut sum: Option<Repetition> = None;
+    for _ in 0..count {
+        let string: Vec<u32> = (0..period)
+            .map(|_| alphabet[(next() % alphabet.len() as u64) as usize])
+            .collect();
+        let ids: Vec<u32> = string.iter().chain(&string).copied().collect();
+        let tokens: Vec<String> = ids
+            .iter()
+            .map(|&id| model.vocab[id as usize].clone())
+            .collect();
+        let forward = model.forward(&tokens, &ids, &ModelRun::default()).unwrap();
+        let r = forward
+            .repetition(period, &model.all_logits(&forward))
+            .unwrap();
+        sum = Some(match sum {
+            None => r,
+            Some(mut s) => {
+                for (a, b) in s
+                    .induction
+                    .iter_mut()
+                    .flatten()
+                    .zip(r.induction.iter().flatten())
+                {
+                    *a += b;
+                }
+                s.copied += r.copied;
+                s
+            }
+        });
+    }
+    let mut mean = sum.unwrap();
+    mean.induction
+        .iter_mut()
+        .flatten()
+        .for_each(|w| *w /= count as f32);
+    mean.copied /= count as f32;
+    mean
+}
+
+/// The best head's mean weight after the first layer.
+fn best(r: &Repetition) -> f32 {
+    r.induction[1..]
+        .iter()
+        .flatten()
+        .fold(0.0, |m, &w| m.max(w))
+}
+
+/// `value` to two decimals, as the documents write it.
+fn two(value: f32) -> String {
+    format!("{value:.2}")
+}
+
+#[test]
+fn the_llama_models_induction_heads_copy_chinese_strings_not_ascii_ones() {
+    let model = llama();
+    let chinese = probe(&model, Pool::Chinese, 30, 8);
+    let ascii = probe(&model, Pool::Ascii, 30, 8);
+    eprintln!("Llama, Chinese: best {} {chinese:?}", best(&chinese));
+    eprintln!("Llama, ASCII: best {} {ascii:?}", best(&ascii));
+    assert!(best(&chinese) > 0.8 && chinese.copied > 0.8, "{chinese:?}");
+    assert!(best(&ascii) < 0.35 && ascii.copied < 0.5, "{ascii:?}");
+    // Each document gives both, with the strings they were measured on.
+    for (name, text) in [
+        ("README.md", README),
+        ("assets/llama/MODEL_CARD.md", LLAMA_CARD),
+    ] {
+        for number in [two(best(&chinese)), two(best(&ascii))] {
+            assert!(
+                text.contains(&number),
+                "{name} does not give {number} (Chinese {:.2}, ASCII {:.2})",
+                best(&chinese),
+                best(&ascii)
+            );
+        }
+        assert!(text.contains("ASCII"), "{name} does not say which strings");
+    }
+    // And the page, where the model is described.
+    for lang in [Lang::En, Lang::Zh] {
+        let about = lang.text().model.llama_about.join(" ");
+        for number in [two(best(&chinese)), two(best(&ascii))] {
+            assert!(
+                about.contains(&number),
+                "{lang:?}: the Llama model's description lacks {number}"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_gpt2_models_induction_head_copies_ascii_strings_too() {
+    // The README's example for the GPT-2 model is a string of ASCII characters typed twice.
+    let model = gpt2();
+    let ascii = probe(&model, Pool::Ascii, 30, 8);
+    eprintln!("GPT-2, ASCII: best {} {ascii:?}", best(&ascii));
+    assert!(best(&ascii) > 0.6 && ascii.copied > 0.6, "{ascii:?}");
+}
