@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 TRUNK_VERSION=0.21.14
 BINARYEN_VERSION=132.0.0
 PLAYWRIGHT_VERSION=1.64.1
+AXE_VERSION=4.14.1
 TOOLS_DIR="$PWD/.tools"
 
 say() { printf '[tools] %s\n' "$*"; }
@@ -63,6 +64,10 @@ fi
 if [ ! -d "$TOOLS_DIR/node_modules/playwright-core" ]; then
   say "installing playwright-core@$PLAYWRIGHT_VERSION into .tools (drives Debian's Chromium)"
   npm install --silent --no-audit --no-fund --prefix "$TOOLS_DIR" "playwright-core@$PLAYWRIGHT_VERSION" >/dev/null
+fi
+if ! grep -qs "\"version\": \"$AXE_VERSION\"" "$TOOLS_DIR/node_modules/axe-core/package.json"; then
+  say "installing axe-core@$AXE_VERSION into .tools (the accessibility checks, tests/e2e/a11y.mjs)"
+  npm install --silent --no-audit --no-fund --prefix "$TOOLS_DIR" "axe-core@$AXE_VERSION" >/dev/null
 fi
 # The notebook package (python/): a virtual environment with NumPy, anywidget, pytest and
 # JupyterLab (the widget is tested in a real one), from PyPI.

@@ -1,6 +1,6 @@
 // <attention-lab>: the Attention Lab as an element for course pages.
 //
-//   <script type="module" src="https://your.site/attention-lab/attention-lab.js"></script>
+//   <script src="https://your.site/attention-lab/attention-lab.js" defer></script>
 //   <attention-lab sentence="the cat sat" panels="weights,head-view" mask="causal" lang="zh"></attention-lab>
 //
 // Each element runs the lab (the index.html beside this script) in a frame of its own, started
@@ -14,8 +14,18 @@
 // attentionLab.state() gives it; it bubbles and crosses shadow roots) whenever the state changes,
 // and `error` (detail: {error}) when the lab refuses something. Moving a started element keeps
 // its lab (at its attributes). custom-elements.json, beside this file, lists it all.
+//
+// A classic script, so that a course page on another origin loads it from a plain static host
+// (a module script from another origin needs CORS headers, and without them every element would
+// stay an empty box): no import or export, the class on `window.AttentionLabElement`. Loaded as a
+// module it works the same.
 
-const LAB = new URL('./', import.meta.url);
+(() => {
+// The lab is the index.html beside this script: its address, whether the script runs classic
+// (document.currentScript) or as a module (then found by its src).
+const LAB = new URL('./', document.currentScript?.src
+  ?? [...document.scripts].map((s) => s.src).find((src) => /attention-lab\.js(\?|#|$)/.test(src))
+  ?? location.href);
 
 // BEGIN ATTRIBUTES
 // Written from the lab's tables (src/ui/logic/element.rs) by
@@ -64,7 +74,7 @@ const ATTRIBUTES = {
 /** Attributes the element handles itself (an empty group): the file it fetches, its height. */
 const OWN = Object.keys(ATTRIBUTES).filter((name) => ATTRIBUTES[name].group.length === 0);
 
-export class AttentionLabElement extends HTMLElement {
+class AttentionLabElement extends HTMLElement {
   static observedAttributes = Object.keys(ATTRIBUTES);
 
   #frame = null;
@@ -234,6 +244,8 @@ for (const [name, { type }] of Object.entries(ATTRIBUTES)) {
   });
 }
 
+window.AttentionLabElement = AttentionLabElement;
 if (!customElements.get('attention-lab')) {
   customElements.define('attention-lab', AttentionLabElement);
 }
+})();

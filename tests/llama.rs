@@ -221,3 +221,21 @@ fn a_config_that_does_not_fit_is_refused_by_name() {
     assert!((silu(1.0) - 0.731_058_6).abs() < 1e-6);
     assert!(silu(-100.0).abs() < 1e-30);
 }
+
+/// The layer view names what this layout does: RMSNorm, not LayerNorm, and an input with no
+/// position vector added (X = E, not E + P with P = 0); its later inputs' formula is in the
+/// reader's language.
+#[test]
+fn the_layer_view_names_rmsnorm_and_no_position_vector() {
+    use attention_lab::ui::i18n::Lang;
+    use attention_lab::ui::logic::stages::Stage;
+    let forward = model().read("the cat sat", &ModelRun::default()).unwrap();
+    let (first, second) = (&forward.layers[0].attention, &forward.layers[1].attention);
+    for lang in [Lang::En, Lang::Zh] {
+        assert_eq!(Stage::NormedX.title(Some(first), lang), "RMSNorm(X)");
+        assert_eq!(Stage::X.formula(first, lang), "X = E");
+        assert_eq!(Stage::Positions.formula(first, lang), "P = 0");
+        assert!(Stage::NormedX.formula(first, lang).contains("mean(x²)"));
+    }
+    assert_eq!(Stage::X.formula(second, Lang::Zh), "X = 残差流");
+}

@@ -220,6 +220,35 @@ test('on a phone, the course page fits and the first lab draws', async () => {
   }
 });
 
+test('a course page on another origin loads the element from a plain static host (no CORS headers)', async () => {
+  // serve.mjs sends no Access-Control-Allow-Origin: a module script from it would be blocked.
+  const lab = new URL(server.url);
+  const course = `<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>Elsewhere</title>
+<script src="${lab.origin}/attention-lab.js" defer></script></head>
+<body><attention-lab sentence="a b c" panels="weights"></attention-lab>
+<script>
+  window.changes = [];
+  document.querySelector('attention-lab').addEventListener('attention-lab-change', (e) => window.changes.push(e.detail));
+</script></body></html>`;
+  const other = await serve(join(ROOT, 'tests', 'fixtures', 'imports'), { '/course.html': course });
+  const p = await context.newPage();
+  const errors = [];
+  p.on('pageerror', (e) => errors.push(String(e)));
+  try {
+    assert.notEqual(new URL(other.url).origin, lab.origin);
+    await p.goto(`${other.url}course.html`);
+    await p.waitForFunction(() => window.changes.length > 0, null, { timeout: 60000 });
+    assert.deepEqual((await p.evaluate(() => window.changes.at(-1))).tokens, ['a', 'b', 'c']);
+    const box = await p.locator('attention-lab').boundingBox();
+    assert.ok(box.width > 200 && box.height > 100, `the element has a size: ${JSON.stringify(box)}`);
+    assert.deepEqual(errors, []);
+  } finally {
+    await p.close();
+    other.close();
+  }
+});
+
 test('no errors on the course page', () => {
   assert.deepEqual(pageErrors, []);
 });

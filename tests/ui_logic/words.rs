@@ -71,3 +71,17 @@ fn what_auto_rests_on_is_what_was_measured() {
         }
     }
 }
+
+#[test]
+fn the_pipelines_steps_are_numbered_once_each_in_page_order() {
+    use attention_lab::ui::logic::sections::Section;
+    let numbers: Vec<usize> = Section::on_page(true)
+        .into_iter()
+        .filter_map(Section::number)
+        .collect();
+    let expected: Vec<usize> = (1..=numbers.len()).collect();
+    assert_eq!(
+        numbers, expected,
+        "two sections shared a number (values and all heads were both 5)"
+    );
+}

@@ -244,6 +244,10 @@ pub static TEXT: Text = Text {
         title: "Colour scales",
         names: ["honest", "contrast"],
         help: "Honest: weights on a fixed 0 … 1 scale and the three score stages on one shared scale, so scaling and the temperature change the picture. Contrast: each matrix stretched over its own range.",
+        colour_bar: |low, high, note| format!("Colour scale from {low} to {high} ({note})"),
+        constant: |value| {
+            format!("Colour scale: every value is {value}, so every cell has one colour")
+        },
     },
     model: ModelTexts {
         section: "Weights",
@@ -436,6 +440,7 @@ pub static TEXT: Text = Text {
         embeddings: "Each character's learned embedding: a row of the trained table wte, shared with the output layer.",
         positions: "GPT-2 learns a vector for each position (a row of wpe) instead of sines and cosines.",
         x_first: "The residual stream entering the first layer: embedding plus position.",
+        residual_formula: "X = the residual stream",
         x_later: |layer| {
             format!(
                 "The residual stream entering layer {layer}: what the layers before added up to."
@@ -571,6 +576,7 @@ pub static TEXT: Text = Text {
     computed_on_cpu: "CPU",
     computed_on_gpu: "GPU",
     computing: "computing…",
+    token_list: |n| format!("The sentence's {n} tokens"),
     more_tokens: |rest, n| format!("… and {rest} more ({n} tokens in all)"),
     computing_trace: |n, h| {
         format!(

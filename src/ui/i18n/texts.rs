@@ -95,6 +95,10 @@ pub struct ScaleTexts {
     pub title: &'static str,
     pub names: [&'static str; 2],
     pub help: &'static str,
+    /// The colour bar in words: (lowest, highest, how the scale is chosen).
+    pub colour_bar: fn(&str, &str, &str) -> String,
+    /// The colour bar of a matrix whose values are all one number.
+    pub constant: fn(&str) -> String,
 }
 
 /// A long input's overview (blocks of cells) and its zoomed region.
@@ -279,6 +283,8 @@ pub struct ModelTexts {
     pub positions: &'static str,
     pub x_first: &'static str,
     pub x_later: fn(usize) -> String,
+    /// The formula of a later layer's input: "X = the residual stream".
+    pub residual_formula: &'static str,
     pub normed_x: &'static str,
     pub output: &'static str,
     /// The Llama model's: no position vector (RoPE), the first residual stream, RMSNorm.
@@ -531,6 +537,8 @@ pub struct Text {
     pub computing_trace: fn(usize, usize) -> String,
     /// After a long input's first chips: how many more, and how many in all.
     pub more_tokens: fn(usize, usize) -> String,
+    /// The token list's name (it scrolls, so it takes the keyboard's focus): its token count.
+    pub token_list: fn(usize) -> String,
     /// Heads done, heads in all (the worker's progress).
     pub computing_progress: fn(usize, usize) -> String,
     /// A long input's result is shown: (tokens, heads, how long it took, formatted).

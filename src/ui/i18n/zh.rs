@@ -224,6 +224,8 @@ pub static TEXT: Text = Text {
         title: "颜色刻度",
         names: ["如实", "对比度"],
         help: "如实：权重使用固定的 0 … 1 刻度，三个分数阶段共用一个刻度，因此缩放和温度会改变画面。对比度：每个矩阵按自身范围拉伸。",
+        colour_bar: |low, high, note| format!("颜色刻度从 {low} 到 {high}（{note}）"),
+        constant: |value| format!("颜色刻度：所有值都是 {value}，所以每个格子颜色相同"),
     },
     model: ModelTexts {
         section: "权重",
@@ -400,6 +402,7 @@ pub static TEXT: Text = Text {
         embeddings: "每个字符学到的词向量：训练好的表 wte 中的一行，与输出层共享。",
         positions: "GPT-2 为每个位置学习一个向量（wpe 中的一行），而不是用正弦和余弦。",
         x_first: "进入第一层的残差流：词向量加位置向量。",
+        residual_formula: "X = 残差流",
         x_later: |layer| format!("进入第 {layer} 层的残差流：前面各层累加的结果。"),
         normed_x: "LN₁ 先把每一行归一化，再用学到的 γ 和 β 缩放和平移。",
         output: "注意力的输出加回残差流；随后是这个模块的 MLP。",
@@ -531,6 +534,7 @@ pub static TEXT: Text = Text {
     computed_on_cpu: "CPU",
     computed_on_gpu: "GPU",
     computing: "计算中……",
+    token_list: |n| format!("句子的 {n} 个词元"),
     more_tokens: |rest, n| format!("……还有 {rest} 个（共 {n} 个词元）"),
     computing_trace: |n, h| format!("正在计算 {n} 个词元 × {h} 个头……完成前视图显示上一次的结果。"),
     computing_progress: |done, heads| {

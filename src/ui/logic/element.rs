@@ -239,7 +239,6 @@ pub fn manifest() -> Value {
                 }]
             }],
             "exports": [
-                {"kind": "js", "name": "AttentionLabElement", "declaration": {"name": "AttentionLabElement", "module": "attention-lab.js"}},
                 {"kind": "custom-element-definition", "name": "attention-lab", "declaration": {"name": "AttentionLabElement", "module": "attention-lab.js"}}
             ]
         }]

@@ -119,19 +119,13 @@ impl Section {
         }
     }
 
-    /// The step's number on the page (the trained model's own sections have none).
+    /// The step's number on the page, counted down the pipeline from 1 (the trained model's own
+    /// sections have none).
     pub fn number(self) -> Option<usize> {
-        Some(match self {
-            Self::Model | Self::Next | Self::Generate | Self::Stream => return None,
-            Self::Tokens => 1,
-            Self::Qkv => 2,
-            Self::Scores => 3,
-            Self::Softmax => 4,
-            Self::Values => 5,
-            Self::AllHeads => 5,
-            Self::Combine => 6,
-            Self::Flash => 7,
-        })
+        Self::on_page(false)
+            .iter()
+            .position(|&s| s == self)
+            .map(|at| at + 1)
     }
 
     pub fn title(self, lang: Lang) -> &'static str {

@@ -29,6 +29,14 @@ impl Stage {
         }
     }
 
+    /// Its title for this trace: a layer normed by RMSNorm says so.
+    pub fn title(self, trace: Option<&Trace>, lang: Lang) -> &'static str {
+        if self == Self::NormedX && trace.is_some_and(|t| t.config.norm().rms) {
+            return "RMSNorm(X)";
+        }
+        self.text(lang).title
+    }
+
     /// Its caption for this trace: a trained model's layer explains its learned embeddings,
     /// its residual stream and its learned LayerNorm.
     pub fn caption(self, trace: &Trace, lang: Lang) -> String {
@@ -103,11 +111,13 @@ impl Stage {
             Self::V => format!("V = {keys_from} W_V{}", bias("V")),
             Self::Projected => format!("concat · W_O{}", bias("O")),
             Self::Embeddings if trained => "E = wte[token]".into(),
-            Self::Positions if trained && rms => "P = 0 (RoPE turns Q and K)".into(),
+            Self::Positions if trained && rms => "P = 0".into(),
             Self::Positions if trained => "P = wpe[position]".into(),
             Self::X if trained && config.model_layer() != Some(0) => {
-                "X = the residual stream".into()
+                lang.text().model.residual_formula.into()
             }
+            // A layout without position vectors (the caption says RoPE turns q and k instead).
+            Self::X if trained && rms => "X = E".into(),
             Self::X if !trained && config.target().parts.is_none() => {
                 lang.text().own_x_formula.into()
             }

@@ -129,7 +129,7 @@ fn Roles() -> impl IntoView {
     view! {
         <h3>{move || texts().roles_title}</h3>
         <p class="caption" data-testid="imported-roles-help">{help}</p>
-        <div class="table-scroll">
+        <div class="table-scroll" tabindex="0">
         <table class="roles-table" data-testid="imported-roles">
             <thead><tr>
                 <th scope="col">{move || texts().layer}</th>

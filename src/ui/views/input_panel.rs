@@ -34,7 +34,8 @@ pub fn TokenChips(
     };
     let full = move || count.get() >= FULL_CHIPS;
     view! {
-        <ol class="tokens" class:full=full data-testid=test_id>
+        <ol class="tokens" class:full=full data-testid=test_id tabindex="0"
+            aria-label=move || (lab.lang.get().text().token_list)(count.get())>
             {move || {
                 tokens
                     .get()

@@ -11,7 +11,11 @@ pub fn LiveRegion() -> impl IntoView {
     let lab = expect_context::<Lab>();
     let announcement = move || {
         let (active, info) = active_cell(lab)?;
-        let title = active.stage.text(lab.lang.get()).title;
+        let title = lab.shown.with(|t| {
+            active
+                .stage
+                .title(t.as_ref().map(|t| &*t.0), lab.lang.get())
+        });
         Some(format!("{title}: {}: {}", info.position, info.value))
     };
     view! {

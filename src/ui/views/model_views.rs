@@ -124,7 +124,7 @@ fn HeadRoles() -> impl IntoView {
     view! {
         <h3>{move || texts().roles_title}</h3>
         <p class="caption" data-testid="roles-help">{footing}</p>
-        <div class="table-scroll">
+        <div class="table-scroll" tabindex="0">
         <table class="roles-table" data-testid="head-roles">
             <thead><tr>
                 <th scope="col">{move || texts().layer_label}</th>

@@ -143,7 +143,11 @@ fn OverviewStage(stage: Stage) -> impl IntoView {
         ))
     };
     let moves: [(isize, isize, &str); 4] = [(-1, 0, "↑"), (1, 0, "↓"), (0, -1, "←"), (0, 1, "→")];
-    let title = move || stage.text(lab.lang.get()).title.to_string();
+    let title = move || {
+        lab.shown
+            .with(|t| stage.title(t.as_ref().map(|t| &*t.0), lab.lang.get()))
+            .to_string()
+    };
     view! {
         <div class="overview" data-testid=format!("overview-{}", stage.id())>
             <div class="overview-head">
@@ -198,7 +202,9 @@ fn OverviewStage(stage: Stage) -> impl IntoView {
 fn export_label(lab: Lab, stage: Stage) -> Signal<(String, String)> {
     Signal::derive(move || {
         let lang = lab.lang.get();
-        let title = stage.text(lang).title;
+        let title = lab
+            .shown
+            .with(|t| stage.title(t.as_ref().map(|t| &*t.0), lang));
         let head = stage.is_per_head().then(|| lab.selected_head() + 1);
         let request = lab.request.get();
         let sentence = request.sentence.clone().unwrap_or_default();
@@ -248,6 +254,11 @@ fn export_label(lab: Lab, stage: Stage) -> Signal<(String, String)> {
 pub fn StageCard(stage: Stage) -> impl IntoView {
     let lab = expect_context::<Lab>();
     let text = move || stage.text(lab.lang.get());
+    let title = move || {
+        lab.shown
+            .with(|t| stage.title(t.as_ref().map(|t| &*t.0), lab.lang.get()))
+            .to_string()
+    };
     let shown = move || {
         lab.shown
             .with(|t| t.as_ref().is_some_and(|t| stage.is_shown(&t.0)))
@@ -298,7 +309,7 @@ pub fn StageCard(stage: Stage) -> impl IntoView {
         <Show when=shown>
             <figure class="stage" data-stage=stage.id()>
                 <figcaption>
-                    <h3>{move || text().title}</h3>
+                    <h3>{title}</h3>
                     <p class="formula" data-testid=format!("formula-{}", stage.id())>{formula}</p>
                     <p class="caption" data-testid=format!("caption-{}", stage.id())>
                         {caption}
@@ -314,7 +325,7 @@ pub fn StageCard(stage: Stage) -> impl IntoView {
                             data=stage_data(lab, stage)
                             look=Look::of(lab)
                             test_id=format!("heatmap-{}", stage.id())
-                            label=Signal::derive(move || text().title.to_string())
+                            label=Signal::derive(title)
                             export=export_label(lab, stage)
                             on_cell=on_cell
                             on_drawn=Callback::new(move |_| lab.drawn())

@@ -327,8 +327,11 @@ pub fn Heatmap(
                     </div>
                 </div>
             </div>
+            // Named once drawn; until then (not yet in view) nothing is drawn and nothing is said.
             <canvas class="heatmap-legend" node_ref=legend_canvas data-testid=legend_id width="0" height="0"
-                role="img" aria-label=legend_label></canvas>
+                role=move || legend_label.with(|l| l.is_some().then_some("img"))
+                aria-hidden=move || legend_label.with(|l| l.is_none().then_some("true"))
+                aria-label=legend_label></canvas>
             <p class="legend-note help" data-testid=note_id
                 style=move || layout.with(|l| format!("margin-left: {}px", l.as_ref().map_or(0.0, |l| l.left)))>
                 {legend_note}
@@ -343,11 +346,12 @@ pub fn Heatmap(
 /// What the colour bar shows, in words (for screen readers and tests).
 fn legend_text(data: &MatrixView, lang: Lang) -> String {
     use crate::ui::logic::format::format_value;
+    let scales = &lang.text().scales;
     let (low, high) = data.scale.range();
-    format!(
-        "{} … {}: {}",
-        format_value(low),
-        format_value(high),
-        data.note(lang)
-    )
+    let (low, high) = (format_value(low), format_value(high));
+    if low == high {
+        (scales.constant)(&low)
+    } else {
+        (scales.colour_bar)(&low, &high, &data.note(lang))
+    }
 }

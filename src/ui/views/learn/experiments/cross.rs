@@ -36,7 +36,7 @@ pub(super) fn view(lab: Lab, e: Memo<Option<Experiment>>) -> impl IntoView {
         }
         view! {
             <p class="lesson-result" data-testid="lesson-result">{(x.cross_result)(e.queries, e.keys)}</p>
-            <div class="table-scroll">
+            <div class="table-scroll" tabindex="0">
                 <table class="lesson-table">
                     <thead><tr><th>{x.token}</th><th>{x.source_token}</th><th>{x.weight}</th></tr></thead>
                     <tbody>

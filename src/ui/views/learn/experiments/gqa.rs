@@ -34,7 +34,7 @@ pub(super) fn view(lab: Lab, e: Memo<Option<Experiment>>) -> impl IntoView {
             }
         };
         view! {
-            <div class="table-scroll">
+            <div class="table-scroll" tabindex="0">
                 <table class="lesson-table" data-testid="lesson-result">
                     <thead><tr><th>{x.kv_heads}</th><th>{x.kind}</th><th>{x.kv_parameters}</th><th>{x.parameters}</th><th>{x.cache_per_token}</th><th>{x.cache_4096}</th></tr></thead>
                     <tbody>

@@ -61,7 +61,7 @@ pub(super) fn view(lab: Lab, e: Memo<Option<Experiment>>) -> impl IntoView {
                 }}
             </p>
             <p class="help block">{(x.bytes)(&bytes, e.kv_heads, e.d_k, e.d_v)}</p>
-            <div class="table-scroll">
+            <div class="table-scroll" tabindex="0">
                 <table class="lesson-table" data-testid="kv-costs">
                     <caption>{x.cost_title}</caption>
                     <thead><tr>{x.cost_columns.iter().map(|c| view! { <th>{*c}</th> }).collect_view()}</tr></thead>
@@ -101,7 +101,7 @@ pub(super) fn streaming_view(lab: Lab, e: Memo<Option<Experiment>>) -> impl Into
         let share = (x.share)(e.even_share, most, head, e.n);
         view! {
             <p class="help block" data-testid="stream-share">{share}</p>
-            <div class="table-scroll">
+            <div class="table-scroll" tabindex="0">
                 <table class="lesson-table" data-testid="lesson-result">
                     <thead><tr>{x.share_columns.iter().map(|c| view! { <th>{*c}</th> }).collect_view()}</tr></thead>
                     <tbody>
@@ -111,7 +111,7 @@ pub(super) fn streaming_view(lab: Lab, e: Memo<Option<Experiment>>) -> impl Into
                     </tbody>
                 </table>
             </div>
-            <div class="table-scroll">
+            <div class="table-scroll" tabindex="0">
                 <table class="lesson-table" data-testid="stream-kept">
                     <caption>{(x.kept_title)(e.window, e.sink_tokens)}</caption>
                     <thead><tr>{x.kept_columns.iter().map(|c| view! { <th>{*c}</th> }).collect_view()}</tr></thead>

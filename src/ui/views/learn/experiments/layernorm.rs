@@ -60,7 +60,7 @@ pub(super) fn view(lab: Lab, e: Memo<Option<Experiment>>) -> impl IntoView {
             <p class="lesson-result" data-testid="gradient-result">
                 {(x.gradient_result)(e.depth, first(pre), least(pre), first(post), least(post), most(post))}
             </p>
-            <div class="table-scroll">
+            <div class="table-scroll" tabindex="0">
                 <table class="lesson-table">
                     <thead><tr><th>{x.token}</th><th>{x.mean}</th><th>{x.std}</th><th>{x.after_mean}</th><th>{x.after_std}</th></tr></thead>
                     <tbody>

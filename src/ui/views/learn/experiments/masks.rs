@@ -33,7 +33,7 @@ pub(super) fn view(lab: Lab, e: Memo<Option<Experiment>>) -> impl IntoView {
         };
         view! {
             <p class="lesson-result" data-testid="lesson-result">{fully}</p>
-            <div class="table-scroll">
+            <div class="table-scroll" tabindex="0">
                 <table class="lesson-table">
                     <thead><tr><th>{x.key}</th><th>{x.with_infinity}</th><th>{x.with_large_negative}</th></tr></thead>
                     <tbody>

@@ -20,7 +20,7 @@ pub(super) fn view(lab: Lab, e: Memo<Option<Experiment>>) -> impl IntoView {
                 " "
                 {(x.mean_distance)(e.mean_distance)}
             </p>
-            <div class="table-scroll">
+            <div class="table-scroll" tabindex="0">
                 <table class="lesson-table" data-testid="head-distances">
                     <caption>{x.distance_caption}</caption>
                     <thead><tr><th>{x.head}</th>{(0..e.n_heads).map(|h| view! { <th>{h + 1}</th> }).collect_view()}</tr></thead>

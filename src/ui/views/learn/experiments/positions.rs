@@ -49,7 +49,7 @@ pub(super) fn view(lab: Lab, e: Memo<Option<Experiment>>) -> impl IntoView {
                 (x.pairings)(&format!("{differ:.3}"), &format!("{permuted:.1e}"), &order)
             });
         view! {
-            <div class="table-scroll">
+            <div class="table-scroll" tabindex="0">
                 <table class="lesson-table" data-testid="positions-table">
                     <thead><tr>
                         <th>{x.kind}</th>

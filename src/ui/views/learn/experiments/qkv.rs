@@ -17,7 +17,7 @@ pub(super) fn view(lab: Lab, e: Memo<Option<Experiment>>) -> impl IntoView {
         let x = texts(lab);
         view! {
             <p class="lesson-result" data-testid="lesson-result">{(x.qkv_intro)(&visible(&e.query_token), e.head + 1, e.d_k)}</p>
-            <div class="table-scroll">
+            <div class="table-scroll" tabindex="0">
                 <table class="lesson-table">
                     <thead><tr><th>{x.key}</th><th>{x.dot}</th><th></th></tr></thead>
                     <tbody>

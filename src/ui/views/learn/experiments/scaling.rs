@@ -159,7 +159,7 @@ pub(super) fn view(lab: Lab, e: Memo<Option<Experiment>>) -> impl IntoView {
             <p class="lesson-result" data-testid="lesson-result">
                 {(x.row_result)([r.largest, r.entropy, r.gradient, s.largest, s.entropy, s.gradient])}
             </p>
-            <div class="table-scroll">
+            <div class="table-scroll" tabindex="0">
                 <table class="lesson-table" data-testid="scaling-heads">
                     <caption>{x.heads_caption}</caption>
                     <thead><tr>

@@ -100,7 +100,7 @@ pub(super) fn view(lab: Lab, e: Memo<Option<Experiment>>) -> impl IntoView {
             </p>
             {only_underflow}
             <p class="lesson-result" data-testid="stability-now">{now}</p>
-            <div class="table-scroll">
+            <div class="table-scroll" tabindex="0">
                 <table class="lesson-table" data-testid="stability-table">
                     <thead><tr><th>{x.key}</th><th>"k · s + c"</th><th>{x.naive_f32}</th><th>{x.naive_f16}</th><th>{x.stable_f16}</th></tr></thead>
                     <tbody>

@@ -18,7 +18,7 @@ pub(super) fn view(lab: Lab, e: Memo<Option<Experiment>>) -> impl IntoView {
         let num = |v: f32| significant(v, 4);
         view! {
             <p class="lesson-result">{(x.caps_intro)(e.query, e.head + 1)}</p>
-            <div class="table-scroll">
+            <div class="table-scroll" tabindex="0">
                 <table class="lesson-table" data-testid="caps-table">
                     <thead><tr><th>{x.cap}</th><th>{x.largest_score}</th><th>{x.top_weight}</th><th>{x.entropy}</th></tr></thead>
                     <tbody>
@@ -36,7 +36,7 @@ pub(super) fn view(lab: Lab, e: Memo<Option<Experiment>>) -> impl IntoView {
             <p class="lesson-result" data-testid="lesson-result">
                 {(x.qk_norm_intro)(e.d_k, &significant(e.bound, 3), &growth)}
             </p>
-            <div class="table-scroll">
+            <div class="table-scroll" tabindex="0">
                 <table class="lesson-table" data-testid="qk-norm-table">
                     <thead><tr>
                         <th>{lab.lang.get().text().learn.x.head}</th>
@@ -55,7 +55,7 @@ pub(super) fn view(lab: Lab, e: Memo<Option<Experiment>>) -> impl IntoView {
                 </table>
             </div>
             <p class="lesson-result">{(x.sinks_intro)(&num(e.row_max))}</p>
-            <div class="table-scroll">
+            <div class="table-scroll" tabindex="0">
                 <table class="lesson-table" data-testid="sinks-table">
                     <thead><tr><th>{x.sink_logit}</th><th>{x.kept}</th><th>{x.top_weight}</th></tr></thead>
                     <tbody>

@@ -28,7 +28,7 @@ pub(super) fn view(lab: Lab, e: Memo<Option<Experiment>>) -> impl IntoView {
         let show = |v: Option<f64>| v.map(|v| format!("{v:.3}")).unwrap_or_else(|| "—".into());
         view! {
             <p class="lesson-result" data-testid="lesson-result">{repeated}</p>
-            <div class="table-scroll">
+            <div class="table-scroll" tabindex="0">
                 <table class="lesson-table">
                     <thead><tr><th>{x.token}</th><th>"|E|"</th><th>"|P|"</th><th>"|X|"</th></tr></thead>
                     <tbody>

@@ -47,7 +47,7 @@ pub(super) fn view(lab: Lab, e: Memo<Option<Experiment>>) -> impl IntoView {
             <p class="lesson-result" data-testid="window-mass">
                 {(x.window_mass)(e.query, &format_value(e.hidden_mass), &format_value(e.sink_mass), &format_value(e.kept_mass))}
             </p>
-            <div class="table-scroll">
+            <div class="table-scroll" tabindex="0">
                 <table class="lesson-table" data-testid="windows-table">
                     <thead><tr>
                         <th>{lab.lang.get().text().learn.x.key}</th>

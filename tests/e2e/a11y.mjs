@@ -1,0 +1,129 @@
+// Accessibility, measured (issue 39 §4): axe-core (pinned in .ci/tools.sh) with the WCAG 2.0,
+// 2.1 and 2.2 A and AA rules, in Chromium, over every state a review went through: the lab in
+// English and Chinese, light and dark; each model; every Learn chapter; an embed; the element on a
+// course page; an opened file; the phone; generation and streaming after a run. Zero violations,
+// asserted per rule id so that a failure names the rule and the nodes.
+//
+// node --test tests/e2e/a11y.mjs   (after trunk build --release)
+// A11Y_ONLY=substring runs the states whose name contains it.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { serve } from './serve.mjs';
+import { launch, nextFrames, ROOT } from './browser.mjs';
+
+const DIST = process.env.DIST ?? join(ROOT, 'dist');
+const AXE = readFileSync(join(ROOT, '.tools', 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
+const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
+const CHAPTERS = ['tokens', 'qkv', 'scaling', 'softmax', 'masks', 'positions', 'windows', 'taming',
+  'multihead', 'gqa', 'cross', 'layernorm', 'stability', 'complexity', 'flash', 'kv-cache',
+  'streaming', 'variants', 'exercises'];
+const HEADS = readFileSync(join(ROOT, 'tests', 'fixtures', 'imports', 'attention.json'), 'utf8');
+const COURSE = `<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Week 3: attention</title><script type="module" src="/attention-lab.js"></script></head>
+<body><main><h1>Week 3: attention</h1>
+<attention-lab sentence="The cat sat on the mat." panels="weights,head-view" height="640"></attention-lab>
+</main></body></html>`;
+
+let server, context;
+
+before(async () => {
+  server = await serve(DIST, { '/course.html': COURSE, '/heads.json': HEADS });
+  context = await launch();
+});
+
+after(async () => {
+  await context?.close();
+  server?.close();
+});
+
+/** axe's violations on `page`, as { rule: [node summaries] }. */
+async function violations(page) {
+  await page.evaluate(AXE);
+  const result = await page.evaluate((tags) => window.axe.run(document, {
+    runOnly: { type: 'tag', values: tags },
+    resultTypes: ['violations'],
+  }), TAGS);
+  const out = {};
+  for (const v of result.violations) {
+    out[v.id] = v.nodes.map((n) => `${n.target.join(' ')}: ${n.failureSummary.split('\n').slice(0, 2).join(' ')}`.slice(0, 300));
+  }
+  return out;
+}
+
+const ready = (page) => page.waitForFunction(() => document.querySelector('[data-testid=token-chip], [data-testid=chapter]'), null, { timeout: 60000 });
+
+/** Opens a page in `options` (viewport, colour scheme), brings it to a state with `setUp`, and
+ * asserts axe finds nothing. */
+async function check(name, setUp, options = {}) {
+  const page = await context.newPage();
+  try {
+    if (options.viewport) await page.setViewportSize(options.viewport);
+    await page.emulateMedia({ colorScheme: options.dark ? 'dark' : 'light' });
+    await setUp(page);
+    // Views draw when they come into view: scroll through the page once, then back.
+    await page.evaluate(async () => {
+      for (let y = 0; y < document.body.scrollHeight; y += innerHeight) {
+        window.scrollTo(0, y);
+        await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+      }
+      window.scrollTo(0, 0);
+    });
+    await nextFrames(page);
+    const found = await violations(page);
+    if (process.env.A11Y_REPORT) console.log(name, JSON.stringify(found, null, 1));
+    assert.deepEqual(Object.keys(found), [], `${name}: ${JSON.stringify(found, null, 1)}`);
+  } finally {
+    await page.close();
+  }
+}
+
+const states = [];
+const state = (name, setUp, options) => states.push({ name, setUp, options });
+const at = (query) => async (page) => { await page.goto(`${server.url}?${query}`); await ready(page); };
+
+state('lab, English, light', at('lang=en'));
+state('lab, Chinese, light', at('lang=zh'));
+state('lab, English, dark', at('lang=en'), { dark: true });
+state('lab, Chinese, dark', at('lang=zh'), { dark: true });
+state('GPT-2 model', at('lang=en&model=gpt2'));
+state('Llama model', at('lang=en&model=llama'));
+state('Llama model, Chinese, dark', at('lang=zh&model=llama'), { dark: true });
+for (const chapter of CHAPTERS) state(`Learn: ${chapter}`, at(`lang=en&lesson=${chapter}`));
+state('Learn: streaming, Llama, Chinese', at('lang=zh&model=llama&lesson=streaming'));
+state('embed', at('lang=en&embed=1&panels=weights,head-view&sentence=the%20cat%20sat'));
+state('phone', at('lang=en'), { viewport: { width: 390, height: 844 } });
+state('phone, Llama, dark', at('lang=en&model=llama'), { viewport: { width: 390, height: 844 }, dark: true });
+state('an opened file', async (page) => {
+  await at('lang=en')(page);
+  await page.click('[data-testid=import-open]');
+  await page.setInputFiles('[data-testid=import-file]', join(ROOT, 'tests', 'fixtures', 'imports', 'attention.json'));
+  await page.waitForFunction(() => window.attentionLab.state().source === 'imported');
+});
+state('generation after a run', async (page) => {
+  await at('lang=en&model=llama&sentence=the%20cat%20sat')(page);
+  await page.locator('[data-testid=generate]').scrollIntoViewIfNeeded();
+  await page.click('[data-testid=generate]');
+  await page.waitForFunction(() => document.querySelector('[data-testid=generate-scrub]'), null, { timeout: 60000 });
+});
+state('streaming after a run', async (page) => {
+  await at('lang=zh&model=llama&sentence=the%20cat%20sat')(page);
+  await page.locator('[data-testid=stream-run]').scrollIntoViewIfNeeded();
+  await page.click('[data-testid=stream-run]');
+  await page.waitForFunction(() => document.querySelector('[data-testid=stream-shares]'), null, { timeout: 120000 });
+});
+state('the element on a course page', async (page) => {
+  await page.goto(`${server.url}course.html`);
+  await page.waitForFunction(() => {
+    const el = document.querySelector('attention-lab');
+    return el?.shadowRoot?.querySelector('iframe') || el?.querySelector('iframe');
+  }, null, { timeout: 60000 });
+});
+
+const only = process.env.A11Y_ONLY;
+for (const { name, setUp, options } of states) {
+  if (only && !name.includes(only)) continue;
+  test(name, () => check(name, setUp, options));
+}
