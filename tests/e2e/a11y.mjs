@@ -53,7 +53,7 @@ async function violations(page) {
   return out;
 }
 
-const ready = (page) => page.waitForFunction(() => document.querySelector('[data-testid=token-chip], [data-testid=chapter]'), null, { timeout: 60000 });
+const ready = (page) => page.waitForFunction(() => document.querySelector('[data-testid=token-chip], [data-testid=chapter], [data-testid=heatmap-weights]'), null, { timeout: 60000 });
 
 /** Opens a page in `options` (viewport, colour scheme), brings it to a state with `setUp`, and
  * asserts axe finds nothing. */
@@ -120,6 +120,125 @@ state('the element on a course page', async (page) => {
     const el = document.querySelector('attention-lab');
     return el?.shadowRoot?.querySelector('iframe') || el?.querySelector('iframe');
   }, null, { timeout: 60000 });
+});
+
+// English left on the Chinese page: three or more English words in a row in text a reader sees
+// (the sentence's own tokens, formulas, code and the names of models and methods aside).
+const ALLOWED = [/Attention Lab/g, /Flash ?Attention(-\d)?/g, /\bGPT-2\b/g, /Llama/g, /StreamingLLM/g, /Hugging Face/g,
+  /Pre-LN|Post-LN/g, /LayerNorm|RMSNorm|QK-norm|softmax|SwiGLU|GELU/gi, /RoPE|ALiBi|GQA|MQA|MHA|MLA|KV/g,
+  /Mistral|Qwen|DeepSeek|BLOOM|MPT|gpt-oss|GPT-J|GPT-NeoX|BERT|Performer|Linear Transformer|Longformer|BigBird/g,
+  /Online Softmax/gi, /WebGPU|SwiftShader|CPU|GPU|PNG|CSV|SVG|JSON|NaN|wasm/g, /Attention Is All You Need/g,
+  /Pre-norm|Post-norm/gi, /The cat sat on the mat[^。]*/g];
+async function englishOnChinesePage(page) {
+  return page.evaluate((allowed) => {
+    const skip = 'script, style, textarea, input, code, pre, .tokens, .chip, .formula, canvas, .generated, .examples, .lesson-table td, .strip-label, .hover-line, option';
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    const found = [];
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const el = node.parentElement;
+      if (!el || el.closest(skip) || !el.getClientRects().length) continue;
+      let text = node.textContent;
+      for (const [source, flags] of allowed) text = text.replace(new RegExp(source, flags), ' ');
+      const run = text.match(/\b[A-Za-z']{2,}(?:[\s,;:()-]+[A-Za-z']{2,}){2,}/);
+      if (run) found.push(`${run[0]}  ←  ${node.textContent.trim().slice(0, 80)}`);
+    }
+    // What a screen reader says of an element: its aria-label and title.
+    for (const el of document.querySelectorAll('[aria-label], [title]')) {
+      if (el.closest(skip.replace('canvas, ', '')) || !el.getClientRects().length) continue;
+      for (const said of [el.getAttribute('aria-label'), el.getAttribute('title')]) {
+        if (!said) continue;
+        let text = said;
+        for (const [source, flags] of allowed) text = text.replace(new RegExp(source, flags), ' ');
+        const run = text.match(/\b[A-Za-z']{2,}(?:[\s,;:()-]+[A-Za-z']{2,}){2,}/);
+        if (run) found.push(`${run[0]}  ←  [${el.dataset.testid ?? el.tagName}] ${said.slice(0, 80)}`);
+      }
+    }
+    return [...new Set(found)];
+  }, ALLOWED.map((r) => [r.source, r.flags]));
+}
+
+test('the English detector finds the English page English (so that its silence means something)', async () => {
+  const page = await context.newPage();
+  try {
+    await at('lang=en&model=llama')(page);
+    assert.ok((await englishOnChinesePage(page)).length > 10);
+  } finally {
+    await page.close();
+  }
+});
+
+for (const [name, query, switched] of [['lab', 'lang=zh'], ['Llama model', 'lang=zh&model=llama'], ['GPT-2 model', 'lang=zh&model=gpt2'],
+  ['Learn: streaming', 'lang=zh&model=llama&lesson=streaming'], ['Learn: windows', 'lang=zh&lesson=windows'],
+  ['Llama model, switched from English', 'lang=en&model=llama', true]]) {
+  test(`no English sentence on the Chinese page: ${name}`, async () => {
+    const page = await context.newPage();
+    try {
+      await at(query)(page);
+      if (switched) {
+        // Drawn in English first (every view scrolled past), then switched to Chinese.
+        await page.evaluate(async () => {
+          for (let y = 0; y < document.body.scrollHeight; y += innerHeight) {
+            window.scrollTo(0, y);
+            await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+          }
+          window.scrollTo(0, 0);
+        });
+        await page.click('[data-testid=lang-toggle]');
+        await nextFrames(page);
+      }
+      await page.evaluate(async () => {
+        for (let y = 0; y < document.body.scrollHeight; y += innerHeight) {
+          window.scrollTo(0, y);
+          await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+        }
+      });
+      assert.deepEqual(await englishOnChinesePage(page), []);
+    } finally {
+      await page.close();
+    }
+  });
+}
+
+test('the streaming panel says a refusal in Chinese and clears the results it no longer matches', async () => {
+  const page = await context.newPage();
+  try {
+    await at('lang=zh&model=llama&sentence=the%20cat%20sat')(page);
+    await page.locator('[data-testid=stream-run]').scrollIntoViewIfNeeded();
+    await page.click('[data-testid=stream-run]');
+    await page.waitForSelector('[data-testid=stream-means]', { timeout: 60000 });
+    // Changed settings: the results say they are of the earlier ones.
+    const set = async (testid, value) => {
+      await page.fill(`[data-testid=${testid}]`, value);
+      await page.dispatchEvent(`[data-testid=${testid}]`, 'change');
+    };
+    await set('stream-window', '32');
+    await page.waitForSelector('[data-testid=stream-stale]');
+    // A refused reading: sinks not below the window. The message is Chinese; the old results go.
+    await set('stream-sinks', '16');
+    await set('stream-window', '8');
+    await page.click('[data-testid=stream-run]');
+    const error = await page.textContent('[data-testid=stream-error]');
+    assert.match(error, /汇聚词元/);
+    assert.doesNotMatch(error, /stream_eval|must be/);
+    assert.equal(await page.locator('[data-testid=stream-means]').count(), 0, 'no results under the refusal');
+  } finally {
+    await page.close();
+  }
+});
+
+test('every button is at least 24 × 24 CSS pixels (WCAG 2.2 target size)', async () => {
+  const page = await context.newPage();
+  try {
+    await at('lang=en&model=llama')(page);
+    const small = await page.evaluate(() => [...document.querySelectorAll('button, .button, [role=button]')]
+      .filter((b) => b.getClientRects().length && !b.closest('.chapter-list'))
+      .map((b) => ({ b, r: b.getBoundingClientRect() }))
+      .filter(({ r }) => r.height < 23.5 || r.width < 23.5)
+      .map(({ b, r }) => `${b.dataset.testid ?? b.className} ${r.width.toFixed(1)}×${r.height.toFixed(1)}`));
+    assert.deepEqual(small, []);
+  } finally {
+    await page.close();
+  }
 });
 
 const only = process.env.A11Y_ONLY;

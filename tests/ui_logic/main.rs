@@ -29,5 +29,6 @@ mod messages;
 mod shaping_views;
 mod stages;
 mod teacher_links;
+mod text_alternatives;
 mod trained_model;
 mod words;

@@ -85,3 +85,83 @@ fn the_pipelines_steps_are_numbered_once_each_in_page_order() {
         "two sections shared a number (values and all heads were both 5)"
     );
 }
+
+#[test]
+fn generation_plays_calmly_when_reduced_motion_is_asked_for() {
+    use attention_lab::ui::logic::motion::{CALM_STEP, generate_pace};
+    use std::time::Duration;
+    assert!(generate_pace(true) >= Duration::from_secs(1));
+    assert_eq!(generate_pace(true), CALM_STEP);
+    assert!(generate_pace(false) < Duration::from_millis(200));
+}
+
+/// Three or more English words in a row: a sentence left untranslated.
+fn english_run(text: &str) -> Option<String> {
+    let mut run: Vec<&str> = Vec::new();
+    for word in text.split(|c: char| !(c.is_ascii_alphabetic() || c == '\'')) {
+        if word.len() >= 2 {
+            run.push(word);
+            if run.len() >= 3 {
+                return Some(run.join(" "));
+            }
+        } else if !word.is_empty() || run.is_empty() {
+            run.clear();
+        }
+    }
+    None
+}
+
+#[test]
+fn the_generator_and_streaming_errors_are_chinese_on_the_chinese_page() {
+    use attention_core::api::GenerationRefusal;
+    use attention_core::models::generate::GenerateError;
+    use attention_core::models::stream::StreamError;
+    use attention_lab::ui::i18n::model_errors::ModelProblem;
+    let problems = [
+        ModelProblem::NeedModel,
+        ModelProblem::Refused(GenerationRefusal::Mask),
+        ModelProblem::Refused(GenerationRefusal::Shaping),
+        ModelProblem::Generate(GenerateError::EmptyPrompt),
+        ModelProblem::Generate(GenerateError::UnknownCharacters("“☃”".into())),
+        ModelProblem::Generate(GenerateError::Steps {
+            value: 0,
+            max: 1024,
+        }),
+        ModelProblem::Generate(GenerateError::PastContext {
+            prompt: 200,
+            steps: 100,
+            context: 256,
+        }),
+        ModelProblem::Generate(GenerateError::SamplingTemperature(0.0)),
+        ModelProblem::Stream(StreamError::LearnedPositions),
+        ModelProblem::Stream(StreamError::ZeroWindow),
+        ModelProblem::Stream(StreamError::SinksNotBelowWindow {
+            sink_tokens: 64,
+            window: 64,
+        }),
+        ModelProblem::Stream(StreamError::PastContext {
+            window: 250,
+            sink_tokens: 16,
+            context: 256,
+        }),
+        ModelProblem::Stream(StreamError::Length {
+            count: 1,
+            max: 4096,
+        }),
+        ModelProblem::Stream(StreamError::Text(GenerateError::EmptyPrompt)),
+    ];
+    for problem in &problems {
+        let zh = Lang::Zh.model_problem(problem);
+        assert_eq!(english_run(&zh), None, "{problem:?}: {zh}");
+        assert!(
+            !zh.contains("stream_eval") && !zh.contains("generate."),
+            "{zh}"
+        );
+        let en = Lang::En.model_problem(problem);
+        assert!(
+            !en.contains("stream_eval"),
+            "the page's English names no CLI field: {en}"
+        );
+    }
+    assert!(english_run("a sentence left here").is_some());
+}

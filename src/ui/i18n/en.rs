@@ -4,9 +4,9 @@ use attention_core::ConfigError;
 use attention_core::pipeline::overview::Reduction;
 
 use super::texts::{
-    ErrorTexts, ExplainTexts, FallbackTexts, FlashText, GenerateTexts, KvTexts, LinkTexts,
-    MaskTexts, ModelTexts, OverviewTexts, ScaleTexts, ShareTexts, StageText, StageTexts, StepTexts,
-    StreamTexts, Text,
+    ErrorTexts, ExplainTexts, FallbackTexts, FlashText, GenerateTexts, HeadLinesTexts, KvTexts,
+    LinkTexts, MaskTexts, ModelTexts, OverviewTexts, ScaleTexts, ShareTexts, StageText, StageTexts,
+    StepTexts, StreamTexts, Text,
 };
 
 fn config_error(error: &ConfigError) -> String {
@@ -161,7 +161,14 @@ pub static TEXT: Text = Text {
     },
     valid_len: "valid length",
     radius: "radius",
-    mask_editor_help: "Click or drag across cells to switch them on or off. Rows are queries, columns keys.",
+    mask_editor_help: "Click or drag across cells to switch them on or off, or move with the arrow keys and press Space or Enter. Rows are queries, columns keys.",
+    mask_toggled: |query, key, allowed| {
+        if allowed {
+            format!("Query {query} may now see key {key}.")
+        } else {
+            format!("Query {query} may no longer see key {key}.")
+        }
+    },
     mask_all: "allow all",
     mask_causal_preset: "start from causal",
     weights_section: "Weights",
@@ -320,6 +327,12 @@ pub static TEXT: Text = Text {
             },
             chosen_among: "It was chosen among:",
             rows_help: "Each strip is one query head's weights over the cache: one cell per cached position, brighter for more weight, the newest on the right of the filled part; the empty part is context not yet used. Query heads that share a K/V head read the same keys and values but weigh them differently.",
+            strips_summary: |step, character, each| {
+                format!(
+                    "Step {step}, which added “{character}”. Each query head's strongest cached character: {each}."
+                )
+            },
+            strips_keys: "Arrow keys: ↑ ↓ move through the heads, ← → through the cached characters, Esc lets go.",
             weight: "weight",
             layer: |l| format!("Layer {l}"),
             kv_group: |g, heads| format!("shared K/V head {g} (q{heads})"),
@@ -372,6 +385,7 @@ pub static TEXT: Text = Text {
             window: "window",
             sinks: "sink tokens",
             run: "Read it",
+            stale: "The text or the cache has changed since this reading: these results are for the earlier settings. Press “Read it” to read again.",
             progress: |done, all| format!("Sliding-window recompute: {done} of {all} positions…"),
             chart_title: "Loss of each next character (nats; lower is better), smoothed over 32; the grey line marks the context",
             x_label: "position in the text",
@@ -484,6 +498,17 @@ pub static TEXT: Text = Text {
     all_heads: "All heads",
     all_heads_help: "The attention weights of every head. Click one to inspect it.",
     head_view_title: "Who looks at whom",
+    head_lines: HeadLinesTexts {
+        summary: |queries, keys, each| {
+            format!(
+                "Head view, {queries} queries and {keys} keys. Each query's strongest key: {each}."
+            )
+        },
+        query: |query, keys| format!("Query {query} looks most at keys {keys}."),
+        key: |key, queries| format!("Key {key} is looked at most by queries {queries}."),
+        separator: "; ",
+        keys_help: "Arrow keys: ↑ ↓ move through the tokens, ← → cross between queries and keys, Esc lets go.",
+    },
     head_view_help: "Each line joins a query (left) to a key (right); the thicker and darker, the larger the weight. For long sentences only each query's strongest links are drawn. Hover a token to see all of its lines.",
     queries: "queries",
     keys: "keys",

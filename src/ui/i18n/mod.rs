@@ -12,6 +12,7 @@ pub mod import;
 pub mod learn;
 mod learn_en;
 mod learn_zh;
+pub mod model_errors;
 pub mod shaping;
 mod texts;
 mod zh;

@@ -101,6 +101,18 @@ pub struct ScaleTexts {
     pub constant: fn(&str) -> String,
 }
 
+/// The head view in words (`ui::logic::head_lines`).
+pub struct HeadLinesTexts {
+    /// (queries, keys, each query → its strongest key)
+    pub summary: fn(usize, usize, &str) -> String,
+    /// (the query, its strongest keys with their weights)
+    pub query: fn(&str, &str) -> String,
+    /// (the key, the queries that look at it most)
+    pub key: fn(&str, &str) -> String,
+    pub separator: &'static str,
+    pub keys_help: &'static str,
+}
+
 /// A long input's overview (blocks of cells) and its zoomed region.
 pub struct OverviewTexts {
     /// What each block of the overview shows: its largest value or its mean, of rows × cols
@@ -165,6 +177,10 @@ pub struct GenerateTexts {
     pub chosen_among: &'static str,
     /// What the strips show.
     pub rows_help: &'static str,
+    /// The strips in words: (the step, the character it added, each query head's strongest
+    /// cached position). And how the keyboard moves through them.
+    pub strips_summary: fn(usize, &str, &str) -> String,
+    pub strips_keys: &'static str,
     /// The colour legend's label.
     pub weight: &'static str,
     pub layer: fn(usize) -> String,
@@ -204,6 +220,8 @@ pub struct StreamTexts {
     pub window: &'static str,
     pub sinks: &'static str,
     pub run: &'static str,
+    /// Under results whose text, window or sinks have since been changed.
+    pub stale: &'static str,
     /// (positions done of the recompute, all)
     pub progress: fn(usize, usize) -> String,
     pub chart_title: &'static str,
@@ -482,6 +500,8 @@ pub struct Text {
     pub valid_len: &'static str,
     pub radius: &'static str,
     pub mask_editor_help: &'static str,
+    /// Said when a cell of the custom mask is switched: (query, key, now allowed).
+    pub mask_toggled: fn(usize, usize, bool) -> String,
     pub mask_all: &'static str,
     pub mask_causal_preset: &'static str,
     pub weights_section: &'static str,
@@ -524,6 +544,8 @@ pub struct Text {
     pub all_heads: &'static str,
     pub all_heads_help: &'static str,
     pub head_view_title: &'static str,
+    /// The head view in words, and how to move through it by keyboard.
+    pub head_lines: HeadLinesTexts,
     pub head_view_help: &'static str,
     pub queries: &'static str,
     pub keys: &'static str,

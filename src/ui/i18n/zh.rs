@@ -4,9 +4,9 @@ use attention_core::ConfigError;
 use attention_core::pipeline::overview::Reduction;
 
 use super::texts::{
-    ErrorTexts, ExplainTexts, FallbackTexts, FlashText, GenerateTexts, KvTexts, LinkTexts,
-    MaskTexts, ModelTexts, OverviewTexts, ScaleTexts, ShareTexts, StageText, StageTexts, StepTexts,
-    StreamTexts, Text,
+    ErrorTexts, ExplainTexts, FallbackTexts, FlashText, GenerateTexts, HeadLinesTexts, KvTexts,
+    LinkTexts, MaskTexts, ModelTexts, OverviewTexts, ScaleTexts, ShareTexts, StageText, StageTexts,
+    StepTexts, StreamTexts, Text,
 };
 
 fn config_error(error: &ConfigError) -> String {
@@ -145,7 +145,14 @@ pub static TEXT: Text = Text {
     },
     valid_len: "有效长度",
     radius: "半径",
-    mask_editor_help: "点击或拖过格子来打开或关闭它们。行是查询，列是键。",
+    mask_editor_help: "点击或拖过格子来打开或关闭它们，也可以用方向键移动，再按空格或回车。行是查询，列是键。",
+    mask_toggled: |query, key, allowed| {
+        if allowed {
+            format!("查询 {query} 现在可以看键 {key}。")
+        } else {
+            format!("查询 {query} 不能再看键 {key}。")
+        }
+    },
     mask_all: "全部允许",
     mask_causal_preset: "从因果掩码开始",
     weights_section: "权重",
@@ -296,6 +303,10 @@ pub static TEXT: Text = Text {
             },
             chosen_among: "它是从这几个候选中选出的：",
             rows_help: "每一条是一个查询头对缓存的权重：每个缓存位置一格，权重越大越亮，已填部分的最右边是最新的字符；空白部分是还没用到的上下文。共用同一个 K/V 头的查询头读的是同样的键和值，但分配的权重不同。",
+            strips_summary: |step, character, each| {
+                format!("第 {step} 步，加入了“{character}”。每个查询头最看重的缓存字符：{each}。")
+            },
+            strips_keys: "方向键：↑ ↓ 在各个头之间移动，← → 在缓存的字符之间移动，Esc 取消选择。",
             weight: "权重",
             layer: |l| format!("第 {l} 层"),
             kv_group: |g, heads| format!("共用 K/V 头 {g}（q{heads}）"),
@@ -344,6 +355,7 @@ pub static TEXT: Text = Text {
             window: "窗口",
             sinks: "汇聚点个数",
             run: "开始读",
+            stale: "这次读取之后，文字或缓存设置已经改了：下面的结果属于之前的设置。按“开始读”重新读取。",
             progress: |done, all| format!("滑动窗口重算：{done} / {all} 个位置……"),
             chart_title: "每个下一个字符的损失（nats，越低越好），按 32 个位置平滑；灰线标出上下文长度",
             x_label: "在文字中的位置",
@@ -442,6 +454,15 @@ pub static TEXT: Text = Text {
     all_heads: "所有头",
     all_heads_help: "每个头的注意力权重。点击其中一个查看细节。",
     head_view_title: "谁在看谁",
+    head_lines: HeadLinesTexts {
+        summary: |queries, keys, each| {
+            format!("头视图，{queries} 个查询、{keys} 个键。每个查询最看重的键：{each}。")
+        },
+        query: |query, keys| format!("查询 {query} 最看重的键：{keys}。"),
+        key: |key, queries| format!("最看重键 {key} 的查询：{queries}。"),
+        separator: "；",
+        keys_help: "方向键：↑ ↓ 在词元间移动，← → 在查询和键之间切换，Esc 取消选择。",
+    },
     head_view_help: "每条线把一个查询（左）连到一个键（右）；线越粗越深，权重越大。句子较长时，每个查询只画出最强的几条连线。把指针停在某个词元上，可以看到它的全部连线。",
     queries: "查询",
     keys: "键",

@@ -5,7 +5,8 @@ use leptos::prelude::*;
 
 use crate::ui::browser::canvas::ink_rgb;
 use crate::ui::browser::observers::observe_visible;
-use crate::ui::logic::line_chart::{ChartLayout, LineChart, draw};
+use crate::ui::logic::format::format_value;
+use crate::ui::logic::line_chart::{ChartLayout, LineChart, draw, table_rows};
 use crate::ui::state::Lab;
 
 /// Draws `chart` on `canvas`, `width` pixels wide and as tall as its legend needs, in the
@@ -43,7 +44,40 @@ pub fn Chart(chart: Signal<Option<LineChart>>, test_id: &'static str) -> impl In
         }
     });
     let label = move || chart.with(|c| c.as_ref().map(|c| c.title.clone()).unwrap_or_default());
+    // Its numbers, for whoever cannot see the lines (a screen reader, a projector): a table of
+    // each series' points, up to 16 of each.
+    let as_table = RwSignal::new(false);
+    let text = move || lab.lang.get().text();
+    let table = move || {
+        chart.with(|c| {
+            let c = c.as_ref()?;
+            let rows = table_rows(c, 16);
+            Some(view! {
+                <div class="table-scroll" tabindex="0">
+                    <table class="lesson-table" data-testid=format!("{test_id}-table")>
+                        <caption>{c.title.clone()}</caption>
+                        <thead><tr><th></th><th>{c.x_label.clone()}</th><th>{c.y_label.clone()}</th></tr></thead>
+                        <tbody>
+                            {rows.into_iter().map(|(series, x, y)| view! {
+                                <tr>
+                                    <td>{series}</td>
+                                    <td>{format_value(x as f32)}</td>
+                                    <td>{format_value(y as f32)}</td>
+                                </tr>
+                            }).collect_view()}
+                        </tbody>
+                    </table>
+                </div>
+            })
+        })
+    };
     view! {
         <canvas class="lesson-chart" node_ref=canvas data-testid=test_id role="img" aria-label=label></canvas>
+        <button type="button" class="table-toggle" data-testid=format!("{test_id}-as-table")
+            aria-pressed=move || as_table.get().to_string()
+            on:click=move |_| as_table.update(|t| *t = !*t)>
+            {move || if as_table.get() { text().hide_table } else { text().show_table }}
+        </button>
+        <Show when=move || as_table.get()>{table}</Show>
     }
 }

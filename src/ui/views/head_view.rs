@@ -10,16 +10,10 @@ use crate::ui::browser::canvas::{computed, pixel_ratio, size_canvas};
 use crate::ui::browser::observers::{observe_visible, observe_width};
 use crate::ui::browser::share::{download_png, report};
 use crate::ui::logic::format::shorten_label;
+use crate::ui::logic::head_lines::{self, Focus};
 use crate::ui::logic::visible_all;
 use crate::ui::state::Lab;
 use ndarray::Array2;
-
-/// A token under the pointer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Focus {
-    Query(usize),
-    Key(usize),
-}
 
 /// Opacity levels lines are grouped into.
 const LEVELS: usize = 12;
@@ -143,6 +137,24 @@ pub fn HeadView(#[prop(optional, into)] lines: Option<Signal<Option<Lines>>>) ->
         }
     };
     let text = move || lab.lang.get().text();
+    // The keyboard moves the same focus the pointer does; what it picks is said in words.
+    let on_key = move |ev: web_sys::KeyboardEvent| {
+        let Some((queries, keys)) = lines.with_untracked(|l| l.as_ref().map(|l| l.weights.dim()))
+        else {
+            return;
+        };
+        if let Some(next) = head_lines::step(focus.get_untracked(), &ev.key(), queries, keys) {
+            ev.prevent_default();
+            focus.set(next);
+        }
+    };
+    let described = move |picked: Option<Focus>| {
+        lines.with(|l| {
+            l.as_ref().map(|l| {
+                head_lines::describe(&l.weights, &l.queries, &l.keys, picked, lab.lang.get())
+            })
+        })
+    };
     // Exported for slides as the heatmaps are: at least twice the pixels, on the panel's
     // colour rather than transparent.
     let export_png = move |_| {
@@ -189,16 +201,17 @@ pub fn HeadView(#[prop(optional, into)] lines: Option<Signal<Option<Lines>>>) ->
                 node_ref=canvas
                 data-testid="head-view"
                 role="img"
-                aria-label=move || text().head_view_title
+                tabindex="0"
+                aria-label=move || {
+                    described(None).map(|d| format!("{d} {}", text().head_lines.keys_help))
+                }
                 on:pointermove=on_move
                 on:pointerleave=move |_| focus.set(None)
+                on:keydown=on_key
+                on:blur=move |_| focus.set(None)
             ></canvas>
-            <p class="help block" data-testid="head-view-focus">
-                {move || match focus.get() {
-                    Some(Focus::Query(i)) => format!("{} {i}", text().queries),
-                    Some(Focus::Key(j)) => format!("{} {j}", text().keys),
-                    None => String::new(),
-                }}
+            <p class="help block" data-testid="head-view-focus" aria-live="polite">
+                {move || focus.get().and_then(|f| described(Some(f)))}
             </p>
         </div>
     }

@@ -65,6 +65,8 @@ pub fn MaskEditor() -> impl IntoView {
             ..Request::default()
         })
     };
+    // The last switch, said to screen readers (the pointer's as the keyboard's).
+    let toggled = RwSignal::new(None::<(usize, usize, bool)>);
     let on_paint = Callback::new(move |(row, col, paint): (usize, usize, Paint)| {
         let Some(mut cells) = allowed() else { return };
         let Some(cell) = cells.get_mut(row).and_then(|r| r.get_mut(col)) else {
@@ -80,6 +82,7 @@ pub fn MaskEditor() -> impl IntoView {
         if *cell != value {
             *cell = value;
             set_mask(cells);
+            toggled.set(Some((row, col, value)));
         }
     });
     let shape = move || allowed().map_or((0, 0), |a| (a.len(), a.first().map_or(0, Vec::len)));
@@ -120,6 +123,9 @@ pub fn MaskEditor() -> impl IntoView {
                     no_table=true
                 />
             </div>
+            <p class="visually-hidden" aria-live="polite" data-testid="mask-toggled">
+                {move || toggled.get().map(|(i, j, allowed)| (text().mask_toggled)(i, j, allowed))}
+            </p>
         </div>
     }
 }

@@ -12,6 +12,7 @@ use leptos::prelude::*;
 use super::chart::Chart;
 use super::section::{SectionHeading, presented};
 use crate::ui::browser::clock::now_ms;
+use crate::ui::i18n::model_errors::ModelProblem;
 use crate::ui::logic::line_chart::{COLORS, LineChart, Series};
 use crate::ui::logic::sections::Section;
 use crate::ui::state::Lab;
@@ -71,7 +72,17 @@ pub fn StreamSection() -> impl IntoView {
     let window = RwSignal::new(64usize);
     let sinks = RwSignal::new(4usize);
     let reading = RwSignal::new(None::<Reading>);
-    let error = RwSignal::new(None::<String>);
+    let error = RwSignal::new(None::<ModelProblem>);
+    // What the shown results were read with; when the inputs differ, the results say so.
+    let read_with = RwSignal::new(None::<(String, usize, usize)>);
+    let stale = move || {
+        reading.with(Option::is_some)
+            && read_with.with(|r| {
+                r.as_ref().is_some_and(|(t, w, k)| {
+                    text.with(|now| now != t) || window.get() != *w || sinks.get() != *k
+                })
+            })
+    };
     // Each run has a number; a recompute of an older run stops.
     let generation = StoredValue::new(0u64);
     Effect::new(move |_| {
@@ -121,11 +132,14 @@ pub fn StreamSection() -> impl IntoView {
         let ids = match stream_ids(&model, &text.get_untracked(), spec) {
             Ok(ids) => ids,
             Err(e) => {
-                error.set(Some(e.to_string()));
+                // Results of other settings would stand under the message as if they were its.
+                reading.set(None);
+                error.set(Some(ModelProblem::Stream(e)));
                 return;
             }
         };
         error.set(None);
+        read_with.set(Some((text.get_untracked(), spec.window, spec.sink_tokens)));
         let with_sinks = rolling(&model, &ids, spec).losses;
         let without_sinks = rolling(
             &model,
@@ -291,7 +305,12 @@ pub fn StreamSection() -> impl IntoView {
                         <button type="button" class="button" data-testid="stream-run" on:click=read
                             disabled=move || model().is_none()>{move || texts().run}</button>
                     </div>
-                    {move || error.get().map(|e| view! { <p class="error" role="alert" data-testid="stream-error">{e}</p> })}
+                    {move || error.get().map(|e| view! {
+                        <p class="error" role="alert" data-testid="stream-error">{move || lab.lang.get().model_problem(&e)}</p>
+                    })}
+                    <Show when=stale>
+                        <p class="note" role="status" data-testid="stream-stale">{move || texts().stale}</p>
+                    </Show>
                     <Show when=move || reading.with(Option::is_some)>
                         <Chart chart=chart test_id="stream-chart" />
                         <p class="help block" data-testid="stream-progress">{progress}</p>

@@ -16,7 +16,9 @@ mod response;
 
 pub use kernel_bench::kernel_bench;
 pub use lesson::lesson_json;
-pub use model::{forward_json, generate_json, generation_input, stream_eval_json};
+pub use model::{
+    GenerationRefusal, forward_json, generate_json, generation_input, stream_eval_json,
+};
 pub use request::{FIELDS, Request, field, parse_request, request_schema, request_schema_text};
 pub use request_types::{
     BackendChoice, BlockRequest, FocusRequest, GenerateRequest, LayerNormRequest, MaskRequest,

@@ -2,8 +2,8 @@
 
 use serde_json::{Value, json};
 
-use super::Request;
 use super::response::{matrix_json, trace_heads_json};
+use super::{Request, RequestError};
 use crate::MaskSpec;
 use crate::models::generate::CacheSizes;
 use crate::models::{Forward, Model};
@@ -56,23 +56,30 @@ pub fn forward_json(model: &Model, forward: &Forward) -> Result<String, serde_js
     }))
 }
 
+/// Why a request cannot generate (the page words each in the reader's language).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum GenerationRefusal {
+    #[error(transparent)]
+    Request(#[from] RequestError),
+    #[error("mask: generation runs the model as it was trained, under its causal mask")]
+    Mask,
+    #[error(
+        "softcap, qk_norm, sink_logits: generation runs the model as it was trained; leave them out"
+    )]
+    Shaping,
+}
+
 /// What a generation reads from a request: its sentence (the prompt) and attention temperature.
 /// Generation runs the model as it was trained: under its causal mask, without a soft-cap,
 /// QK-norm or sink logits.
-pub fn generation_input(request: &Request) -> Result<(String, f64), String> {
-    let (sentence, run) = request.trained_run().map_err(|e| e.to_string())?;
+pub fn generation_input(request: &Request) -> Result<(String, f64), GenerationRefusal> {
+    let (sentence, run) = request.trained_run()?;
     if run.mask != MaskSpec::Causal {
-        return Err(
-            "mask: generation runs the model as it was trained, under its causal mask".into(),
-        );
+        return Err(GenerationRefusal::Mask);
     }
     let shaping = &run.shaping;
     if shaping.softcap.is_some() || shaping.qk_norm || shaping.sink_logits.is_some() {
-        return Err(
-            "softcap, qk_norm, sink_logits: generation runs the model as it was trained; \
-                    leave them out"
-                .into(),
-        );
+        return Err(GenerationRefusal::Shaping);
     }
     Ok((sentence, run.temperature))
 }
@@ -90,7 +97,7 @@ pub fn generate_json(
     let Some(generate) = request.generate else {
         return Err("generate: missing".into());
     };
-    let (sentence, temperature) = generation_input(request)?;
+    let (sentence, temperature) = generation_input(request).map_err(|e| e.to_string())?;
     let spec = generate.spec();
     let generation = crate::models::generate::generate(model, &sentence, &spec, temperature, clock)
         .map_err(|e| e.to_string())?;

@@ -16,14 +16,16 @@ use std::time::Duration;
 use leptos::prelude::*;
 
 use super::section::{SectionHeading, presented};
+use crate::ui::browser::canvas::prefers_reduced_motion;
 use crate::ui::logic::link::GenerationView;
+use crate::ui::logic::motion::generate_pace;
 use crate::ui::logic::sections::Section;
 use crate::ui::logic::visible;
 use crate::ui::state::Lab;
 use crate::ui::state::model::trained_request;
 use attention_core::api::Request;
 use readout::{CacheReadout, StepReadout};
-use run::{Generation, PLAY_PACE};
+use run::Generation;
 pub use run::{model, random_draw};
 use strips::Strips;
 
@@ -91,7 +93,11 @@ fn Generator() -> impl IntoView {
         }
         g.draw_seed();
         g.playing.set(true);
-        g.go(g.asked.get_untracked(), PLAY_PACE);
+        // A step every 120 ms, or one a second when reduced motion is asked for.
+        g.go(
+            g.asked.get_untracked(),
+            generate_pace(prefers_reduced_motion()),
+        );
     };
     let one = move |_| {
         g.playing.set(false);
@@ -176,7 +182,9 @@ fn Generator() -> impl IntoView {
                     disabled=move || g.taken() == 0>{move || texts().restart}</button>
             </div>
             {move || loading().then(|| view! { <p class="help block">{lab.lang.get().text().model.loading}</p> })}
-            {move || g.error.get().map(|e| view! { <p class="error" data-testid="generate-error" role="alert">{e}</p> })}
+            {move || g.error.get().map(|e| view! {
+                <p class="error" data-testid="generate-error" role="alert">{move || lab.lang.get().model_problem(&e)}</p>
+            })}
             <Show when=move || { g.taken() > 0 }>
                 <p class="generated" data-testid="generated">
                     {move || {

@@ -8,6 +8,7 @@ use std::time::Duration;
 use leptos::prelude::*;
 
 use crate::ui::browser::clock::now_ms;
+use crate::ui::i18n::model_errors::ModelProblem;
 use crate::ui::logic::link::GenerationView;
 use crate::ui::state::Lab;
 use crate::ui::state::model::trained_request;
@@ -17,8 +18,6 @@ use attention_core::models::{Model, ModelConfig};
 
 /// Steps run back to back for this long before the page draws (when not paced).
 const FRAME_BUDGET_MS: f64 = 12.0;
-/// The pause between steps while playing, so that each can be seen.
-pub const PLAY_PACE: Duration = Duration::from_millis(120);
 
 /// The trained model in use, when loaded.
 pub fn model(lab: Lab) -> Option<Arc<Model>> {
@@ -65,7 +64,8 @@ pub struct Generation {
     pub target: RwSignal<usize>,
     pace: StoredValue<Duration>,
     ticking: StoredValue<bool>,
-    pub error: RwSignal<Option<String>>,
+    /// Why it cannot generate, worded in the reader's language when shown.
+    pub error: RwSignal<Option<ModelProblem>>,
     /// Measured: (steps, ms) with the cache and without, for the latest run of each.
     pub speed: RwSignal<[Option<(usize, f64)>; 2]>,
     /// The strip cell under the pointer: layer, head, position.
@@ -168,9 +168,8 @@ impl Generation {
         if self.run.with_value(Option::is_some) {
             return true;
         }
-        let texts = &self.lab.lang.get_untracked().text().model.generate;
         let Some(model) = model(self.lab) else {
-            self.error.set(Some(texts.need_model.to_string()));
+            self.error.set(Some(ModelProblem::NeedModel));
             return false;
         };
         let request = trained_request(&self.lab.request.get_untracked());
@@ -188,9 +187,12 @@ impl Generation {
             },
             check: true,
         };
-        let decoder = generation_input(&request).and_then(|(sentence, temperature)| {
-            Decoder::new(&model, &sentence, &spec, temperature, &now_ms).map_err(|e| e.to_string())
-        });
+        let decoder = generation_input(&request)
+            .map_err(ModelProblem::Refused)
+            .and_then(|(sentence, temperature)| {
+                Decoder::new(&model, &sentence, &spec, temperature, &now_ms)
+                    .map_err(ModelProblem::Generate)
+            });
         match decoder {
             Ok(decoder) => {
                 self.prompt.set(

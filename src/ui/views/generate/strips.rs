@@ -118,6 +118,54 @@ pub fn Strips(generation: Generation) -> impl IntoView {
         g.hover
             .set(row.filter(|_| column < cached).map(|(l, h)| (l, h, column)));
     };
+    // The keyboard moves the same cell the pointer does.
+    let on_key = move |ev: web_sys::KeyboardEvent| {
+        let Some(config) = g.config() else { return };
+        let next = crate::ui::logic::strip_keys::step(
+            g.hover.get_untracked(),
+            &ev.key(),
+            config.n_layers,
+            config.n_heads,
+            g.cached_now(),
+        );
+        if let Some(next) = next {
+            ev.prevent_default();
+            g.hover.set(next);
+        }
+    };
+    // The step in words: each query head's strongest cached character, with its weight.
+    let summary = move || {
+        g.config()?;
+        let index = g.at()?;
+        let characters = g.characters();
+        let name = |p: usize| {
+            format!(
+                "{p} “{}”",
+                visible(characters.get(p).map_or("", |s| s.as_str()))
+            )
+        };
+        g.steps.with(|s| {
+            let step = s.get(index)?;
+            let mut each = Vec::new();
+            for (layer, heads) in step.attention.iter().enumerate() {
+                for (head, weights) in heads.iter().enumerate() {
+                    let best = weights
+                        .iter()
+                        .enumerate()
+                        .max_by(|a, b| a.1.total_cmp(b.1))
+                        .map(|(p, &w)| format!("{} {w:.2}", name(p)));
+                    if let Some(best) = best {
+                        each.push(format!("L{} q{} → {best}", layer + 1, head + 1));
+                    }
+                }
+            }
+            Some(format!(
+                "{} {}",
+                (texts().strips_summary)(index + 1, &visible(&step.token), &each.join("; ")),
+                texts().strips_keys
+            ))
+        })
+    };
     let hover_line = move || {
         let (layer, head, position) = g.hover.get()?;
         let config = g.config()?;
@@ -177,13 +225,13 @@ pub fn Strips(generation: Generation) -> impl IntoView {
         <div class="strips" style=move || format!("--strip-rows: {}; --strip-row: {ROW_PX}px", rows.with(Vec::len))>
             <div class="strip-labels">{labels}</div>
             <canvas class="strip-canvas" node_ref=canvas data-testid="generate-strips"
-                role="img" aria-label=move || texts().rows_help
-                on:pointermove=point on:pointerdown=point
-                on:pointerleave=move |_| g.hover.set(None)></canvas>
+                role="img" tabindex="0" aria-label=summary
+                on:pointermove=point on:pointerdown=point on:keydown=on_key
+                on:pointerleave=move |_| g.hover.set(None) on:blur=move |_| g.hover.set(None)></canvas>
         </div>
         <p class="help strip-legend">
             {move || texts().weight} " 0 " <span class="viridis-bar"></span> " 1"
         </p>
-        <p class="help block hover-line" data-testid="generate-hover">{hover_line}</p>
+        <p class="help block hover-line" data-testid="generate-hover" aria-live="polite">{hover_line}</p>
     }
 }
