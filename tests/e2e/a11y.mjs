@@ -91,8 +91,15 @@ state('lab, Chinese, dark', at('lang=zh'), { dark: true });
 state('GPT-2 model', at('lang=en&model=gpt2'));
 state('Llama model', at('lang=en&model=llama'));
 state('Llama model, Chinese, dark', at('lang=zh&model=llama'), { dark: true });
-for (const chapter of CHAPTERS) state(`Learn: ${chapter}`, at(`lang=en&lesson=${chapter}`));
-state('Learn: streaming, Llama, Chinese', at('lang=zh&model=llama&lesson=streaming'));
+// Each chapter with its question answered, so that its experiment is on the page too.
+const chapter = (query) => async (page) => {
+  await at(query)(page);
+  if (await page.locator('[data-testid=choice-0]').count()) await page.click('[data-testid=choice-0]');
+  await nextFrames(page);
+};
+for (const name of CHAPTERS) state(`Learn: ${name}`, chapter(`lang=en&lesson=${name}`));
+state('Learn: streaming, Llama, Chinese', chapter('lang=zh&model=llama&lesson=streaming'));
+state('Learn: kv-cache, Llama, dark', chapter('lang=en&model=llama&lesson=kv-cache'), { dark: true });
 state('embed', at('lang=en&embed=1&panels=weights,head-view&sentence=the%20cat%20sat'));
 state('phone', at('lang=en'), { viewport: { width: 390, height: 844 } });
 state('phone, Llama, dark', at('lang=en&model=llama'), { viewport: { width: 390, height: 844 }, dark: true });

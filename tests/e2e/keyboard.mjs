@@ -103,3 +103,72 @@ test('with reduced motion the flash player keeps to its slowest speed', async ()
   }));
   assert.deepEqual(calm, { disabled: true, selected: '0' });
 });
+
+test('the head view: arrow keys pick a query and say its strongest keys, with numbers', async () => {
+  const presses = await tabTo('head-view', 400);
+  assert.ok(presses > 0, 'reached');
+  assert.ok((await focused()).outline, 'focus visible');
+  const label = await page.getAttribute('[data-testid=head-view]', 'aria-label');
+  assert.match(label, /Each query's strongest key: 0 “\w+” → \d “\w+” \d\.\d\d/);
+  await page.keyboard.press('ArrowDown');
+  await page.keyboard.press('ArrowDown');
+  const said = await page.textContent('[data-testid=head-view-focus]');
+  const weights = await page.evaluate(() => {
+    const t = window.attentionLab.trace();
+    const head = window.attentionLab.state().head ?? 0;
+    return t.heads[head].weights[1];
+  });
+  const best = Math.max(...weights);
+  assert.match(said, /^Query 1 “\w+” looks most at keys /);
+  assert.ok(said.includes(best.toFixed(2)), `${said} names the strongest weight ${best}`);
+  await page.keyboard.press('ArrowRight');
+  assert.match(await page.textContent('[data-testid=head-view-focus]'), /^Key 1 /);
+});
+
+test('a chart opens as a table by keyboard', async () => {
+  await page.goto(`${page.url().split('?')[0]}?lang=en&lesson=softmax`);
+  await page.waitForSelector('[data-testid=choice-1]', { timeout: 30000 });
+  await page.click('[data-testid=choice-1]');
+  await page.waitForSelector('[data-testid$=-as-table]', { timeout: 30000 });
+  const toggle = await page.$$eval('[data-testid$=-as-table]', (all) => all.map((b) => b.dataset.testid));
+  assert.ok(toggle.length > 0, 'the chapter has a chart');
+  const presses = await tabTo(toggle[0], 400);
+  assert.ok(presses > 0, 'reached');
+  assert.ok((await focused()).outline, 'focus visible');
+  await page.keyboard.press('Enter');
+  const table = `[data-testid=${toggle[0].replace(/-as-table$/, '-table')}]`;
+  await page.waitForSelector(table);
+  assert.ok(await page.locator(`${table} tbody tr`).count() >= 2);
+});
+
+test('the custom mask: Space on a cell switches it and says so', async () => {
+  await page.goto(`${page.url().split('?')[0]}?lang=en&sentence=a%20b%20c&mask=custom&cells=100.110.111`);
+  await page.waitForSelector('[data-testid=token-chip]', { timeout: 30000 });
+  const presses = await tabTo('mask-editor', 400);
+  assert.ok(presses > 0, 'reached');
+  assert.ok((await focused()).outline, 'focus visible');
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('ArrowDown');
+  await page.keyboard.press('Space');
+  await page.waitForFunction(() => /Query \d may (now|no longer) see key \d/.test(document.querySelector('[data-testid=mask-toggled]')?.textContent ?? ''));
+});
+
+test('generation: the strips by keyboard, and one step a second under reduced motion', async () => {
+  await page.goto(`${page.url().split('?')[0]}?lang=en&model=llama&sentence=the%20cat`);
+  await page.waitForSelector('[data-testid=generate-play]', { timeout: 60000 });
+  await page.fill('[data-testid=generate-steps]', '40');
+  await page.dispatchEvent('[data-testid=generate-steps]', 'change');
+  await page.click('[data-testid=generate-play]');
+  await page.waitForTimeout(2500);
+  const played = await page.evaluate(() => document.querySelector('[data-testid=generated]')?.textContent.length ?? 0);
+  await page.click('[data-testid=generate-play]');
+  // At 120 ms a step, 2.5 s would play about 20; calmly, at most 4 (one a second, and the first).
+  const steps = await page.evaluate(() => Number(document.querySelector('[data-testid=generate-at]').textContent.split('/')[1]));
+  assert.ok(steps >= 1 && steps <= 4, `${steps} steps in 2.5 s (${played} characters shown)`);
+  const presses = await tabTo('generate-strips', 400);
+  assert.ok(presses > 0, 'reached');
+  assert.ok((await focused()).outline, 'focus visible');
+  assert.match(await page.getAttribute('[data-testid=generate-strips]', 'aria-label'), /Each query head's strongest cached character: L1 q1 → \d+ “.*” \d\.\d\d/);
+  await page.keyboard.press('ArrowLeft');
+  assert.match(await page.textContent('[data-testid=generate-hover]'), /^Layer 1, query head 1 .* weight \d\.\d{3}$/);
+});

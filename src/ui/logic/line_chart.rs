@@ -234,6 +234,34 @@ pub fn draw<DB: DrawingBackend>(
     root.present()
 }
 
+/// The chart as a table (its text alternative): for each series, at most `per_series` of its
+/// points, evenly spaced and the first and the last always among them: (series, x, y).
+pub fn table_rows(chart: &LineChart, per_series: usize) -> Vec<(String, f64, f64)> {
+    let mut rows = Vec::new();
+    for series in &chart.series {
+        let n = series.points.len();
+        if n == 0 || per_series == 0 {
+            continue;
+        }
+        let take = per_series.min(n);
+        let mut last = None;
+        for k in 0..take {
+            let index = if take == 1 {
+                n - 1
+            } else {
+                k * (n - 1) / (take - 1)
+            };
+            if last == Some(index) {
+                continue;
+            }
+            last = Some(index);
+            let (x, y) = series.points[index];
+            rows.push((series.label.clone(), x, y));
+        }
+    }
+    rows
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -320,32 +348,4 @@ mod tests {
             layout.plot_bottom + layout.legend.len() as u32 * LEGEND_ROW + 6
         );
     }
-}
-
-/// The chart as a table (its text alternative): for each series, at most `per_series` of its
-/// points, evenly spaced and the first and the last always among them: (series, x, y).
-pub fn table_rows(chart: &LineChart, per_series: usize) -> Vec<(String, f64, f64)> {
-    let mut rows = Vec::new();
-    for series in &chart.series {
-        let n = series.points.len();
-        if n == 0 || per_series == 0 {
-            continue;
-        }
-        let take = per_series.min(n);
-        let mut last = None;
-        for k in 0..take {
-            let index = if take == 1 {
-                n - 1
-            } else {
-                k * (n - 1) / (take - 1)
-            };
-            if last == Some(index) {
-                continue;
-            }
-            last = Some(index);
-            let (x, y) = series.points[index];
-            rows.push((series.label.clone(), x, y));
-        }
-    }
-    rows
 }
