@@ -102,3 +102,56 @@ fn the_dark_theme_for_auto_matches_the_explicit_one() {
         "prefers-color-scheme: dark must give the same colours as theme=dark"
     );
 }
+
+fn hex([r, g, b]: [u8; 3]) -> String {
+    format!("#{r:02x}{g:02x}{b:02x}")
+}
+
+/// The colour maps, for graphics (WCAG 1.4.11, 3 : 1): viridis's ends and middle are told apart
+/// by lightness; coolwarm's ends each stand apart from its middle (0), though not from each other
+/// (blue against red, the same lightness: the sign is in the tooltip, the live region and the
+/// table too; ACCESSIBILITY.md). Against the panel one viridis end fades in each theme, so every
+/// colour map sits in a frame (`--muted`) of at least 3 : 1 against the panel, in both themes.
+#[test]
+fn the_colour_maps_ends_stand_apart_and_their_frame_from_the_panel() {
+    use attention_lab::ui::logic::colormap::Scale;
+    let viridis = Scale::UNIT;
+    let [low, middle, high] = [0.0, 0.5, 1.0].map(|t| hex(viridis.color(t)));
+    for (a, b) in [(&low, &high), (&low, &middle), (&high, &middle)] {
+        let ratio = contrast(a, b);
+        assert!(ratio >= 3.0, "viridis {a} against {b}: {ratio:.2} : 1");
+    }
+    let coolwarm = Scale::Diverging { limit: 1.0 };
+    let [negative, zero, positive] = [-1.0, 0.0, 1.0].map(|v| hex(coolwarm.color(v)));
+    for end in [&negative, &positive] {
+        let ratio = contrast(end, &zero);
+        assert!(
+            ratio >= 3.0,
+            "coolwarm {end} against 0 ({zero}): {ratio:.2} : 1"
+        );
+    }
+    assert!(
+        CSS.contains(".heatmap-cells, .strip-canvas { box-shadow: 0 0 0 1px var(--muted); }"),
+        "the colour maps' frame"
+    );
+    for selector in [
+        ":root,\n:root[data-theme=\"light\"]",
+        ":root[data-theme=\"dark\"]",
+    ] {
+        let colours = theme(selector);
+        let ratio = contrast(&colours["--muted"], &colours["--panel"]);
+        assert!(
+            ratio >= 3.0,
+            "{selector}: the frame on the panel {ratio:.2} : 1"
+        );
+        // And the fading end, to keep this test honest about why the frame is there.
+        let faded = [low.as_str(), high.as_str()]
+            .into_iter()
+            .map(|end| contrast(end, &colours["--panel"]))
+            .fold(f64::MAX, f64::min);
+        assert!(
+            faded < 3.0,
+            "{selector}: no viridis end fades any more ({faded:.2}); the frame could go"
+        );
+    }
+}

@@ -248,6 +248,27 @@ test('every button is at least 24 × 24 CSS pixels (WCAG 2.2 target size)', asyn
   }
 });
 
+test('on a phone a Learn chapter starts on the first screen, and the Controls button leaves the page\'s end clear', async () => {
+  const page = await context.newPage();
+  try {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await at('lang=en&lesson=softmax')(page);
+    const top = await page.evaluate(() => document.querySelector('[data-testid=chapter-title]').getBoundingClientRect().top);
+    assert.ok(top < 844 - 100, `the chapter's title at ${top}px`);
+    // Scrolled to the end, the last of the page sits above the floating button.
+    await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
+    await nextFrames(page);
+    const { fab, last } = await page.evaluate(() => {
+      const fab = document.querySelector('[data-testid=controls-open]').getBoundingClientRect();
+      const main = document.querySelector('main').getBoundingClientRect();
+      return { fab: fab.top, last: main.bottom };
+    });
+    assert.ok(last <= fab, `the page ends at ${last}px, under the button at ${fab}px`);
+  } finally {
+    await page.close();
+  }
+});
+
 const only = process.env.A11Y_ONLY;
 for (const { name, setUp, options } of states) {
   if (only && !name.includes(only)) continue;

@@ -252,6 +252,7 @@ pub static TEXT: Text = Text {
         names: ["honest", "contrast"],
         help: "Honest: weights on a fixed 0 … 1 scale and the three score stages on one shared scale, so scaling and the temperature change the picture. Contrast: each matrix stretched over its own range.",
         colour_bar: |low, high, note| format!("Colour scale from {low} to {high} ({note})"),
+        colour_bar_plain: |low, high| format!("Colour scale from {low} to {high}"),
         constant: |value| {
             format!("Colour scale: every value is {value}, so every cell has one colour")
         },
@@ -334,6 +335,7 @@ pub static TEXT: Text = Text {
             },
             strips_keys: "Arrow keys: ↑ ↓ move through the heads, ← → through the cached characters, Esc lets go.",
             weight: "weight",
+            stretched: "Contrast scales: each strip runs from 0 to its own largest weight (for a projector; the honest scale is 0 … 1 for all).",
             layer: |l| format!("Layer {l}"),
             kv_group: |g, heads| format!("shared K/V head {g} (q{heads})"),
             query_head: |h, g| format!("q{h} → kv{g}"),

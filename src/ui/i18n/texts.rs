@@ -97,6 +97,8 @@ pub struct ScaleTexts {
     pub help: &'static str,
     /// The colour bar in words: (lowest, highest, how the scale is chosen).
     pub colour_bar: fn(&str, &str, &str) -> String,
+    /// The same without a word on how the scale is chosen.
+    pub colour_bar_plain: fn(&str, &str) -> String,
     /// The colour bar of a matrix whose values are all one number.
     pub constant: fn(&str) -> String,
 }
@@ -183,6 +185,8 @@ pub struct GenerateTexts {
     pub strips_keys: &'static str,
     /// The colour legend's label.
     pub weight: &'static str,
+    /// The strips' legend under contrast scales: each strip stretched to its own largest weight.
+    pub stretched: &'static str,
     pub layer: fn(usize) -> String,
     /// (K/V head, the query heads that read it)
     pub kv_group: fn(usize, &str) -> String,

@@ -232,6 +232,7 @@ pub static TEXT: Text = Text {
         names: ["如实", "对比度"],
         help: "如实：权重使用固定的 0 … 1 刻度，三个分数阶段共用一个刻度，因此缩放和温度会改变画面。对比度：每个矩阵按自身范围拉伸。",
         colour_bar: |low, high, note| format!("颜色刻度从 {low} 到 {high}（{note}）"),
+        colour_bar_plain: |low, high| format!("颜色刻度从 {low} 到 {high}"),
         constant: |value| format!("颜色刻度：所有值都是 {value}，所以每个格子颜色相同"),
     },
     model: ModelTexts {
@@ -308,6 +309,7 @@ pub static TEXT: Text = Text {
             },
             strips_keys: "方向键：↑ ↓ 在各个头之间移动，← → 在缓存的字符之间移动，Esc 取消选择。",
             weight: "权重",
+            stretched: "对比刻度：每一条从 0 拉伸到它自己的最大权重（便于投影；如实刻度对所有条都是 0 … 1）。",
             layer: |l| format!("第 {l} 层"),
             kv_group: |g, heads| format!("共用 K/V 头 {g}（q{heads}）"),
             query_head: |h, g| format!("q{h} → kv{g}"),

@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use wasm_bindgen::{Clamped, JsCast};
 
 use super::run::Generation;
-use crate::ui::logic::colormap::viridis;
+use crate::ui::logic::colormap::{ScaleMode, viridis};
 use crate::ui::logic::visible;
 use attention_core::models::generate::Step;
 
@@ -42,7 +42,16 @@ fn strip_rows(layers: usize, heads: usize, kv_heads: usize) -> Vec<Row> {
 
 /// Draws `step`'s attention rows, one pixel per cached position, on `canvas` ([context ×
 /// rows], stretched by CSS); positions not yet cached stay clear.
-fn draw_strips(canvas: &web_sys::HtmlCanvasElement, step: &Step, rows: &[Row], context: usize) {
+/// Draws each query head's weights as a strip; `stretched` (contrast scales) runs each strip's
+/// colours from 0 to its own largest weight instead of 0 … 1, so that a projected strip of small
+/// weights is not uniformly dark.
+fn draw_strips(
+    canvas: &web_sys::HtmlCanvasElement,
+    step: &Step,
+    rows: &[Row],
+    context: usize,
+    stretched: bool,
+) {
     canvas.set_width(context as u32);
     canvas.set_height(rows.len() as u32);
     let Ok(Some(ctx)) = canvas.get_context("2d") else {
@@ -59,8 +68,14 @@ fn draw_strips(canvas: &web_sys::HtmlCanvasElement, step: &Step, rows: &[Row], c
         let Some(weights) = step.attention.get(layer).and_then(|l| l.get(head)) else {
             continue;
         };
+        let top = if stretched {
+            weights.iter().copied().fold(0.0f32, f32::max)
+        } else {
+            1.0
+        };
         for (j, &w) in weights.iter().enumerate().take(context) {
-            let [red, green, blue] = viridis(w.clamp(0.0, 1.0));
+            let t = if top > 0.0 { w / top } else { 0.0 };
+            let [red, green, blue] = viridis(t.clamp(0.0, 1.0));
             let at = (r * context + j) * 4;
             pixels[at..at + 4].copy_from_slice(&[red, green, blue, 255]);
         }
@@ -91,9 +106,10 @@ pub fn Strips(generation: Generation) -> impl IntoView {
             return;
         };
         let Some(index) = g.at() else { return };
+        let stretched = lab.scale_mode.get() == ScaleMode::Contrast;
         g.steps.with(|s| {
             if let Some(step) = s.get(index) {
-                rows.with(|rows| draw_strips(&canvas, step, rows, config.context));
+                rows.with(|rows| draw_strips(&canvas, step, rows, config.context, stretched));
             }
         });
     });
@@ -223,7 +239,7 @@ pub fn Strips(generation: Generation) -> impl IntoView {
     view! {
         <p class="help block">{move || texts().rows_help}</p>
         <div class="strips" style=move || format!("--strip-rows: {}; --strip-row: {ROW_PX}px", rows.with(Vec::len))>
-            <div class="strip-labels">{labels}</div>
+            <div class="strip-labels" aria-hidden="true">{labels}</div>
             <canvas class="strip-canvas" node_ref=canvas data-testid="generate-strips"
                 role="img" tabindex="0" aria-label=summary
                 on:pointermove=point on:pointerdown=point on:keydown=on_key
@@ -232,6 +248,9 @@ pub fn Strips(generation: Generation) -> impl IntoView {
         <p class="help strip-legend">
             {move || texts().weight} " 0 " <span class="viridis-bar"></span> " 1"
         </p>
+        <Show when=move || lab.scale_mode.get() == ScaleMode::Contrast>
+            <p class="help block" data-testid="strips-stretched">{move || texts().stretched}</p>
+        </Show>
         <p class="help block hover-line" data-testid="generate-hover" aria-live="polite">{hover_line}</p>
     }
 }

@@ -349,9 +349,12 @@ fn legend_text(data: &MatrixView, lang: Lang) -> String {
     let scales = &lang.text().scales;
     let (low, high) = data.scale.range();
     let (low, high) = (format_value(low), format_value(high));
+    let note = data.note(lang);
     if low == high {
         (scales.constant)(&low)
+    } else if note.is_empty() {
+        (scales.colour_bar_plain)(&low, &high)
     } else {
-        (scales.colour_bar)(&low, &high, &data.note(lang))
+        (scales.colour_bar)(&low, &high, &note)
     }
 }
