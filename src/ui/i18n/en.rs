@@ -465,7 +465,7 @@ pub static TEXT: Text = Text {
         normed_x: "LN₁ normalises each row, then scales and shifts it by its learned γ and β.",
         output: "The attention's output added back to the residual stream; the block's MLP follows.",
         llama_positions: "No position vector: this model turns each head's q and k by RoPE inside attention, so P is zero.",
-        llama_x_first: "The residual stream entering the first layer: the characters' embeddings alone.",
+        llama_x_first: "The residual stream entering the first layer: the characters' embeddings alone. This layout adds no position vectors; RoPE turns each head's q and k inside attention instead.",
         llama_normed_x: "RMSNorm divides each row by its root mean square (no mean subtracted) and scales it by its learned γ.",
         learned_embedding: "A learned embedding: this token's row of wte.",
         learned_position: "A learned position embedding: this position's row of wpe.",

@@ -421,7 +421,7 @@ pub static TEXT: Text = Text {
         normed_x: "LN₁ 先把每一行归一化，再用学到的 γ 和 β 缩放和平移。",
         output: "注意力的输出加回残差流；随后是这个模块的 MLP。",
         llama_positions: "没有位置向量：这个模型在注意力内部用 RoPE 旋转每个头的 q 和 k，所以 P 为零。",
-        llama_x_first: "进入第一层的残差流：只有各字符的词向量。",
+        llama_x_first: "进入第一层的残差流：只有各字符的词向量。这种结构不加位置向量，而是在注意力内部用 RoPE 旋转每个头的 q 和 k。",
         llama_normed_x: "RMSNorm 把每一行除以它的均方根（不减均值），再乘以学到的 γ。",
         learned_embedding: "学到的词向量：这个词元在 wte 中的那一行。",
         learned_position: "学到的位置向量：这个位置在 wpe 中的那一行。",
