@@ -269,6 +269,26 @@ test('on a phone a Learn chapter starts on the first screen, and the Controls bu
   }
 });
 
+test('the generator\'s strip labels sit on their rows, on a phone and a desktop', async () => {
+  for (const viewport of [{ width: 390, height: 844 }, { width: 1280, height: 900 }]) {
+    const page = await context.newPage();
+    try {
+      await page.setViewportSize(viewport);
+      await at('lang=zh&model=llama&sentence=the%20cat')(page);
+      await page.click('[data-testid=generate]');
+      await page.waitForSelector('[data-testid=generate-scrub]', { timeout: 60000 });
+      const drift = await page.evaluate(() => {
+        const labels = [...document.querySelectorAll('.strip-labels > .strip-label')];
+        const canvas = document.querySelector('[data-testid=generate-strips]').getBoundingClientRect();
+        return labels.map((l, i) => Math.abs(l.getBoundingClientRect().top - canvas.top - (i * canvas.height) / labels.length));
+      });
+      assert.ok(drift.length > 0 && Math.max(...drift) < 1, `${viewport.width}px: ${drift}`);
+    } finally {
+      await page.close();
+    }
+  }
+});
+
 const only = process.env.A11Y_ONLY;
 for (const { name, setUp, options } of states) {
   if (only && !name.includes(only)) continue;
