@@ -236,7 +236,10 @@ fn the_layer_view_names_rmsnorm_and_no_position_vector() {
         assert_eq!(Stage::X.formula(first, lang), "X = E");
         assert_eq!(Stage::Positions.formula(first, lang), "P = 0");
         assert!(Stage::NormedX.formula(first, lang).contains("mean(x²)"));
-        assert!(Stage::X.caption(first, lang).contains("RoPE"), "the caption says why P is 0");
+        assert!(
+            Stage::X.caption(first, lang).contains("RoPE"),
+            "the caption says why P is 0"
+        );
     }
     assert_eq!(Stage::X.formula(second, Lang::Zh), "X = 残差流");
 }

@@ -117,3 +117,39 @@ fn a_chart_as_a_table_keeps_each_series_ends() {
     assert_eq!((long[0].1, long[15].1, long[15].2), (0.0, 99.0, 9801.0));
     assert_eq!(rows.iter().filter(|r| r.0 == "short").count(), 3);
 }
+
+#[test]
+fn a_long_chart_title_wraps_instead_of_being_cut_off() {
+    use attention_lab::ui::logic::line_chart::{ChartLayout, LineChart, text_width, wrap};
+    for lang in [Lang::En, Lang::Zh] {
+        let title = lang.text().model.stream.chart_title;
+        let lines = wrap(title, 460, 14);
+        assert!(
+            lines.iter().all(|l| text_width(l) * 14 <= 460 * 12),
+            "{lines:?}"
+        );
+        let joined: String = lines.concat().split_whitespace().collect();
+        let whole: String = title.split_whitespace().collect();
+        assert_eq!(joined, whole, "nothing lost");
+        let chart = LineChart {
+            title: title.into(),
+            x_label: String::new(),
+            y_label: String::new(),
+            x_log: false,
+            y_log: false,
+            series: Vec::new(),
+            marker: None,
+            ink: (0, 0, 0),
+        };
+        let layout = ChartLayout::new(&chart, 480);
+        assert_eq!(layout.title, lines);
+        if lang == Lang::En {
+            assert!(
+                lines.len() >= 2,
+                "the streaming chart's title is longer than a line: {lines:?}"
+            );
+        }
+    }
+    assert_eq!(wrap("short", 460, 14), vec!["short".to_string()]);
+    assert_eq!(wrap("", 460, 14), Vec::<String>::new());
+}

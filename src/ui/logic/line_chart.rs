@@ -82,6 +82,8 @@ pub struct ChartLayout {
     pub height: u32,
     /// The band above the plot: the title, then the y axis's name.
     pub top: u32,
+    /// The title in lines that fit the width (a long one is wrapped, never cut off).
+    pub title: Vec<String>,
     /// The plot's bottom edge (its x axis and labels included).
     pub plot_bottom: u32,
     /// Each legend row: the series and the x where its entry starts.
@@ -91,10 +93,60 @@ pub struct ChartLayout {
 /// The height of the plot itself, axes and their labels included.
 pub const PLOT_HEIGHT: u32 = 240;
 const TOP: u32 = 40;
+/// A title line's height (14 px text).
+const TITLE_ROW: u32 = 18;
 const LEGEND_ROW: u32 = 18;
 const LEGEND_SWATCH: u32 = 26;
 const LEGEND_GAP: u32 = 16;
 const MARGIN: u32 = 10;
+
+/// `text` in lines of at most `width` pixels at `size` px (estimated as [`text_width`] does):
+/// broken at spaces, or between CJK characters, or inside a word longer than a line.
+pub fn wrap(text: &str, width: u32, size: u32) -> Vec<String> {
+    let fits = |s: &str| text_width(s) * size <= width * 12;
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    // Pieces: a word with the spaces after it, or a single CJK character.
+    let mut pieces: Vec<String> = Vec::new();
+    for c in text.chars() {
+        let cjk = (c as u32) >= 0x2e80;
+        match pieces.last_mut() {
+            Some(last)
+                if !cjk && !last.ends_with(' ') && !last.chars().any(|p| (p as u32) >= 0x2e80) =>
+            {
+                last.push(c)
+            }
+            Some(last) if c == ' ' => last.push(c),
+            _ => pieces.push(c.to_string()),
+        }
+    }
+    for piece in pieces {
+        let tried = format!("{line}{piece}");
+        if fits(tried.trim_end()) || line.is_empty() {
+            line = tried;
+        } else {
+            lines.push(line.trim_end().to_string());
+            line = piece;
+        }
+        // A single piece wider than a line is cut between characters.
+        while !fits(line.trim_end()) && line.chars().count() > 1 {
+            let mut head = String::new();
+            for c in line.chars() {
+                if !fits(&format!("{head}{c}")) {
+                    break;
+                }
+                head.push(c);
+            }
+            let rest = line[head.len()..].to_string();
+            lines.push(head);
+            line = rest;
+        }
+    }
+    if !line.trim().is_empty() {
+        lines.push(line.trim_end().to_string());
+    }
+    lines
+}
 
 /// The estimated width of `text` in a 12 px sans-serif font.
 pub fn text_width(text: &str) -> u32 {
@@ -119,11 +171,14 @@ impl ChartLayout {
             }
             x += entry + LEGEND_GAP;
         }
-        let plot_bottom = TOP + PLOT_HEIGHT;
+        let title = wrap(&chart.title, width.saturating_sub(2 * MARGIN), 14);
+        let top = TOP + title.len().saturating_sub(1) as u32 * TITLE_ROW;
+        let plot_bottom = top + PLOT_HEIGHT;
         Self {
             width,
             height: plot_bottom + legend.len() as u32 * LEGEND_ROW + 6,
-            top: TOP,
+            top,
+            title,
             plot_bottom,
             legend,
         }
@@ -142,15 +197,17 @@ pub fn draw<DB: DrawingBackend>(
     let font = |size: u32| ("sans-serif", size).into_font().color(&ink);
     let (top, rest) = root.split_vertically(layout.top);
     let (plot_area, legend_area) = rest.split_vertically(layout.plot_bottom - layout.top);
-    top.draw(&Text::new(
-        chart.title.clone(),
-        (MARGIN as i32, 2),
-        font(14),
-    ))?;
+    for (i, line) in layout.title.iter().enumerate() {
+        top.draw(&Text::new(
+            line.clone(),
+            (MARGIN as i32, 2 + (i as u32 * TITLE_ROW) as i32),
+            font(14),
+        ))?;
+    }
     if !chart.y_label.is_empty() {
         top.draw(&Text::new(
             format!("↑ {}", chart.y_label),
-            (MARGIN as i32, 22),
+            (MARGIN as i32, (layout.top - TOP + 22) as i32),
             font(12),
         ))?;
     }
