@@ -135,6 +135,8 @@ pub fn AllHeads() -> impl IntoView {
                                     class="small-multiple"
                                     data-testid=format!("all-heads-{h}")
                                     class:active=move || lab.selected_head() == h
+                                    aria-pressed=move || (lab.selected_head() == h).to_string()
+                                    aria-label=move || format!("{} {}", text().head_label, h + 1)
                                     on:click=move |_| lab.head.set(h)
                                 >
                                     <span class="small-multiple-title">

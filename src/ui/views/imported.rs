@@ -92,6 +92,11 @@ fn Glance() -> impl IntoView {
                     view! {
                         <button type="button" class="small-multiple" data-testid=format!("imported-head-{l}-{h}")
                             class:active=move || lab.layer.get() == l && lab.selected_head() == h
+                            aria-pressed=move || (lab.layer.get() == l && lab.selected_head() == h).to_string()
+                            aria-label=move || match role() {
+                                Some(role) => format!("{}, {role}", title()),
+                                None => title(),
+                            }
                             on:click=move |_| { lab.layer.set(l); lab.head.set(h); }>
                             <span class="small-multiple-title">{title}<span class="role-tag">{role}</span></span>
                             <Heatmap data=data look=Look::of(lab) test_id=format!("heatmap-imported-{l}-{h}")
