@@ -289,6 +289,20 @@ test('the generator\'s strip labels sit on their rows, on a phone and a desktop'
   }
 });
 
+test('a model that fails to load is said in Chinese, its technical reason apart as code', async () => {
+  const page = await context.newPage();
+  try {
+    await page.route('**/llama/model.safetensors', (route) => route.fulfill({ status: 404, body: 'not found' }));
+    await page.goto(`${server.url}?lang=zh&model=llama`);
+    await page.waitForSelector('[data-testid=model-failed-why]', { timeout: 60000 });
+    const status = await page.textContent('[data-testid=model-status]');
+    assert.match(status, /训练好的模型无法加载/);
+    assert.deepEqual(await englishOnChinesePage(page), []);
+  } finally {
+    await page.close();
+  }
+});
+
 const only = process.env.A11Y_ONLY;
 for (const { name, setUp, options } of states) {
   if (only && !name.includes(only)) continue;

@@ -261,9 +261,7 @@ pub static TEXT: Text = Text {
         section: "Weights",
         names: ["random", "GPT-2 layout", "Llama layout"],
         loading: "Loading the trained model (about 4 MB, from this site)…",
-        failed: |why| {
-            format!("The trained model could not be loaded: {why}. Random weights still work.")
-        },
+        failed: "The trained model could not be loaded; random weights still work. The reason, as the browser gave it:",
         ready: |layers, heads, width, parameters| {
             format!(
                 "A GPT-2 of {layers} layers × {heads} heads, {width} wide, {parameters} parameters, one token per character."

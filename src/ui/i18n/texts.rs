@@ -252,7 +252,8 @@ pub struct ModelTexts {
     pub names: [&'static str; 3],
     pub loading: &'static str,
     /// Why it could not be loaded.
-    pub failed: fn(&str) -> String,
+    /// The model did not load (the technical reason is shown beside it, as code).
+    pub failed: &'static str,
     /// Layers, heads, width, parameters.
     pub ready: fn(usize, usize, usize, &str) -> String,
     /// The Llama model: layers, query heads, K/V heads, width, parameters.

@@ -239,7 +239,7 @@ pub static TEXT: Text = Text {
         section: "权重",
         names: ["随机", "GPT-2 结构", "Llama 结构"],
         loading: "正在加载训练好的模型（约 4 MB，来自本站）……",
-        failed: |why| format!("训练好的模型无法加载：{why}。随机权重仍然可用。"),
+        failed: "训练好的模型无法加载；随机权重仍然可用。浏览器给出的原因：",
         ready: |layers, heads, width, parameters| {
             format!(
                 "一个 GPT-2：{layers} 层 × {heads} 个头，宽度 {width}，共 {parameters} 个参数，每个字符一个词元。"

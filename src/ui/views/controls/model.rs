@@ -46,7 +46,14 @@ pub fn ModelControl() -> impl IntoView {
                 ),
             }
         }
-        ModelStatus::Failed(_, why) => (texts().failed)(&why),
+        ModelStatus::Failed(..) => texts().failed.to_string(),
+    };
+    // Why it failed, as the browser or the file said it: technical, shown as code.
+    let why = move || match lab.model_status.get() {
+        ModelStatus::Failed(_, why) if lab.model_status.with(|s| s.layout()) == layout() => {
+            Some(view! { <code class="error-detail" data-testid="model-failed-why">{why}</code> })
+        }
+        _ => None,
     };
     let trained = move || layout().is_some();
     view! {
@@ -54,7 +61,7 @@ pub fn ModelControl() -> impl IntoView {
         <Segmented selected=selected lang=lab.lang test_id="model-choice" on_select=select />
         // What the model is (and whether it loaded) only while it is the one in use.
         <Show when=trained>
-            <p class="help block" data-testid="model-status">{status}</p>
+            <p class="help block" data-testid="model-status">{status} " " {why}</p>
         </Show>
         <Show when=trained fallback=move || view! {
             <p class="help block" data-testid="weights-untrained">{move || {
