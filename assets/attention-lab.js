@@ -24,8 +24,8 @@
 // The lab is the index.html beside this script: its address, whether the script runs classic
 // (document.currentScript) or as a module (then found by its src).
 const LAB = new URL('./', document.currentScript?.src
-  ?? [...document.scripts].map((s) => s.src).find((src) => /attention-lab\.js(\?|#|$)/.test(src))
-  ?? location.href);
+  || [...document.scripts].map((s) => s.src).find((src) => /attention-lab\.js(\?|#|$)/.test(src))
+  || location.href);
 
 // BEGIN ATTRIBUTES
 // Written from the lab's tables (src/ui/logic/element.rs) by
@@ -244,8 +244,9 @@ for (const [name, { type }] of Object.entries(ATTRIBUTES)) {
   });
 }
 
-window.AttentionLabElement = AttentionLabElement;
 if (!customElements.get('attention-lab')) {
   customElements.define('attention-lab', AttentionLabElement);
 }
+// The class in use (the first one defined, should the script be included twice).
+window.AttentionLabElement = customElements.get('attention-lab');
 })();

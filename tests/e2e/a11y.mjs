@@ -175,12 +175,15 @@ test('the English detector finds the English page English (so that its silence m
 });
 
 for (const [name, query, switched] of [['lab', 'lang=zh'], ['Llama model', 'lang=zh&model=llama'], ['GPT-2 model', 'lang=zh&model=gpt2'],
-  ['Learn: streaming', 'lang=zh&model=llama&lesson=streaming'], ['Learn: windows', 'lang=zh&lesson=windows'],
+  ['Learn: streaming', 'lang=zh&model=llama&lesson=streaming'],
+  ...CHAPTERS.map((c) => [`Learn: ${c}`, `lang=zh&lesson=${c}`]),
   ['Llama model, switched from English', 'lang=en&model=llama', true]]) {
   test(`no English sentence on the Chinese page: ${name}`, async () => {
     const page = await context.newPage();
     try {
       await at(query)(page);
+      // A chapter's experiment shows once its question is answered.
+      if (await page.locator('[data-testid=choice-0]').count()) await page.click('[data-testid=choice-0]');
       if (switched) {
         // Drawn in English first (every view scrolled past), then switched to Chinese.
         await page.evaluate(async () => {

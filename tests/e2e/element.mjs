@@ -249,6 +249,34 @@ test('a course page on another origin loads the element from a plain static host
   }
 });
 
+test('loaded as a module, or included twice, the element still starts', async () => {
+  for (const scripts of [
+    '<script type="module" src="/attention-lab.js"></script>',
+    '<script src="/attention-lab.js"></script><script src="/attention-lab.js"></script>',
+  ]) {
+    const course = `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>t</title>${scripts}</head>
+<body><attention-lab sentence="x y" panels="weights"></attention-lab>
+<script>
+  window.changes = [];
+  document.querySelector('attention-lab').addEventListener('attention-lab-change', (e) => window.changes.push(e.detail));
+</script></body></html>`;
+    const other = await serve(DIST, { '/twice.html': course });
+    const p = await context.newPage();
+    const errors = [];
+    p.on('pageerror', (e) => errors.push(String(e)));
+    try {
+      await p.goto(`${other.url}twice.html`);
+      await p.waitForFunction(() => window.changes.length > 0, null, { timeout: 60000 });
+      assert.deepEqual((await p.evaluate(() => window.changes.at(-1))).tokens, ['x', 'y'], scripts);
+      assert.equal(await p.evaluate(() => window.AttentionLabElement === customElements.get('attention-lab')), true);
+      assert.deepEqual(errors, [], scripts);
+    } finally {
+      await p.close();
+      other.close();
+    }
+  }
+});
+
 test('no errors on the course page', () => {
   assert.deepEqual(pageErrors, []);
 });

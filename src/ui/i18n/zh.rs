@@ -239,7 +239,7 @@ pub static TEXT: Text = Text {
         section: "权重",
         names: ["随机", "GPT-2 结构", "Llama 结构"],
         loading: "正在加载训练好的模型（约 4 MB，来自本站）……",
-        failed: "训练好的模型无法加载；随机权重仍然可用。浏览器给出的原因：",
+        failed: "训练好的模型无法加载；随机权重仍然可用。原因：",
         ready: |layers, heads, width, parameters| {
             format!(
                 "一个 GPT-2：{layers} 层 × {heads} 个头，宽度 {width}，共 {parameters} 个参数，每个字符一个词元。"
@@ -375,10 +375,14 @@ pub static TEXT: Text = Text {
             },
             finding: |gain, share, read, context| {
                 if gain.abs() < 0.02 && share < 0.1 {
-                    format!(
-                        "这个小模型的实际表现：没有注意力汇聚点。保留开头的字符让平均损失变化 {gain:+.3} nats，而且没有哪个头把超过 {:.1}% 的注意力放在第一个字符上（在文字的前 {read} 个字符上统计）。在长文本上训练的大模型确实会形成汇聚点；这里这个 3 层、用 {context} 个字符的窗口训练的模型没有，所以把开头移出缓存对它毫无损失。这是长文本上的比例：在短句上，同样的头可能因为一个平常的原因把一半权重给第一个字符（前几个查询只看得到几个键），那不是汇聚点，文字一长它就消失了。",
+                    let mut said = format!(
+                        "这个小模型的实际表现：没有注意力汇聚点。保留开头的字符让平均损失变化 {gain:+.3} nats，而且没有哪个头把超过 {:.1}% 的注意力放在第一个字符上（在文字的前 {read} 个字符上统计）。在长文本上训练的大模型确实会形成汇聚点；这里这个 3 层、用 {context} 个字符的窗口训练的模型没有，所以把开头移出缓存对它毫无损失。",
                         share * 100.0
-                    )
+                    );
+                    if read >= context {
+                        said.push_str("这是长文本上的比例：在短句上，同样的头可能出于很平常的原因把一半权重给第一个字符（前几个查询只看得到几个键），那不是汇聚点，文字一长它就消失了。");
+                    }
+                    said
                 } else {
                     format!(
                         "保留开头的字符让平均损失变化 {gain:+.3} nats；最依赖第一个字符的头给了它 {:.1}% 的注意力（在文字的前 {read} 个字符上统计）。",
@@ -457,8 +461,14 @@ pub static TEXT: Text = Text {
     all_heads_help: "每个头的注意力权重。点击其中一个查看细节。",
     head_view_title: "谁在看谁",
     head_lines: HeadLinesTexts {
-        summary: |queries, keys, each| {
-            format!("头视图，{queries} 个查询、{keys} 个键。每个查询最看重的键：{each}。")
+        summary: |queries, keys, listed, each| {
+            if listed < queries {
+                format!(
+                    "头视图，{queries} 个查询、{keys} 个键。前 {listed} 个查询最看重的键：{each}。"
+                )
+            } else {
+                format!("头视图，{queries} 个查询、{keys} 个键。每个查询最看重的键：{each}。")
+            }
         },
         query: |query, keys| format!("查询 {query} 最看重的键：{keys}。"),
         key: |key, queries| format!("最看重键 {key} 的查询：{queries}。"),
@@ -569,7 +579,7 @@ pub static TEXT: Text = Text {
     last_update: "最近一次更新",
     backend_section: "计算设备",
     backend_names: ["自动", "GPU", "CPU"],
-    backend_help: "自动模式在 512 个词元及以上、且有硬件 GPU 时使用 GPU。更短的输入用 CPU 更快，省去与 GPU 往返的开销（64 个词元：在一块数据中心 GPU 上原生测得 0.96 ms，CPU 0.43 ms）；到 512 个词元，完整追踪在那块 GPU 上和在 16 个 CPU 线程上一样久（113 对 110 ms），只有长输入只取输出时 GPU 才更快。还没有在带硬件 GPU 的浏览器里测量过。",
+    backend_help: "自动模式在 512 个词元及以上、且有硬件 GPU 时使用 GPU。64 个词元时 CPU 比与 GPU 往返更快（在一块数据中心 GPU 上原生测得：CPU 0.43 ms，GPU 0.96 ms）；到 128 和 512 个词元，完整追踪在那块 GPU 上和在它的 CPU（每个头一个线程）上一样久（512 个词元：113 对 110 ms），只有长输入只取输出时 GPU 才更快。还没有在带硬件 GPU 的浏览器里测量过。",
     gpu_probing: "正在寻找 GPU……",
     gpu_ready: "WebGPU：",
     gpu_software: "（软件实现，比 CPU 慢）",
@@ -595,6 +605,7 @@ pub static TEXT: Text = Text {
     fully_masked_note: |rows| format!("查询 {rows} 的所有键都被遮挡：它们的权重和输出全为 0。"),
     cell_hint: "把指针停在格子上，或选中热图后用方向键移动，即可看到该数值是怎样算出来的。",
     show_table: "以表格显示",
+    chart_series: "曲线",
     hide_table: "收起表格",
     rows_and_columns: "行与列",
     copy_link: "复制链接",

@@ -101,7 +101,7 @@ pub fn describe(
                 })
                 .collect::<Vec<_>>()
                 .join(t.separator);
-            (t.summary)(weights.nrows(), weights.ncols(), &each)
+            (t.summary)(weights.nrows(), weights.ncols(), rows, &each)
         }
     }
 }

@@ -132,7 +132,8 @@ pub fn wrap(text: &str, width: u32, size: u32) -> Vec<String> {
         while !fits(line.trim_end()) && line.chars().count() > 1 {
             let mut head = String::new();
             for c in line.chars() {
-                if !fits(&format!("{head}{c}")) {
+                // At least one character a line, however narrow the width.
+                if !head.is_empty() && !fits(&format!("{head}{c}")) {
                     break;
                 }
                 head.push(c);

@@ -25,6 +25,15 @@ pub fn paint(canvas: &web_sys::HtmlCanvasElement, mut chart: LineChart, width: u
     }
 }
 
+/// An x value as the table shows it: a whole number in full (4096, not 4.10e3).
+fn axis_value(x: f64) -> String {
+    if x.fract() == 0.0 && x.abs() < 1e15 {
+        format!("{x:.0}")
+    } else {
+        format_value(x as f32)
+    }
+}
+
 #[component]
 pub fn Chart(chart: Signal<Option<LineChart>>, test_id: &'static str) -> impl IntoView {
     let lab = expect_context::<Lab>();
@@ -56,12 +65,12 @@ pub fn Chart(chart: Signal<Option<LineChart>>, test_id: &'static str) -> impl In
                 <div class="table-scroll" tabindex="0">
                     <table class="lesson-table" data-testid=format!("{test_id}-table")>
                         <caption>{c.title.clone()}</caption>
-                        <thead><tr><th></th><th>{c.x_label.clone()}</th><th>{c.y_label.clone()}</th></tr></thead>
+                        <thead><tr><th>{text().chart_series}</th><th>{c.x_label.clone()}</th><th>{c.y_label.clone()}</th></tr></thead>
                         <tbody>
                             {rows.into_iter().map(|(series, x, y)| view! {
                                 <tr>
                                     <td>{series}</td>
-                                    <td>{format_value(x as f32)}</td>
+                                    <td>{axis_value(x)}</td>
                                     <td>{format_value(y as f32)}</td>
                                 </tr>
                             }).collect_view()}

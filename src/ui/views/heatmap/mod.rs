@@ -347,10 +347,10 @@ pub fn Heatmap(
 fn legend_text(data: &MatrixView, lang: Lang) -> String {
     use crate::ui::logic::format::format_value;
     let scales = &lang.text().scales;
-    let (low, high) = data.scale.range();
-    let (low, high) = (format_value(low), format_value(high));
+    let (low_value, high_value) = data.scale.range();
+    let (low, high) = (format_value(low_value), format_value(high_value));
     let note = data.note(lang);
-    if low == high {
+    if high_value <= low_value {
         (scales.constant)(&low)
     } else if note.is_empty() {
         (scales.colour_bar_plain)(&low, &high)

@@ -98,7 +98,8 @@ pub(super) fn streaming_view(lab: Lab, e: Memo<Option<Experiment>>) -> impl Into
             .enumerate()
             .max_by(|a, b| a.1.total_cmp(b.1))
             .map_or((0, 0.0), |(h, &s)| (h + 1, s));
-        let share = (x.share)(e.even_share, most, head, e.n);
+        // A summarised long trace has no per-head shares: then nothing is said of them.
+        let share = (!e.first_share.is_empty()).then(|| (x.share)(e.even_share, most, head, e.n));
         view! {
             <p class="help block" data-testid="stream-share">{share}</p>
             <div class="table-scroll" tabindex="0">
