@@ -57,6 +57,7 @@ const ATTRIBUTES = {
   qk_norm: { type: 'boolean', group: ['qk_norm'] },
   sink_logits: { type: 'string', group: ['sink_logits'] },
   backend: { type: 'string', group: ['backend'] },
+  ablate: { type: 'string', group: ['ablate'] },
   head: { type: 'number', group: ['head'] },
   layer: { type: 'number', group: ['layer'] },
   step: { type: 'number', group: ['step'] },

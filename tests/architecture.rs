@@ -211,7 +211,9 @@ fn assert_layered(krate: &Crate, layers: &[&str], layer_of: impl Fn(&[String]) -
 }
 
 /// The core's folders, in order (lib.rs, their root, composes them).
-const CORE: [&str; 6] = ["math", "pipeline", "io", "models", "teaching", "api"];
+const CORE: [&str; 7] = [
+    "math", "pipeline", "io", "models", "circuits", "teaching", "api",
+];
 
 #[test]
 fn each_folder_of_the_core_uses_only_those_before_it() {

@@ -23,6 +23,7 @@ fn tokens(text: &str) -> Vec<String> {
     }
 }
 
+mod circuits;
 mod config;
 mod fastmath;
 mod flash;

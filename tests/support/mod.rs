@@ -384,3 +384,23 @@ impl TestBackend for attention_gpu::GpuBackend {
         trace
     }
 }
+
+/// The shipped GPT-2-layout model.
+pub fn gpt2_model() -> attention_core::models::Model {
+    attention_core::models::Model::from_files(
+        include_bytes!("../../assets/gpt2/model.safetensors"),
+        include_str!("../../assets/gpt2/config.json"),
+        include_str!("../../assets/gpt2/vocab.json"),
+    )
+    .unwrap_or_else(|e| panic!("the GPT-2 model loads: {e}"))
+}
+
+/// The shipped Llama-layout model.
+pub fn llama_model() -> attention_core::models::Model {
+    attention_core::models::Model::from_files(
+        include_bytes!("../../assets/llama/model.safetensors"),
+        include_str!("../../assets/llama/config.json"),
+        include_str!("../../assets/llama/vocab.json"),
+    )
+    .unwrap_or_else(|e| panic!("the Llama model loads: {e}"))
+}

@@ -15,12 +15,15 @@
 //! - [`io`]: users' files (safetensors, NumPy, JSON tensors, a model's `config.json`) and their
 //!   attention as the lab shows it;
 //! - [`models`]: the trained models, one file per layout, with generation and streaming;
+//! - [`circuits`]: why a head attends: scores and logits taken apart into what wrote them, heads
+//!   composed;
 //! - [`teaching`]: the Learn mode's chapters, each with its mathematics and its experiment;
 //! - [`api`]: the JSON of a request, a trace, a lesson and a model's run.
 //!
 //! JSON (serde) appears only in [`io`] (file formats) and [`api`].
 
 pub mod api;
+pub mod circuits;
 pub mod io;
 pub mod math;
 pub mod models;

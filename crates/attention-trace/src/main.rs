@@ -98,23 +98,52 @@ fn main() -> std::process::ExitCode {
         Err(error) => return fail(error.to_string()),
     };
     let traced = request.trace.unwrap_or(true);
+    let circuits = request.explain.is_some()
+        || request.ablate.is_some()
+        || request.logit_attribution.is_some()
+        || request.composition.is_some();
+    if circuits && !traced {
+        return fail(
+            "trace: explain and ablate read the trace; leave \"trace\" out or true".into(),
+        );
+    }
+    let knockouts = match request.knockouts().and_then(|k| {
+        attention_core::pipeline::knockout::check_knockouts(&k, 1, config.dims().n_heads)?;
+        Ok(k)
+    }) {
+        Ok(k) => k,
+        Err(error) => return fail(error.to_string()),
+    };
+    let finish = |mut trace: attention_core::Trace| -> Result<String, String> {
+        let heads: Vec<_> = knockouts.iter().map(|k| (k.head, k.how)).collect();
+        trace.knock_out(&heads);
+        let extra = attention_core::api::trace_circuits_json(&trace, &request)?;
+        let json = trace_json(&trace).map_err(|e| e.to_string())?;
+        attention_core::api::with_fields(json, extra)
+    };
     // The CLI computes where it is told: "cpu" (and "auto") on the CPU, "gpu" on the machine's
     // GPU through wgpu, failing with the reason when there is none.
     let json = if request.backend == Some(BackendChoice::Gpu) {
         let computed = pollster::block_on(async {
             let mut gpu = GpuBackend::new().await?;
             if traced {
-                gpu.trace(&config).await.map(|t| trace_json(&t))
+                gpu.trace(&config).await.map(&finish)
             } else {
-                gpu.outputs(&config).await.map(|o| outputs_json(&o))
+                gpu.outputs(&config)
+                    .await
+                    .map(|o| outputs_json(&o).map_err(|e| e.to_string()))
             }
         });
         match computed {
-            Ok(json) => json,
+            Ok(Ok(json)) => Ok(json),
+            Ok(Err(message)) => return fail(message),
             Err(error) => return fail(format!("backend: {error}")),
         }
     } else if traced {
-        trace_json(&compute_trace(&config))
+        match finish(compute_trace(&config)) {
+            Ok(json) => Ok(json),
+            Err(message) => return fail(message),
+        }
     } else {
         outputs_json(&compute_outputs(&config))
     };
@@ -208,7 +237,11 @@ fn trained(request: &attention_core::api::Request) -> Result<String, String> {
     let (sentence, run) = request.trained_run().map_err(|e| e.to_string())?;
     let model = load_trained(request)?;
     let forward = model.read(&sentence, &run).map_err(|e| e.to_string())?;
-    forward_json(&model, &forward).map_err(|e| e.to_string())
+    let extra = attention_core::api::model_circuits_json(&model, &forward, request)?;
+    attention_core::api::with_fields(
+        forward_json(&model, &forward).map_err(|e| e.to_string())?,
+        extra,
+    )
 }
 
 /// `"generate": {…}`: a trained model continues the sentence one character at a time, with the
@@ -220,6 +253,9 @@ fn generate(request: &attention_core::api::Request) -> Result<String, String> {
             "generate: generation needs a trained model; add \"model\": \"trained\" or \"llama\""
                 .into(),
         );
+    }
+    if request.ablate.is_some() {
+        return Err("ablate: generation runs the whole model; knock heads out in a forward pass (leave \"generate\" out)".into());
     }
     let model = load_trained(request)?;
     let started = std::time::Instant::now();

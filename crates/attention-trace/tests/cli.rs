@@ -593,3 +593,179 @@ fn a_bad_generation_request_exits_2_naming_the_field() {
         assert!(stderr.contains(expected), "{input}: {stderr}");
     }
 }
+
+/// `"explain"`: a score taken apart into what wrote it, the terms summing to the score; on a
+/// trained model's later layer the components name the earlier heads.
+#[test]
+fn explain_takes_a_score_apart_into_terms_that_sum_to_it() {
+    let cell = trace(
+        r#"{"model": "trained", "sentence": "abcabc", "explain": {"layer": 2, "head": 3, "query": 4, "key": 2}}"#,
+    );
+    let explain = &cell["explain"];
+    let names: Vec<&str> = explain["components"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "token",
+            "position",
+            "L1.H1",
+            "L1.H2",
+            "L1.H3",
+            "L1.H4",
+            "L1.attn_bias",
+            "L1.mlp",
+            "bias"
+        ]
+    );
+    let terms = explain["terms"].as_array().unwrap();
+    assert_eq!(terms.len(), names.len());
+    let sum: f64 = terms
+        .iter()
+        .flat_map(|r| r.as_array().unwrap())
+        .map(|x| x.as_f64().unwrap())
+        .sum();
+    let score = explain["score"].as_f64().unwrap();
+    assert!(
+        (sum - score).abs() <= 1e-5 * score.abs().max(1.0),
+        "{sum} vs {score}"
+    );
+    assert!((explain["sum"].as_f64().unwrap() - score).abs() <= 1e-5 * score.abs().max(1.0));
+    // The layer's own trace holds the same score.
+    let from_trace = cell["layers"][1]["heads"][2]["scores"][4][2]
+        .as_f64()
+        .unwrap();
+    assert!((from_trace - score).abs() < 1e-6);
+
+    // A row: every key, the masked ones explained with their weight 0.
+    let row = trace(
+        r#"{"model": "llama", "sentence": "abcabc", "explain": {"layer": 3, "head": 1, "query": 2, "explain_row": true}}"#,
+    );
+    let row = &row["explain"];
+    assert_eq!(row["keys"].as_array().unwrap().len(), 6);
+    assert_eq!(row["masked"][3], true);
+    assert_eq!(row["weights"][3], 0.0);
+    assert!(
+        !row["components"]
+            .as_array()
+            .unwrap()
+            .contains(&"position".into()),
+        "RoPE adds no position vector"
+    );
+}
+
+#[test]
+fn logit_attribution_and_composition_answer_with_their_documented_shapes() {
+    let out = trace(
+        r#"{"model": "trained", "sentence": "the cat", "logit_attribution": {"position": 6, "chars": [" ", "s"]}}"#,
+    );
+    let attribution = &out["logit_attribution"];
+    let names = attribution["components"].as_array().unwrap();
+    assert_eq!(names.last().unwrap(), "bias");
+    for c in [" ", "s"] {
+        let parts = attribution["logits"][c].as_array().unwrap();
+        assert_eq!(parts.len(), names.len());
+        let sum: f64 = parts.iter().map(|x| x.as_f64().unwrap()).sum();
+        let total = attribution["total"][c].as_f64().unwrap();
+        assert!(
+            (sum - total).abs() <= 1e-5 * total.abs().max(1.0),
+            "{c}: {sum} vs {total}"
+        );
+    }
+    let out = trace(r#"{"model": "llama", "sentence": "the cat", "composition": true}"#);
+    let composition = &out["composition"];
+    assert_eq!(composition["heads"].as_array().unwrap().len(), 12);
+    for kind in ["q", "k", "v"] {
+        let m = composition[kind].as_array().unwrap();
+        assert_eq!(m.len(), 12);
+        assert!(m[0][0].is_null() && m[0][4].is_number() && m[4][0].is_null());
+    }
+    assert!(composition["baseline"].as_f64().unwrap() > 0.0);
+    assert!(composition["sentence"]["k"][0][4].is_number());
+}
+
+#[test]
+fn ablate_recomputes_the_forward_pass_and_bad_circuit_requests_exit_2() {
+    let whole = trace(r#"{"model": "trained", "sentence": "abcabc"}"#);
+    let ablated = trace(
+        r#"{"model": "trained", "sentence": "abcabc", "ablate": [{"layer": 1, "head": 2}, {"layer": 2, "head": 1, "how": "mean"}]}"#,
+    );
+    assert_eq!(
+        whole["layers"][0]["heads"][1]["weights"], ablated["layers"][0]["heads"][1]["weights"],
+        "the pattern stays"
+    );
+    assert_ne!(
+        whole["predictions"], ablated["predictions"],
+        "the predictions change"
+    );
+    assert!(
+        ablated["layers"][0]["heads"][1]["output"][0]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|x| x == 0.0)
+    );
+    for (input, expected) in [
+        (
+            r#"{"model": "trained", "sentence": "abc", "ablate": []}"#,
+            "ablate: an empty list",
+        ),
+        (
+            r#"{"model": "trained", "sentence": "abc", "ablate": [{"layer": 4, "head": 1}]}"#,
+            "layer 4 is outside the model's layers (1 to 3)",
+        ),
+        (
+            r#"{"model": "trained", "sentence": "abc", "ablate": [{"layer": 1, "head": 0}]}"#,
+            "counted from 1",
+        ),
+        (
+            r#"{"sentence": "abc", "n_heads": 1, "ablate": [{"layer": 1, "head": 1}]}"#,
+            "all 1 heads knocked out",
+        ),
+        (
+            r#"{"model": "trained", "sentence": "abc", "explain": {"layer": 2, "head": 5, "query": 0, "key": 0}}"#,
+            "explain.head: 5 is outside the model's heads (1 to 4)",
+        ),
+        (
+            r#"{"model": "trained", "sentence": "abc", "explain": {"layer": 9, "head": 1, "query": 0, "key": 0}}"#,
+            "explain.layer: 9 is outside the model's layers (1 to 3)",
+        ),
+        (
+            r#"{"model": "trained", "sentence": "abc", "explain": {"head": 1, "query": 5, "key": 0}}"#,
+            "explain.query: position 5 is outside the sentence (0 to 2)",
+        ),
+        (
+            r#"{"model": "trained", "sentence": "abc", "explain": {"head": 1, "query": 1}}"#,
+            "explain.key: missing",
+        ),
+        (
+            r#"{"sentence": "abc", "explain": {"layer": 2, "head": 1, "query": 0, "key": 0}}"#,
+            "explain.layer: 2 is outside the model's layers (1 to 1)",
+        ),
+        (
+            r#"{"sentence": "abc", "logit_attribution": {"position": 0, "chars": ["a"]}}"#,
+            "random weights have no next-character logits",
+        ),
+        (
+            r#"{"model": "trained", "sentence": "abc", "logit_attribution": {"position": 0, "chars": ["ab"]}}"#,
+            "not one character",
+        ),
+        (
+            r#"{"load": {"path": "x.npz"}, "explain": {"head": 1, "query": 0, "key": 0}}"#,
+            "imported attention has no residual stream",
+        ),
+        (
+            r#"{"model": "trained", "sentence": "ab", "ablate": [{"layer": 1, "head": 1}], "generate": {"steps": 2}}"#,
+            "ablate: generation runs the whole model",
+        ),
+    ] {
+        let (code, stdout, stderr) = run(input);
+        assert_eq!(code, 2, "{input}");
+        assert!(stdout.is_empty());
+        assert!(stderr.contains(expected), "{input}: {stderr}");
+    }
+}

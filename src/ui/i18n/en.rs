@@ -86,6 +86,15 @@ fn config_error(error: &ConfigError) -> String {
         ConfigError::SinkLogitsLength { given, heads } => {
             format!("One sink logit per head: there are {heads} heads and {given} sink logits.")
         }
+        ConfigError::AblateLayer { value, max } => {
+            format!("Layer {value} is not in the model: it has layers 1 to {max}.")
+        }
+        ConfigError::AblateHead { value, max } => {
+            format!("Head {value} is not in the layer: it has heads 1 to {max}.")
+        }
+        ConfigError::AblateAll { count } => format!(
+            "All {count} heads are switched off: nothing would be left to attend. Keep at least one on."
+        ),
     }
 }
 

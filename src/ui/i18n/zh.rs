@@ -80,6 +80,15 @@ fn config_error(error: &ConfigError) -> String {
         ConfigError::SinkLogitsLength { given, heads } => {
             format!("每个头一个汇聚 logit：共有 {heads} 个头，却给了 {given} 个。")
         }
+        ConfigError::AblateLayer { value, max } => {
+            format!("模型没有第 {value} 层：只有第 1 到 {max} 层。")
+        }
+        ConfigError::AblateHead { value, max } => {
+            format!("这一层没有第 {value} 个头：只有第 1 到 {max} 个。")
+        }
+        ConfigError::AblateAll { count } => {
+            format!("全部 {count} 个头都被关掉了，就没有注意力可看了。请至少留一个。")
+        }
     }
 }
 

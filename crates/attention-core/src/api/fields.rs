@@ -82,6 +82,9 @@ pub enum Form {
     Numbers,
     /// Rows of 0 and 1 joined by dots (`100.110.111`).
     Cells,
+    /// Heads as `L{layer}H{head}` (from 1), `m` after one knocked out by its mean, joined by
+    /// commas (`L1H2,L2H1m`).
+    Heads,
 }
 
 /// One key of an object field, as a link parameter of its own.
@@ -190,6 +193,19 @@ impl Form {
                     .collect();
                 rows.map(|r| r.join("."))
             }
+            Form::Heads => {
+                let heads: Option<Vec<String>> = value
+                    .as_array()?
+                    .iter()
+                    .map(|h| {
+                        let layer = h.get("layer")?.as_u64()?;
+                        let head = h.get("head")?.as_u64()?;
+                        let mean = h.get("how").and_then(Value::as_str) == Some("mean");
+                        Some(format!("L{layer}H{head}{}", if mean { "m" } else { "" }))
+                    })
+                    .collect();
+                heads.map(|h| h.join(","))
+            }
         }
     }
 
@@ -231,6 +247,23 @@ impl Form {
                     .collect();
                 rows.map(|r| json!(r))
             }
+            Form::Heads => {
+                let heads: Option<Vec<Value>> = text
+                    .split(',')
+                    .map(|part| {
+                        let part = part.trim();
+                        let (part, how) = match part.strip_suffix('m') {
+                            Some(rest) => (rest, "mean"),
+                            None => (part, "zero"),
+                        };
+                        let (layer, head) = part.strip_prefix('L')?.split_once('H')?;
+                        let (layer, head) = (layer.parse::<u64>().ok()?, head.parse::<u64>().ok()?);
+                        (layer >= 1 && head >= 1)
+                            .then(|| json!({"layer": layer, "head": head, "how": how}))
+                    })
+                    .collect();
+                heads.filter(|h| !h.is_empty()).map(Value::from)
+            }
         }
     }
 
@@ -238,7 +271,7 @@ impl Form {
     /// manifest).
     pub fn type_text(self) -> String {
         match self {
-            Form::Text | Form::Numbers | Form::Cells => "string".into(),
+            Form::Text | Form::Numbers | Form::Cells | Form::Heads => "string".into(),
             Form::Integer | Form::Number => "number".into(),
             Form::Flag => "boolean".into(),
             Form::Name(names) => names

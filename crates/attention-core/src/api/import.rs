@@ -38,6 +38,18 @@ pub fn parse_load(json: &str) -> Option<Result<LoadCommand, super::RequestError>
     }
     serde_json::from_str::<Probe>(json).ok()?.load?;
     let value: serde_json::Value = serde_json::from_str(json).ok()?;
+    // What takes a score apart needs the residual stream that wrote q and k: a file of
+    // attention (or of Q and K) has none.
+    for field in ["explain", "logit_attribution", "composition", "ablate"] {
+        if value.get(field).is_some() {
+            return Some(Err(super::RequestError::Input {
+                field,
+                message: "imported attention has no residual stream to take apart: its Q and K \
+                          (if any) come without the model that wrote them; use \"model\": \
+                          \"trained\" or \"llama\", or random weights",
+            }));
+        }
+    }
     Some(
         serde_path_to_error::deserialize(value).map_err(|error| super::RequestError::Json {
             path: error.path().to_string(),

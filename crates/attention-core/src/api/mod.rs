@@ -4,6 +4,7 @@
 //! A request's fields are defined once, in `request.rs`, as the struct and the table
 //! ([`FIELDS`]) the JSON Schema, the links and the course element are driven by ([`fields`]).
 
+mod circuits;
 pub mod fields;
 pub mod import;
 mod kernel_bench;
@@ -14,6 +15,7 @@ mod request_params;
 mod request_types;
 mod response;
 
+pub use circuits::{explain_json, model_circuits_json, trace_circuits_json, with_fields};
 pub use kernel_bench::kernel_bench;
 pub use lesson::lesson_json;
 pub use model::{
@@ -21,8 +23,9 @@ pub use model::{
 };
 pub use request::{FIELDS, Request, field, parse_request, request_schema, request_schema_text};
 pub use request_types::{
-    BackendChoice, BlockRequest, FocusRequest, GenerateRequest, LayerNormRequest, MaskRequest,
-    ModelChoice, PairingRequest, PositionRequest, RequestError, SamplingRequest, StreamEvalRequest,
+    AblateRequest, BackendChoice, BlockRequest, ExplainRequest, FocusRequest, GenerateRequest,
+    KnockoutRequest, LayerNormRequest, LogitAttributionRequest, MaskRequest, ModelChoice,
+    PairingRequest, PositionRequest, RequestError, SamplingRequest, StreamEvalRequest,
     WeightsRequest,
 };
 pub use response::{matrix_json, outputs_json, replay_json, trace_json};

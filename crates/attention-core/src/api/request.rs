@@ -9,8 +9,9 @@ use serde_json::Value;
 
 use super::fields::{Field, Fixed, Form, Link, Part, Scope};
 use super::request_types::{
-    BackendChoice, BlockRequest, FocusRequest, GenerateRequest, LayerNormRequest, MaskRequest,
-    ModelChoice, PositionRequest, RequestError, StreamEvalRequest, WeightsRequest,
+    AblateRequest, BackendChoice, BlockRequest, ExplainRequest, FocusRequest, GenerateRequest,
+    LayerNormRequest, LogitAttributionRequest, MaskRequest, ModelChoice, PositionRequest,
+    RequestError, StreamEvalRequest, WeightsRequest,
 };
 use crate::models::Layout;
 
@@ -474,6 +475,48 @@ request_fields! {
     /// Llama model): the text, the window of recent characters kept, the sinks kept.
     stream_eval: StreamEvalRequest => {
         schema: r#"{"type": "object", "properties": {"text": {"type": "string"}, "window": {"type": "integer", "minimum": 1}, "sink_tokens": {"type": "integer", "minimum": 0, "default": 0}}, "required": ["text", "window"], "additionalProperties": false}"#,
+        default: None,
+        scope: Scope::Cli,
+        group: None,
+        link: Link::None,
+        fixed: Fixed::Never,
+    },
+    /// Heads switched off, layer and head counted from 1: each one's output replaced by zeros or
+    /// by its mean over the sentence, and everything after it recomputed (a link writes
+    /// `L1H2,L2H1m`: m for the mean).
+    ablate: Vec<AblateRequest> => {
+        schema: r#"{"type": "array", "items": {"type": "object", "properties": {"layer": {"type": "integer", "minimum": 1}, "head": {"type": "integer", "minimum": 1}, "how": {"enum": ["zero", "mean"], "default": "zero"}}, "required": ["layer", "head"], "additionalProperties": false}}"#,
+        default: None,
+        scope: Scope::Lab,
+        group: None,
+        link: Link::Plain(Form::Heads),
+        fixed: Fixed::Never,
+    },
+    /// One score taken apart into what wrote it: layer and head counted from 1, query and key
+    /// from 0; every term of a query-side component with a key-side one, summing to the score
+    /// (`explain_row`: for every key of the query).
+    explain: ExplainRequest => {
+        schema: r#"{"type": "object", "properties": {"layer": {"type": "integer", "minimum": 1, "default": 1}, "head": {"type": "integer", "minimum": 1}, "query": {"type": "integer", "minimum": 0}, "key": {"type": "integer", "minimum": 0}, "explain_row": {"type": "boolean", "default": false}}, "required": ["head", "query"], "additionalProperties": false}"#,
+        default: None,
+        scope: Scope::Cli,
+        group: None,
+        link: Link::None,
+        fixed: Fixed::Never,
+    },
+    /// A trained model's next-character logits after a position (from 0), each character's taken
+    /// apart into every component's direct contribution.
+    logit_attribution: LogitAttributionRequest => {
+        schema: r#"{"type": "object", "properties": {"position": {"type": "integer", "minimum": 0}, "chars": {"type": "array", "items": {"type": "string"}, "minItems": 1}}, "required": ["position", "chars"], "additionalProperties": false}"#,
+        default: None,
+        scope: Scope::Cli,
+        group: None,
+        link: Link::None,
+        fixed: Fixed::Never,
+    },
+    /// A trained model's Q-, K- and V-composition between every earlier and later head (Elhage
+    /// et al., 2021), a random baseline, and the same measured on the sentence.
+    composition: bool => {
+        schema: r#"{"type": "boolean", "default": false}"#,
         default: None,
         scope: Scope::Cli,
         group: None,

@@ -7,13 +7,14 @@ use ndarray::Array2;
 use super::fields::Scope;
 use super::request::{FIELDS, Request};
 use super::request_types::{
-    LayerNormRequest, MaskRequest, ModelChoice, RequestError, WeightsRequest,
+    KnockoutRequest, LayerNormRequest, MaskRequest, ModelChoice, RequestError, WeightsRequest,
 };
 use crate::math::mask::MaskSpec;
 use crate::math::scoring::{Position, Shaping};
 use crate::math::weights::Weights;
 use crate::models::{Layout, ModelRun};
 use crate::pipeline::config::{DEFAULT_N_HEADS, Input, LayerNormMode, Params, matrix_from_rows};
+use crate::pipeline::knockout::{HeadKnockout, Knockout};
 use crate::teaching::{Chapter, Focus, MAX_SHIFT};
 
 impl Request {
@@ -208,8 +209,42 @@ impl Request {
                 temperature: self.temperature.unwrap_or(1.0),
                 block: (block.rows, block.cols),
                 shaping: self.shaping(),
+                ablate: self.knockouts()?,
             },
         ))
+    }
+
+    /// The heads `ablate` switches off, from 0 (their ranges are the model's to check); an
+    /// empty list is refused (it switches nothing off: leave the field out).
+    pub fn knockouts(&self) -> Result<Vec<HeadKnockout>, RequestError> {
+        let Some(asked) = &self.ablate else {
+            return Ok(Vec::new());
+        };
+        if asked.is_empty() {
+            return Err(RequestError::Input {
+                field: "ablate",
+                message: "an empty list switches no head off; name a head or leave the field out",
+            });
+        }
+        asked
+            .iter()
+            .map(|a| {
+                if a.layer == 0 || a.head == 0 {
+                    return Err(RequestError::Input {
+                        field: "ablate",
+                        message: "layers and heads are counted from 1",
+                    });
+                }
+                Ok(HeadKnockout {
+                    layer: a.layer - 1,
+                    head: a.head - 1,
+                    how: match a.how {
+                        KnockoutRequest::Zero => Knockout::Zero,
+                        KnockoutRequest::Mean => Knockout::Mean,
+                    },
+                })
+            })
+            .collect()
     }
 
     /// The lesson asked for, if any, with its focus (from 0) and the trained model's layer (from

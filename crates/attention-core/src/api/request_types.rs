@@ -271,6 +271,53 @@ pub struct FocusRequest {
     pub shift: Option<f32>,
 }
 
+/// `"ablate"`: one head switched off, layer and head counted from 1 as the page counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AblateRequest {
+    pub layer: usize,
+    pub head: usize,
+    #[serde(default)]
+    pub how: KnockoutRequest,
+}
+
+/// How a head is switched off: its output zero, or its mean over the sentence.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum KnockoutRequest {
+    #[default]
+    Zero,
+    Mean,
+}
+
+/// `"explain"`: one score taken apart: layer and head from 1 (the page's), query and key from 0
+/// (the chips'); `explain_row`: every key of the query.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExplainRequest {
+    #[serde(default = "first")]
+    pub layer: usize,
+    pub head: usize,
+    pub query: usize,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<usize>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub explain_row: bool,
+}
+
+fn first() -> usize {
+    1
+}
+
+/// `"logit_attribution"`: the position (from 0) whose next-character logits are taken apart,
+/// and the characters.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LogitAttributionRequest {
+    pub position: usize,
+    pub chars: Vec<String>,
+}
+
 /// Why a request was refused. The message starts with the field's name.
 #[derive(Debug, Clone, PartialEq, Error)]
 pub enum RequestError {

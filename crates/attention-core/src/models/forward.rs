@@ -5,6 +5,7 @@ use ndarray::Array2;
 
 use crate::math::mask::MaskSpec;
 use crate::math::scoring::Shaping;
+use crate::pipeline::knockout::HeadKnockout;
 use crate::pipeline::roles::{HeadRoles, roles};
 use crate::pipeline::trace::Trace;
 
@@ -20,6 +21,8 @@ pub struct ModelRun {
     /// The score options (a soft-cap, QK-norm, sink logits) on every layer; its positions stay
     /// the learned absolute ones.
     pub shaping: Shaping,
+    /// Heads switched off, each layer's output recomputed without them (empty: none).
+    pub ablate: Vec<HeadKnockout>,
 }
 
 impl Default for ModelRun {
@@ -29,6 +32,7 @@ impl Default for ModelRun {
             temperature: 1.0,
             block: (None, None),
             shaping: Shaping::default(),
+            ablate: Vec::new(),
         }
     }
 }

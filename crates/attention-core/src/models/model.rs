@@ -163,6 +163,11 @@ impl Model {
             .collect()
     }
 
+    /// The id of character `c`, if the vocabulary has it.
+    pub fn id_of(&self, c: char) -> Option<u32> {
+        self.index.get(&c).copied()
+    }
+
     /// Runs the model on `ids` (at most `context`) with every layer's attention under `run`'s
     /// mask and temperature. Each layer's attention is traced without FlashAttention's steps
     /// (see [`Forward::layer_trace`] for one layer with them).
@@ -183,6 +188,11 @@ impl Model {
                 max: self.config.context,
             });
         }
+        crate::pipeline::knockout::check_knockouts(
+            &run.ablate,
+            self.config.n_layers,
+            self.config.n_heads,
+        )?;
         let d = self.config.d_model;
         let embeddings =
             Array2::from_shape_fn((n, d), |(i, j)| self.token_embedding[[ids[i] as usize, j]]);
@@ -197,7 +207,14 @@ impl Model {
             let residual_in = x.clone();
             let parts = (index == 0).then(|| (embeddings.clone(), positions.clone()));
             let config = self.layer_config(index, tokens, residual_in.clone(), parts, run)?;
-            let attention = compute_trace_with(&config, FlashDetail::OutputOnly);
+            let mut attention = compute_trace_with(&config, FlashDetail::OutputOnly);
+            let knocked: Vec<_> = run
+                .ablate
+                .iter()
+                .filter(|k| k.layer == index)
+                .map(|k| (k.head, k.how))
+                .collect();
+            attention.knock_out(&knocked);
             // The lab's Pre-LN block: its output is x + Attn(LN₁(x)).
             let after_attention = attention.output.clone();
             let normed = block.mlp_norm.apply(after_attention.view());

@@ -84,6 +84,17 @@ pub enum ConfigError {
     BadSoftcap { value: f64 },
     #[error("sink_logits: one logit per head: {heads} heads, {given} logits")]
     SinkLogitsLength { given: usize, heads: usize },
+    /// A head knocked out in a layer the model does not have (counted from 1).
+    #[error("ablate: layer {value} is outside the model's layers (1 to {max})")]
+    AblateLayer { value: usize, max: usize },
+    /// A head knocked out that its layer does not have (counted from 1).
+    #[error("ablate: head {value} is outside the layer's heads (1 to {max})")]
+    AblateHead { value: usize, max: usize },
+    /// Every head knocked out.
+    #[error(
+        "ablate: all {count} heads knocked out: no attention would be left to study; keep at least one"
+    )]
+    AblateAll { count: usize },
 }
 
 impl ConfigError {
@@ -106,6 +117,7 @@ impl ConfigError {
             Self::BadRopeBase { .. } => "position.base",
             Self::BadSoftcap { .. } => "softcap",
             Self::SinkLogitsLength { .. } => "sink_logits",
+            Self::AblateLayer { .. } | Self::AblateHead { .. } | Self::AblateAll { .. } => "ablate",
         }
     }
 }

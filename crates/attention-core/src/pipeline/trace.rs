@@ -400,7 +400,7 @@ fn concat_heads<'a>(outputs: impl Iterator<Item = ArrayView2<'a, f32>>) -> Array
     concatenate(Axis(1), &views).unwrap_or_else(|_| Array2::zeros((0, 0)))
 }
 
-fn residual_and_norm(config: &Config, projected: Array2<f32>) -> Array2<f32> {
+pub(crate) fn residual_and_norm(config: &Config, projected: Array2<f32>) -> Array2<f32> {
     match config.layer_norm() {
         LayerNormMode::None => projected,
         LayerNormMode::Pre => projected + config.x(),

@@ -1,0 +1,265 @@
+//! Why a head attends, checked: the residual stream's components sum to it, a score's terms sum
+//! to the score and a logit's parts to the logit (random weights with every score option, and
+//! both trained models, on many seeded cells), a head knocked out by zero is its W_O rows
+//! zeroed, and every refusal names the field and the range.
+
+use super::*;
+use attention_core::circuits::composition::{baseline, composition, sentence_shares};
+use attention_core::circuits::explain::Reading;
+use attention_core::circuits::logit::logit_attribution;
+use attention_core::circuits::{Components, explain_cell};
+use attention_core::math::rng::SplitMix64;
+use attention_core::models::{Model, ModelRun};
+use attention_core::pipeline::knockout::{HeadKnockout, Knockout};
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+
+/// |sum − score| within 1e-5 of the score (or of 1, for a score near 0).
+fn assert_sums(what: &str, sum: f64, score: f32) {
+    let score = f64::from(score);
+    assert!(
+        (sum - score).abs() <= 1e-5 * score.abs().max(1.0),
+        "{what}: terms sum to {sum}, the score is {score}"
+    );
+}
+
+const SENTENCE: &str = "The cat sat on the mat; the cat sat on the mat. 猫坐在垫子上。";
+
+#[test]
+fn random_weights_scores_are_the_sum_of_their_terms_under_every_score_option() {
+    for seed in 0..120 {
+        let config = support::random_shaped_config(seed);
+        let trace = compute_trace(&config);
+        let components = Components::of_sequence(config.target());
+        let mut rng = SplitMix64::new(seed);
+        for head in 0..config.dims().n_heads {
+            let reading = Reading::new(&trace, &components, head).unwrap();
+            let query = (rng.next_u64() % config.seq_len() as u64) as usize;
+            for e in reading.row(query).unwrap() {
+                assert_sums(
+                    &format!("seed {seed} head {head} cell {query},{}", e.key),
+                    e.sum,
+                    e.score,
+                );
+                let allowed = trace.mask.allows(query, e.key);
+                assert_eq!(e.masked, !allowed);
+                if !allowed {
+                    assert_eq!(
+                        e.weight,
+                        Some(0.0),
+                        "a masked key is explained with weight 0"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_sentences_x_is_its_token_embeddings_and_positions() {
+    let config = Params::sentence("the cat sat").validate().unwrap();
+    let components = Components::of_sequence(config.target());
+    assert_eq!(components.names, ["token", "position"]);
+    let sum = components.sum().mapv(|v| v as f32);
+    assert_close("E + P", sum.view(), config.x(), 1e-6, 1e-6);
+}
+
+fn check_model(model: &Model, name: &str) {
+    let forward = model.read(SENTENCE, &ModelRun::default()).unwrap();
+    let n = forward.ids.len();
+    let mut rng = SplitMix64::new(7);
+    for (layer, ran) in forward.layers.iter().enumerate() {
+        // What entered the layer is the sum of its components.
+        let components = Components::entering(model, &forward, layer);
+        let sum = components.sum().mapv(|v| v as f32);
+        assert_close(
+            &format!("{name} L{} residual", layer + 1),
+            sum.view(),
+            ran.residual_in.view(),
+            1e-4,
+            1e-4,
+        );
+        for head in 0..model.config.n_heads {
+            for _ in 0..6 {
+                let query = (rng.next_u64() % n as u64) as usize;
+                let key = (rng.next_u64() % n as u64) as usize;
+                let e = explain_cell(&ran.attention, &components, head, query, key).unwrap();
+                assert_sums(
+                    &format!("{name} L{} H{} ({query},{key})", layer + 1, head + 1),
+                    e.sum,
+                    e.score,
+                );
+                assert_eq!(e.masked, key > query, "causal");
+                assert_eq!(
+                    e.terms.dim(),
+                    (components.names.len() + 1, components.names.len() + 1)
+                );
+            }
+        }
+    }
+    // What leaves the last block, through the final norm, gives the logits: parts sum to each.
+    for position in [0, n / 2, n - 1] {
+        let chars: Vec<String> = ["e", "t", "猫", " "].map(String::from).to_vec();
+        let (names, parts) = logit_attribution(model, &forward, position, &chars).unwrap();
+        assert_eq!(names.last().map(String::as_str), Some("bias"));
+        for (c, p) in chars.iter().zip(&parts) {
+            assert_sums(
+                &format!("{name} logit of {c:?} at {position}"),
+                p.parts.iter().sum(),
+                p.total,
+            );
+            assert_eq!(p.parts.len(), names.len());
+        }
+    }
+}
+
+#[test]
+fn the_gpt2_models_scores_and_logits_are_the_sum_of_their_parts() {
+    check_model(&support::gpt2_model(), "gpt2");
+}
+
+#[test]
+fn the_llama_models_scores_and_logits_are_the_sum_of_their_parts() {
+    check_model(&support::llama_model(), "llama");
+}
+
+#[test]
+fn a_head_knocked_out_by_zero_is_its_rows_of_w_o_zeroed() {
+    for model in [support::gpt2_model(), support::llama_model()] {
+        let (layer, head) = (0, 1);
+        let run = ModelRun {
+            ablate: vec![HeadKnockout {
+                layer,
+                head,
+                how: Knockout::Zero,
+            }],
+            ..ModelRun::default()
+        };
+        let ablated = model.read(SENTENCE, &run).unwrap();
+        let mut zeroed = model.clone();
+        let d_head = model.config.d_head();
+        zeroed.blocks[layer]
+            .attention
+            .w_o
+            .slice_mut(ndarray::s![head * d_head..(head + 1) * d_head, ..])
+            .fill(0.0);
+        let by_weights = zeroed.read(SENTENCE, &ModelRun::default()).unwrap();
+        let whole = model.read(SENTENCE, &ModelRun::default()).unwrap();
+        assert_close(
+            "ablated logits",
+            model.all_logits(&ablated).view(),
+            model.all_logits(&by_weights).view(),
+            1e-5,
+            1e-5,
+        );
+        assert_ne!(
+            model.all_logits(&ablated),
+            model.all_logits(&whole),
+            "the head mattered"
+        );
+        // Mean: the head's output is one vector at every position.
+        let mean = ModelRun {
+            ablate: vec![HeadKnockout {
+                layer,
+                head,
+                how: Knockout::Mean,
+            }],
+            ..ModelRun::default()
+        };
+        let out = &model.read(SENTENCE, &mean).unwrap().layers[layer]
+            .attention
+            .heads[head]
+            .output;
+        for row in out.rows() {
+            assert_eq!(row, out.row(0));
+        }
+    }
+}
+
+#[test]
+fn knocking_out_refuses_heads_the_model_lacks_and_all_of_them() {
+    let model = support::gpt2_model();
+    let run = |ablate: Vec<(usize, usize)>| ModelRun {
+        ablate: ablate
+            .into_iter()
+            .map(|(layer, head)| HeadKnockout {
+                layer,
+                head,
+                how: Knockout::Zero,
+            })
+            .collect(),
+        ..ModelRun::default()
+    };
+    let message = |ablate| model.read("abc", &run(ablate)).unwrap_err().to_string();
+    assert_eq!(
+        message(vec![(3, 0)]),
+        "ablate: layer 4 is outside the model's layers (1 to 3)"
+    );
+    assert_eq!(
+        message(vec![(0, 4)]),
+        "ablate: head 5 is outside the layer's heads (1 to 4)"
+    );
+    let all: Vec<_> = (0..3).flat_map(|l| (0..4).map(move |h| (l, h))).collect();
+    assert!(message(all).contains("all 12 heads knocked out"));
+}
+
+#[test]
+fn explaining_refuses_what_is_not_there() {
+    let model = support::gpt2_model();
+    let forward = model.read("abc", &ModelRun::default()).unwrap();
+    let trace = &forward.layers[1].attention;
+    let components = Components::entering(&model, &forward, 1);
+    let error = |head, query, key| {
+        explain_cell(trace, &components, head, query, key)
+            .unwrap_err()
+            .to_string()
+    };
+    assert_eq!(
+        error(4, 0, 0),
+        "explain.head: 5 is outside the model's heads (1 to 4)"
+    );
+    assert_eq!(
+        error(0, 3, 0),
+        "explain.query: position 3 is outside the sentence (0 to 2)"
+    );
+    assert_eq!(
+        error(0, 0, 9),
+        "explain.key: position 9 is outside the sentence (0 to 2)"
+    );
+    let chars = |c: &str| {
+        logit_attribution(&model, &forward, 0, &[c.to_string()])
+            .unwrap_err()
+            .to_string()
+    };
+    assert!(chars("ab").contains("not one character"));
+    assert!(chars("\u{1F600}").contains("not in the model's vocabulary"));
+}
+
+#[test]
+fn composition_scores_are_between_0_and_1_only_from_earlier_heads_and_beat_a_fair_baseline() {
+    let model = support::llama_model();
+    let scores = composition(&model);
+    let per_layer = model.config.n_heads;
+    assert_eq!(scores.heads[per_layer], "L2.H1");
+    let base = scores.baseline;
+    assert!((0.03..0.2).contains(&base), "baseline {base}");
+    // The baseline is a property of the shapes, not of this model: another draw agrees.
+    assert!((baseline(128, 32, 64) - base).abs() < 0.01);
+    for (a, row) in scores.q.iter().enumerate() {
+        for (b, cell) in row.iter().enumerate() {
+            let earlier = a / per_layer < b / per_layer;
+            assert_eq!(cell.is_some(), earlier, "{a} → {b}");
+            for m in [&scores.q, &scores.k, &scores.v] {
+                if let Some(x) = m[a][b] {
+                    assert!((0.0..=1.0).contains(&x), "{a} → {b}: {x}");
+                }
+            }
+        }
+    }
+    let forward = model.read(SENTENCE, &ModelRun::default()).unwrap();
+    let shares = sentence_shares(&model, &forward, 2, 0).unwrap();
+    for side in [&shares.query, &shares.key] {
+        assert!((side.iter().sum::<f64>() - 1.0).abs() < 1e-9);
+    }
+    assert_eq!(shares.names.len(), shares.query.len());
+}
