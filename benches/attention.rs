@@ -119,6 +119,82 @@ mod native {
         group.finish();
     }
 
+    /// Why a head attends, on both trained models at their 128-character benchmark sentence:
+    /// one cell of the last layer taken apart (its components built from the forward pass, as
+    /// the page does on a click), its whole row, the composition of every head pair from the
+    /// weights and on the sentence, and a forward pass with one head knocked out.
+    pub fn circuits(c: &mut Criterion) {
+        use attention_core::circuits::composition::{composition, sentence_shares};
+        use attention_core::circuits::{Components, explain::Reading};
+        use attention_core::models::{Model, ModelRun};
+        use attention_core::pipeline::knockout::{HeadKnockout, Knockout};
+        let models = [
+            (
+                "gpt2",
+                Model::from_files(
+                    include_bytes!("../assets/gpt2/model.safetensors"),
+                    include_str!("../assets/gpt2/config.json"),
+                    include_str!("../assets/gpt2/vocab.json"),
+                ),
+            ),
+            (
+                "llama",
+                Model::from_files(
+                    include_bytes!("../assets/llama/model.safetensors"),
+                    include_str!("../assets/llama/config.json"),
+                    include_str!("../assets/llama/vocab.json"),
+                ),
+            ),
+        ];
+        let text = "The cat sat on the mat because it was tired. 猫坐在垫子上，因为它累了。";
+        let sentence: String = text.repeat(4).chars().take(128).collect();
+        let mut group = c.benchmark_group("circuits");
+        for (name, model) in models {
+            let model = model.expect("the shipped model loads");
+            let run = ModelRun::default();
+            let forward = model.read(&sentence, &run).expect("128 characters fit");
+            let last = forward.layers.len() - 1;
+            let trace = &forward.layers[last].attention;
+            group.bench_function(format!("{name} explain one cell at 128"), |b| {
+                b.iter(|| {
+                    let components = Components::entering(&model, &forward, last);
+                    let reading = Reading::new(trace, &components, 0).expect("head 1");
+                    reading.cell(black_box(127), black_box(64))
+                })
+            });
+            group.bench_function(format!("{name} explain one row at 128"), |b| {
+                b.iter(|| {
+                    let components = Components::entering(&model, &forward, last);
+                    let reading = Reading::new(trace, &components, 0).expect("head 1");
+                    reading.row(black_box(127))
+                })
+            });
+            group.bench_function(format!("{name} composition, every head pair"), |b| {
+                b.iter(|| composition(black_box(&model)))
+            });
+            group.bench_function(
+                format!("{name} composition of one head on the sentence"),
+                |b| b.iter(|| sentence_shares(&model, &forward, last, black_box(0))),
+            );
+            let knocked = ModelRun {
+                ablate: vec![HeadKnockout {
+                    layer: 0,
+                    head: 1,
+                    how: Knockout::Mean,
+                }],
+                ..ModelRun::default()
+            };
+            group.bench_function(
+                format!("{name} forward at 128, one head knocked out"),
+                |b| b.iter(|| model.read(black_box(&sentence), &knocked)),
+            );
+            group.bench_function(format!("{name} forward at 128"), |b| {
+                b.iter(|| model.read(black_box(&sentence), &run))
+            });
+        }
+        group.finish();
+    }
+
     /// One generated character with the KV cache (its row through the model, reading n cached
     /// positions) and without (the whole text of n + 1 characters again), for both trained
     /// models at several lengths: the two curves of the KV-cache chapter.
@@ -309,6 +385,7 @@ criterion::criterion_group!(
     native::traced,
     native::untraced,
     native::model,
+    native::circuits,
     native::decode,
     native::gpu
 );

@@ -31,4 +31,5 @@ mod stages;
 mod teacher_links;
 mod text_alternatives;
 mod trained_model;
+mod why;
 mod words;

@@ -868,4 +868,5 @@ pub static TEXT: Text = Text {
     },
     learn: &super::learn_en::LEARN,
     shaping: &super::shaping::EN,
+    circuits: &super::circuits::EN,
 };

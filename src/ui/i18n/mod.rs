@@ -7,6 +7,7 @@
 //! in `ui::logic`), so it is tested natively. The wording is our own; the facts and formulas
 //! follow the course's source articles.
 
+pub mod circuits;
 mod en;
 pub mod import;
 pub mod learn;

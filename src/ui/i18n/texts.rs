@@ -4,7 +4,7 @@
 use attention_core::ConfigError;
 use attention_core::pipeline::overview::Reduction;
 
-use super::{learn, shaping};
+use super::{circuits, learn, shaping};
 
 /// The title, formula and explanation of one matrix of the pipeline.
 pub struct StageText {
@@ -607,4 +607,5 @@ pub struct Text {
     pub errors: ErrorTexts,
     pub learn: &'static learn::LearnTexts,
     pub shaping: &'static shaping::ShapingTexts,
+    pub circuits: &'static circuits::CircuitsTexts,
 }

@@ -767,4 +767,5 @@ pub static TEXT: Text = Text {
     },
     learn: &super::learn_zh::LEARN,
     shaping: &super::shaping::ZH,
+    circuits: &super::circuits::ZH,
 };

@@ -28,6 +28,7 @@ pub mod stage_text;
 pub mod stages;
 pub mod strip_keys;
 pub mod theme;
+pub mod why;
 
 use std::sync::Arc;
 

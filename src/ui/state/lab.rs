@@ -105,6 +105,8 @@ pub struct Lab {
     /// the most keys under a causal mask; the head is `head`) and the stability
     /// chapter's factor k.
     pub lesson_query: RwSignal<usize>,
+    /// The weight "Why here?" takes apart: (query, key) of the selected head, or none open.
+    pub why: RwSignal<Option<(usize, usize)>>,
     pub lesson_factor: RwSignal<f32>,
     /// The stability chapter's shift c, added to every score (softmax does not change).
     pub lesson_shift: RwSignal<f32>,
@@ -274,6 +276,7 @@ impl Lab {
             generation: RwSignal::new(Default::default()),
             presenting: RwSignal::new(false),
             lesson_query: RwSignal::new(usize::MAX),
+            why: RwSignal::new(None),
             lesson_factor: RwSignal::new(1.0),
             lesson_shift: RwSignal::new(0.0),
             progress: RwSignal::new(Progress::default()),

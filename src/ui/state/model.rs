@@ -90,6 +90,7 @@ pub fn trained_request(request: &Request) -> Request {
         softcap: request.softcap,
         qk_norm: request.qk_norm,
         sink_logits: request.sink_logits.clone(),
+        ablate: request.ablate.clone(),
         ..Request::default()
     }
 }

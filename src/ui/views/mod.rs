@@ -3,6 +3,7 @@
 
 pub mod app;
 pub mod chart;
+pub mod circuit_views;
 pub mod controls;
 pub mod embed_layout;
 pub mod flash;
@@ -26,3 +27,4 @@ pub mod share_warnings;
 pub mod stage_card;
 pub mod stream;
 pub mod tooltip;
+pub mod why;

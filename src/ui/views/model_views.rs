@@ -59,12 +59,14 @@ pub fn ModelOverview() -> impl IntoView {
     });
     let roles = Memo::new(move |_| run.with(|r| r.as_ref().map(|r| r.0.head_roles())));
     let section = Section::Model;
+    provide_context(super::circuit_views::MeanAblation(RwSignal::new(false)));
     view! {
         <section class="step model-overview" data-view=section.id() data-testid="model-view"
             class:presented=move || presented(lab, section)>
             <SectionHeading section=section />
             <ContextWindow />
             <p class="caption">{move || texts().overview_help}</p>
+            <super::circuit_views::AblationControls />
             <div class="model-grid" style=move || format!("grid-template-columns: repeat({}, minmax(0, 1fr))", shape.get().1.max(1))>
                 {move || {
                     let (layers, heads) = shape.get();
@@ -83,6 +85,7 @@ pub fn ModelOverview() -> impl IntoView {
                         };
                         let active = move || lab.layer.get() == l && lab.selected_head() == h;
                         view! {
+                            <div class="small-multiple-cell" class:knocked=move || lab.request.with(|r| r.ablate.as_ref().is_some_and(|a| a.iter().any(|a| a.layer == l + 1 && a.head == h + 1)))>
                             <button type="button" class="small-multiple" data-testid=format!("model-head-{l}-{h}")
                                 class:active=active
                                 title=move || roles.with(|r| r.as_ref().map(|r| label(&r[l][h], lab.lang.get())).unwrap_or_default())
@@ -95,6 +98,8 @@ pub fn ModelOverview() -> impl IntoView {
                                     label=Signal::derive(move || format!("{} {} · {} {}", texts().layer_label, l + 1, lab.lang.get().text().head_label, h + 1))
                                     compact=true />
                             </button>
+                            <super::circuit_views::KnockOut layer=l head=h />
+                            </div>
                         }
                     }).collect_view()
                 }}
@@ -282,6 +287,7 @@ pub fn NextToken() -> impl IntoView {
                 </label>
             </div>
             <p class="help block">{move || texts().sampling_help}</p>
+            <super::circuit_views::WhoWrote position=Signal::derive(position) />
         </section>
     }
 }

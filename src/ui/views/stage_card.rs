@@ -305,6 +305,13 @@ pub fn StageCard(stage: Stage) -> impl IntoView {
             }
         }
     });
+    // A weight chosen (clicked, tapped, Enter, or moved to with the arrow keys): "Why here?"
+    // takes its score apart below.
+    let choose = Callback::new(move |(row, col): (usize, usize)| {
+        if stage == Stage::Weights {
+            lab.why.set(Some((row, col)));
+        }
+    });
     view! {
         <Show when=shown>
             <figure class="stage" data-stage=stage.id()>
@@ -328,8 +335,10 @@ pub fn StageCard(stage: Stage) -> impl IntoView {
                             label=Signal::derive(title)
                             export=export_label(lab, stage)
                             on_cell=on_cell
+                            on_choose=choose
                             on_drawn=Callback::new(move |_| lab.drawn())
                         />
+                        {(stage == Stage::Weights).then(|| view! { <super::why::WhyHere /> })}
                     }
                 >
                     <OverviewStage stage=stage />

@@ -280,6 +280,26 @@ impl Model {
         forward.final_norm.dot(&self.token_embedding.t())
     }
 
+    /// The mean loss (nats) of predicting each next character of `forward`'s text from the ones
+    /// before it: −log p(token i+1 | tokens ≤ i), averaged over i; `None` for one character.
+    pub fn mean_loss(&self, forward: &Forward) -> Option<f64> {
+        let n = forward.ids.len();
+        if n < 2 {
+            return None;
+        }
+        let logits = self.all_logits(forward);
+        let total: f64 = (0..n - 1)
+            .map(|i| {
+                let row = logits.row(i);
+                let max = row.fold(f32::NEG_INFINITY, |m, &v| m.max(v));
+                let sum: f64 = row.iter().map(|&v| f64::from(v - max).exp()).sum();
+                let target = f64::from(row[forward.ids[i + 1] as usize] - max);
+                sum.ln() - target
+            })
+            .sum();
+        Some(total / (n - 1) as f64)
+    }
+
     /// The `k` most likely next tokens after `position`, most likely first.
     pub fn predictions(&self, forward: &Forward, position: usize, k: usize) -> Vec<Prediction> {
         top_k(self.logits(forward, position).view(), k)

@@ -1,0 +1,175 @@
+//! The words of "why a head attends": the "Why here?" panel (a score taken apart into what wrote
+//! it), the heads knocked out, and "Who wrote this prediction?".
+
+/// The texts of the circuit views, in one language.
+pub struct CircuitsTexts {
+    pub why_title: &'static str,
+    /// What the panel does, in one paragraph.
+    pub why_help: &'static str,
+    /// How to open it, shown under the weights while none is open.
+    pub why_hint: &'static str,
+    pub close: &'static str,
+    /// (query, its token, key, its token)
+    pub cell: fn(usize, &str, usize, &str) -> String,
+    /// (score, the terms' sum, the weight)
+    pub total: fn(&str, &str, &str) -> String,
+    pub masked: &'static str,
+    /// ALiBi's term, the soft-cap's effect.
+    pub alibi: fn(&str) -> String,
+    pub softcap: fn(&str) -> String,
+    /// One of the largest terms: (query-side writer, query position, key-side writer, key
+    /// position, its value, the score).
+    pub term: fn(&str, usize, &str, usize, &str, &str) -> String,
+    pub top_title: &'static str,
+    /// The terms heatmap's name: rows are what the query read, columns what the key read.
+    pub matrix_label: &'static str,
+    pub row_title: &'static str,
+    /// Over the whole row, weighted by attention: (the writers with their shares).
+    pub row_summary: fn(&str) -> String,
+    pub row_columns: [&'static str; 5],
+    /// A component's name as the page says it.
+    pub token: &'static str,
+    pub position: &'static str,
+    pub x: &'static str,
+    pub bias: &'static str,
+    pub mlp: fn(usize) -> String,
+    pub attn_bias: fn(usize) -> String,
+    pub head: fn(usize, usize) -> String,
+    /// Short names for the terms heatmap's labels: token, position, constants, an MLP, an
+    /// output bias.
+    pub short: [&'static str; 3],
+    pub short_mlp: fn(usize) -> String,
+    pub short_attn_bias: fn(usize) -> String,
+    /// The knock-out switch on each head, and what it says when on.
+    pub knock_out: &'static str,
+    pub knocked_out: &'static str,
+    /// (layer, head, on) for the switch's accessible name.
+    pub knock_label: fn(usize, usize, bool) -> String,
+    pub mean_ablation: &'static str,
+    pub mean_help: &'static str,
+    pub restore_all: &'static str,
+    /// (heads off, next characters before → after, mean loss before, after)
+    pub changed: fn(&str, &str, &str, &str) -> String,
+    pub no_change: &'static str,
+    pub who_title: &'static str,
+    /// (the character, its logit)
+    pub who_help: fn(&str, &str) -> String,
+    /// (writer, its part)
+    pub who_bar: fn(&str, &str) -> String,
+}
+
+pub const EN: CircuitsTexts = CircuitsTexts {
+    why_title: "Why here?",
+    why_help: "A score is q·k/(√d_k·T), and q and k are both read from the residual stream, which is a sum: the token embedding, the positions, and whatever each earlier head and MLP wrote into it. With the norm's scale frozen at its actual value, every part is linear, so the score splits exactly into one term per pair: what the query read from one writer, times what the key read from another.",
+    why_hint: "Click a weight (or move to it with the arrow keys) to see why the head attends there.",
+    close: "Close",
+    cell: |i, q, j, k| format!("Query {i} “{q}” → key {j} “{k}”"),
+    total: |score, sum, weight| {
+        format!("Score {score}, the sum of the terms below ({sum}); weight {weight}.")
+    },
+    masked: "The mask hides this key, so its weight is 0; the score is still taken apart.",
+    alibi: |v| format!("ALiBi's distance penalty adds {v}."),
+    softcap: |v| format!("The soft-cap changes the sum by {v}."),
+    term: |q, i, k, j, v, total| {
+        format!(
+            "The query reads what {q} wrote at position {i}, the key what {k} wrote at position {j}: {v} of {total}."
+        )
+    },
+    top_title: "The largest terms",
+    matrix_label: "Terms of the score: rows are what the query read, columns what the key read",
+    row_title: "The whole row",
+    row_summary: |shares| {
+        format!(
+            "Over this query's row, weighted by attention, the keys' side of the scores came from: {shares}."
+        )
+    },
+    row_columns: ["Key", "Token", "Score", "Weight", "Largest term"],
+    token: "the token embedding",
+    position: "the position embedding",
+    x: "X",
+    bias: "the constants (β and biases)",
+    mlp: |l| format!("L{l}'s MLP"),
+    attn_bias: |l| format!("L{l}'s output bias"),
+    head: |l, h| format!("L{l}·H{h}"),
+    short: ["token", "position", "const."],
+    short_mlp: |l| format!("L{l} MLP"),
+    short_attn_bias: |l| format!("L{l} bias"),
+    knock_out: "Knock out",
+    knocked_out: "off",
+    knock_label: |l, h, on| {
+        if on {
+            format!("Layer {l} head {h} is knocked out; press to switch it back on")
+        } else {
+            format!("Knock out layer {l} head {h}")
+        }
+    },
+    mean_ablation: "Replace by its mean instead of zero",
+    mean_help: "Zero removes everything the head writes; its mean keeps what it adds on average and removes only what depends on where it looked.",
+    restore_all: "Switch all heads back on",
+    changed: |heads, next, before, after| {
+        format!(
+            "With {heads} off: the next character {next}; mean loss on the sentence {before} → {after} nats."
+        )
+    },
+    no_change: "All heads are on.",
+    who_title: "Who wrote this prediction?",
+    who_help: |c, logit| {
+        format!(
+            "The logit of “{c}” ({logit}), taken apart: what each writer of the residual stream adds to it directly, through the final norm (its scale frozen) and the unembedding."
+        )
+    },
+    who_bar: |writer, v| format!("{writer}: {v}"),
+};
+
+pub const ZH: CircuitsTexts = CircuitsTexts {
+    why_title: "为什么看这里？",
+    why_help: "分数是 q·k/(√d_k·T)，而 q 和 k 都读自残差流；残差流是一个和：词嵌入、位置，以及前面每个头、每个 MLP 写进去的东西。把归一化的缩放固定在它实际的值上，每一部分都是线性的，于是分数可以精确地拆成许多项，每一项对应一对写入者：查询从其中一个读到的，乘以键从另一个读到的。",
+    why_hint: "点一个权重（或用方向键移到它上面），看这个头为什么看那里。",
+    close: "关闭",
+    cell: |i, q, j, k| format!("查询 {i}「{q}」→ 键 {j}「{k}」"),
+    total: |score, sum, weight| format!("分数 {score}，等于下面各项之和（{sum}）；权重 {weight}。"),
+    masked: "掩码挡住了这个键，所以它的权重是 0；分数照样拆开。",
+    alibi: |v| format!("ALiBi 的距离惩罚加上 {v}。"),
+    softcap: |v| format!("软上限让总和变化了 {v}。"),
+    term: |q, i, k, j, v, total| {
+        format!("查询读到 {q} 在位置 {i} 写下的，键读到 {k} 在位置 {j} 写下的：{total} 里的 {v}。")
+    },
+    top_title: "最大的几项",
+    matrix_label: "分数的各项：行是查询读到的写入者，列是键读到的写入者",
+    row_title: "整行",
+    row_summary: |shares| format!("按注意力加权，这个查询整行分数在键一侧的来源：{shares}。"),
+    row_columns: ["键", "词元", "分数", "权重", "最大的一项"],
+    token: "词嵌入",
+    position: "位置嵌入",
+    x: "X",
+    bias: "常数项（β 与偏置）",
+    mlp: |l| format!("第 {l} 层的 MLP"),
+    attn_bias: |l| format!("第 {l} 层的输出偏置"),
+    head: |l, h| format!("L{l}·H{h}"),
+    short: ["词嵌入", "位置", "常数"],
+    short_mlp: |l| format!("L{l} MLP"),
+    short_attn_bias: |l| format!("L{l} 偏置"),
+    knock_out: "关掉",
+    knocked_out: "已关",
+    knock_label: |l, h, on| {
+        if on {
+            format!("第 {l} 层第 {h} 个头已关掉；按一下重新打开")
+        } else {
+            format!("关掉第 {l} 层第 {h} 个头")
+        }
+    },
+    mean_ablation: "用它的平均输出代替，而不是 0",
+    mean_help: "置零会去掉这个头写下的一切；换成平均值则保留它平均加上的东西，只去掉取决于它看哪里的部分。",
+    restore_all: "把所有头重新打开",
+    changed: |heads, next, before, after| {
+        format!("关掉 {heads} 之后：下一个字符 {next}；整句的平均损失 {before} → {after} nats。")
+    },
+    no_change: "所有头都开着。",
+    who_title: "这个预测是谁写的？",
+    who_help: |c, logit| {
+        format!(
+            "「{c}」的 logit（{logit}）拆开来看：残差流的每个写入者经过最终归一化（缩放固定）和反嵌入，直接给它加了多少。"
+        )
+    },
+    who_bar: |writer, v| format!("{writer}：{v}"),
+};

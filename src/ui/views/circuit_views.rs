@@ -1,0 +1,236 @@
+//! Heads knocked out and who wrote a prediction, on the trained model: a switch on each head of
+//! "every head at a glance" (kept in the request's `ablate`, so in links), the line that says
+//! what changed (the next character and the sentence's mean loss, before → after), and the
+//! bars of "Who wrote this prediction?" under "What comes next".
+
+use std::sync::Arc;
+
+use leptos::prelude::*;
+
+use crate::ui::logic::format::format_value;
+use crate::ui::logic::visible;
+use crate::ui::logic::why::{knocked_out, who_wrote};
+use crate::ui::state::Lab;
+use crate::ui::state::model::{ModelStatus, run};
+use attention_core::api::{AblateRequest, KnockoutRequest, Request};
+use attention_core::models::{Forward, Model};
+
+/// The trained model in use, when it is loaded.
+fn model(lab: Lab) -> Option<Arc<Model>> {
+    lab.model_status.with(|s| match s {
+        ModelStatus::Ready(m) => Some(m.0.clone()),
+        _ => None,
+    })
+}
+
+/// The heads switched off in the request.
+fn ablated(lab: Lab) -> Vec<AblateRequest> {
+    lab.request.with(|r| r.ablate.clone().unwrap_or_default())
+}
+
+/// Switches head `head` of layer `layer` (from 0) off or back on, by zero or its mean.
+fn toggle(lab: Lab, layer: usize, head: usize, mean: bool) {
+    let (layer, head) = (layer + 1, head + 1);
+    lab.edit(|request| {
+        let mut list = request.ablate.take().unwrap_or_default();
+        if let Some(at) = list.iter().position(|a| a.layer == layer && a.head == head) {
+            list.remove(at);
+        } else {
+            list.push(AblateRequest {
+                layer,
+                head,
+                how: if mean {
+                    KnockoutRequest::Mean
+                } else {
+                    KnockoutRequest::Zero
+                },
+            });
+        }
+        request.ablate = (!list.is_empty()).then_some(list);
+    });
+}
+
+/// Whether knocked-out heads are replaced by their mean (rather than zero), shared by the
+/// switches and the checkbox.
+#[derive(Clone, Copy)]
+pub struct MeanAblation(pub RwSignal<bool>);
+
+/// The switch under one head's small multiple.
+#[component]
+pub fn KnockOut(layer: usize, head: usize) -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let mean = expect_context::<MeanAblation>().0;
+    let t = move || lab.lang.get().text().circuits;
+    let on = move || {
+        lab.request.with(|r| {
+            r.ablate
+                .as_ref()
+                .is_some_and(|a| a.iter().any(|a| a.layer == layer + 1 && a.head == head + 1))
+        })
+    };
+    view! {
+        <button type="button" class="knock" class:on=on data-testid=format!("knock-{layer}-{head}")
+            aria-pressed=move || if on() { "true" } else { "false" }
+            aria-label=move || (t().knock_label)(layer + 1, head + 1, on())
+            on:click=move |_| toggle(lab, layer, head, mean.get_untracked())>
+            {move || if on() { t().knocked_out } else { t().knock_out }}
+        </button>
+    }
+}
+
+/// Above the grid: zero or mean, switch all back on, and what the knocked-out heads changed.
+#[component]
+pub fn AblationControls() -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let mean = expect_context::<MeanAblation>().0;
+    let t = move || lab.lang.get().text().circuits;
+    let any = move || {
+        lab.request
+            .with(|r| r.ablate.as_ref().is_some_and(|a| !a.is_empty()))
+    };
+    let set_mean = move |on: bool| {
+        mean.set(on);
+        lab.edit(|request| {
+            if let Some(list) = request.ablate.as_mut() {
+                for a in list {
+                    a.how = if on {
+                        KnockoutRequest::Mean
+                    } else {
+                        KnockoutRequest::Zero
+                    };
+                }
+            }
+        });
+    };
+    // The same sentence with every head on, to compare with.
+    let whole = Memo::new(move |_| {
+        if !any() {
+            return None;
+        }
+        let model = model(lab)?;
+        let request = lab.request.with(|r| Request {
+            ablate: None,
+            ..r.clone()
+        });
+        run(&model, &request).ok()
+    });
+    let changed = move || {
+        let lang = lab.lang.get();
+        if !any() {
+            return lang.text().circuits.no_change.to_string();
+        }
+        let after = lab
+            .forward
+            .with(|f| f.as_ref().and_then(|f| f.as_ref().ok()).cloned());
+        match (model(lab), after, whole.get()) {
+            (Some(model), Some(after), Some(before)) => change_line(
+                &model,
+                &before.0,
+                &after.0,
+                &knocked_out(&ablated(lab), lang),
+                lang,
+            ),
+            _ => String::new(),
+        }
+    };
+    view! {
+        <div class="ablation" data-testid="ablation">
+            <div class="control-row">
+                <label class="check">
+                    <input type="checkbox" data-testid="ablate-mean" prop:checked=move || mean.get()
+                        on:change=move |ev| set_mean(event_target_checked(&ev)) />
+                    " " {move || t().mean_ablation}
+                </label>
+                <button type="button" class="button" data-testid="ablate-restore" disabled=move || !any()
+                    on:click=move |_| lab.edit(|r| r.ablate = None)>{move || t().restore_all}</button>
+            </div>
+            <p class="help">{move || t().mean_help}</p>
+            <p class="note" data-testid="ablation-change" aria-live="polite">{changed}</p>
+        </div>
+    }
+}
+
+/// "With L1·H2 off: the next character “e” 41.0% → “a” 30.2%; mean loss 2.10 → 2.45 nats."
+fn change_line(
+    model: &Model,
+    before: &Forward,
+    after: &Forward,
+    heads: &str,
+    lang: crate::ui::i18n::Lang,
+) -> String {
+    let last = before.ids.len().saturating_sub(1);
+    let top = |f: &Forward| {
+        model
+            .predictions(f, last, 1)
+            .first()
+            .map(|p| {
+                format!(
+                    "“{}” {:.1}%",
+                    visible(&model.vocab[p.id as usize]),
+                    p.p * 100.0
+                )
+            })
+            .unwrap_or_default()
+    };
+    let loss = |f: &Forward| {
+        model
+            .mean_loss(f)
+            .map_or_else(|| "—".into(), |l| format!("{l:.3}"))
+    };
+    (lang.text().circuits.changed)(
+        heads,
+        &format!("{} → {}", top(before), top(after)),
+        &loss(before),
+        &loss(after),
+    )
+}
+
+/// "Who wrote this prediction?": the direct parts of the likeliest character's logit after
+/// `position`, as bars (largest |part| first, the eight largest).
+#[component]
+pub fn WhoWrote(#[prop(into)] position: Signal<usize>) -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let t = move || lab.lang.get().text().circuits;
+    let parts = Memo::new(move |_| {
+        let lang = lab.lang.get();
+        let model = model(lab)?;
+        let forward = lab
+            .forward
+            .with(|f| f.as_ref().and_then(|f| f.as_ref().ok()).cloned())?;
+        let at = position.get();
+        let best = model.predictions(&forward.0, at, 1).into_iter().next()?;
+        let character = model.vocab.get(best.id as usize)?.clone();
+        let (logit, bars) = who_wrote(&model, &forward.0, at, &character, lang)?;
+        Some((character, logit, bars))
+    });
+    view! {
+        {move || parts.get().map(|(character, logit, bars)| {
+            let largest = bars.iter().fold(0.0f64, |m, (_, v)| m.max(v.abs())).max(1e-9);
+            view! {
+                <div class="who-wrote" data-testid="who-wrote">
+                    <h3>{move || t().who_title}</h3>
+                    <p class="help">{(t().who_help)(&visible(&character), &logit)}</p>
+                    <ul class="who-bars" data-testid="who-bars">
+                        {bars.into_iter().take(8).map(|(writer, v)| {
+                            let width = 100.0 * v.abs() / largest;
+                            view! {
+                                <li>
+                                    <span class="who-writer">{writer.clone()}</span>
+                                    <span class="who-track" aria-hidden="true">
+                                        <span class="who-bar" class:negative=v < 0.0 style=format!("width: {width:.1}%")></span>
+                                    </span>
+                                    <span class="who-value">{signed(v)}</span>
+                                </li>
+                            }
+                        }).collect_view()}
+                    </ul>
+                </div>
+            }
+        })}
+    }
+}
+
+fn signed(v: f64) -> String {
+    let text = format_value(v as f32);
+    if v >= 0.0 { format!("+{text}") } else { text }
+}

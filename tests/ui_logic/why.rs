@@ -1,0 +1,145 @@
+//! "Why here?", "Who wrote this prediction?" and the knocked-out heads in words: the panel's
+//! numbers are the core's (its total is the trace's score), its labels name every writer in both
+//! languages, and a link keeps the heads knocked out.
+
+use super::*;
+use attention_core::api::{AblateRequest, KnockoutRequest, Request};
+use attention_core::models::ModelRun;
+use attention_lab::ui::logic::format::format_value;
+use attention_lab::ui::logic::link::{LinkState, parse_query, to_query};
+use attention_lab::ui::logic::why::{
+    components_of, knocked_out, who_wrote, why_cell, why_row, writer, writer_short,
+};
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+
+fn llama() -> attention_core::models::Model {
+    attention_core::models::Model::from_files(
+        include_bytes!("../../assets/llama/model.safetensors"),
+        include_str!("../../assets/llama/config.json"),
+        include_str!("../../assets/llama/vocab.json"),
+    )
+    .unwrap()
+}
+
+#[test]
+fn every_writer_has_a_name_in_both_languages() {
+    for (name, en, zh) in [
+        ("token", "the token embedding", "词嵌入"),
+        ("position", "the position embedding", "位置嵌入"),
+        ("bias", "the constants (β and biases)", "常数项（β 与偏置）"),
+        ("L2.H3", "L2·H3", "L2·H3"),
+        ("L1.mlp", "L1's MLP", "第 1 层的 MLP"),
+        ("L3.attn_bias", "L3's output bias", "第 3 层的输出偏置"),
+    ] {
+        assert_eq!(writer(name, Lang::En), en);
+        assert_eq!(writer(name, Lang::Zh), zh);
+    }
+    assert_eq!(writer_short("L1.mlp", Lang::En), "L1 MLP");
+    assert_eq!(writer_short("bias", Lang::Zh), "常数");
+}
+
+#[test]
+fn the_panel_takes_the_traces_own_score_apart_on_a_trained_layer_and_on_random_weights() {
+    let model = llama();
+    let forward = model
+        .read(
+            "The cat sat on the mat. The cat sat on the",
+            &ModelRun::default(),
+        )
+        .unwrap();
+    let trace = &forward.layers[2].attention;
+    let components = components_of(trace, Some((&model, &forward)));
+    assert!(components.names.contains(&"L2.H1".to_string()));
+    let (query, key) = (30, 12);
+    let cell = why_cell(trace, &components, 1, query, key, Lang::En).unwrap();
+    let score = format_value(trace.heads[1].scores[[query, key]]);
+    assert!(
+        cell.total.starts_with(&format!("Score {score},")),
+        "{}",
+        cell.total
+    );
+    assert_eq!(cell.top.len(), 5);
+    assert!(
+        cell.top[0].ends_with(&format!("of {score}.")),
+        "{}",
+        cell.top[0]
+    );
+    assert_eq!(
+        cell.matrix.values.dim(),
+        (components.names.len() + 1, components.names.len() + 1)
+    );
+    let sum: f32 = cell.matrix.values.sum();
+    assert!((sum - trace.heads[1].scores[[query, key]]).abs() < 1e-4);
+    assert!(cell.masked.is_none());
+    // A key after the query: explained, and said to be masked.
+    let hidden = why_cell(trace, &components, 1, 3, 9, Lang::Zh).unwrap();
+    assert_eq!(hidden.masked, Some(Lang::Zh.text().circuits.masked));
+    // The row: one line per key, a summary naming writers with their shares.
+    let (summary, lines) = why_row(trace, &components, 1, query, Lang::En).unwrap();
+    assert_eq!(lines.len(), forward.ids.len());
+    assert!(lines[query + 1].masked && !lines[query].masked);
+    assert!(summary.contains('%'), "{summary}");
+    // Outside the trace: nothing.
+    assert!(why_cell(trace, &components, 1, 99, 0, Lang::En).is_none());
+
+    // Random weights: the sentence's token embeddings and positions.
+    let random = super::trace(Params::sentence("the cat sat on the mat"));
+    let components = components_of(&random, None);
+    assert_eq!(components.names, ["token", "position"]);
+    let cell = why_cell(&random, &components, 0, 2, 1, Lang::En).unwrap();
+    assert_eq!(cell.matrix.row_labels, ["token", "position", "const."]);
+}
+
+#[test]
+fn who_wrote_a_prediction_sums_to_its_logit() {
+    let model = llama();
+    let forward = model
+        .read("猫坐在垫子上。猫坐在", &ModelRun::default())
+        .unwrap();
+    let (logit, bars) = who_wrote(&model, &forward, 9, "垫", Lang::En).unwrap();
+    let id = model.id_of('垫').unwrap() as usize;
+    assert_eq!(logit, format_value(model.logits(&forward, 9)[id]));
+    let sum: f64 = bars.iter().map(|(_, v)| v).sum();
+    assert!((sum - f64::from(model.logits(&forward, 9)[id])).abs() < 1e-4);
+    assert!(
+        bars.windows(2).all(|w| w[0].1.abs() >= w[1].1.abs()),
+        "largest first"
+    );
+}
+
+#[test]
+fn a_link_keeps_the_heads_knocked_out() {
+    let ablate = vec![
+        AblateRequest {
+            layer: 1,
+            head: 2,
+            how: KnockoutRequest::Zero,
+        },
+        AblateRequest {
+            layer: 2,
+            head: 1,
+            how: KnockoutRequest::Mean,
+        },
+    ];
+    let state = LinkState {
+        request: Request {
+            sentence: Some("abc".into()),
+            ablate: Some(ablate.clone()),
+            ..Request::default()
+        },
+        ..LinkState::default()
+    };
+    let query = to_query(&state);
+    assert!(
+        query.contains("ablate=L1H2%2CL2H1m") || query.contains("ablate=L1H2,L2H1m"),
+        "{query}"
+    );
+    let (back, notices) = parse_query(&query);
+    assert!(notices.is_empty(), "{notices:?}");
+    assert_eq!(back.request.ablate, Some(ablate.clone()));
+    assert_eq!(knocked_out(&ablate, Lang::En), "L1·H2, L2·H1 (μ)");
+    // A malformed list is named, not silently dropped.
+    let (_, notices) = parse_query("ablate=L0H1");
+    assert!(!notices.is_empty());
+}
