@@ -167,3 +167,79 @@ fn the_gpt2_models_induction_head_copies_ascii_strings_too() {
     );
     assert!(LLAMA_CARD.contains(&said), "the Llama card lacks {said:?}");
 }
+
+/// What the README says of the GPT-2 model's induction circuit on `xq7kb@ xq7kb`, measured: the
+/// induction head's weight and score, what its key reads from L1's MLP and from the
+/// previous-token head, the weight left when that head is knocked out, and the K-composition
+/// against its random baseline.
+#[test]
+fn the_readmes_induction_circuit_is_measured() {
+    use attention_core::circuits::composition::composition;
+    use attention_core::circuits::{Components, explain_cell};
+    use attention_core::pipeline::knockout::{HeadKnockout, Knockout};
+    let model = gpt2();
+    let text = "xq7kb@ xq7kb";
+    let forward = model.read(text, &ModelRun::default()).unwrap();
+    let (query, key) = (11, 5);
+    let layer = &forward.layers[1].attention;
+    let components = Components::entering(&model, &forward, 1);
+    let cell = explain_cell(layer, &components, 3, query, key).unwrap();
+    let key_side = |name: &str| cell.key_total(components.index(name).unwrap());
+    let prev = &forward.layers[0].attention.heads[1].weights;
+    let previous = (1..12).map(|i| prev[[i, i - 1]]).sum::<f32>() / 11.0;
+    let knocked = model
+        .read(
+            text,
+            &ModelRun {
+                ablate: vec![HeadKnockout {
+                    layer: 0,
+                    head: 1,
+                    how: Knockout::Zero,
+                }],
+                ..ModelRun::default()
+            },
+        )
+        .unwrap();
+    let p_at = |f: &attention_core::models::Forward| {
+        model
+            .predictions(f, query, 3000)
+            .into_iter()
+            .find(|p| model.vocab[p.id as usize] == "@")
+            .unwrap()
+    };
+    let scores = composition(&model);
+    let strongest = (0..4)
+        .max_by(|&a, &b| scores.k[a][7].unwrap().total_cmp(&scores.k[b][7].unwrap()))
+        .unwrap();
+    assert_eq!(
+        strongest, 1,
+        "L1·H2 composes most strongly into L2·H4's keys"
+    );
+    assert!(
+        model.predictions(&knocked, query, 1)[0].id != p_at(&forward).id,
+        "@ is no longer predicted"
+    );
+    for claim in [
+        format!("puts {:.3} of the last", cell.weight.unwrap()),
+        format!(
+            "score {:.2} the key's side reads {:.2} from what L1's MLP wrote and {:.2} from L1·H2",
+            cell.score,
+            key_side("L1.mlp"),
+            key_side("L1.H2")
+        ),
+        format!("previous-token head ({:.2} of its weight", previous),
+        format!(
+            "falls to {:.3}",
+            knocked.layers[1].attention.heads[3].weights[[query, key]]
+        ),
+        format!("({:.3} before)", p_at(&forward).p),
+        format!(
+            "L2·H4 from the weights alone ({:.3}, against {:.3}",
+            scores.k[1][7].unwrap(),
+            scores.baseline
+        ),
+    ] {
+        let flat = README.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(flat.contains(&claim), "the README should say: {claim}");
+    }
+}

@@ -121,6 +121,25 @@ state('streaming after a run', async (page) => {
   await page.click('[data-testid=stream-run]');
   await page.waitForFunction(() => document.querySelector('[data-testid=stream-shares]'), null, { timeout: 120000 });
 });
+// Why a head attends: "Why here?" open (by the keyboard) with its row, heads knocked out.
+const why = (query) => async (page) => {
+  await at(query)(page);
+  if (query.includes('model=')) {
+    await page.waitForFunction(() => window.attentionLab.state().model_status === 'ready', null, { timeout: 60000 });
+  }
+  const weights = page.locator('[data-testid=heatmap-weights]').first();
+  await weights.scrollIntoViewIfNeeded();
+  await nextFrames(page);
+  await weights.focus();
+  await nextFrames(page);
+  await page.keyboard.press('ArrowDown');
+  await page.waitForSelector('[data-testid=why-here]');
+  await page.click('[data-testid=why-row] summary');
+};
+state('why here, knocked out, Llama', why('lang=en&model=llama&layer=3&ablate=L1H1'));
+state('why here, knocked out, GPT-2, Chinese, dark', why('lang=zh&model=gpt2&layer=2&ablate=L1H2m'), { dark: true });
+state('why here, phone', why('lang=en&model=llama&layer=2'), { viewport: { width: 390, height: 844 } });
+state('why here, random weights', why('lang=en'));
 state('the element on a course page', async (page) => {
   await page.goto(`${server.url}course.html`);
   await page.waitForFunction(() => {
@@ -175,6 +194,7 @@ test('the English detector finds the English page English (so that its silence m
 });
 
 for (const [name, query, switched] of [['lab', 'lang=zh'], ['Llama model', 'lang=zh&model=llama'], ['GPT-2 model', 'lang=zh&model=gpt2'],
+  ['heads knocked out', 'lang=zh&model=llama&ablate=L1H1,L2H2m'],
   ['Learn: streaming', 'lang=zh&model=llama&lesson=streaming'],
   ...CHAPTERS.map((c) => [`Learn: ${c}`, `lang=zh&lesson=${c}`]),
   ['Llama model, switched from English', 'lang=en&model=llama', true]]) {

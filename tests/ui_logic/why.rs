@@ -143,3 +143,31 @@ fn a_link_keeps_the_heads_knocked_out() {
     let (_, notices) = parse_query("ablate=L0H1");
     assert!(!notices.is_empty());
 }
+
+#[test]
+fn the_panel_works_with_heads_knocked_out() {
+    use attention_core::pipeline::knockout::{HeadKnockout, Knockout};
+    let model = llama();
+    let run = ModelRun {
+        ablate: vec![HeadKnockout {
+            layer: 0,
+            head: 2,
+            how: Knockout::Zero,
+        }],
+        ..ModelRun::default()
+    };
+    let forward = model
+        .read("The cat sat on the mat. The cat sat on the", &run)
+        .unwrap();
+    let trace = forward.layer_trace(2);
+    let components = components_of(&trace, Some((&model, &forward)));
+    for (q, k) in [(1, 41), (0, 41), (41, 41)] {
+        assert!(
+            why_cell(&trace, &components, 0, q, k, Lang::Zh).is_some(),
+            "{q} {k}"
+        );
+    }
+    let cell = why_cell(&trace, &components, 0, 1, 0, Lang::Zh).expect("explained");
+    let sum: f32 = cell.matrix.values.sum();
+    assert!((sum - trace.heads[0].scores[[1, 0]]).abs() < 1e-4);
+}

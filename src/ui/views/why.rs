@@ -11,7 +11,9 @@ use crate::ui::state::Lab;
 
 /// The cell and its row, taken apart on the shown trace (a trained model's layer reads its
 /// forward pass for the earlier layers' heads).
-fn taken_apart(lab: Lab) -> Memo<Option<(WhyCell, Option<(String, Vec<WhyRowLine>)>)>> {
+type Shown = Option<(WhyCell, Option<(String, Vec<WhyRowLine>)>)>;
+
+fn taken_apart(lab: Lab) -> Memo<Shown> {
     Memo::new(move |_| {
         let (query, key) = lab.why.get()?;
         let trace = lab.shown.get()?;

@@ -1,0 +1,169 @@
+// Why a head attends, in the built app (dist/), as a learner meets it on the Llama model: a
+// weight chosen with the keyboard or the mouse opens "Why here?", whose total is the score and
+// whose terms are the writers of the residual stream; a head knocked out (kept in the link,
+// zero or mean) changes the predictions, and the page says how; "Who wrote this prediction?"
+// shows the writers of the top character's logit. In English and Chinese, on a phone. With
+// SHOTS=dir it saves screenshots there.
+//
+// node --test tests/e2e/circuits.mjs   (after trunk build --release)
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { serve } from './serve.mjs';
+import { launch, ROOT, nextFrames } from './browser.mjs';
+
+const DIST = process.env.DIST ?? join(ROOT, 'dist');
+const SHOTS = process.env.SHOTS;
+const SENTENCE = 'The cat sat on the mat. The cat sat on the';
+let server, context;
+const errors = [];
+
+before(async () => {
+  server = await serve(DIST);
+  context = await launch();
+});
+
+after(async () => {
+  await context?.close();
+  server?.close();
+  assert.deepEqual(errors, [], 'no console errors');
+});
+
+async function open(query, options = {}, ready = true) {
+  const page = await context.newPage();
+  if (options.viewport) await page.setViewportSize(options.viewport);
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(`${server.url}?model=llama&sentence=${encodeURIComponent(SENTENCE)}&${query}`);
+  if (ready) await page.waitForFunction(() => { const s = window.attentionLab?.state?.(); return s && s.model_status === 'ready' && s.predictions; }, null, { timeout: 60000 });
+  return page;
+}
+
+const text = (page, testid) => page.locator(`[data-testid=${testid}]`).first().textContent();
+const numbers = (line) => [...line.matchAll(/-?\d+(?:\.\d+)?(?:e-?\d+)?/g)].map((m) => Number(m[0]));
+
+test('a weight chosen with the keyboard opens Why here?, whose terms sum to the score', async () => {
+  const page = await open('lang=en&layer=3&head=2');
+  assert.match(await text(page, 'why-hint'), /Click a weight/);
+  const weights = page.locator('[data-testid=heatmap-weights]').first();
+  await weights.scrollIntoViewIfNeeded();
+  await weights.focus();
+  await nextFrames(page);
+  // Focus puts the cursor on (0, 0); Down moves it to query 1, which opens the panel there.
+  await page.keyboard.press('ArrowDown');
+  await page.waitForSelector('[data-testid=why-here]');
+  assert.match(await text(page, 'why-cell'), /^Query 1 “h” → key 0 “T”/);
+  const [score, sum] = numbers(await text(page, 'why-total'));
+  assert.equal(score, sum, 'the terms sum to the score, as shown');
+  // The score shown is the trace's own.
+  const trace = await page.evaluate(() => window.attentionLab.trace());
+  const own = trace.layers ? trace.layers[2].heads[1].scores[1][0] : trace.heads[1].scores[1][0];
+  assert.ok(Math.abs(own - score) < 5e-3 * Math.max(1, Math.abs(own)), `${own} vs ${score}`);
+  // The terms name the writers: earlier layers' heads and MLPs, the token, the constants.
+  const top = await text(page, 'why-top');
+  assert.match(top, /The query reads what .* wrote at position 1, the key what .* wrote at position 0/);
+  assert.equal(await page.locator('[data-testid=why-top] li').count(), 5);
+  // Right: the next key; beyond the query the mask hides it, and the panel says so.
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('ArrowRight');
+  await page.waitForFunction(() => document.querySelector('[data-testid=why-cell]')?.textContent.startsWith('Query 1 “h” → key 2'));
+  assert.match(await text(page, 'why-masked'), /mask hides this key/);
+  // The row, as a table: one line per key.
+  await page.click('[data-testid=why-row] summary');
+  assert.equal(await page.locator('[data-testid=why-row] tbody tr').count(), SENTENCE.length);
+  assert.match(await text(page, 'why-row-summary'), /%/);
+  // The terms as a table too.
+  const why = page.locator('[data-testid=why-here]');
+  if (SHOTS) await why.screenshot({ path: join(SHOTS, 'why-en.png') });
+  await page.click('[data-testid=why-close]');
+  assert.equal(await page.locator('[data-testid=why-here]').count(), 0);
+  await page.close();
+});
+
+test('a weight clicked opens Why here? on that cell', async () => {
+  const page = await open('lang=en&layer=2&head=1');
+  const weights = page.locator('[data-testid=heatmap-weights]').first();
+  await weights.scrollIntoViewIfNeeded();
+  await nextFrames(page);
+  const box = await weights.boundingBox();
+  await weights.click({ position: { x: box.width * 0.05, y: box.height * 0.98 } });
+  await page.waitForSelector('[data-testid=why-here]');
+  assert.match(await text(page, 'why-cell'), /^Query \d+ “.” → key \d+ “.”/);
+  await page.close();
+});
+
+test('a head knocked out changes the predictions, says how, and is kept in the link', async () => {
+  const page = await open('lang=en');
+  const before = (await page.evaluate(() => window.attentionLab.state())).predictions;
+  assert.equal(await text(page, 'ablation-change'), 'All heads are on.');
+  const knock = page.locator('[data-testid=knock-0-0]');
+  await knock.scrollIntoViewIfNeeded();
+  assert.equal(await knock.getAttribute('aria-pressed'), 'false');
+  assert.equal(await knock.getAttribute('aria-label'), 'Knock out layer 1 head 1');
+  await knock.click();
+  await page.waitForFunction(() => document.querySelector('[data-testid=ablation-change]')?.textContent.includes('→'));
+  assert.equal(await knock.getAttribute('aria-pressed'), 'true');
+  assert.match(await text(page, 'ablation-change'), /^With L1·H1 off: the next character “.” \d+\.\d% → “.” \d+\.\d%; mean loss on the sentence \d\.\d{3} → \d\.\d{3} nats\.$/);
+  const s = await page.evaluate(() => window.attentionLab.state());
+  assert.deepEqual(s.ablate, [{ layer: 1, head: 1, how: 'zero' }]);
+  assert.notDeepEqual(s.predictions, before, 'the predictions are the ablated model\'s');
+  await page.waitForFunction(() => location.search.includes('ablate=L1H1'), null, { timeout: 5000 });
+  // By its mean instead.
+  await page.check('[data-testid=ablate-mean]');
+  await page.waitForFunction(() => location.search.includes('ablate=L1H1m'), null, { timeout: 5000 });
+  assert.match(await text(page, 'ablation-change'), /L1·H1 \(μ\)/);
+  if (SHOTS) await page.locator('[data-testid=model-view]').screenshot({ path: join(SHOTS, 'knock-en.png') });
+  // All back on: the predictions are the whole model's again.
+  await page.click('[data-testid=ablate-restore]');
+  await page.waitForFunction(() => !window.attentionLab.state().ablate);
+  assert.deepEqual((await page.evaluate(() => window.attentionLab.state())).predictions, before);
+  await page.close();
+});
+
+test('a link with heads knocked out opens with them off; a bad list is named', async () => {
+  const page = await open('lang=en&ablate=L2H3m,L1H4');
+  assert.equal(await page.locator('[data-testid=knock-1-2]').getAttribute('aria-pressed'), 'true');
+  assert.equal(await page.locator('[data-testid=knock-0-3]').getAttribute('aria-pressed'), 'true');
+  await page.waitForFunction(() => document.querySelector('[data-testid=ablation-change]')?.textContent.includes('L2·H3 (μ), L1·H4'));
+  await page.close();
+  const bad = await open('lang=en&ablate=L9H1', {}, false);
+  await bad.waitForFunction(() => document.body.textContent.includes('Layer 9 is not in the model'), null, { timeout: 10000 });
+  await bad.close();
+});
+
+test('Who wrote this prediction? shows the writers of the top character\'s logit', async () => {
+  const page = await open('lang=en');
+  const who = page.locator('[data-testid=who-wrote]');
+  await who.scrollIntoViewIfNeeded();
+  assert.equal(await page.locator('[data-testid=who-bars] li').count(), 8);
+  const top = (await page.evaluate(() => window.attentionLab.state())).predictions[0].token;
+  const shown = top === ' ' ? '␣' : top === '\n' ? '⏎' : top;
+  assert.ok((await who.textContent()).includes(`The logit of “${shown}”`));
+  if (SHOTS) await page.locator('[data-testid=next-token]').screenshot({ path: join(SHOTS, 'who-en.png') });
+  await page.close();
+});
+
+test('in Chinese, and on a phone', async () => {
+  for (const [lang, viewport, name] of [['zh', undefined, 'zh'], ['en', { width: 390, height: 844 }, 'phone'], ['zh', { width: 390, height: 844 }, 'zh-phone']]) {
+    const page = await open(`lang=${lang}&layer=3&head=1&ablate=L1H3`, { viewport });
+    const weights = page.locator('[data-testid=heatmap-weights]').first();
+    await weights.scrollIntoViewIfNeeded();
+    await nextFrames(page);
+    await weights.focus();
+    await nextFrames(page);
+    await page.keyboard.press('End');
+    await page.keyboard.press('ArrowDown');
+    await page.waitForSelector('[data-testid=why-here]');
+    if (lang === 'zh') {
+      assert.match(await text(page, 'why-here'), /为什么看这里？/);
+      assert.match(await text(page, 'why-cell'), /^查询 1「h」→ 键/);
+      assert.match(await text(page, 'ablation-change'), /关掉 L1·H3 之后/);
+    }
+    const why = page.locator('[data-testid=why-here]');
+    const box = await why.boundingBox();
+    const width = await page.evaluate(() => document.documentElement.clientWidth);
+    assert.ok(box.x >= 0 && box.x + box.width <= width + 1, `${name}: the panel fits the screen (${box.x} + ${box.width} of ${width})`);
+    if (SHOTS) await why.screenshot({ path: join(SHOTS, `why-${name}.png`) });
+    await page.close();
+  }
+});
