@@ -171,3 +171,54 @@ fn the_panel_works_with_heads_knocked_out() {
     let sum: f32 = cell.matrix.values.sum();
     assert!((sum - trace.heads[0].scores[[1, 0]]).abs() < 1e-4);
 }
+
+#[test]
+fn the_circuits_chapter_says_what_it_measured_and_where_the_circuit_is_not_the_textbooks() {
+    use attention_core::teaching::{CircuitsRefusal, circuits_experiment};
+    use attention_lab::ui::logic::why::circuit_findings;
+    let gpt2 = attention_core::models::Model::from_files(
+        include_bytes!("../../assets/gpt2/model.safetensors"),
+        include_str!("../../assets/gpt2/config.json"),
+        include_str!("../../assets/gpt2/vocab.json"),
+    )
+    .unwrap();
+    let e = circuits_experiment(&gpt2, "xq7kb@ xq7kb").unwrap();
+    assert_eq!((e.query, e.earlier, e.target), (11, 4, 5));
+    assert_eq!((e.previous_head, e.induction_head), ((0, 1), (1, 3)));
+    assert!(e.knocked_weight < 0.05 && e.induction_weight > 0.5);
+    let en = circuit_findings(&e, Lang::En);
+    assert_eq!(en.len(), 6);
+    assert!(
+        en[0].contains("“b” at position 11 appeared before, at position 4"),
+        "{}",
+        en[0]
+    );
+    assert!(
+        en[1].contains("L1·H2 looks most at the previous character (0.94"),
+        "{}",
+        en[1]
+    );
+    assert!(
+        en[3].starts_with(
+            "Not quite the textbook circuit: the key reads most from L1's MLP (+8.458)"
+        ),
+        "{}",
+        en[3]
+    );
+    assert!(en[5].contains("0.654 → 0.004"), "{}", en[5]);
+    let zh = circuit_findings(&e, Lang::Zh);
+    assert!(zh[3].starts_with("和教科书上的回路不完全一样"), "{}", zh[3]);
+    // The Llama model on a short Chinese text: knocking the previous-token head out changes
+    // little, and the chapter says so rather than telling the textbook story.
+    let e = circuits_experiment(&llama(), "猫坐在垫子上。猫坐在").unwrap();
+    let en = circuit_findings(&e, Lang::En);
+    assert!(
+        en[5].starts_with("Knocking it out barely moves the induction head"),
+        "{}",
+        en[5]
+    );
+    assert_eq!(
+        circuits_experiment(&gpt2, "abc").unwrap_err(),
+        CircuitsRefusal::NoRepeat
+    );
+}

@@ -286,7 +286,21 @@ fn lesson_experiment(
     ),
 ) -> Result<String, String> {
     use attention_core::api::lesson_json;
-    use attention_core::teaching::{Chapter, experiment, measure_cost};
+    use attention_core::teaching::{
+        Chapter, Experiment, circuits_experiment, experiment, measure_cost,
+    };
+    // Why a head attends: the chapter runs the trained model itself (and knocks a head out).
+    if chapter == Chapter::Circuits {
+        if !request.is_trained() {
+            return Err("lesson: the circuits chapter needs a trained model; add \"model\": \"trained\" or \"llama\"".into());
+        }
+        let (sentence, _) = request.trained_run().map_err(|e| e.to_string())?;
+        let model = load_trained(request)?;
+        let measured =
+            circuits_experiment(&model, &sentence).map_err(|e| format!("sentence: {e}"))?;
+        return lesson_json(chapter, &Experiment::Circuits(Some(measured)), None)
+            .map_err(|e| e.to_string());
+    }
     let trace = if request.is_trained() {
         let (sentence, run) = request.trained_run().map_err(|e| e.to_string())?;
         let model = load_trained(request)?;

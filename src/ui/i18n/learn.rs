@@ -53,11 +53,38 @@ pub struct LearnTexts {
     pub stored_here: &'static str,
     pub query: &'static str,
     pub open_in_lab: &'static str,
-    pub chapters: [ChapterText; 19],
+    pub chapters: [ChapterText; 20],
     pub exercises: [ExerciseText; 3],
     pub x: ExperimentTexts,
     pub modern: ModernTexts,
     pub cache: CacheLessonTexts,
+    pub circuits: CircuitsLessonTexts,
+}
+
+/// The sentences of the circuits chapter's experiment, each with its measured numbers.
+pub struct CircuitsLessonTexts {
+    /// (query, its character, the earlier occurrence, the target, its character)
+    pub found: fn(usize, &str, usize, usize, &str) -> String,
+    /// (previous-token head, its mean weight on the character before, induction head, its
+    /// weight on the target)
+    pub heads: fn(&str, &str, &str, &str) -> String,
+    /// (the score, the key side's largest writers with their parts)
+    pub writers: fn(&str, &str) -> String,
+    /// The previous-token head is the key's largest writer: (its part).
+    pub textbook: fn(&str) -> String,
+    /// It is not: (the largest writer, its part, the previous-token head, its part).
+    pub not_textbook: fn(&str, &str, &str, &str) -> String,
+    /// (previous, induction, their K-composition, the baseline, the strongest earlier head, its
+    /// composition)
+    pub composition: fn(&str, &str, &str, &str, &str, &str) -> String,
+    /// (previous, induction, its weight before, after; the top character before with its
+    /// probability, after; the target's character, its probability before, after)
+    pub knocked: fn(&str, &str, &str, &str, &str, &str, &str, &str, &str) -> String,
+    /// Knocking it out changed little: (the weight before, after).
+    pub knocked_little: fn(&str, &str) -> String,
+    pub needs_model: &'static str,
+    pub use_gpt2: &'static str,
+    pub no_repeat: &'static str,
 }
 
 /// The labels of the KV cache and streaming chapters' experiments.

@@ -1,8 +1,8 @@
 //! The Learn mode in English.
 
 use super::learn::{
-    CacheLessonTexts, ChapterText, ExerciseText, ExperimentTexts, HeadVariances, LearnTexts,
-    ModernTexts,
+    CacheLessonTexts, ChapterText, CircuitsLessonTexts, ExerciseText, ExperimentTexts,
+    HeadVariances, LearnTexts, ModernTexts,
 };
 
 pub const LEARN: LearnTexts = LearnTexts {
@@ -259,6 +259,22 @@ pub const LEARN: LearnTexts = LearnTexts {
                 "it falls, since a smaller cache is always better",
             ],
             explain: "Measured here: the two curves lie on top of each other (the means differ by a few thousandths of a nat) and over the passage's first 256 characters no head gives the first character more than a few per cent of its weight. Sinks form in large models trained on long texts; this one never needed one.",
+        },
+        ChapterText {
+            title: "Why does a head attend? Circuits",
+            body: &[
+                "A head's pattern is what it does; why it does it is in the residual stream. Everything a later head reads was written there: by the token embedding, the positions, and every head and MLP before it. With the norm's scale frozen at its actual value, a score is an exact sum of terms, one per pair of writers: what the query read from one, times what the key read from another.",
+                "Elhage et al. (2021) and Olsson et al. (2022) described the induction circuit. A layer-1 head copies each character's predecessor into its position (a previous-token head). A later head's key reads that copy, so a query matches the key whose predecessor is the query's own character, and the model predicts what followed last time. Heads that work together like this compose; here, through the key (K-composition).",
+                "Two tools test such a story on real numbers: take a score apart and see which writers it read, and knock a head out (its output replaced by zero, or by its mean) and see what breaks.",
+            ],
+            try_this: "With the GPT-2 model, type a random string twice (xq7kb@ xq7kb). Click the induction head's weight on the target in the weights below and read “Why here?”; then knock the previous-token head out under “Every head at a glance”.",
+            question: "Knock out the layer-1 previous-token head. What happens to the induction head's pattern on a string typed twice?",
+            choices: [
+                "nothing: each head computes its own pattern from the sentence",
+                "it collapses: the induction head's key read what the previous-token head wrote",
+                "it gets sharper: one head fewer competes for the keys",
+            ],
+            explain: "The key loses what it matched on. On xq7kb@ xq7kb the GPT-2 model's L2·H4 puts 0.654 of its weight on “@”; with L1·H2 knocked out, 0.004, and “@” is no longer predicted. The experiment measures the same on your text, and says where this model's circuit differs from the textbook's.",
         },
         ChapterText {
             title: "Sparse and linear attention",
@@ -529,6 +545,49 @@ pub const LEARN: LearnTexts = LearnTexts {
             )
         },
         go_to: "Go to this chapter",
+    },
+    circuits: CircuitsLessonTexts {
+        found: |i, c, j, t, tc| {
+            format!(
+                "Your text: “{c}” at position {i} appeared before, at position {j}; an induction head would look at position {t}, “{tc}”, the character that followed it."
+            )
+        },
+        heads: |prev, share, ind, w| {
+            format!(
+                "{prev} looks most at the previous character ({share} of its weight on average); {ind} gives that target the most weight: {w}."
+            )
+        },
+        writers: |score, list| {
+            format!("{score}, its score, taken apart by what its key read: {list}.")
+        },
+        textbook: |part| {
+            format!(
+                "As in the textbook circuit, the key reads most from the previous-token head ({part})."
+            )
+        },
+        not_textbook: |top, part, prev, own| {
+            format!(
+                "Not quite the textbook circuit: the key reads most from {top} ({part}); the previous-token head writes {own} of it directly ({prev}). What a head writes can reach a later key through an MLP."
+            )
+        },
+        composition: |prev, ind, k, base, strongest, sk| {
+            format!(
+                "From the weights alone, {prev} → {ind} K-composition is {k}, against {base} for random matrices of these shapes; the strongest earlier head into {ind}'s keys is {strongest} ({sk})."
+            )
+        },
+        knocked: |prev, ind, before, after, top, top_after, c, p, p_after| {
+            format!(
+                "Knock {prev} out: {ind}'s weight on the target goes {before} → {after}; the likeliest next character {top} → {top_after}; “{c}” itself {p} → {p_after}."
+            )
+        },
+        knocked_little: |before, after| {
+            format!(
+                "Knocking it out barely moves the induction head ({before} → {after}): on this text, this model's induction head does not depend on that head."
+            )
+        },
+        needs_model: "This chapter needs a trained model: random weights have one layer, and no head has learned anything to explain.",
+        use_gpt2: "Use the GPT-2 model with xq7kb@ xq7kb",
+        no_repeat: "No character of your text appears twice with a character after its first occurrence. Type a string twice, like xq7kb@ xq7kb.",
     },
     cache: CacheLessonTexts {
         future: |w, causal| {

@@ -1,8 +1,8 @@
 //! 学习模式的中文文本。
 
 use super::learn::{
-    CacheLessonTexts, ChapterText, ExerciseText, ExperimentTexts, HeadVariances, LearnTexts,
-    ModernTexts,
+    CacheLessonTexts, ChapterText, CircuitsLessonTexts, ExerciseText, ExperimentTexts,
+    HeadVariances, LearnTexts, ModernTexts,
 };
 
 pub const LEARN: LearnTexts = LearnTexts {
@@ -251,6 +251,22 @@ pub const LEARN: LearnTexts = LearnTexts {
                 "下降，因为缓存越小越好",
             ],
             explain: "在这里实测：两条曲线几乎重合（平均值只差千分之几 nat），在这段文字的前 256 个字符上，没有哪个头给第一个字符超过百分之几的权重。汇聚点出现在用长文本训练的大模型里；这个模型从来不需要它。",
+        },
+        ChapterText {
+            title: "头为什么看那里？回路",
+            body: &[
+                "一个头的模式说明它做了什么；它为什么这样做，答案在残差流里。后面的头读到的一切，都是前面写进去的：词嵌入、位置，以及之前的每个头和每个 MLP。把归一化的缩放固定在它实际的值上，分数就精确地等于许多项之和，每一项对应一对写入者：查询从其中一个读到的，乘以键从另一个读到的。",
+                "Elhage 等人（2021）和 Olsson 等人（2022）描述了归纳回路：第 1 层的一个头把每个字符的前一个字符抄到它的位置上（前一字符头）；后面一个头的键读到这份抄本，于是查询会匹配上“前一个字符等于查询自己”的那个键，模型便预测上次接在后面的字符。像这样协同工作的头叫作组合；这里是通过键组合（K 组合）。",
+                "有两个工具可以在真实数字上检验这样的说法：把分数拆开，看它读了哪些写入者；把一个头关掉（输出换成 0 或它的平均值），看什么坏掉了。",
+            ],
+            try_this: "选 GPT-2 模型，把一个随机串打两遍（xq7kb@ xq7kb）。在下面的权重里点归纳头落在目标上的那个权重，读“为什么看这里？”；再到“一眼看全所有头”里关掉前一字符头。",
+            question: "关掉第 1 层的前一字符头。对一个打了两遍的串，归纳头的模式会怎样？",
+            choices: [
+                "不变：每个头都从句子自己算出模式",
+                "垮掉：归纳头的键读的正是前一字符头写下的东西",
+                "更尖锐：少了一个头来争抢键",
+            ],
+            explain: "键失去了它用来匹配的东西。在 xq7kb@ xq7kb 上，GPT-2 模型的 L2·H4 把 0.654 的权重放在“@”上；关掉 L1·H2 之后只剩 0.004，模型也不再预测“@”。下面的实验在你自己的文本上测同样的量，并指出这个模型的回路和教科书上的哪里不同。",
         },
         ChapterText {
             title: "稀疏注意力与线性注意力",
@@ -507,6 +523,43 @@ pub const LEARN: LearnTexts = LearnTexts {
             )
         },
         go_to: "前往该章",
+    },
+    circuits: CircuitsLessonTexts {
+        found: |i, c, j, t, tc| {
+            format!(
+                "你的文本：位置 {i} 的「{c}」在位置 {j} 出现过；归纳头会看位置 {t} 的「{tc}」，也就是上次跟在它后面的字符。"
+            )
+        },
+        heads: |prev, share, ind, w| {
+            format!(
+                "{prev} 最看前一个字符（平均 {share} 的权重在它上面）；{ind} 给这个目标的权重最大：{w}。"
+            )
+        },
+        writers: |score, list| format!("它的分数 {score}，按键读到的写入者拆开：{list}。"),
+        textbook: |part| format!("和教科书上的回路一样：键读得最多的是前一字符头（{part}）。"),
+        not_textbook: |top, part, prev, own| {
+            format!(
+                "和教科书上的回路不完全一样：键读得最多的是 {top}（{part}）；前一字符头 {prev} 直接写下的只有 {own}。一个头写下的东西，可以经过 MLP 才到达后面的键。"
+            )
+        },
+        composition: |prev, ind, k, base, strongest, sk| {
+            format!(
+                "只看权重，{prev} → {ind} 的 K 组合是 {k}，同样形状的随机矩阵是 {base}；进入 {ind} 键的最强的前面的头是 {strongest}（{sk}）。"
+            )
+        },
+        knocked: |prev, ind, before, after, top, top_after, c, p, p_after| {
+            format!(
+                "关掉 {prev}：{ind} 在目标上的权重 {before} → {after}；最可能的下一个字符 {top} → {top_after}；「{c}」本身 {p} → {p_after}。"
+            )
+        },
+        knocked_little: |before, after| {
+            format!(
+                "关掉它，归纳头几乎不动（{before} → {after}）：在这段文本上，这个模型的归纳头并不依赖那个头。"
+            )
+        },
+        needs_model: "这一章需要训练好的模型：随机权重只有一层，也没有哪个头学到了值得解释的东西。",
+        use_gpt2: "用 GPT-2 模型和 xq7kb@ xq7kb",
+        no_repeat: "你的文本里没有哪个字符出现两次、且第一次后面还有字符。把一个串打两遍，比如 xq7kb@ xq7kb。",
     },
     cache: CacheLessonTexts {
         future: |w, causal| {

@@ -8,6 +8,7 @@ use attention_core::circuits::Components;
 use attention_core::circuits::explain::{Explanation, Reading};
 use attention_core::circuits::logit::logit_attribution;
 use attention_core::models::{Forward, Model};
+use attention_core::teaching::CircuitsExperiment;
 use ndarray::Array2;
 
 use super::colormap::Scale;
@@ -287,4 +288,83 @@ pub fn knocked_out(ablate: &[attention_core::api::AblateRequest], lang: Lang) ->
         })
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+fn head_name((l, h): (usize, usize)) -> String {
+    format!("L{}·H{}", l + 1, h + 1)
+}
+
+fn percent(p: f32) -> String {
+    format!("{:.1}%", p * 100.0)
+}
+
+/// The circuits chapter's findings, one sentence each with its numbers, in `lang`.
+pub fn circuit_findings(e: &CircuitsExperiment, lang: Lang) -> Vec<String> {
+    let t = &lang.text().learn.circuits;
+    let token = |i: usize| visible(e.tokens.get(i).map_or("", String::as_str));
+    let (prev, ind) = (head_name(e.previous_head), head_name(e.induction_head));
+    let writers: Vec<String> = e
+        .key_writers
+        .iter()
+        .take(4)
+        .map(|(n, v)| format!("{} {}", writer(n, lang), signed(*v)))
+        .collect();
+    let prev_name = format!("L1.H{}", e.previous_head.1 + 1);
+    let own = e
+        .key_writers
+        .iter()
+        .find(|(n, _)| *n == prev_name)
+        .map_or(0.0, |(_, v)| *v);
+    let (top, top_part) = e.key_writers.first().cloned().unwrap_or_default();
+    let textbook = if top == prev_name {
+        (t.textbook)(&signed(own))
+    } else {
+        (t.not_textbook)(&writer(&top, lang), &signed(top_part), &prev, &signed(own))
+    };
+    let three = |v: f32| format!("{v:.3}");
+    let knocked = if (e.induction_weight - e.knocked_weight).abs() < 0.5 * e.induction_weight {
+        (t.knocked_little)(&three(e.induction_weight), &three(e.knocked_weight))
+    } else {
+        (t.knocked)(
+            &prev,
+            &ind,
+            &three(e.induction_weight),
+            &three(e.knocked_weight),
+            &format!("“{}” {}", visible(&e.predicted.0), percent(e.predicted.1)),
+            &format!(
+                "“{}” {}",
+                visible(&e.predicted_knocked.0),
+                percent(e.predicted_knocked.1)
+            ),
+            &token(e.target),
+            &percent(e.copy_p.0),
+            &percent(e.copy_p.1),
+        )
+    };
+    vec![
+        (t.found)(
+            e.query,
+            &token(e.query),
+            e.earlier,
+            e.target,
+            &token(e.target),
+        ),
+        (t.heads)(
+            &prev,
+            &format!("{:.2}", e.previous_share),
+            &ind,
+            &three(e.induction_weight),
+        ),
+        (t.writers)(&format!("{:.2}", e.score), &writers.join(", ")),
+        textbook,
+        (t.composition)(
+            &prev,
+            &ind,
+            &three(e.composition as f32),
+            &three(e.baseline as f32),
+            &e.strongest.0.replace('.', "·"),
+            &three(e.strongest.1 as f32),
+        ),
+        knocked,
+    ]
 }

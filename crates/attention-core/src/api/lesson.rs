@@ -37,6 +37,7 @@ pub fn lesson_json(
         Experiment::Flash(v) => flash_experiment(v),
         Experiment::KvCache(v) => kv_cache_experiment(v),
         Experiment::Streaming(v) => streaming_experiment(v),
+        Experiment::Circuits(v) => circuits_experiment(v.as_ref()),
         Experiment::Variants(v) => variants_experiment(v),
         Experiment::Exercises => json!({}),
     };
@@ -305,6 +306,31 @@ fn streaming_experiment(v: &StreamingExperiment) -> Value {
         "window": v.window,
         "sink_tokens": v.sink_tokens,
         "kept": v.kept.iter().map(|&(n, full, rolling)| json!({"n": n, "full": full, "rolling": rolling})).collect::<Vec<_>>(),
+    })
+}
+
+fn circuits_experiment(v: Option<&crate::teaching::CircuitsExperiment>) -> Value {
+    let Some(v) = v else {
+        return json!({"needs": "a trained model: add \"model\": \"trained\" or \"llama\""});
+    };
+    let head = |(l, h): (usize, usize)| format!("L{}.H{}", l + 1, h + 1);
+    json!({
+        "query": v.query,
+        "earlier": v.earlier,
+        "target": v.target,
+        "previous_head": head(v.previous_head),
+        "previous_share": v.previous_share,
+        "induction_head": head(v.induction_head),
+        "induction_weight": v.induction_weight,
+        "score": v.score,
+        "key_writers": v.key_writers.iter().map(|(n, x)| json!({"component": n, "part": x})).collect::<Vec<_>>(),
+        "composition": v.composition,
+        "strongest": {"head": v.strongest.0, "k": v.strongest.1},
+        "baseline": v.baseline,
+        "knocked_weight": v.knocked_weight,
+        "predicted": {"token": v.predicted.0, "p": v.predicted.1},
+        "predicted_knocked": {"token": v.predicted_knocked.0, "p": v.predicted_knocked.1},
+        "copy_p": [v.copy_p.0, v.copy_p.1],
     })
 }
 

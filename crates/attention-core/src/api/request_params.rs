@@ -261,8 +261,9 @@ impl Request {
         };
         let chapter = Chapter::from_id(id).ok_or(RequestError::Input {
             field: "lesson",
-            message: "unknown chapter; one of tokens, qkv, scaling, softmax, masks, multihead, \
-                      gqa, cross, layernorm, stability, complexity, flash, variants, exercises",
+            message: "unknown chapter; one of tokens, qkv, scaling, softmax, masks, positions, \
+                      windows, multihead, gqa, cross, layernorm, stability, taming, complexity, \
+                      flash, kv-cache, streaming, circuits, variants, exercises",
         })?;
         let focus = self.focus.unwrap_or_default();
         let counted = |value: Option<usize>, field: &'static str| match value {

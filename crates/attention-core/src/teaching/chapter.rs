@@ -22,12 +22,13 @@ pub enum Chapter {
     Flash,
     KvCache,
     Streaming,
+    Circuits,
     Variants,
     Exercises,
 }
 
 impl Chapter {
-    pub const ALL: [Chapter; 19] = [
+    pub const ALL: [Chapter; 20] = [
         Self::Tokens,
         Self::Qkv,
         Self::Scaling,
@@ -45,6 +46,7 @@ impl Chapter {
         Self::Flash,
         Self::KvCache,
         Self::Streaming,
+        Self::Circuits,
         Self::Variants,
         Self::Exercises,
     ];
@@ -68,6 +70,7 @@ impl Chapter {
             Self::Flash => "flash",
             Self::KvCache => "kv-cache",
             Self::Streaming => "streaming",
+            Self::Circuits => "circuits",
             Self::Variants => "variants",
             Self::Exercises => "exercises",
         }

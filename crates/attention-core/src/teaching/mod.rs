@@ -15,6 +15,7 @@ mod chapter;
 mod focus;
 mod stats;
 
+mod circuits;
 mod complexity;
 mod cross;
 mod flash;
@@ -38,6 +39,7 @@ pub use chapter::Chapter;
 pub use focus::{Focus, decimal};
 pub use stats::{entropy, mean_variance, normal, softmax};
 
+pub use circuits::{CircuitsExperiment, CircuitsRefusal, run as circuits_experiment};
 pub use complexity::*;
 pub use cross::*;
 pub use flash::*;
@@ -78,6 +80,9 @@ pub enum Experiment {
     Flash(FlashExperiment),
     KvCache(KvCacheExperiment),
     Streaming(StreamingExperiment),
+    /// The circuits chapter needs a trained model: its experiment is
+    /// [`circuits_experiment`], run on the model by the caller; a trace alone gives none.
+    Circuits(Option<CircuitsExperiment>),
     Variants(VariantsExperiment),
     Exercises,
 }
@@ -103,6 +108,7 @@ pub fn experiment(chapter: Chapter, trace: &Trace, focus: &Focus) -> Experiment 
         Chapter::Flash => Experiment::Flash(flash::run(trace)),
         Chapter::KvCache => Experiment::KvCache(kv_cache::run(trace, focus)),
         Chapter::Streaming => Experiment::Streaming(streaming::run(trace)),
+        Chapter::Circuits => Experiment::Circuits(None),
         Chapter::Variants => Experiment::Variants(variants::run(trace, focus)),
         Chapter::Exercises => Experiment::Exercises,
     }

@@ -32,10 +32,12 @@ enum LabView {
     Player,
     /// The score options on the learner's numbers (shown when one is on).
     Shaping,
+    /// The trained model's heads at a glance, with their knock-out switches.
+    Model,
 }
 
 fn lab_views(chapter: Chapter) -> &'static [LabView] {
-    use LabView::{Card, HeadLines, Heads, Player, Shaping};
+    use LabView::{Card, HeadLines, Heads, Model, Player, Shaping};
     match chapter {
         Chapter::Tokens => &[
             Card(Stage::Embeddings),
@@ -63,6 +65,7 @@ fn lab_views(chapter: Chapter) -> &'static [LabView] {
         Chapter::Flash => &[Player],
         Chapter::KvCache => &[Card(Stage::Weights)],
         Chapter::Streaming => &[Card(Stage::Weights)],
+        Chapter::Circuits => &[Card(Stage::Weights), Model],
         Chapter::Variants => &[Card(Stage::Weights)],
         Chapter::Exercises => &[],
     }
@@ -77,6 +80,7 @@ fn lab_section(chapter: Chapter) -> &'static str {
         Chapter::Softmax | Chapter::Masks | Chapter::Windows | Chapter::Variants => "softmax",
         Chapter::KvCache => "generate",
         Chapter::Streaming => "stream",
+        Chapter::Circuits => "model",
         Chapter::Multihead => "all-heads",
         Chapter::Complexity | Chapter::Flash => "flash",
         Chapter::Exercises => "tokens",
@@ -90,6 +94,16 @@ fn lab_view(view: LabView) -> AnyView {
         LabView::Heads => view! { <div class="lesson-wide"><AllHeads /></div> }.into_any(),
         LabView::Player => view! { <div class="lesson-wide"><FlashView /></div> }.into_any(),
         LabView::Shaping => view! { <div class="lesson-wide"><ShapingSection /></div> }.into_any(),
+        LabView::Model => {
+            let lab = expect_context::<Lab>();
+            let trained = move || lab.request.with(|r| r.is_trained());
+            view! {
+                <Show when=trained>
+                    <div class="lesson-wide"><super::model_views::ModelOverview /></div>
+                </Show>
+            }
+            .into_any()
+        }
     }
 }
 

@@ -6,6 +6,7 @@ use leptos::prelude::*;
 
 mod parts;
 
+mod circuits;
 mod complexity;
 mod cross;
 mod flash;
@@ -77,6 +78,7 @@ fn chapter_view(lab: Lab, chapter: Chapter) -> AnyView {
         Chapter::Flash => flash::view(lab, e).into_any(),
         Chapter::KvCache => kv_cache::view(lab, e).into_any(),
         Chapter::Streaming => kv_cache::streaming_view(lab, e).into_any(),
+        Chapter::Circuits => circuits::view(lab).into_any(),
         Chapter::Variants => variants::view(lab, e).into_any(),
         Chapter::Exercises => ().into_any(),
     }
