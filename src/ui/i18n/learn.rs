@@ -61,6 +61,23 @@ pub struct LearnTexts {
     pub circuits: CircuitsLessonTexts,
 }
 
+/// What knocking the previous-token head out did, as the circuits chapter says it.
+#[derive(Clone, Copy)]
+pub struct Knocked<'a> {
+    pub previous: &'a str,
+    pub induction: &'a str,
+    /// The induction head's weight on the target, before and after.
+    pub before: &'a str,
+    pub after: &'a str,
+    /// The likeliest next character with its probability, before and after.
+    pub top: &'a str,
+    pub top_after: &'a str,
+    /// The target's character, and its probability before and after.
+    pub copied: &'a str,
+    pub p: &'a str,
+    pub p_after: &'a str,
+}
+
 /// The sentences of the circuits chapter's experiment, each with its measured numbers.
 pub struct CircuitsLessonTexts {
     /// (query, its character, the earlier occurrence, the target, its character)
@@ -77,9 +94,7 @@ pub struct CircuitsLessonTexts {
     /// (previous, induction, their K-composition, the baseline, the strongest earlier head, its
     /// composition)
     pub composition: fn(&str, &str, &str, &str, &str, &str) -> String,
-    /// (previous, induction, its weight before, after; the top character before with its
-    /// probability, after; the target's character, its probability before, after)
-    pub knocked: fn(&str, &str, &str, &str, &str, &str, &str, &str, &str) -> String,
+    pub knocked: fn(&Knocked) -> String,
     /// Knocking it out changed little: (the weight before, after).
     pub knocked_little: fn(&str, &str) -> String,
     pub needs_model: &'static str,

@@ -2,7 +2,7 @@
 
 use super::learn::{
     CacheLessonTexts, ChapterText, CircuitsLessonTexts, ExerciseText, ExperimentTexts,
-    HeadVariances, LearnTexts, ModernTexts,
+    HeadVariances, Knocked, LearnTexts, ModernTexts,
 };
 
 pub const LEARN: LearnTexts = LearnTexts {
@@ -575,7 +575,18 @@ pub const LEARN: LearnTexts = LearnTexts {
                 "From the weights alone, {prev} → {ind} K-composition is {k}, against {base} for random matrices of these shapes; the strongest earlier head into {ind}'s keys is {strongest} ({sk})."
             )
         },
-        knocked: |prev, ind, before, after, top, top_after, c, p, p_after| {
+        knocked: |k: &Knocked| {
+            let Knocked {
+                previous: prev,
+                induction: ind,
+                before,
+                after,
+                top,
+                top_after,
+                copied: c,
+                p,
+                p_after,
+            } = *k;
             format!(
                 "Knock {prev} out: {ind}'s weight on the target goes {before} → {after}; the likeliest next character {top} → {top_after}; “{c}” itself {p} → {p_after}."
             )

@@ -2,7 +2,7 @@
 
 use super::learn::{
     CacheLessonTexts, ChapterText, CircuitsLessonTexts, ExerciseText, ExperimentTexts,
-    HeadVariances, LearnTexts, ModernTexts,
+    HeadVariances, Knocked, LearnTexts, ModernTexts,
 };
 
 pub const LEARN: LearnTexts = LearnTexts {
@@ -547,7 +547,18 @@ pub const LEARN: LearnTexts = LearnTexts {
                 "只看权重，{prev} → {ind} 的 K 组合是 {k}，同样形状的随机矩阵是 {base}；进入 {ind} 键的最强的前面的头是 {strongest}（{sk}）。"
             )
         },
-        knocked: |prev, ind, before, after, top, top_after, c, p, p_after| {
+        knocked: |k: &Knocked| {
+            let Knocked {
+                previous: prev,
+                induction: ind,
+                before,
+                after,
+                top,
+                top_after,
+                copied: c,
+                p,
+                p_after,
+            } = *k;
             format!(
                 "关掉 {prev}：{ind} 在目标上的权重 {before} → {after}；最可能的下一个字符 {top} → {top_after}；「{c}」本身 {p} → {p_after}。"
             )

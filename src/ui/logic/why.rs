@@ -325,21 +325,21 @@ pub fn circuit_findings(e: &CircuitsExperiment, lang: Lang) -> Vec<String> {
     let knocked = if (e.induction_weight - e.knocked_weight).abs() < 0.5 * e.induction_weight {
         (t.knocked_little)(&three(e.induction_weight), &three(e.knocked_weight))
     } else {
-        (t.knocked)(
-            &prev,
-            &ind,
-            &three(e.induction_weight),
-            &three(e.knocked_weight),
-            &format!("“{}” {}", visible(&e.predicted.0), percent(e.predicted.1)),
-            &format!(
+        (t.knocked)(&crate::ui::i18n::learn::Knocked {
+            previous: &prev,
+            induction: &ind,
+            before: &three(e.induction_weight),
+            after: &three(e.knocked_weight),
+            top: &format!("“{}” {}", visible(&e.predicted.0), percent(e.predicted.1)),
+            top_after: &format!(
                 "“{}” {}",
                 visible(&e.predicted_knocked.0),
                 percent(e.predicted_knocked.1)
             ),
-            &token(e.target),
-            &percent(e.copy_p.0),
-            &percent(e.copy_p.1),
-        )
+            copied: &token(e.target),
+            p: &percent(e.copy_p.0),
+            p_after: &percent(e.copy_p.1),
+        })
     };
     vec![
         (t.found)(
