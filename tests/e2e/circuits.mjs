@@ -167,3 +167,29 @@ test('in Chinese, and on a phone', async () => {
     await page.close();
   }
 });
+
+test('the circuits chapter asks first, then measures the learner\'s string and opens its score in Why here?', async () => {
+  const page = await context.newPage();
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(`${server.url}?lesson=circuits&lang=en`);
+  await page.waitForSelector('[data-testid=chapter]');
+  assert.match(await text(page, 'chapter-title'), /Why does a head attend\? Circuits/);
+  await page.click('[data-testid=choice-1]');
+  assert.match(await text(page, 'verdict'), /^Right\./);
+  // Random weights: the chapter asks for a trained model, and offers one with a string typed twice.
+  await page.click('[data-testid=lesson-use-gpt2]');
+  await page.waitForFunction(() => document.querySelector('ul[data-testid=lesson-result]'), null, { timeout: 60000 });
+  const findings = await page.locator('ul[data-testid=lesson-result] li').allTextContents();
+  assert.equal(findings.length, 6);
+  assert.match(findings[1], /^L1·H2 looks most at the previous character \(0\.94/);
+  assert.match(findings[3], /^Not quite the textbook circuit/);
+  assert.match(findings[5], /0\.654 → 0\.004/);
+  await page.click('[data-testid=lesson-take-apart]');
+  await page.waitForSelector('[data-testid=why-here]');
+  assert.match(await text(page, 'why-cell'), /^Query 11 “b” → key 5 “@”/);
+  if (SHOTS) await page.locator('[data-testid=chapter]').screenshot({ path: join(SHOTS, 'chapter-en.png') });
+  // A text with nothing repeated: said, with the way out.
+  await page.evaluate(() => window.attentionLab.set({ sentence: 'abc' }));
+  await page.waitForFunction(() => document.querySelector('[data-testid=lesson-result]')?.textContent.includes('Type a string twice'));
+  await page.close();
+});

@@ -99,6 +99,8 @@ pub struct CircuitsLessonTexts {
     pub knocked_little: fn(&str, &str) -> String,
     pub needs_model: &'static str,
     pub use_gpt2: &'static str,
+    /// The button that opens the induction head's score in "Why here?".
+    pub take_apart: &'static str,
     pub no_repeat: &'static str,
 }
 

@@ -558,7 +558,7 @@ pub const LEARN: LearnTexts = LearnTexts {
             )
         },
         writers: |score, list| {
-            format!("{score}, its score, taken apart by what its key read: {list}.")
+            format!("Its score, {score}, taken apart by what its key read: {list}.")
         },
         textbook: |part| {
             format!(
@@ -598,6 +598,7 @@ pub const LEARN: LearnTexts = LearnTexts {
         },
         needs_model: "This chapter needs a trained model: random weights have one layer, and no head has learned anything to explain.",
         use_gpt2: "Use the GPT-2 model with xq7kb@ xq7kb",
+        take_apart: "Take this score apart in “Why here?”",
         no_repeat: "No character of your text appears twice with a character after its first occurrence. Type a string twice, like xq7kb@ xq7kb.",
     },
     cache: CacheLessonTexts {

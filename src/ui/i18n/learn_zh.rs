@@ -570,6 +570,7 @@ pub const LEARN: LearnTexts = LearnTexts {
         },
         needs_model: "这一章需要训练好的模型：随机权重只有一层，也没有哪个头学到了值得解释的东西。",
         use_gpt2: "用 GPT-2 模型和 xq7kb@ xq7kb",
+        take_apart: "在“为什么看这里？”里拆开这个分数",
         no_repeat: "你的文本里没有哪个字符出现两次、且第一次后面还有字符。把一个串打两遍，比如 xq7kb@ xq7kb。",
     },
     cache: CacheLessonTexts {

@@ -355,7 +355,10 @@ pub fn circuit_findings(e: &CircuitsExperiment, lang: Lang) -> Vec<String> {
             &ind,
             &three(e.induction_weight),
         ),
-        (t.writers)(&format!("{:.2}", e.score), &writers.join(", ")),
+        (t.writers)(
+            &format!("{:.2}", e.score),
+            &writers.join(if lang == Lang::Zh { "，" } else { ", " }),
+        ),
         textbook,
         (t.composition)(
             &prev,

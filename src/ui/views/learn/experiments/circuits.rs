@@ -43,12 +43,23 @@ pub(super) fn view(lab: Lab) -> impl IntoView {
         }
         .into_any(),
         Some(Err(_)) => view! { <p class="note" data-testid="lesson-result">{move || t().needs_model}</p> }.into_any(),
-        Some(Ok(e)) => view! {
-            <ul class="lesson-findings" data-testid="lesson-result">
-                {move || circuit_findings(&e, lab.lang.get()).into_iter().map(|s| view! { <li>{s}</li> }).collect_view()}
-            </ul>
+        Some(Ok(e)) => {
+            let (layer, head) = e.induction_head;
+            let (query, target) = (e.query, e.target);
+            // The induction head's score of the target, opened in "Why here?" under the weights.
+            let take_apart = move |_| {
+                lab.layer.set(layer);
+                lab.head.set(head);
+                lab.why.set(Some((query, target)));
+            };
+            view! {
+                <ul class="lesson-findings" data-testid="lesson-result">
+                    {move || circuit_findings(&e, lab.lang.get()).into_iter().map(|s| view! { <li>{s}</li> }).collect_view()}
+                </ul>
+                <button type="button" class="button" data-testid="lesson-take-apart" on:click=take_apart>{move || t().take_apart}</button>
+            }
+            .into_any()
         }
-        .into_any(),
     }
     }
 }
