@@ -20,6 +20,7 @@ use super::files::{self, refuse};
 use crate::ui::state::imported::Refusal;
 use attention_core::io::import::Format;
 
+use super::runs::{explain_in_page, generate_in_page};
 use super::state_json::state_json;
 use crate::ui::i18n::Lang;
 use crate::ui::logic::colormap::ScaleMode;
@@ -357,31 +358,6 @@ async fn worker_kernel_bench(options: String) -> JsValue {
     result
 }
 
-/// `attentionLab.generate(options)`: the trained model in use continues the sentence, as the
-/// CLI's `"generate"` does (`options` is its object: `steps`, `cache`, `sampling`, `check`),
-/// timed with the page's clock. The response is the CLI's, with `ok: true`; or `{ok: false,
-/// error}`.
-pub fn generate_in_page(lab: Lab, options: &str) -> Result<Value, String> {
-    let generate: attention_core::api::GenerateRequest =
-        serde_json::from_str(options).map_err(|e| format!("generate: {e}"))?;
-    let request = lab.request.get_untracked();
-    let Some(layout) = request.trained_layout() else {
-        return Err("generate: choose a trained model first (GPT-2 or Llama layout)".into());
-    };
-    let model = lab
-        .model_status
-        .with_untracked(|s| s.ready(Some(layout)).cloned())
-        .ok_or("generate: the model is not loaded yet")?;
-    let mut request = trained_request(&request);
-    request.generate = Some(generate);
-    let mut json =
-        attention_core::api::generate_json(&model, &request, &crate::ui::browser::clock::now_ms)?;
-    if let Some(object) = json.as_object_mut() {
-        object.insert("ok".into(), true.into());
-    }
-    Ok(json)
-}
-
 #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
 fn install_on_window(lab: Lab) -> Result<(), JsValue> {
     let window = web_sys::window().ok_or("no window")?;
@@ -432,6 +408,14 @@ fn install_on_window(lab: Lab) -> Result<(), JsValue> {
             .unwrap_or_else(|error| json!({ "ok": false, "error": error }));
         parse(&result.to_string())
     });
+    let explain = Closure::<dyn Fn(JsValue) -> JsValue>::new(move |options: JsValue| {
+        let text = js_sys::JSON::stringify(&options)
+            .map(String::from)
+            .unwrap_or_default();
+        let result = explain_in_page(lab, &text)
+            .unwrap_or_else(|error| json!({ "ok": false, "error": error }));
+        parse(&result.to_string())
+    });
     let kernel = Closure::<dyn Fn(JsValue) -> JsValue>::new(move |options: JsValue| {
         let text = js_sys::JSON::stringify(&options)
             .map(String::from)
@@ -456,6 +440,7 @@ fn install_on_window(lab: Lab) -> Result<(), JsValue> {
     )?;
     js_sys::Reflect::set(&api, &"workerBuild".into(), &worker_build.into_js_value())?;
     js_sys::Reflect::set(&api, &"generate".into(), &generate.into_js_value())?;
+    js_sys::Reflect::set(&api, &"explain".into(), &explain.into_js_value())?;
     js_sys::Reflect::set(&api, &"load".into(), &load.into_js_value())?;
     js_sys::Reflect::set(&api, &"set".into(), &set.into_js_value())?;
     js_sys::Reflect::set(&api, &"state".into(), &state.into_js_value())?;

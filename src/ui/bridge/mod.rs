@@ -9,4 +9,5 @@ pub mod js_api;
 pub mod location;
 pub mod model_files;
 pub mod progress;
+pub mod runs;
 pub mod state_json;

@@ -40,11 +40,10 @@ pub struct CircuitsTexts {
     pub short: [&'static str; 3],
     pub short_mlp: fn(usize) -> String,
     pub short_attn_bias: fn(usize) -> String,
-    /// The knock-out switch on each head, and what it says when on.
+    /// The knock-out switch on each head (a toggle: `aria-pressed` says whether it is on).
     pub knock_out: &'static str,
-    pub knocked_out: &'static str,
-    /// (layer, head, on) for the switch's accessible name.
-    pub knock_label: fn(usize, usize, bool) -> String,
+    /// (layer, head): the switch's accessible name, its visible text first.
+    pub knock_label: fn(usize, usize) -> String,
     pub mean_ablation: &'static str,
     pub mean_help: &'static str,
     pub restore_all: &'static str,
@@ -95,14 +94,7 @@ pub const EN: CircuitsTexts = CircuitsTexts {
     short_mlp: |l| format!("L{l} MLP"),
     short_attn_bias: |l| format!("L{l} bias"),
     knock_out: "Knock out",
-    knocked_out: "off",
-    knock_label: |l, h, on| {
-        if on {
-            format!("Layer {l} head {h} is knocked out; press to switch it back on")
-        } else {
-            format!("Knock out layer {l} head {h}")
-        }
-    },
+    knock_label: |l, h| format!("Knock out layer {l} head {h}"),
     mean_ablation: "Replace by its mean instead of zero",
     mean_help: "Zero removes everything the head writes; its mean keeps what it adds on average and removes only what depends on where it looked.",
     restore_all: "Switch all heads back on",
@@ -150,14 +142,7 @@ pub const ZH: CircuitsTexts = CircuitsTexts {
     short_mlp: |l| format!("L{l} MLP"),
     short_attn_bias: |l| format!("L{l} 偏置"),
     knock_out: "关掉",
-    knocked_out: "已关",
-    knock_label: |l, h, on| {
-        if on {
-            format!("第 {l} 层第 {h} 个头已关掉；按一下重新打开")
-        } else {
-            format!("关掉第 {l} 层第 {h} 个头")
-        }
-    },
+    knock_label: |l, h| format!("关掉第 {l} 层第 {h} 个头"),
     mean_ablation: "用它的平均输出代替，而不是 0",
     mean_help: "置零会去掉这个头写下的一切；换成平均值则保留它平均加上的东西，只去掉取决于它看哪里的部分。",
     restore_all: "把所有头重新打开",

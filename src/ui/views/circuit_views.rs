@@ -71,9 +71,9 @@ pub fn KnockOut(layer: usize, head: usize) -> impl IntoView {
     view! {
         <button type="button" class="knock" class:on=on data-testid=format!("knock-{layer}-{head}")
             aria-pressed=move || if on() { "true" } else { "false" }
-            aria-label=move || (t().knock_label)(layer + 1, head + 1, on())
+            aria-label=move || (t().knock_label)(layer + 1, head + 1)
             on:click=move |_| toggle(lab, layer, head, mean.get_untracked())>
-            {move || if on() { t().knocked_out } else { t().knock_out }}
+            {move || t().knock_out}
         </button>
     }
 }
