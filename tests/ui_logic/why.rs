@@ -49,7 +49,7 @@ fn the_panel_takes_the_traces_own_score_apart_on_a_trained_layer_and_on_random_w
         )
         .unwrap();
     let trace = &forward.layers[2].attention;
-    let components = components_of(trace, Some((&model, &forward)));
+    let components = components_of(trace, Some((&model, &forward))).unwrap();
     assert!(components.names.contains(&"L2.H1".to_string()));
     let (query, key) = (30, 12);
     let cell = why_cell(trace, &components, 1, query, key, Lang::En).unwrap();
@@ -85,7 +85,7 @@ fn the_panel_takes_the_traces_own_score_apart_on_a_trained_layer_and_on_random_w
 
     // Random weights: the sentence's token embeddings and positions.
     let random = super::trace(Params::sentence("the cat sat on the mat"));
-    let components = components_of(&random, None);
+    let components = components_of(&random, None).unwrap();
     assert_eq!(components.names, ["token", "position"]);
     let cell = why_cell(&random, &components, 0, 2, 1, Lang::En).unwrap();
     assert_eq!(cell.matrix.row_labels, ["token", "position", "const."]);
@@ -160,7 +160,7 @@ fn the_panel_works_with_heads_knocked_out() {
         .read("The cat sat on the mat. The cat sat on the", &run)
         .unwrap();
     let trace = forward.layer_trace(2);
-    let components = components_of(&trace, Some((&model, &forward)));
+    let components = components_of(&trace, Some((&model, &forward))).unwrap();
     for (q, k) in [(1, 41), (0, 41), (41, 41)] {
         assert!(
             why_cell(&trace, &components, 0, q, k, Lang::Zh).is_some(),
@@ -168,6 +168,12 @@ fn the_panel_works_with_heads_knocked_out() {
         );
     }
     let cell = why_cell(&trace, &components, 0, 1, 0, Lang::Zh).expect("explained");
+    // The layer shown is the knocked-out one too: its head 3's output is zero.
+    let shown = forward.layer_trace(0);
+    assert!(shown.heads[2].output.iter().all(|&v| v == 0.0));
+    assert_eq!(shown.output, forward.layers[0].attention.output);
+    // A model's layer without its forward pass is not taken apart from the wrong parts.
+    assert!(components_of(&trace, None).is_none());
     let sum: f32 = cell.matrix.values.sum();
     assert!((sum - trace.heads[0].scores[[1, 0]]).abs() < 1e-4);
 }
@@ -182,7 +188,7 @@ fn the_circuits_chapter_says_what_it_measured_and_where_the_circuit_is_not_the_t
         include_str!("../../assets/gpt2/vocab.json"),
     )
     .unwrap();
-    let e = circuits_experiment(&gpt2, "xq7kb@ xq7kb").unwrap();
+    let e = circuits_experiment(&gpt2, "xq7kb@ xq7kb", &ModelRun::default()).unwrap();
     assert_eq!((e.query, e.earlier, e.target), (11, 4, 5));
     assert_eq!((e.previous_head, e.induction_head), ((0, 1), (1, 3)));
     assert!(e.knocked_weight < 0.05 && e.induction_weight > 0.5);
@@ -210,7 +216,7 @@ fn the_circuits_chapter_says_what_it_measured_and_where_the_circuit_is_not_the_t
     assert!(zh[3].starts_with("和教科书上的回路不完全一样"), "{}", zh[3]);
     // The Llama model on a short Chinese text: knocking the previous-token head out changes
     // little, and the chapter says so rather than telling the textbook story.
-    let e = circuits_experiment(&llama(), "猫坐在垫子上。猫坐在").unwrap();
+    let e = circuits_experiment(&llama(), "猫坐在垫子上。猫坐在", &ModelRun::default()).unwrap();
     let en = circuit_findings(&e, Lang::En);
     assert!(
         en[5].starts_with("Knocking it out barely moves the induction head"),
@@ -218,7 +224,7 @@ fn the_circuits_chapter_says_what_it_measured_and_where_the_circuit_is_not_the_t
         en[5]
     );
     assert_eq!(
-        circuits_experiment(&gpt2, "abc").unwrap_err(),
+        circuits_experiment(&gpt2, "abc", &ModelRun::default()).unwrap_err(),
         CircuitsRefusal::NoRepeat
     );
 }

@@ -294,10 +294,10 @@ fn lesson_experiment(
         if !request.is_trained() {
             return Err("lesson: the circuits chapter needs a trained model; add \"model\": \"trained\" or \"llama\"".into());
         }
-        let (sentence, _) = request.trained_run().map_err(|e| e.to_string())?;
+        let (sentence, run) = request.trained_run().map_err(|e| e.to_string())?;
         let model = load_trained(request)?;
         let measured =
-            circuits_experiment(&model, &sentence).map_err(|e| format!("sentence: {e}"))?;
+            circuits_experiment(&model, &sentence, &run).map_err(|e| format!("sentence: {e}"))?;
         return lesson_json(chapter, &Experiment::Circuits(Some(measured)), None)
             .map_err(|e| e.to_string());
     }

@@ -102,6 +102,8 @@ pub struct CircuitsLessonTexts {
     /// The button that opens the induction head's score in "Why here?".
     pub take_apart: &'static str,
     pub no_repeat: &'static str,
+    /// The model cannot run on the text as it is (empty, or a setting it refuses).
+    pub cannot_run: &'static str,
 }
 
 /// The labels of the KV cache and streaming chapters' experiments.

@@ -567,7 +567,7 @@ pub const LEARN: LearnTexts = LearnTexts {
         },
         not_textbook: |top, part, prev, own| {
             format!(
-                "Not quite the textbook circuit: the key reads most from {top} ({part}); the previous-token head writes {own} of it directly ({prev}). What a head writes can reach a later key through an MLP."
+                "Not quite the textbook circuit: the key reads most from {top} ({part}); {prev}, the previous-token head, writes {own} of it directly. What a head writes can reach a later key through an MLP."
             )
         },
         composition: |prev, ind, k, base, strongest, sk| {
@@ -600,6 +600,7 @@ pub const LEARN: LearnTexts = LearnTexts {
         use_gpt2: "Use the GPT-2 model with xq7kb@ xq7kb",
         take_apart: "Take this score apart in “Why here?”",
         no_repeat: "No character of your text appears twice with a character after its first occurrence. Type a string twice, like xq7kb@ xq7kb.",
+        cannot_run: "The model cannot run on this text with these settings; the message above the lab says why.",
     },
     cache: CacheLessonTexts {
         future: |w, causal| {

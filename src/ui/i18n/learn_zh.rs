@@ -256,7 +256,7 @@ pub const LEARN: LearnTexts = LearnTexts {
             title: "头为什么看那里？回路",
             body: &[
                 "一个头的模式说明它做了什么；它为什么这样做，答案在残差流里。后面的头读到的一切，都是前面写进去的：词嵌入、位置，以及之前的每个头和每个 MLP。把归一化的缩放固定在它实际的值上，分数就精确地等于许多项之和，每一项对应一对写入者：查询从其中一个读到的，乘以键从另一个读到的。",
-                "Elhage 等人（2021）和 Olsson 等人（2022）描述了归纳回路：第 1 层的一个头把每个字符的前一个字符抄到它的位置上（前一字符头）；后面一个头的键读到这份抄本，于是查询会匹配上“前一个字符等于查询自己”的那个键，模型便预测上次接在后面的字符。像这样协同工作的头叫作组合；这里是通过键组合（K 组合）。",
+                "Elhage 等人（2021）和 Olsson 等人（2022）描述了归纳回路：第 1 层的一个头把每个字符的前一个字符抄到它的位置上（前一字符头）；后面一个头的键读到这份抄本，于是查询会匹配上“前一个字符等于查询自己”的那个键，模型便预测上次接在后面的字符。头像这样协同工作，叫作组合；这里是通过键组合（K 组合）。",
                 "有两个工具可以在真实数字上检验这样的说法：把分数拆开，看它读了哪些写入者；把一个头关掉（输出换成 0 或它的平均值），看什么坏掉了。",
             ],
             try_this: "选 GPT-2 模型，把一个随机串打两遍（xq7kb@ xq7kb）。在下面的权重里点归纳头落在目标上的那个权重，读“为什么看这里？”；再到“一眼看全所有头”里关掉前一字符头。",
@@ -532,7 +532,7 @@ pub const LEARN: LearnTexts = LearnTexts {
         },
         heads: |prev, share, ind, w| {
             format!(
-                "{prev} 最看前一个字符（平均 {share} 的权重在它上面）；{ind} 给这个目标的权重最大：{w}。"
+                "{prev} 最关注前一个字符（平均 {share} 的权重在它上面）；{ind} 给这个目标的权重最大：{w}。"
             )
         },
         writers: |score, list| format!("它的分数 {score}，按键读到的写入者拆开：{list}。"),
@@ -544,7 +544,7 @@ pub const LEARN: LearnTexts = LearnTexts {
         },
         composition: |prev, ind, k, base, strongest, sk| {
             format!(
-                "只看权重，{prev} → {ind} 的 K 组合是 {k}，同样形状的随机矩阵是 {base}；进入 {ind} 键的最强的前面的头是 {strongest}（{sk}）。"
+                "只看权重，{prev} → {ind} 的 K 组合是 {k}，同样形状的随机矩阵是 {base}；在前面的头里，对 {ind} 的键组合最强的是 {strongest}（{sk}）。"
             )
         },
         knocked: |k: &Knocked| {
@@ -572,6 +572,7 @@ pub const LEARN: LearnTexts = LearnTexts {
         use_gpt2: "用 GPT-2 模型和 xq7kb@ xq7kb",
         take_apart: "在“为什么看这里？”里拆开这个分数",
         no_repeat: "你的文本里没有哪个字符出现两次、且第一次后面还有字符。把一个串打两遍，比如 xq7kb@ xq7kb。",
+        cannot_run: "模型无法在这段文本和这些设置上运行；实验室上方的提示说明了原因。",
     },
     cache: CacheLessonTexts {
         future: |w, causal| {

@@ -85,12 +85,14 @@ pub struct WhyCell {
     pub matrix: MatrixView,
 }
 
-/// The components entering the layer `trace` is (a trained model's layer) or the sentence's X
-/// (random weights).
-pub fn components_of(trace: &Trace, model: Option<(&Model, &Forward)>) -> Components {
+/// The components entering the layer `trace` is (a trained model's layer, read from its forward
+/// pass) or the sentence's X (random weights); `None` for a model's layer without its pass (a
+/// model being switched).
+pub fn components_of(trace: &Trace, model: Option<(&Model, &Forward)>) -> Option<Components> {
     match (trace.config.model_layer(), model) {
-        (Some(layer), Some((model, forward))) => Components::entering(model, forward, layer),
-        _ => Components::of_sequence(trace.config.target()),
+        (Some(layer), Some((model, forward))) => Some(Components::entering(model, forward, layer)),
+        (Some(_), None) => None,
+        (None, _) => Some(Components::of_sequence(trace.config.target())),
     }
 }
 
@@ -322,7 +324,7 @@ pub fn circuit_findings(e: &CircuitsExperiment, lang: Lang) -> Vec<String> {
         (t.not_textbook)(&writer(&top, lang), &signed(top_part), &prev, &signed(own))
     };
     let three = |v: f32| format!("{v:.3}");
-    let knocked = if (e.induction_weight - e.knocked_weight).abs() < 0.5 * e.induction_weight {
+    let knocked = if (e.induction_weight - e.knocked_weight).abs() < 0.1 * e.induction_weight {
         (t.knocked_little)(&three(e.induction_weight), &three(e.knocked_weight))
     } else {
         (t.knocked)(&crate::ui::i18n::learn::Knocked {

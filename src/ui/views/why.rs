@@ -34,7 +34,7 @@ fn taken_apart(lab: Lab) -> Memo<Shown> {
             (Some(m), Some(f)) if trace.config.model_layer().is_some() => Some((&**m, &*f.0)),
             _ => None,
         };
-        let components = components_of(trace, pair);
+        let components = components_of(trace, pair)?;
         let cell = why_cell(trace, &components, head, query, key, lang)?;
         let row = why_row(trace, &components, head, query, lang);
         Some((cell, row))

@@ -83,6 +83,15 @@ impl<'a> Reading<'a> {
                 max: dims.n_heads,
             });
         }
+        // The parts must be the trace's input, position for position.
+        let fits =
+            |c: &Components, rows: usize| c.parts.iter().all(|p| p.dim() == (rows, dims.d_model));
+        if !fits(components, config.seq_len()) {
+            return Err(ExplainError::Other {
+                field: "explain",
+                message: "the components are not this layer's input".into(),
+            });
+        }
         let query_norm = match config.layer_norm() {
             LayerNormMode::Pre => FrozenNorm::at(config.norm(), config.x()),
             LayerNormMode::None | LayerNormMode::Post => FrozenNorm::identity(config.seq_len()),

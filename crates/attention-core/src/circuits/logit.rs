@@ -31,10 +31,10 @@ pub fn logit_attribution(
 ) -> Result<(Vec<String>, Vec<LogitParts>), ExplainError> {
     let at = position("logit_attribution.position", at, forward.ids.len())?;
     let components = Components::entering(model, forward, forward.layers.len());
-    let input = forward
-        .layers
-        .last()
-        .map_or_else(|| forward.embeddings.clone(), |l| l.residual_out.clone());
+    let input = forward.layers.last().map_or_else(
+        || &forward.embeddings + &forward.positions,
+        |l| l.residual_out.clone(),
+    );
     let norm = FrozenNorm::at(&model.final_norm, input.view());
     let d = model.config.d_model;
     let normed: Vec<Array1<f64>> = components

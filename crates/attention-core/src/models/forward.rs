@@ -70,16 +70,17 @@ pub struct Forward {
     /// [seq_len, d_model]: the final LayerNorm of the residual stream, from which
     /// [`crate::models::Model::logits`] scores the next token after each position.
     pub final_norm: Array2<f32>,
+    /// The heads this pass ran with knocked out (empty: none).
+    pub knocked: Vec<HeadKnockout>,
 }
 
 impl Forward {
     /// Layer `layer`'s attention with FlashAttention's steps recorded (for the step-by-step view).
     pub fn layer_trace(&self, layer: usize) -> Trace {
-        crate::pipeline::trace::compute_trace(
-            &self.layers[layer.min(self.layers.len() - 1)]
-                .attention
-                .config,
-        )
+        let layer = layer.min(self.layers.len() - 1);
+        let mut trace = crate::pipeline::trace::compute_trace(&self.layers[layer].attention.config);
+        trace.knock_out(&knocked_in(&self.knocked, layer));
+        trace
     }
 }
 
@@ -154,4 +155,19 @@ impl Forward {
             copied: hits as f32 / (period - 1) as f32,
         })
     }
+}
+
+/// The heads of `layer` in `knocked`, each once (the first entry for a head counts), as
+/// [`Trace::knock_out`] takes them.
+pub fn knocked_in(
+    knocked: &[HeadKnockout],
+    layer: usize,
+) -> Vec<(usize, crate::pipeline::knockout::Knockout)> {
+    let mut heads: Vec<(usize, crate::pipeline::knockout::Knockout)> = Vec::new();
+    for k in knocked.iter().filter(|k| k.layer == layer) {
+        if !heads.iter().any(|&(h, _)| h == k.head) {
+            heads.push((k.head, k.how));
+        }
+    }
+    heads
 }

@@ -208,13 +208,7 @@ impl Model {
             let parts = (index == 0).then(|| (embeddings.clone(), positions.clone()));
             let config = self.layer_config(index, tokens, residual_in.clone(), parts, run)?;
             let mut attention = compute_trace_with(&config, FlashDetail::OutputOnly);
-            let knocked: Vec<_> = run
-                .ablate
-                .iter()
-                .filter(|k| k.layer == index)
-                .map(|k| (k.head, k.how))
-                .collect();
-            attention.knock_out(&knocked);
+            attention.knock_out(&crate::models::forward::knocked_in(&run.ablate, index));
             // The lab's Pre-LN block: its output is x + Attn(LN₁(x)).
             let after_attention = attention.output.clone();
             let normed = block.mlp_norm.apply(after_attention.view());
@@ -237,6 +231,7 @@ impl Model {
             positions,
             layers,
             final_norm,
+            knocked: run.ablate.clone(),
         })
     }
 

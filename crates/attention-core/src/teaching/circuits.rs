@@ -59,15 +59,17 @@ pub enum CircuitsRefusal {
     Text,
 }
 
-/// The chapter's measurements on `text` read by `model` (as trained: causal mask, T = 1).
-pub fn run(model: &Model, text: &str) -> Result<CircuitsExperiment, CircuitsRefusal> {
+/// The chapter's measurements on `text` read by `model` under `run` (the page's mask,
+/// temperature, score options and heads already knocked out: the numbers "Why here?" shows).
+pub fn run(
+    model: &Model,
+    text: &str,
+    run: &ModelRun,
+) -> Result<CircuitsExperiment, CircuitsRefusal> {
     if model.blocks.len() < 2 {
         return Err(CircuitsRefusal::OneLayer);
     }
-    let whole = ModelRun::default();
-    let forward = model
-        .read(text, &whole)
-        .map_err(|_| CircuitsRefusal::Text)?;
+    let forward = model.read(text, run).map_err(|_| CircuitsRefusal::Text)?;
     let ids = &forward.ids;
     let n = ids.len();
     // The last query whose character occurred before, not right before it.
@@ -128,12 +130,17 @@ pub fn run(model: &Model, text: &str) -> Result<CircuitsExperiment, CircuitsRefu
         .read(
             text,
             &ModelRun {
-                ablate: vec![HeadKnockout {
-                    layer: 0,
-                    head: previous,
-                    how: Knockout::Zero,
-                }],
-                ..ModelRun::default()
+                ablate: run
+                    .ablate
+                    .iter()
+                    .copied()
+                    .chain([HeadKnockout {
+                        layer: 0,
+                        head: previous,
+                        how: Knockout::Zero,
+                    }])
+                    .collect(),
+                ..run.clone()
             },
         )
         .map_err(|_| CircuitsRefusal::Text)?;

@@ -20,8 +20,13 @@ pub(super) fn view(lab: Lab) -> impl IntoView {
             ModelStatus::Ready(m) if lab.request.with(|r| r.is_trained()) => Some(m.0.clone()),
             _ => None,
         })?;
-        let sentence = lab.request.with(|r| r.sentence.clone().unwrap_or_default());
-        Some(circuits_experiment(&model, &sentence))
+        let run = lab
+            .request
+            .with(|r| crate::ui::state::model::trained_request(r).trained_run());
+        Some(match run {
+            Ok((sentence, run)) => circuits_experiment(&model, &sentence, &run),
+            Err(_) => Err(CircuitsRefusal::Text),
+        })
     });
     let use_gpt2 = move |_| {
         lab.change(Request {
@@ -42,7 +47,8 @@ pub(super) fn view(lab: Lab) -> impl IntoView {
             <button type="button" class="button" data-testid="lesson-use-gpt2" on:click=use_gpt2>{move || t().use_gpt2}</button>
         }
         .into_any(),
-        Some(Err(_)) => view! { <p class="note" data-testid="lesson-result">{move || t().needs_model}</p> }.into_any(),
+        Some(Err(CircuitsRefusal::OneLayer)) => view! { <p class="note" data-testid="lesson-result">{move || t().needs_model}</p> }.into_any(),
+        Some(Err(CircuitsRefusal::Text)) => view! { <p class="note" data-testid="lesson-result">{move || t().cannot_run}</p> }.into_any(),
         Some(Ok(e)) => {
             let (layer, head) = e.induction_head;
             let (query, target) = (e.query, e.target);
