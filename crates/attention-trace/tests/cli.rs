@@ -769,3 +769,31 @@ fn ablate_recomputes_the_forward_pass_and_bad_circuit_requests_exit_2() {
         assert!(stderr.contains(expected), "{input}: {stderr}");
     }
 }
+
+#[test]
+fn the_circuits_lesson_finds_the_induction_circuit_and_needs_a_trained_model() {
+    let out = trace(r#"{"model": "trained", "sentence": "xq7kb@ xq7kb", "lesson": "circuits"}"#);
+    let e = &out["experiment"];
+    assert_eq!(e["previous_head"], "L1.H2");
+    assert_eq!(e["induction_head"], "L2.H4");
+    assert_eq!(
+        (e["query"].as_u64(), e["target"].as_u64()),
+        (Some(11), Some(5))
+    );
+    assert!(e["knocked_weight"].as_f64().unwrap() < 0.05);
+    assert_eq!(e["key_writers"][0]["component"], "L1.mlp");
+    for (input, expected) in [
+        (
+            r#"{"sentence": "abab", "lesson": "circuits"}"#,
+            "needs a trained model",
+        ),
+        (
+            r#"{"model": "trained", "sentence": "abc", "lesson": "circuits"}"#,
+            "type a string twice",
+        ),
+    ] {
+        let (code, _, stderr) = run(input);
+        assert_eq!(code, 2, "{input}");
+        assert!(stderr.contains(expected), "{input}: {stderr}");
+    }
+}
