@@ -38,7 +38,7 @@ pub(super) fn view(lab: Lab) -> impl IntoView {
     move || {
         match measured.get() {
         None => view! {
-            <p class="help block">{move || t().needs_model}</p>
+            <p class="help block" data-testid="lesson-result">{move || t().needs_model}</p>
             <button type="button" class="button" data-testid="lesson-use-gpt2" on:click=use_gpt2>{move || t().use_gpt2}</button>
         }
         .into_any(),
