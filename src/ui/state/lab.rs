@@ -102,14 +102,13 @@ pub struct Lab {
     /// Presentation mode: large type, the chapter filling the screen, arrow keys to move.
     pub presenting: RwSignal<bool>,
     /// What the lessons look at: the query (from 0, clamped; at first the last token, which sees
-    /// the most keys under a causal mask; the head is `head`) and the stability
-    /// chapter's factor k.
+    /// the most keys under a causal mask; the head is `head`) and the stability chapter's factor k.
     pub lesson_query: RwSignal<usize>,
-    /// The weight "Why here?" takes apart: (query, key) of the selected head, or none open.
-    pub why: RwSignal<Option<(usize, usize)>>,
     pub lesson_factor: RwSignal<f32>,
     /// The stability chapter's shift c, added to every score (softmax does not change).
     pub lesson_shift: RwSignal<f32>,
+    /// The weight "Why here?" takes apart, (query, key), if it is open.
+    pub why: RwSignal<Option<(usize, usize)>>,
     /// The learner's answers and chapters seen (kept in local storage by `bridge::progress`).
     pub progress: RwSignal<Progress>,
     /// A long input's zoomed region: its first query and first key (clamped when read).
