@@ -60,8 +60,18 @@ fn name_of(name: &str, lang: Lang, short: bool) -> String {
     }
 }
 
+/// The query side's and the key side's writers of `reading`, named by `name`.
+fn writers_of(
+    reading: &Reading,
+    lang: Lang,
+    name: fn(&str, Lang) -> String,
+) -> (Vec<String>, Vec<String>) {
+    let named = |names: Vec<String>| names.iter().map(|n| name(n, lang)).collect();
+    (named(reading.query_names()), named(reading.key_names()))
+}
+
 /// A term's value with its sign.
-fn signed(value: f64) -> String {
+pub fn signed(value: f64) -> String {
     let text = format_value(value as f32);
     if value >= 0.0 && !text.starts_with('+') {
         format!("+{text}")
@@ -117,16 +127,7 @@ pub fn why_cell(
     let reading = Reading::new(trace, components, head).ok()?;
     let e = reading.cell(query, key).ok()?;
     let t = lang.text().circuits;
-    let q_names: Vec<String> = reading
-        .query_names()
-        .iter()
-        .map(|n| writer(n, lang))
-        .collect();
-    let k_names: Vec<String> = reading
-        .key_names()
-        .iter()
-        .map(|n| writer(n, lang))
-        .collect();
+    let (q_names, k_names) = writers_of(&reading, lang, writer);
     let total = format_value(e.score);
     let mut pairs: Vec<(usize, usize, f64)> = e
         .terms
@@ -146,6 +147,7 @@ pub fn why_cell(
     if let Some(c) = e.softcap {
         extras.push((t.softcap)(&signed(c)));
     }
+    let short = writers_of(&reading, lang, writer_short);
     let values: Array2<f32> = e.terms.mapv(|v| v as f32);
     let limit = values.iter().fold(0.0f32, |m, v| m.max(v.abs()));
     Some(WhyCell {
@@ -165,16 +167,8 @@ pub fn why_cell(
         top,
         matrix: MatrixView {
             values,
-            row_labels: reading
-                .query_names()
-                .iter()
-                .map(|n| writer_short(n, lang))
-                .collect(),
-            col_labels: reading
-                .key_names()
-                .iter()
-                .map(|n| writer_short(n, lang))
-                .collect(),
+            row_labels: short.0,
+            col_labels: short.1,
             scale: Scale::Diverging { limit },
             legend: Legend::OwnRange,
             blocks: None,
@@ -205,16 +199,7 @@ pub fn why_row(
 ) -> Option<(String, Vec<WhyRowLine>)> {
     let reading = Reading::new(trace, components, head).ok()?;
     let row = reading.row(query).ok()?;
-    let q_names: Vec<String> = reading
-        .query_names()
-        .iter()
-        .map(|n| writer(n, lang))
-        .collect();
-    let k_names: Vec<String> = reading
-        .key_names()
-        .iter()
-        .map(|n| writer(n, lang))
-        .collect();
+    let (q_names, k_names) = writers_of(&reading, lang, writer);
     let strongest = |e: &Explanation| {
         e.terms
             .indexed_iter()

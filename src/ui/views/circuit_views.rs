@@ -7,9 +7,8 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
-use crate::ui::logic::format::format_value;
 use crate::ui::logic::visible;
-use crate::ui::logic::why::{knocked_out, who_wrote};
+use crate::ui::logic::why::{knocked_out, signed, who_wrote};
 use crate::ui::state::Lab;
 use crate::ui::state::model::{ModelStatus, run};
 use attention_core::api::{AblateRequest, KnockoutRequest, Request};
@@ -228,9 +227,4 @@ pub fn WhoWrote(#[prop(into)] position: Signal<usize>) -> impl IntoView {
             }
         })}
     }
-}
-
-fn signed(v: f64) -> String {
-    let text = format_value(v as f32);
-    if v >= 0.0 { format!("+{text}") } else { text }
 }
