@@ -52,7 +52,7 @@ fn contrast(a: &str, b: &str) -> f64 {
 }
 
 /// Text colour on background colour, as the stylesheet pairs them.
-const PAIRS: [(&str, &str); 13] = [
+const PAIRS: [(&str, &str); 16] = [
     ("--ink", "--bg"),
     ("--ink", "--panel"),
     ("--ink", "--chip"),
@@ -66,6 +66,10 @@ const PAIRS: [(&str, &str); 13] = [
     ("--panel", "--accent"),
     ("--error-ink", "--error-bg"),
     ("--note-ink", "--note-bg"),
+    // The circuit view's arrows are labelled in their kind's colour.
+    ("--comp-q", "--panel"),
+    ("--comp-k", "--panel"),
+    ("--comp-v", "--panel"),
 ];
 
 #[test]

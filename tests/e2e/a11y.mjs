@@ -140,6 +140,18 @@ state('why here, knocked out, Llama', why('lang=en&model=llama&layer=3&ablate=L1
 state('why here, knocked out, GPT-2, Chinese, dark', why('lang=zh&model=gpt2&layer=2&ablate=L1H2m'), { dark: true });
 state('why here, phone', why('lang=en&model=llama&layer=2'), { viewport: { width: 390, height: 844 } });
 state('why here, random weights', why('lang=en'));
+// The circuit view with a head chosen and its table open, and embedded alone.
+const circuit = (query) => async (page) => {
+  await at(query)(page);
+  await page.waitForFunction(() => window.attentionLab.state().model_status === 'ready', null, { timeout: 60000 });
+  await page.locator('[data-testid=circuit-node-1-3]').scrollIntoViewIfNeeded();
+  await page.click('[data-testid=circuit-node-1-3]');
+  await page.click('[data-testid=circuit-table] summary');
+  await page.waitForSelector('[data-testid=circuit-chosen]');
+};
+state('circuit, GPT-2, Chinese, dark', circuit('lang=zh&model=gpt2&ablate=L1H2'), { dark: true });
+state('circuit, phone', circuit('lang=en&model=llama'), { viewport: { width: 390, height: 844 } });
+state('circuit, embedded', circuit('lang=en&model=gpt2&embed=1&panels=circuit'));
 state('the element on a course page', async (page) => {
   await page.goto(`${server.url}course.html`);
   await page.waitForFunction(() => {

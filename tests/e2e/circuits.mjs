@@ -2,8 +2,9 @@
 // weight chosen with the keyboard or the mouse opens "Why here?", whose total is the score and
 // whose terms are the writers of the residual stream; a head knocked out (kept in the link,
 // zero or mean) changes the predictions, and the page says how; "Who wrote this prediction?"
-// shows the writers of the top character's logit. In English and Chinese, on a phone. With
-// SHOTS=dir it saves screenshots there.
+// shows the writers of the top character's logit; the circuit view (GPT-2) draws how the heads
+// compose, names the strongest pairs, and says where a chosen head's scores came from. In
+// English and Chinese, on a phone. With SHOTS=dir it saves screenshots there.
 //
 // node --test tests/e2e/circuits.mjs   (after trunk build --release)
 import { after, before, test } from 'node:test';
@@ -192,5 +193,110 @@ test('the circuits chapter asks first, then measures the learner\'s string and o
   // A text with nothing repeated: said, with the way out.
   await page.evaluate(() => window.attentionLab.set({ sentence: 'abc' }));
   await page.waitForFunction(() => document.querySelector('[data-testid=lesson-result]')?.textContent.includes('Type a string twice'));
+  await page.close();
+});
+
+test('the circuit view draws how the heads compose, names the strongest, and a head chosen shows its composition on the sentence', async () => {
+  const page = await context.newPage();
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(`${server.url}?model=gpt2&lang=en&layer=1&head=1&sentence=${encodeURIComponent('xq7kb@ xq7kb')}`);
+  await page.waitForFunction(() => window.attentionLab?.state?.()?.model_status === 'ready');
+  const circuit = page.locator('[data-testid=circuit]');
+  await circuit.scrollIntoViewIfNeeded();
+  // Three layers of four heads; arrows only for pairs above the random baseline.
+  assert.equal(await page.locator('.circuit-node').count(), 12);
+  const arrows = await page.locator('.circuit-svg path[data-kind]').count();
+  assert.ok(arrows > 10 && arrows < 144, `${arrows} arrows`);
+  const strongest = await page.locator('[data-testid=circuit-strongest] li').allTextContents();
+  assert.equal(strongest[1], 'Strongest K-composition: L1·H2 → L2·H4, 0.153 (1.7× random).');
+  // The table, the drawing's text alternative: every earlier × later pair.
+  await page.click('[data-testid=circuit-table] summary');
+  assert.equal(await page.locator('[data-testid=circuit-table] tbody tr').count(), 48);
+  // A first-layer head reads only the embeddings.
+  assert.match(await text(page, 'circuit-chosen-summary'), /^L1·H1 is in the first layer/);
+  // Chosen with the keyboard: the induction head's keys read mostly layer 1's MLP, then L1·H2.
+  const node = page.locator('[data-testid=circuit-node-1-3]');
+  await node.focus();
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.querySelector('[data-testid=circuit-chosen-summary]')?.textContent.includes('L2·H4'));
+  assert.equal(await node.getAttribute('aria-pressed'), 'true');
+  assert.equal(await node.getAttribute('aria-label'), 'Layer 2 head 4, induction');
+  assert.equal(await text(page, 'circuit-chosen-summary'),
+    "On this sentence, what L2·H4's keys read came most from L1's MLP (80.9%); of the earlier heads, from L1·H2 (5.1%). Of the heads, L1·H2 wrote the most of what its queries read (2.8%). From the weights alone, L1·H2 → L2·H4 K-composition is 0.153 (random: 0.088).");
+  const s = await page.evaluate(() => window.attentionLab.state());
+  assert.deepEqual([s.layer, s.head], [2, 4], 'the chosen head is the page\'s');
+  // Only its arrows; then no K at all.
+  await page.check('[data-testid=circuit-only-chosen]');
+  for (const path of await page.locator('.circuit-svg path[data-kind]').all()) {
+    const [from, to] = [await path.getAttribute('data-from'), await path.getAttribute('data-to')];
+    assert.ok(from === '7' || to === '7', `${from} → ${to} touches L2·H4`);
+  }
+  await page.uncheck('[data-testid=circuit-kind-k]');
+  assert.equal(await page.locator('.circuit-svg path[data-kind=k]').count(), 0);
+  if (SHOTS) await circuit.screenshot({ path: join(SHOTS, 'circuit-en.png') });
+  await page.close();
+});
+
+test('the circuit view in Chinese, on a phone, embedded alone, with a head knocked out', async () => {
+  for (const [query, viewport, name] of [
+    ['lang=zh&ablate=L1H2', undefined, 'zh'],
+    ['lang=zh', { width: 390, height: 844 }, 'zh-phone'],
+    ['lang=en', { width: 390, height: 844 }, 'phone'],
+    ['lang=en&embed=1&panels=circuit', { width: 800, height: 700 }, 'embed'],
+  ]) {
+    const page = await context.newPage();
+    if (viewport) await page.setViewportSize(viewport);
+    page.on('pageerror', (e) => errors.push(String(e)));
+    await page.goto(`${server.url}?model=gpt2&layer=2&head=4&sentence=${encodeURIComponent('xq7kb@ xq7kb')}&${query}`);
+    await page.waitForFunction(() => window.attentionLab?.state?.()?.model_status === 'ready');
+    const circuit = page.locator('[data-testid=circuit]');
+    await circuit.scrollIntoViewIfNeeded();
+    await page.waitForSelector('[data-testid=circuit-chosen]');
+    if (query.includes('zh')) {
+      assert.match(await text(page, 'circuit'), /头与头怎样组合/);
+      assert.match(await text(page, 'circuit-chosen-summary'), /^在这句话上，L2·H4 的键读到的东西大多来自 ?第 1 层的 MLP/);
+    }
+    if (query.includes('ablate')) {
+      assert.ok(await page.locator('[data-testid=circuit-node-0-1]').evaluate((e) => e.classList.contains('knocked')));
+    }
+    // Every head fits the screen, and no two overlap.
+    const width = await page.evaluate(() => document.documentElement.clientWidth);
+    const boxes = [];
+    for (const n of await page.locator('.circuit-node').all()) boxes.push(await n.boundingBox());
+    for (const b of boxes) assert.ok(b.x >= 0 && b.x + b.width <= width + 1, `${name}: a head at ${b.x}+${b.width} of ${width}`);
+    for (let i = 0; i < boxes.length; i++) {
+      for (let j = i + 1; j < boxes.length; j++) {
+        const [a, b] = [boxes[i], boxes[j]];
+        const apart = a.x + a.width <= b.x || b.x + b.width <= a.x || a.y + a.height <= b.y || b.y + b.height <= a.y;
+        assert.ok(apart, `${name}: heads ${i} and ${j} overlap`);
+      }
+    }
+    if (SHOTS) await circuit.screenshot({ path: join(SHOTS, `circuit-${name}.png`) });
+    await page.close();
+  }
+});
+
+test('attentionLab.composition() gives the drawing\'s numbers, and refuses random weights', async () => {
+  const page = await context.newPage();
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(`${server.url}?model=gpt2&lang=en&sentence=${encodeURIComponent('xq7kb@ xq7kb')}`);
+  await page.waitForFunction(() => window.attentionLab?.state?.()?.model_status === 'ready');
+  const c = await page.evaluate(() => window.attentionLab.composition());
+  assert.equal(c.ok, true);
+  assert.equal(c.heads.length, 12);
+  // L1.H2 → L2.H4 is the strongest K-composition, as the drawing names it.
+  const k = c.k.flatMap((row, a) => row.map((s, b) => [s ?? -1, a, b])).sort((x, y) => y[0] - x[0])[0];
+  assert.deepEqual([c.heads[k[1]], c.heads[k[2]]], ['L1.H2', 'L2.H4']);
+  assert.equal(k[0].toFixed(3), '0.153');
+  // On the sentence: the induction head's keys read 5.1% from L1.H2 (the chosen head's panel).
+  assert.equal((100 * c.sentence.k[1][7]).toFixed(1), '5.1');
+  assert.ok(c.ms >= 0);
+  await page.goto(`${server.url}?lang=en`);
+  // Once the trace is computed, the refusal says why.
+  await page.waitForFunction(() => /random weights/.test(window.attentionLab?.composition?.()?.error ?? ''), null, { timeout: 30000 });
+  const refused = await page.evaluate(() => window.attentionLab.composition());
+  assert.equal(refused.ok, false);
+  assert.match(refused.error, /^composition: random weights have one layer, so no head reads another's output/);
   await page.close();
 });

@@ -19,6 +19,7 @@ fn trace(params: Params) -> attention_core::Trace {
 }
 
 mod backend_choice;
+mod circuit;
 mod controls;
 mod flash_frames;
 mod honest_views;

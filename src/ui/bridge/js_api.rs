@@ -20,7 +20,7 @@ use super::files::{self, refuse};
 use crate::ui::state::imported::Refusal;
 use attention_core::io::import::Format;
 
-use super::runs::{explain_in_page, generate_in_page};
+use super::runs::{composition_in_page, explain_in_page, generate_in_page};
 use super::state_json::state_json;
 use crate::ui::i18n::Lang;
 use crate::ui::logic::colormap::ScaleMode;
@@ -416,6 +416,11 @@ fn install_on_window(lab: Lab) -> Result<(), JsValue> {
             .unwrap_or_else(|error| json!({ "ok": false, "error": error }));
         parse(&result.to_string())
     });
+    let composition = Closure::<dyn Fn() -> JsValue>::new(move || {
+        let result =
+            composition_in_page(lab).unwrap_or_else(|error| json!({ "ok": false, "error": error }));
+        parse(&result.to_string())
+    });
     let kernel = Closure::<dyn Fn(JsValue) -> JsValue>::new(move |options: JsValue| {
         let text = js_sys::JSON::stringify(&options)
             .map(String::from)
@@ -441,6 +446,7 @@ fn install_on_window(lab: Lab) -> Result<(), JsValue> {
     js_sys::Reflect::set(&api, &"workerBuild".into(), &worker_build.into_js_value())?;
     js_sys::Reflect::set(&api, &"generate".into(), &generate.into_js_value())?;
     js_sys::Reflect::set(&api, &"explain".into(), &explain.into_js_value())?;
+    js_sys::Reflect::set(&api, &"composition".into(), &composition.into_js_value())?;
     js_sys::Reflect::set(&api, &"load".into(), &load.into_js_value())?;
     js_sys::Reflect::set(&api, &"set".into(), &set.into_js_value())?;
     js_sys::Reflect::set(&api, &"state".into(), &state.into_js_value())?;

@@ -1,5 +1,5 @@
 //! What `window.attentionLab` runs on the lab's current state and answers as the CLI would:
-//! `generate(options)` and `explain(options)`.
+//! `generate(options)`, `explain(options)` and `composition()`.
 
 use leptos::prelude::*;
 use serde_json::Value;
@@ -39,31 +39,51 @@ pub fn generate_in_page(lab: Lab, options: &str) -> Result<Value, String> {
 pub fn explain_in_page(lab: Lab, options: &str) -> Result<Value, String> {
     let asked: attention_core::api::ExplainRequest =
         serde_json::from_str(options).map_err(|e| format!("explain: {e}"))?;
-    let started = crate::ui::browser::clock::now_ms();
-    let current = lab.request.get_untracked();
     let request = attention_core::api::Request {
         explain: Some(asked),
         ..attention_core::api::Request::default()
     };
+    circuit_in_page(lab, &request, "explain")
+}
+
+/// `attentionLab.composition()`: how the trained model's heads compose, as the CLI's
+/// `"composition": true` gives it (`heads`, `q`, `k`, `v`, `baseline`, and `sentence`: the same
+/// measured on the current sentence), with `ok: true` and `ms`; or `{ok: false, error}`.
+pub fn composition_in_page(lab: Lab) -> Result<Value, String> {
+    let request = attention_core::api::Request {
+        composition: Some(true),
+        ..attention_core::api::Request::default()
+    };
+    circuit_in_page(lab, &request, "composition")
+}
+
+/// One circuit field of `request` (`field`) on the current computation, timed.
+fn circuit_in_page(
+    lab: Lab,
+    request: &attention_core::api::Request,
+    field: &str,
+) -> Result<Value, String> {
+    let started = crate::ui::browser::clock::now_ms();
+    let current = lab.request.get_untracked();
     let mut found = if current.is_trained() {
         let model = lab
             .model_status
             .with_untracked(|s| s.ready(current.trained_layout()).cloned())
-            .ok_or("explain: the model is not loaded yet")?;
+            .ok_or_else(|| format!("{field}: the model is not loaded yet"))?;
         let forward = lab
             .forward
             .get_untracked()
             .and_then(Result::ok)
-            .ok_or("explain: the model has not run on this sentence")?;
-        attention_core::api::model_circuits_json(&model, &forward.0, &request)?
+            .ok_or_else(|| format!("{field}: the model has not run on this sentence"))?;
+        attention_core::api::model_circuits_json(&model, &forward.0, request)?
     } else {
         let trace = lab
             .shown
             .get_untracked()
-            .ok_or("explain: nothing is computed yet")?;
-        attention_core::api::trace_circuits_json(&trace.0, &request)?
+            .ok_or_else(|| format!("{field}: nothing is computed yet"))?;
+        attention_core::api::trace_circuits_json(&trace.0, request)?
     };
-    let mut json = found.remove("explain").unwrap_or(Value::Null);
+    let mut json = found.remove(field).unwrap_or(Value::Null);
     if let Some(object) = json.as_object_mut() {
         object.insert("ok".into(), true.into());
         object.insert(

@@ -55,6 +55,49 @@ pub struct CircuitsTexts {
     pub who_help: fn(&str, &str) -> String,
     /// (writer, its part)
     pub who_bar: fn(&str, &str) -> String,
+    /// The circuit view: its heading and what it draws.
+    pub graph_title: &'static str,
+    pub graph_help: &'static str,
+    /// The three kinds of composition, as the legend's switches name them.
+    pub kinds: [&'static str; 3],
+    pub only_chosen: &'static str,
+    /// (kind's letter, earlier head, later head, score, times the baseline)
+    pub strongest: fn(&str, &str, &str, &str, &str) -> String,
+    /// (the random baseline)
+    pub baseline_line: fn(&str) -> String,
+    /// Said when the switches leave no arrow to draw.
+    pub no_arrows: &'static str,
+    /// A node's accessible name: (layer, head, its role or "").
+    pub node_label: fn(usize, usize, &str) -> String,
+    pub graph_label: &'static str,
+    pub table_title: &'static str,
+    pub table_columns: [&'static str; 5],
+    /// (the random baseline)
+    pub table_caption: fn(&str) -> String,
+    /// The chosen head's composition on the sentence: (head)
+    pub chosen_title: fn(&str) -> String,
+    pub chosen_help: &'static str,
+    pub query_side: &'static str,
+    pub key_side: &'static str,
+    /// (head) for a first-layer head: nothing but the embeddings wrote what it reads.
+    pub first_layer: fn(&str) -> String,
+    pub chosen_summary: fn(&Chosen) -> String,
+}
+
+/// What the chosen head's summary says.
+pub struct Chosen<'a> {
+    pub head: &'a str,
+    /// The writer of any kind that wrote most of what its keys read, and its share.
+    pub key_top: &'a str,
+    pub key_top_share: &'a str,
+    /// The earlier head that wrote most of what its keys read, and its share.
+    pub key_head: &'a str,
+    pub key_share: &'a str,
+    pub query_head: &'a str,
+    pub query_share: &'a str,
+    /// `key_head` → `head` K-composition from the weights, and the random baseline.
+    pub k: &'a str,
+    pub baseline: &'a str,
 }
 
 pub const EN: CircuitsTexts = CircuitsTexts {
@@ -111,6 +154,63 @@ pub const EN: CircuitsTexts = CircuitsTexts {
         )
     },
     who_bar: |writer, v| format!("{writer}: {v}"),
+    graph_title: "How the heads compose",
+    graph_help: "Each column is a layer and each circle a head. An arrow runs from an earlier head to a later one when the later head reads what the earlier one writes into the residual stream more strongly than random weights would: with its queries (Q), its keys (K) or its values (V). The thicker the arrow, the stronger the composition, measured from the weights alone (Elhage et al., 2021). Choose a head to see where its scores on this sentence came from.",
+    kinds: [
+        "Q: its queries read it",
+        "K: its keys read it",
+        "V: its values read it",
+    ],
+    only_chosen: "Only the chosen head's arrows",
+    strongest: |kind, from, to, score, times| {
+        format!("Strongest {kind}-composition: {from} → {to}, {score} ({times}× random).")
+    },
+    baseline_line: |b| {
+        format!(
+            "Random matrices of these shapes score {b} on average; only pairs above that are drawn."
+        )
+    },
+    no_arrows: "No arrow to draw: switch a kind of composition back on.",
+    node_label: |l, h, role| {
+        if role.is_empty() {
+            format!("Layer {l} head {h}")
+        } else {
+            format!("Layer {l} head {h}, {role}")
+        }
+    },
+    graph_label: "The heads as a circuit",
+    table_title: "The composition scores as a table",
+    table_columns: ["Earlier head", "Later head", "Q", "K", "V"],
+    table_caption: |b| {
+        format!(
+            "Q-, K- and V-composition of every earlier head into every later head, strongest first; in bold, the scores above random ({b})."
+        )
+    },
+    chosen_title: |head| format!("{head} on this sentence"),
+    chosen_help: "Each writer's share of this head's scores on the sentence, on the query's side and on the key's, each score weighted by the attention it got: the terms of “Why here?”, summed over every query and key.",
+    query_side: "What its queries read",
+    key_side: "What its keys read",
+    first_layer: |head| {
+        format!(
+            "{head} is in the first layer: only the embeddings and the constants wrote what it reads, so no head composes into it."
+        )
+    },
+    chosen_summary: |c| {
+        format!(
+            "On this sentence, what {}'s keys read came most from {} ({}); of the earlier heads, from {} ({}). Of the heads, {} wrote the most of what its queries read ({}). From the weights alone, {} → {} K-composition is {} (random: {}).",
+            c.head,
+            c.key_top,
+            c.key_top_share,
+            c.key_head,
+            c.key_share,
+            c.query_head,
+            c.query_share,
+            c.key_head,
+            c.head,
+            c.k,
+            c.baseline
+        )
+    },
 };
 
 pub const ZH: CircuitsTexts = CircuitsTexts {
@@ -157,4 +257,51 @@ pub const ZH: CircuitsTexts = CircuitsTexts {
         )
     },
     who_bar: |writer, v| format!("{writer}：{v}"),
+    graph_title: "头与头怎样组合",
+    graph_help: "每一列是一层，每个圆是一个头。如果后面的头读取前面某个头写进残差流的东西，比随机权重读得更强，就画一支从前者指向后者的箭头：用它的查询读（Q）、用键读（K）或用值读（V）。箭头越粗，组合越强；这是只从权重算出来的（Elhage 等，2021）。选一个头，看它在这句话上的分数来自哪里。",
+    kinds: ["Q：查询读它", "K：键读它", "V：值读它"],
+    only_chosen: "只看选中的头的箭头",
+    strongest: |kind, from, to, score, times| {
+        format!("最强的 {kind} 组合：{from} → {to}，{score}（随机的 {times} 倍）。")
+    },
+    baseline_line: |b| format!("同样形状的随机矩阵平均得 {b}；只画高于它的头对。"),
+    no_arrows: "没有箭头可画：请重新打开一种组合。",
+    node_label: |l, h, role| {
+        if role.is_empty() {
+            format!("第 {l} 层第 {h} 个头")
+        } else {
+            format!("第 {l} 层第 {h} 个头，{role}")
+        }
+    },
+    graph_label: "把头画成回路",
+    table_title: "组合分数表",
+    table_columns: ["前面的头", "后面的头", "Q", "K", "V"],
+    table_caption: |b| {
+        format!(
+            "每个前面的头组合进每个后面的头的 Q、K、V 分数，最强的在前；粗体是高于随机（{b}）的分数。"
+        )
+    },
+    chosen_title: |head| format!("{head} 在这句话上"),
+    chosen_help: "这个头在这句话上的分数里，每个写入者在查询一侧和键一侧各占多少；每个分数按它得到的注意力加权。也就是“为什么看这里？”里的各项，对所有查询和键求和。",
+    query_side: "它的查询读到的",
+    key_side: "它的键读到的",
+    first_layer: |head| {
+        format!("{head} 在第一层：它读到的只由嵌入和常数写成，没有别的头组合进来。")
+    },
+    chosen_summary: |c| {
+        format!(
+            "在这句话上，{} 的键读到的东西大多来自 {}（{}）；前面的头里，来自 {}（{}）。它的查询读到的，头里面 {} 写得最多（{}）。只看权重，{} → {} 的 K 组合是 {}（随机：{}）。",
+            c.head,
+            c.key_top,
+            c.key_top_share,
+            c.key_head,
+            c.key_share,
+            c.query_head,
+            c.query_share,
+            c.key_head,
+            c.head,
+            c.k,
+            c.baseline
+        )
+    },
 };

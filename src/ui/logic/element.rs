@@ -66,7 +66,8 @@ pub const VIEW_SETTINGS: [ViewSetting; 9] = [
         type_text: "string",
         description: "The panels shown, comma-separated: weights, head-view, all-heads, flash, \
             sentence, controls, any stage (x, q, k, v, dot, scaled, masked, weights, head-output, \
-            concat, projected, output), model-view, head-roles, next-token, generate (the trained \
+            concat, projected, output), model-view, head-roles, circuit (how the trained model's \
+            heads compose), next-token, generate (the trained \
             model generating with its KV cache), stream (the Llama model reading past its \
             context, with attention sinks).",
     },

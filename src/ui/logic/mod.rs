@@ -3,6 +3,7 @@
 //! (`tests/architecture.rs` checks it), so all of it is tested natively.
 
 pub mod backend;
+pub mod circuit;
 pub mod colormap;
 mod colormap_data;
 pub mod controls;

@@ -111,7 +111,7 @@ impl Section {
             Self::Softmax => vec!["weights", "head-view"],
             Self::AllHeads => vec!["all-heads"],
             Self::Flash => vec!["flash"],
-            Self::Model => vec!["model-view", "head-roles"],
+            Self::Model => vec!["model-view", "head-roles", "circuit"],
             Self::Next => vec!["next-token"],
             Self::Generate => vec!["generate"],
             Self::Stream => vec!["stream"],
@@ -148,8 +148,9 @@ impl Section {
 }
 
 /// The panels an embed can show besides the stages: the head view, the small multiples of all
-/// heads, the FlashAttention player, the sentence box and the controls.
-pub const EXTRA_PANELS: [&str; 10] = [
+/// heads, the FlashAttention player, the sentence box and the controls, and the trained model's
+/// own views.
+pub const EXTRA_PANELS: [&str; 11] = [
     "head-view",
     "all-heads",
     "flash",
@@ -157,6 +158,7 @@ pub const EXTRA_PANELS: [&str; 10] = [
     "controls",
     "model-view",
     "head-roles",
+    "circuit",
     "next-token",
     "generate",
     "stream",

@@ -15,7 +15,7 @@ use attention_core::api::{AblateRequest, KnockoutRequest, Request};
 use attention_core::models::{Forward, Model};
 
 /// The trained model in use, when it is loaded.
-fn model(lab: Lab) -> Option<Arc<Model>> {
+pub(super) fn model(lab: Lab) -> Option<Arc<Model>> {
     lab.model_status.with(|s| match s {
         ModelStatus::Ready(m) => Some(m.0.clone()),
         _ => None,

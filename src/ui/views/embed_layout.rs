@@ -38,6 +38,10 @@ fn panel(name: &str) -> AnyView {
         ("model-view" | "head-roles", _) => {
             view! { <div class="embed-panel wide"><ModelOverview /></div> }.into_any()
         }
+        ("circuit", _) => view! {
+            <div class="embed-panel wide"><super::circuit_graph::CircuitGraph /></div>
+        }
+        .into_any(),
         ("next-token", _) => view! { <div class="embed-panel"><NextToken /></div> }.into_any(),
         ("generate", _) => {
             view! { <div class="embed-panel wide"><super::generate::GenerateSection /></div> }

@@ -3,6 +3,7 @@
 
 pub mod app;
 pub mod chart;
+pub mod circuit_graph;
 pub mod circuit_views;
 pub mod controls;
 pub mod embed_layout;

@@ -104,6 +104,7 @@ pub fn ModelOverview() -> impl IntoView {
                     }).collect_view()
                 }}
             </div>
+            <super::circuit_graph::CircuitGraph />
             <HeadRoles />
         </section>
     }

@@ -1,0 +1,266 @@
+//! "How the heads compose": the trained model's heads as a circuit (layers as columns, heads as
+//! buttons over a drawing of the arrows, weighted by Q-, K- and V-composition, the strongest
+//! named), the chosen head's composition on the sentence, and the scores as a table.
+
+use std::sync::Arc;
+
+use leptos::prelude::*;
+
+use super::circuit_views::model;
+use crate::ui::logic::circuit::{
+    CircuitLayout, Kind, chosen_head, pair_rows, percent, strongest_lines,
+};
+use crate::ui::logic::roles::dominant;
+use crate::ui::state::Lab;
+use attention_core::circuits::composition::{Composition, composition, sentence_shares};
+
+/// The composition of the model in use, computed once per model.
+fn composed(lab: Lab) -> Memo<Option<Arc<(Composition, CircuitLayout)>>> {
+    Memo::new(move |_| {
+        let model = model(lab)?;
+        let c = composition(&model);
+        let layout = CircuitLayout::of(&c, model.config.n_heads);
+        Some(Arc::new((c, layout)))
+    })
+}
+
+/// The section's circuit: the drawing, its legend and switches, the chosen head, the table.
+#[component]
+pub fn CircuitGraph() -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let t = move || lab.lang.get().text().circuits;
+    let data = composed(lab);
+    let shown = RwSignal::new([true, true, true]);
+    let only_chosen = RwSignal::new(false);
+    move || {
+        data.get().map(|data| {
+            let data2 = data.clone();
+            let per_layer = data.1.nodes.iter().filter(|n| n.layer == 0).count().max(1);
+            let chosen = move || lab.layer.get() * per_layer + lab.selected_head();
+            let (width, height) = (data.1.width, data.1.height);
+            view! {
+                <div class="circuit" data-testid="circuit">
+                    <h3>{move || t().graph_title}</h3>
+                    <p class="caption">{move || t().graph_help}</p>
+                    <div class="control-row circuit-kinds" role="group" aria-label=move || t().graph_title>
+                        {Kind::ALL.into_iter().enumerate().map(|(i, kind)| view! {
+                            <label class=format!("check circuit-kind {}", kind.id())>
+                                <input type="checkbox" data-testid=format!("circuit-kind-{}", kind.id())
+                                    prop:checked=move || shown.get()[i]
+                                    on:change=move |ev| shown.update(|s| s[i] = event_target_checked(&ev)) />
+                                <svg class="circuit-swatch" viewBox="0 0 28 8" width="28" height="8" aria-hidden="true">
+                                    <line x1="1" y1="4" x2="27" y2="4" class=format!("circuit-line {}", kind.id()) />
+                                </svg>
+                                " " {move || t().kinds[i]}
+                            </label>
+                        }).collect_view()}
+                        <label class="check">
+                            <input type="checkbox" data-testid="circuit-only-chosen" prop:checked=move || only_chosen.get()
+                                on:change=move |ev| only_chosen.set(event_target_checked(&ev)) />
+                            " " {move || t().only_chosen}
+                        </label>
+                    </div>
+                    <figure class="circuit-figure" style=format!("aspect-ratio: {width} / {height}")
+                        role="group" aria-label=move || t().graph_label>
+                        <svg viewBox=format!("0 0 {width} {height}") aria-hidden="true" class="circuit-svg">
+                            <defs>
+                                {Kind::ALL.into_iter().map(|kind| view! {
+                                    <marker id=format!("circuit-head-{}", kind.id()) viewBox="0 0 10 10" refX="8" refY="5"
+                                        markerUnits="userSpaceOnUse" markerWidth="11" markerHeight="11" orient="auto">
+                                        <path d="M0,0 L10,5 L0,10 z" class=format!("circuit-tip {}", kind.id()) />
+                                    </marker>
+                                }).collect_view()}
+                            </defs>
+                            {move || {
+                                let on = shown.get();
+                                let only = only_chosen.get();
+                                let at = chosen();
+                                let layout = &data2.1;
+                                let drawn: Vec<_> = layout.arrows.iter()
+                                    .filter(|a| on[Kind::ALL.iter().position(|&k| k == a.kind).unwrap_or(0)])
+                                    .filter(|a| !only || a.touches(at))
+                                    .cloned()
+                                    .collect();
+                                let labels: Vec<_> = layout.strongest.iter()
+                                    .filter_map(|s| drawn.iter().find(|a| a.kind == s.kind && a.from == s.from && a.to == s.to))
+                                    .map(|a| (a.kind, a.middle, format!("{} {:.3}", a.kind.letter(), a.score)))
+                                    .collect();
+                                view! {
+                                    {drawn.into_iter().map(|a| view! {
+                                        <path d=a.path.clone() class=format!("circuit-line {}", a.kind.id())
+                                            class:touching=a.touches(at)
+                                            stroke-width=format!("{:.2}", a.width())
+                                            // Alone, a head's faint arrows are still seen.
+                                            stroke-opacity=format!("{:.2}", if only { a.opacity().max(0.6) } else { a.opacity() })
+                                            // Faint arrows go without a head: every arrow runs left to right, earlier to later.
+                                            marker-end=(a.strength >= 0.3).then(|| format!("url(#circuit-head-{})", a.kind.id()))
+                                            data-from=a.from data-to=a.to data-kind=a.kind.id() />
+                                    }).collect_view()}
+                                    {labels.into_iter().map(|(kind, (x, y), text)| view! {
+                                        <text x=format!("{x:.1}") y=format!("{:.1}", y - 4.0) class=format!("circuit-label {}", kind.id())
+                                            text-anchor="middle">{text}</text>
+                                    }).collect_view()}
+                                }
+                            }}
+                        </svg>
+                        <Nodes data=data.clone() chosen=Signal::derive(chosen) />
+                    </figure>
+                    <p class="note circuit-empty" data-testid="circuit-empty"
+                        hidden=move || shown.get().iter().any(|&s| s)>{move || t().no_arrows}</p>
+                    <ul class="circuit-strongest" data-testid="circuit-strongest">
+                        {let data = data.clone(); move || strongest_lines(&data.0, &data.1, lab.lang.get())
+                            .into_iter().map(|line| view! { <li>{line}</li> }).collect_view()}
+                    </ul>
+                    <p class="help">{let b = data.1.baseline; move || (t().baseline_line)(&format!("{b:.3}"))}</p>
+                    <ChosenHead data=data.clone() />
+                    <CompositionTable data=data.clone() />
+                </div>
+            }
+        })
+    }
+}
+
+/// The heads, as buttons laid over the drawing: a click (or Enter) chooses one.
+#[component]
+fn Nodes(data: Arc<(Composition, CircuitLayout)>, chosen: Signal<usize>) -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let t = move || lab.lang.get().text().circuits;
+    let roles = Memo::new(move |_| {
+        lab.forward.with(|f| {
+            f.as_ref()
+                .and_then(|f| f.as_ref().ok())
+                .map(|f| f.0.head_roles())
+        })
+    });
+    let (width, height) = (data.1.width, data.1.height);
+    data.1
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(i, node)| {
+            let (l, h) = (node.layer, node.head);
+            let role = move || {
+                roles.with(|r| {
+                    r.as_ref()
+                        .and_then(|r| dominant(r.get(l)?.get(h)?))
+                        .map_or("", |(role, _)| role.name(lab.lang.get()))
+                })
+            };
+            let knocked = move || {
+                lab.request.with(|r| {
+                    r.ablate
+                        .as_ref()
+                        .is_some_and(|a| a.iter().any(|a| a.layer == l + 1 && a.head == h + 1))
+                })
+            };
+            let style = format!(
+                "left: {:.2}%; top: {:.2}%",
+                100.0 * node.x / width,
+                100.0 * node.y / height
+            );
+            view! {
+                <button type="button" class="circuit-node" style=style data-testid=format!("circuit-node-{l}-{h}")
+                    class:active=move || chosen.get() == i class:knocked=knocked
+                    aria-pressed=move || if chosen.get() == i { "true" } else { "false" }
+                    aria-label=move || (t().node_label)(l + 1, h + 1, role())
+                    on:click=move |_| { lab.layer.set(l); lab.head.set(h); }>
+                    <span class="circuit-node-name">{format!("L{}·H{}", l + 1, h + 1)}</span>
+                    <span class="circuit-node-role" aria-hidden="true">{role}</span>
+                </button>
+            }
+        })
+        .collect_view()
+}
+
+/// Where the chosen head's scores on this sentence came from.
+#[component]
+fn ChosenHead(data: Arc<(Composition, CircuitLayout)>) -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let t = move || lab.lang.get().text().circuits;
+    let per_layer = data.1.nodes.iter().filter(|n| n.layer == 0).count().max(1);
+    let shown = Memo::new(move |_| {
+        let model = model(lab)?;
+        let forward = lab
+            .forward
+            .with(|f| f.as_ref().and_then(|f| f.as_ref().ok()).cloned())?;
+        let (layer, head) = (lab.layer.get(), lab.selected_head());
+        let shares = sentence_shares(&model, &forward.0, layer, head)?;
+        Some(chosen_head(
+            &data.0,
+            layer * per_layer + head,
+            &shares,
+            lab.lang.get(),
+        ))
+    });
+    let bars = |values: Vec<(String, f64)>| {
+        values
+            .into_iter()
+            .filter(|(_, v)| *v > 0.0)
+            .take(6)
+            .map(|(writer, v)| {
+                view! {
+                    <li>
+                        <span class="who-writer">{writer}</span>
+                        <span class="who-track" aria-hidden="true">
+                            <span class="who-bar" style=format!("width: {:.1}%", 100.0 * v.min(1.0))></span>
+                        </span>
+                        <span class="who-value">{percent(v)}</span>
+                    </li>
+                }
+            })
+            .collect_view()
+    };
+    move || {
+        shown.get().map(|c| {
+            view! {
+                <div class="circuit-chosen" data-testid="circuit-chosen" aria-live="polite">
+                    <h4>{c.title}</h4>
+                    <p data-testid="circuit-chosen-summary">{c.summary}</p>
+                    <p class="help">{move || t().chosen_help}</p>
+                    <div class="circuit-sides">
+                        <div>
+                            <h5>{move || t().query_side}</h5>
+                            <ul class="who-bars" data-testid="circuit-query-side">{bars(c.query)}</ul>
+                        </div>
+                        <div>
+                            <h5>{move || t().key_side}</h5>
+                            <ul class="who-bars" data-testid="circuit-key-side">{bars(c.key)}</ul>
+                        </div>
+                    </div>
+                </div>
+            }
+        })
+    }
+}
+
+/// Every (earlier, later) pair's three scores, strongest first: the drawing's text alternative.
+#[component]
+fn CompositionTable(data: Arc<(Composition, CircuitLayout)>) -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let t = move || lab.lang.get().text().circuits;
+    let baseline = data.1.baseline;
+    view! {
+        <details class="circuit-table" data-testid="circuit-table">
+            <summary>{move || t().table_title}</summary>
+            <div class="table-scroll" tabindex="0">
+                <table>
+                    <caption>{move || (t().table_caption)(&format!("{baseline:.3}"))}</caption>
+                    <thead><tr>
+                        {move || t().table_columns.iter().map(|c| view! { <th scope="col">{*c}</th> }).collect_view()}
+                    </tr></thead>
+                    <tbody>
+                        {move || pair_rows(&data.0, lab.lang.get()).into_iter().map(|row| view! {
+                            <tr>
+                                <th scope="row">{row.from}</th>
+                                <td>{row.to}</td>
+                                {row.scores.iter().map(|&s| view! {
+                                    <td class:above={s > baseline}>{format!("{s:.3}")}</td>
+                                }).collect_view()}
+                            </tr>
+                        }).collect_view()}
+                    </tbody>
+                </table>
+            </div>
+        </details>
+    }
+}
