@@ -142,8 +142,9 @@ state('why here, phone', why('lang=en&model=llama&layer=2'), { viewport: { width
 state('why here, random weights', why('lang=en'));
 // The circuit view with a head chosen and its table open, and embedded alone.
 const circuit = (query) => async (page) => {
-  await at(query)(page);
-  await page.waitForFunction(() => window.attentionLab.state().model_status === 'ready', null, { timeout: 60000 });
+  // (An embed of the circuit alone has no chips or weights to wait for.)
+  await page.goto(`${server.url}?${query}`);
+  await page.waitForFunction(() => window.attentionLab?.state?.()?.model_status === 'ready', null, { timeout: 60000 });
   await page.locator('[data-testid=circuit-node-1-3]').scrollIntoViewIfNeeded();
   await page.click('[data-testid=circuit-node-1-3]');
   await page.click('[data-testid=circuit-table] summary');

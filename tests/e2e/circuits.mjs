@@ -221,7 +221,7 @@ test('the circuit view draws how the heads compose, names the strongest, and a h
   await page.keyboard.press('Enter');
   await page.waitForFunction(() => document.querySelector('[data-testid=circuit-chosen-summary]')?.textContent.includes('L2·H4'));
   assert.equal(await node.getAttribute('aria-pressed'), 'true');
-  assert.equal(await node.getAttribute('aria-label'), 'Layer 2 head 4, induction');
+  assert.match(await node.getAttribute('aria-label'), /^L2·H4 induction: layer 2, head 4; induction head: 0\.\d\d of its weight on what followed/, 'the name starts with the visible text');
   assert.equal(await text(page, 'circuit-chosen-summary'),
     "On this sentence, what L2·H4's keys read came most from L1's MLP (80.9%); of the earlier heads, from L1·H2 (5.1%). Of the heads, L1·H2 wrote the most of what its queries read (2.8%). From the weights alone, L1·H2 → L2·H4 K-composition is 0.153 (random: 0.088).");
   const s = await page.evaluate(() => window.attentionLab.state());

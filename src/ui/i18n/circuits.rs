@@ -67,8 +67,9 @@ pub struct CircuitsTexts {
     pub baseline_line: fn(&str) -> String,
     /// Said when the switches leave no arrow to draw.
     pub no_arrows: &'static str,
-    /// A node's accessible name: (layer, head, its role or "").
-    pub node_label: fn(usize, usize, &str) -> String,
+    /// A node's accessible name, its visible text first: (layer, head, its role's short name
+    /// or "", its role in a sentence with its share).
+    pub node_label: fn(usize, usize, &str, &str) -> String,
     pub graph_label: &'static str,
     pub table_title: &'static str,
     pub table_columns: [&'static str; 5],
@@ -171,11 +172,11 @@ pub const EN: CircuitsTexts = CircuitsTexts {
         )
     },
     no_arrows: "No arrow to draw: switch a kind of composition back on.",
-    node_label: |l, h, role| {
+    node_label: |l, h, role, label| {
         if role.is_empty() {
-            format!("Layer {l} head {h}")
+            format!("L{l}·H{h}: layer {l}, head {h}; {label}")
         } else {
-            format!("Layer {l} head {h}, {role}")
+            format!("L{l}·H{h} {role}: layer {l}, head {h}; {label}")
         }
     },
     graph_label: "The heads as a circuit",
@@ -266,11 +267,11 @@ pub const ZH: CircuitsTexts = CircuitsTexts {
     },
     baseline_line: |b| format!("同样形状的随机矩阵平均得 {b}；只画高于它的头对。"),
     no_arrows: "没有箭头可画：请重新打开一种组合。",
-    node_label: |l, h, role| {
+    node_label: |l, h, role, label| {
         if role.is_empty() {
-            format!("第 {l} 层第 {h} 个头")
+            format!("L{l}·H{h}：第 {l} 层第 {h} 个头；{label}")
         } else {
-            format!("第 {l} 层第 {h} 个头，{role}")
+            format!("L{l}·H{h} {role}：第 {l} 层第 {h} 个头；{label}")
         }
     },
     graph_label: "把头画成回路",

@@ -10,7 +10,7 @@ use super::circuit_views::model;
 use crate::ui::logic::circuit::{
     CircuitLayout, Kind, chosen_head, pair_rows, percent, strongest_lines,
 };
-use crate::ui::logic::roles::dominant;
+use crate::ui::logic::roles::{dominant, label};
 use crate::ui::state::Lab;
 use attention_core::circuits::composition::{Composition, composition, sentence_shares};
 
@@ -146,6 +146,13 @@ fn Nodes(data: Arc<(Composition, CircuitLayout)>, chosen: Signal<usize>) -> impl
                         .map_or("", |(role, _)| role.name(lab.lang.get()))
                 })
             };
+            let described = move || {
+                roles.with(|r| {
+                    r.as_ref()
+                        .and_then(|r| r.get(l)?.get(h).map(|r| label(r, lab.lang.get())))
+                        .unwrap_or_default()
+                })
+            };
             let knocked = move || {
                 lab.request.with(|r| {
                     r.ablate
@@ -162,9 +169,11 @@ fn Nodes(data: Arc<(Composition, CircuitLayout)>, chosen: Signal<usize>) -> impl
                 <button type="button" class="circuit-node" style=style data-testid=format!("circuit-node-{l}-{h}")
                     class:active=move || chosen.get() == i class:knocked=knocked
                     aria-pressed=move || if chosen.get() == i { "true" } else { "false" }
-                    aria-label=move || (t().node_label)(l + 1, h + 1, role())
+                    aria-label=move || (t().node_label)(l + 1, h + 1, role(), &described())
                     on:click=move |_| { lab.layer.set(l); lab.head.set(h); }>
                     <span class="circuit-node-name">{format!("L{}·H{}", l + 1, h + 1)}</span>
+                    // A space between: the name (which begins with the visible text) reads "L1·H2 previous".
+                    " "
                     <span class="circuit-node-role" aria-hidden="true">{role}</span>
                 </button>
             }
