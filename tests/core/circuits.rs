@@ -204,6 +204,70 @@ fn knocking_out_refuses_heads_the_model_lacks_and_all_of_them() {
 }
 
 #[test]
+fn a_request_knocks_heads_out_of_a_random_weight_trace_as_the_cli_and_the_page_do() {
+    use attention_core::api::{AblateRequest, KnockoutRequest, Request};
+    let request = |ablate: Option<Vec<(usize, usize)>>| Request {
+        sentence: Some("the cat sat on the mat".into()),
+        ablate: ablate.map(|list| {
+            list.into_iter()
+                .map(|(layer, head)| AblateRequest {
+                    layer,
+                    head,
+                    how: KnockoutRequest::Zero,
+                })
+                .collect()
+        }),
+        ..Request::default()
+    };
+    let traced = |r: &Request| compute_trace(&r.to_params().unwrap().validate().unwrap());
+    let whole = traced(&request(None));
+    let asked = request(Some(vec![(1, 2)]));
+    let mut knocked = traced(&asked);
+    asked.knock_out(&mut knocked).unwrap();
+    // Head 2's output is zero in the concatenation, the other heads' are untouched, and the
+    // output is W_O of that concatenation (plus the residual, through the norm).
+    let d_v = whole.config.dims().d_v;
+    assert!(knocked.heads[1].output.iter().all(|&v| v == 0.0));
+    assert!(
+        knocked
+            .concat
+            .slice(ndarray::s![.., d_v..2 * d_v])
+            .iter()
+            .all(|&v| v == 0.0)
+    );
+    assert_eq!(knocked.heads[0].output, whole.heads[0].output);
+    assert_ne!(knocked.output, whole.output);
+    let mut by_hand = whole.clone();
+    by_hand.knock_out(&[(1, Knockout::Zero)]);
+    assert_eq!(knocked.output, by_hand.output);
+    // Nothing asked, nothing changed; a layer or head the trace lacks, or all of its heads,
+    // refused with the field named.
+    let mut same = whole.clone();
+    request(None).knock_out(&mut same).unwrap();
+    assert_eq!(same.output, whole.output);
+    let refused = |list| {
+        let mut trace = whole.clone();
+        request(Some(list))
+            .knock_out(&mut trace)
+            .unwrap_err()
+            .to_string()
+    };
+    assert_eq!(
+        refused(vec![(2, 1)]),
+        "ablate: layer 2 is outside the model's layers (1 to 1)"
+    );
+    let heads = whole.heads.len();
+    assert_eq!(
+        refused(vec![(1, heads + 1)]),
+        format!(
+            "ablate: head {} is outside the layer's heads (1 to {heads})",
+            heads + 1
+        )
+    );
+    assert!(refused((1..=heads).map(|h| (1, h)).collect()).contains("knocked out"));
+}
+
+#[test]
 fn explaining_refuses_what_is_not_there() {
     let model = support::gpt2_model();
     let forward = model.read("abc", &ModelRun::default()).unwrap();

@@ -300,3 +300,28 @@ test('attentionLab.composition() gives the drawing\'s numbers, and refuses rando
   assert.match(refused.error, /^composition: random weights have one layer, so no head reads another's output/);
   await page.close();
 });
+
+test('random weights: a head knocked out under every head at a glance changes the output as the CLI\'s ablate does, and comes back', async () => {
+  const page = await context.newPage();
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(`${server.url}?lang=en&sentence=${encodeURIComponent('the cat sat on the mat')}`);
+  await page.waitForSelector('[data-testid=knock-0-1]');
+  const output = () => page.evaluate(() => { const t = window.attentionLab.trace(); return JSON.stringify(t.output ?? t.layers?.[0]?.output); });
+  const before = await output();
+  const knock = page.locator('[data-testid=knock-0-1]');
+  await knock.scrollIntoViewIfNeeded();
+  await knock.click();
+  await page.waitForFunction(() => location.search.includes('ablate=L1H2'), null, { timeout: 5000 });
+  assert.equal(await knock.getAttribute('aria-pressed'), 'true');
+  assert.match(await text(page, 'random-ablation'), /^L1·H2 knocked out: the concatenation, W_O and the output below are computed without them\./);
+  await page.waitForFunction((b) => { const t = window.attentionLab.trace(); return JSON.stringify(t.output ?? t.layers?.[0]?.output) !== b; }, before);
+  // Head 2's columns of the concatenation are zero.
+  const t = await page.evaluate(() => window.attentionLab.trace());
+  const dv = t.d_v;
+  assert.ok(t.concat.every((row) => row.slice(dv, 2 * dv).every((v) => v === 0)), 'head 2 writes nothing');
+  await page.click('[data-testid=ablate-restore]');
+  await page.waitForFunction(() => !window.attentionLab.state().ablate);
+  assert.equal(await output(), before, 'all heads back on: the output is the whole one again');
+  await page.close();
+});

@@ -126,3 +126,32 @@ fn a_chosen_head_says_where_its_scores_on_the_sentence_came_from() {
         first.summary
     );
 }
+
+#[test]
+fn a_random_weight_trace_keeps_its_heads_knocked_out_when_exported() {
+    use attention_core::api::{AblateRequest, KnockoutRequest, Request};
+    use attention_lab::ui::logic::TraceRef;
+    let request = Request {
+        sentence: Some("the cat sat".into()),
+        ablate: Some(vec![AblateRequest {
+            layer: 1,
+            head: 2,
+            how: KnockoutRequest::Mean,
+        }]),
+        ..Request::default()
+    };
+    let mut params = request.to_params().unwrap();
+    // As the page computes it: FlashAttention's output only, its steps recomputed for an export.
+    params.trace = false;
+    let mut knocked = trace(params);
+    request.knock_out(&mut knocked).unwrap();
+    let exported = TraceRef::new(knocked.clone()).with_flash_steps();
+    assert_eq!(exported.output, knocked.output);
+    assert_eq!(exported.concat, knocked.concat);
+    let json: serde_json::Value =
+        serde_json::from_str(&TraceRef::new(knocked.clone()).to_json().unwrap()).unwrap();
+    assert_eq!(
+        json["output"][0][0].as_f64().unwrap() as f32,
+        knocked.output[[0, 0]]
+    );
+}

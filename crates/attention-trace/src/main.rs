@@ -107,16 +107,15 @@ fn main() -> std::process::ExitCode {
             "trace: explain and ablate read the trace; leave \"trace\" out or true".into(),
         );
     }
-    let knockouts = match request.knockouts().and_then(|k| {
+    // A refused `ablate` before anything is computed.
+    if let Err(error) = request.knockouts().and_then(|k| {
         attention_core::pipeline::knockout::check_knockouts(&k, 1, config.dims().n_heads)?;
-        Ok(k)
+        Ok(())
     }) {
-        Ok(k) => k,
-        Err(error) => return fail(error.to_string()),
-    };
+        return fail(error.to_string());
+    }
     let finish = |mut trace: attention_core::Trace| -> Result<String, String> {
-        let heads: Vec<_> = knockouts.iter().map(|k| (k.head, k.how)).collect();
-        trace.knock_out(&heads);
+        request.knock_out(&mut trace).map_err(|e| e.to_string())?;
         let extra = attention_core::api::trace_circuits_json(&trace, &request)?;
         let json = trace_json(&trace).map_err(|e| e.to_string())?;
         attention_core::api::with_fields(json, extra)

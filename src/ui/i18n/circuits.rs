@@ -50,6 +50,8 @@ pub struct CircuitsTexts {
     /// (heads off, next characters before → after, mean loss before, after)
     pub changed: fn(&str, &str, &str, &str) -> String,
     pub no_change: &'static str,
+    /// Random weights with (heads) knocked out.
+    pub random_knocked: fn(&str) -> String,
     pub who_title: &'static str,
     /// (the character, its logit)
     pub who_help: fn(&str, &str) -> String,
@@ -148,6 +150,11 @@ pub const EN: CircuitsTexts = CircuitsTexts {
         )
     },
     no_change: "All heads are on.",
+    random_knocked: |heads| {
+        format!(
+            "{heads} knocked out: the concatenation, W_O and the output below are computed without them."
+        )
+    },
     who_title: "Who wrote this prediction?",
     who_help: |c, logit| {
         format!(
@@ -251,6 +258,9 @@ pub const ZH: CircuitsTexts = CircuitsTexts {
         format!("关掉 {heads} 之后：下一个字符 {next}；整句的平均损失 {before} → {after} nats。")
     },
     no_change: "所有头都开着。",
+    random_knocked: |heads| {
+        format!("已关掉 {heads}：下面的拼接、W_O 和输出都是没有它们时算出来的。")
+    },
     who_title: "这个预测是谁写的？",
     who_help: |c, logit| {
         format!(

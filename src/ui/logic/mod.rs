@@ -64,12 +64,15 @@ impl TraceRef {
 impl TraceRef {
     /// The trace with every head's FlashAttention steps: this one if it has them, else computed
     /// again with them (the page traces FlashAttention's output only, and replays the steps of
-    /// the head being viewed; an export gives the CLI's whole shape).
+    /// the head being viewed; an export gives the CLI's whole shape), its knocked-out heads
+    /// switched off again.
     pub fn with_flash_steps(&self) -> Trace {
         if self.0.flash.heads.iter().any(|h| !h.steps.is_empty()) {
             (*self.0).clone()
         } else {
-            attention_core::compute_trace(&self.0.config)
+            let mut trace = attention_core::compute_trace(&self.0.config);
+            trace.knock_out(&self.0.knocked);
+            trace
         }
     }
 }

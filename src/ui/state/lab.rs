@@ -160,8 +160,7 @@ impl Lab {
             if current.is_trained() {
                 return trained_outcome(forward, layer, &current, previous, timing);
             }
-            // One tokenisation per change (a 4096-token sentence takes milliseconds).
-            let (queries, keys) = current.lengths();
+            let (queries, keys) = current.lengths(); // One tokenisation per change.
             let tokens = queries.unwrap_or(0);
             let previous_trace = previous.and_then(|o| o.result.as_ref().ok());
             let heads = current
@@ -209,7 +208,8 @@ impl Lab {
                         },
                     },
                 },
-            };
+            }
+            .knocked_out(&current);
             // Time from the change (or, for the first computation, from now) to the result.
             timing.update_value(|timing| {
                 if timing.started_ms == 0.0 {

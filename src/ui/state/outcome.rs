@@ -27,6 +27,20 @@ pub struct Outcome {
 }
 
 impl Outcome {
+    /// The trace with the heads the request's `ablate` names switched off, as the CLI does it
+    /// (random weights: one layer); a refused list is the outcome's error.
+    pub fn knocked_out(self, request: &Request) -> Self {
+        if request.ablate.is_none() {
+            return self;
+        }
+        let result = self.result.and_then(|trace| {
+            let mut trace = (*trace.0).clone();
+            request.knock_out(&mut trace)?;
+            Ok(TraceRef::new(trace))
+        });
+        Self { result, ..self }
+    }
+
     pub fn computed(
         result: Result<TraceRef, RequestError>,
         compute_ms: f64,

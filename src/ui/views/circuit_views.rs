@@ -58,7 +58,8 @@ pub struct MeanAblation(pub RwSignal<bool>);
 #[component]
 pub fn KnockOut(layer: usize, head: usize) -> impl IntoView {
     let lab = expect_context::<Lab>();
-    let mean = expect_context::<MeanAblation>().0;
+    // Under "every head at a glance" of random weights there is no zero-or-mean choice: zero.
+    let mean = use_context::<MeanAblation>().map_or_else(|| RwSignal::new(false), |m| m.0);
     let t = move || lab.lang.get().text().circuits;
     let on = move || {
         lab.request.with(|r| {
@@ -146,6 +147,31 @@ pub fn AblationControls() -> impl IntoView {
             <p class="help">{move || t().mean_help}</p>
             <p class="note" data-testid="ablation-change" aria-live="polite">{changed}</p>
         </div>
+    }
+}
+
+/// Random weights with heads knocked out: which, that the stages after them are computed
+/// without them, and the way back.
+#[component]
+pub fn RandomKnockouts() -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let t = move || lab.lang.get().text().circuits;
+    let heads = move || {
+        lab.request
+            .with(|r| r.ablate.clone())
+            .filter(|a| !a.is_empty())
+            .map(|a| knocked_out(&a, lab.lang.get()))
+    };
+    move || {
+        heads().map(|heads| {
+            view! {
+                <div class="control-row ablation" data-testid="random-ablation">
+                    <p class="note" aria-live="polite">{(t().random_knocked)(&heads)}</p>
+                    <button type="button" class="button" data-testid="ablate-restore"
+                        on:click=move |_| lab.edit(|r| r.ablate = None)>{move || t().restore_all}</button>
+                </div>
+            }
+        })
     }
 }
 

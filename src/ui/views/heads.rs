@@ -109,11 +109,14 @@ pub fn AllHeads() -> impl IntoView {
             .with(|t| t.as_ref().map_or(0, |t| t.0.heads.len()))
     });
     let section = Section::AllHeads;
+    let random = move || lab.request.with(|r| !r.is_trained());
     view! {
         <section class="step" data-testid="all-heads" data-view=section.id()
             class:presented=move || presented(lab, section)>
             <SectionHeading section=section />
             <p class="caption">{move || text().all_heads_help}</p>
+            // Random weights: a switch under each head (the trained model has them at a glance).
+            <Show when=random><super::circuit_views::RandomKnockouts /></Show>
             <div class="small-multiples">
                 {move || {
                     (0..heads.get())
@@ -129,7 +132,13 @@ pub fn AllHeads() -> impl IntoView {
                                 view.legend = Legend::Hidden;
                                 Some(view)
                             });
+                            let knocked = move || {
+                                random() && lab.request.with(|r| {
+                                    r.ablate.as_ref().is_some_and(|a| a.iter().any(|a| a.head == h + 1))
+                                })
+                            };
                             view! {
+                                <div class="small-multiple-cell" class:knocked=knocked>
                                 <button
                                     type="button"
                                     class="small-multiple"
@@ -153,6 +162,8 @@ pub fn AllHeads() -> impl IntoView {
                                         on_drawn=Callback::new(move |_| lab.drawn())
                                     />
                                 </button>
+                                <Show when=random><super::circuit_views::KnockOut layer=0 head=h /></Show>
+                                </div>
                             }
                         })
                         .collect_view()

@@ -247,6 +247,19 @@ impl Request {
             .collect()
     }
 
+    /// Switches off, in `trace` (random weights: one layer), the heads `ablate` names: the CLI's
+    /// and the page's one way, after the trace is computed.
+    pub fn knock_out(&self, trace: &mut crate::Trace) -> Result<(), RequestError> {
+        let knockouts = self.knockouts()?;
+        if knockouts.is_empty() {
+            return Ok(());
+        }
+        crate::pipeline::knockout::check_knockouts(&knockouts, 1, trace.heads.len())?;
+        let heads: Vec<_> = knockouts.iter().map(|k| (k.head, k.how)).collect();
+        trace.knock_out(&heads);
+        Ok(())
+    }
+
     /// The lesson asked for, if any, with its focus (from 0) and the trained model's layer (from
     /// 0).
     pub fn lesson(&self) -> Result<Option<(Chapter, Focus, usize)>, RequestError> {

@@ -91,6 +91,7 @@ impl Trace {
         if heads.is_empty() {
             return;
         }
+        self.knocked.extend_from_slice(heads);
         let d_v = self.config.dims().d_v;
         for &(head, how) in heads {
             let Some(trace) = self.heads.get_mut(head) else {

@@ -148,6 +148,9 @@ pub struct Trace {
     /// Per head, when the trace is summarised (`overview::summarises`): its scores and weights
     /// as overviews, the heads' `scores` and `weights` being empty. Empty otherwise.
     pub overviews: Vec<Overview>,
+    /// The heads [`Trace::knock_out`] switched off (head, how), in order: what a recomputation
+    /// of the same config (FlashAttention's steps for a download) applies again.
+    pub knocked: Vec<(usize, crate::pipeline::knockout::Knockout)>,
 }
 
 impl Trace {
@@ -372,6 +375,7 @@ pub fn trace_from(
         },
         backend,
         overviews: computed.overviews,
+        knocked: Vec::new(),
     }
 }
 

@@ -17,6 +17,10 @@ pub fn ModelControl() -> impl IntoView {
     let selected = Signal::derive(move || lab.request.with(|r| r.model).unwrap_or_default());
     let select = Callback::new(move |choice: ModelChoice| {
         lab.edit(|r| {
+            // Heads knocked out are the model's: another model starts with all of its heads on.
+            if r.model.unwrap_or_default() != choice {
+                r.ablate = None;
+            }
             r.model = (choice != ModelChoice::Random).then_some(choice);
             // Both models were trained to look only backwards: they start under a causal mask.
             if choice != ModelChoice::Random && r.mask.is_none() {
