@@ -4,26 +4,9 @@
 
 use ndarray::{Array2, Axis, s};
 
+// (Declared beside the trace, which remembers its knocked heads.)
+pub use crate::pipeline::trace::Knockout;
 use crate::pipeline::trace::{Trace, residual_and_norm};
-
-/// How a head is switched off.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Knockout {
-    /// Its output is zero: as if its rows of W_O were zero.
-    Zero,
-    /// Its output is its mean over the sentence's positions: the head still adds what it adds on
-    /// average, but nothing that depends on where it looked.
-    Mean,
-}
-
-impl Knockout {
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Zero => "zero",
-            Self::Mean => "mean",
-        }
-    }
-}
 
 /// One head of one layer switched off (layer and head from 0).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -127,6 +127,25 @@ impl PartialEq for MaskMatrix {
     }
 }
 
+/// How a head is switched off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Knockout {
+    /// Its output is zero: as if its rows of W_O were zero.
+    Zero,
+    /// Its output is its mean over the sentence's positions: the head still adds what it adds on
+    /// average, but nothing that depends on where it looked.
+    Mean,
+}
+
+impl Knockout {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Zero => "zero",
+            Self::Mean => "mean",
+        }
+    }
+}
+
 /// Every number of one forward pass of multi-head attention.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Trace {
@@ -150,7 +169,7 @@ pub struct Trace {
     pub overviews: Vec<Overview>,
     /// The heads [`Trace::knock_out`] switched off (head, how), in order: what a recomputation
     /// of the same config (FlashAttention's steps for a download) applies again.
-    pub knocked: Vec<(usize, crate::pipeline::knockout::Knockout)>,
+    pub knocked: Vec<(usize, Knockout)>,
 }
 
 impl Trace {
