@@ -228,3 +228,36 @@ fn the_circuits_chapter_says_what_it_measured_and_where_the_circuit_is_not_the_t
         CircuitsRefusal::NoRepeat
     );
 }
+
+#[test]
+fn under_a_soft_cap_the_terms_are_parts_of_the_score_before_the_cap() {
+    use attention_core::math::scoring::Shaping;
+    let trace = super::trace(Params {
+        shaping: Shaping {
+            softcap: Some(0.5),
+            ..Shaping::default()
+        },
+        ..Params::sentence("the cat sat on the mat")
+    });
+    let components = components_of(&trace, None).unwrap();
+    let cell = why_cell(&trace, &components, 0, 3, 1, Lang::En).unwrap();
+    let before: f32 = cell.matrix.values.sum();
+    let after = trace.heads[0].scores[[3, 1]];
+    assert!(
+        before.abs() > after.abs(),
+        "the cap shrinks the score: {before} → {after}"
+    );
+    let (before, after) = (format_value(before), format_value(after));
+    assert!(
+        cell.top[0].ends_with(&format!("of {before}.")),
+        "{}",
+        cell.top[0]
+    );
+    assert!(
+        cell.extras[0].ends_with(&format!(
+            "the terms add up to {before}, the cap makes it {after}."
+        )),
+        "{}",
+        cell.extras[0]
+    );
+}

@@ -16,7 +16,8 @@ pub struct CircuitsTexts {
     pub masked: &'static str,
     /// ALiBi's term, the soft-cap's effect.
     pub alibi: fn(&str) -> String,
-    pub softcap: fn(&str) -> String,
+    /// (its effect, the terms' sum before the cap, the score after it)
+    pub softcap: fn(&str, &str, &str) -> String,
     /// One of the largest terms: (query-side writer, query position, key-side writer, key
     /// position, its value, the score).
     pub term: fn(&str, usize, &str, usize, &str, &str) -> String,
@@ -114,7 +115,11 @@ pub const EN: CircuitsTexts = CircuitsTexts {
     },
     masked: "The mask hides this key, so its weight is 0; the score is still taken apart.",
     alibi: |v| format!("ALiBi's distance penalty adds {v}."),
-    softcap: |v| format!("The soft-cap changes the sum by {v}."),
+    softcap: |v, before, after| {
+        format!(
+            "The soft-cap changes the sum by {v}: the terms add up to {before}, the cap makes it {after}."
+        )
+    },
     term: |q, i, k, j, v, total| {
         format!(
             "The query reads what {q} wrote at position {i}, the key what {k} wrote at position {j}: {v} of {total}."
@@ -230,7 +235,9 @@ pub const ZH: CircuitsTexts = CircuitsTexts {
     total: |score, sum, weight| format!("分数 {score}，等于下面各项之和（{sum}）；权重 {weight}。"),
     masked: "掩码挡住了这个键，所以它的权重是 0；分数照样拆开。",
     alibi: |v| format!("ALiBi 的距离惩罚加上 {v}。"),
-    softcap: |v| format!("软上限让总和变化了 {v}。"),
+    softcap: |v, before, after| {
+        format!("软上限让总和变化了 {v}：各项加起来是 {before}，上限把它变成 {after}。")
+    },
     term: |q, i, k, j, v, total| {
         format!("查询读到 {q} 在位置 {i} 写下的，键读到 {k} 在位置 {j} 写下的：{total} 里的 {v}。")
     },

@@ -129,6 +129,13 @@ pub fn why_cell(
     let t = lang.text().circuits;
     let (q_names, k_names) = writers_of(&reading, lang, writer);
     let total = format_value(e.score);
+    // Under a soft-cap the terms add up to the score before the cap: each term is a part of that.
+    let before_cap = e.terms.sum() + e.alibi.unwrap_or(0.0);
+    let whole = if e.softcap.is_some() {
+        format_value(before_cap as f32)
+    } else {
+        total.clone()
+    };
     let mut pairs: Vec<(usize, usize, f64)> = e
         .terms
         .indexed_iter()
@@ -138,14 +145,14 @@ pub fn why_cell(
     let top = pairs
         .iter()
         .take(5)
-        .map(|&(a, b, v)| (t.term)(&q_names[a], query, &k_names[b], key, &signed(v), &total))
+        .map(|&(a, b, v)| (t.term)(&q_names[a], query, &k_names[b], key, &signed(v), &whole))
         .collect();
     let mut extras = Vec::new();
     if let Some(a) = e.alibi {
         extras.push((t.alibi)(&signed(a)));
     }
     if let Some(c) = e.softcap {
-        extras.push((t.softcap)(&signed(c)));
+        extras.push((t.softcap)(&signed(c), &whole, &total));
     }
     let short = writers_of(&reading, lang, writer_short);
     let values: Array2<f32> = e.terms.mapv(|v| v as f32);
