@@ -837,3 +837,14 @@ fn pytorchs_own_tensors_give_pytorchs_own_weights() {
         );
     }
 }
+
+/// An `.npz` whose arrays the lab does not read (np.savez's `arr_0`, a hook's `attn_weights`):
+/// the refusal names what it found.
+#[test]
+fn an_npz_without_what_the_lab_reads_names_what_it_holds() {
+    let e = read(Format::Npz, fixture!("other_names.npz"), None, None, None).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "the file has neither \"attention\" nor \"q\" and \"k\" (found: attn_weights, arr_0)"
+    );
+}

@@ -63,6 +63,8 @@ def main():
     np.savez(OUT / "qkv.npz", q=q, k=k, v=v, tokens=np.array(tokens))
     # 16 MB of zeros that deflate to a few kilobytes: read only within a budget.
     np.savez_compressed(OUT / "zeros_compressed.npz", attention=np.zeros((2048, 2048), np.float32))
+    # Arrays under names the lab does not read (np.savez's default, a hook's): the refusal names them.
+    np.savez(OUT / "other_names.npz", np.ones((2, 2), np.float32), attn_weights=np.ones((2, 2), np.float32))
     np.save(OUT / "attention.npy", attention[1])  # [heads, queries, keys]
     np.save(OUT / "fortran.npy", np.asfortranarray(attention[0, 2]))
     np.save(OUT / "attention_f16.npy", attention[1].astype(np.float16))

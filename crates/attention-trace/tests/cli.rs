@@ -341,6 +341,15 @@ fn a_bad_lesson_is_a_clear_error() {
         assert!(stdout.is_empty());
         assert!(stderr.contains(field), "{input}: {stderr}");
     }
+    // The unknown chapter's refusal names every chapter there is.
+    let (_, _, stderr) = run(r#"{"sentence": "a b", "lesson": "nonsense"}"#);
+    for chapter in attention_core::teaching::Chapter::ALL {
+        let id = chapter.id();
+        assert!(
+            stderr.contains(&format!(" {id},")) || stderr.ends_with(&format!(" {id}\n")),
+            "{id} is not among {stderr}"
+        );
+    }
 }
 
 #[test]
@@ -531,6 +540,8 @@ fn generation_lists_each_step_with_its_cache_and_its_check() {
         }
         let text: String = steps.iter().map(|s| s["token"].as_str().unwrap()).collect();
         assert_eq!(g["text"], text);
+        // The speed is the steps' own: the checks against a recompute are not in it.
+        assert_eq!(g["check_in_timing"], false);
         // The same characters without the cache, greedy and sampled alike.
         for sampling in [
             serde_json::json!("greedy"),

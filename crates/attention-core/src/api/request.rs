@@ -558,8 +558,36 @@ pub fn parse_request(json: &str) -> Result<Request, RequestError> {
             Some(cut) => message[..cut].to_string(),
             None => message,
         };
+        let message = kind_alone(&path, &message).unwrap_or(message);
         RequestError::Json { path, message }
     })
+}
+
+/// A field that is an object naming its kind, given something else (`"mask": "causal"`): what
+/// to write instead, rather than serde's "expected internally tagged enum".
+fn kind_alone(path: &str, message: &str) -> Option<String> {
+    if !message.contains("internally tagged enum") {
+        return None;
+    }
+    let (kinds, usual) = match path {
+        "mask" => (MASK_KINDS, "causal"),
+        "position" => (POSITION_KINDS, "rope"),
+        _ => (&[][..], "…"),
+    };
+    // serde says `invalid type: string "causal", …`: the string given, if one was.
+    let given = message
+        .split_once("string \"")
+        .and_then(|(_, rest)| rest.split_once('"'))
+        .map(|(given, _)| given);
+    let example = given.filter(|g| kinds.contains(g)).unwrap_or(usual);
+    let one_of = if kinds.is_empty() {
+        String::new()
+    } else {
+        format!(", one of {}", kinds.join(", "))
+    };
+    Some(format!(
+        "write {{\"kind\": \"{example}\"}}: this field is an object that names its kind{one_of}"
+    ))
 }
 
 #[cfg(test)]
@@ -567,6 +595,27 @@ mod tests {
     use super::super::fields::{LinkError, from_link, to_link};
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_kind_given_alone_is_told_what_to_write() {
+        let message = |json: &str| parse_request(json).unwrap_err().to_string();
+        assert_eq!(
+            message(r#"{"sentence": "a b", "mask": "causal"}"#),
+            "mask: write {\"kind\": \"causal\"}: this field is an object that names its kind, \
+             one of none, causal, padding, window, sliding, custom"
+        );
+        assert!(
+            message(r#"{"sentence": "a b", "position": "alibi"}"#)
+                .starts_with("position: write {\"kind\": \"alibi\"}")
+        );
+        // Not a kind at all: the usual one as the example, and never serde's words.
+        let wrong = message(r#"{"sentence": "a b", "mask": 3}"#);
+        assert!(
+            wrong.starts_with("mask: write {\"kind\": \"causal\"}"),
+            "{wrong}"
+        );
+        assert!(!wrong.contains("enum"), "{wrong}");
+    }
 
     #[test]
     fn every_field_has_a_schema_a_description_and_one_set_of_link_names() {

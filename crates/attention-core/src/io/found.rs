@@ -85,6 +85,9 @@ pub(crate) struct Found {
     pub tensors: Vec<(String, Raw)>,
     pub tokens: Option<Vec<String>>,
     pub key_tokens: Option<Vec<String>>,
+    /// What else the file holds, by name, unread (an `.npz`'s `arr_0`): said when nothing the
+    /// lab reads is there.
+    pub others: Vec<String>,
 }
 
 impl Found {

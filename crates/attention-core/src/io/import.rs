@@ -305,6 +305,7 @@ fn assemble(mut found: Found, budget: usize) -> Result<Imported, ImportError> {
             if v.is_some() {
                 names.insert(0, "v".into());
             }
+            names.extend(found.others.iter().cloned());
             return Err(ImportError::Nothing {
                 found: if names.is_empty() {
                     "no tensors".into()

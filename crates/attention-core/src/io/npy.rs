@@ -47,9 +47,11 @@ pub(crate) fn read_npz(bytes: &[u8], budget: usize) -> Result<Found, ImportError
             detail: e.to_string(),
         })?;
         let Some(name) = entry.name().strip_suffix(".npy").map(str::to_string) else {
+            found.others.push(entry.name().to_string());
             continue;
         };
         if !["attention", "q", "k", "v", "tokens", "key_tokens"].contains(&name.as_str()) {
+            found.others.push(name);
             continue;
         }
         let declared = usize::try_from(entry.size()).unwrap_or(usize::MAX);
