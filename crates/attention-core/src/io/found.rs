@@ -77,7 +77,13 @@ pub enum ImportError {
 pub struct Raw {
     pub shape: Vec<usize>,
     pub values: Vec<f32>,
+    /// The unit roundoff of the type the file stored: 2⁻⁸ for bf16, 2⁻¹¹ for f16, 2⁻²⁴ for f32
+    /// and what is read as f32. Weights rounded so need not sum to 1 exactly.
+    pub rounding: f32,
 }
+
+/// f32's unit roundoff, [`Raw::rounding`] of what is read as f32.
+pub const F32_ROUNDING: f32 = f32::EPSILON / 2.0;
 
 /// What a format reader found.
 #[derive(Debug, Default)]

@@ -76,7 +76,11 @@ fn nested(name: &str, value: &Value) -> Result<Raw, ImportError> {
                 .join(", ")
         ))
     })?;
-    Ok(Raw { shape, values })
+    Ok(Raw {
+        shape,
+        values,
+        rounding: crate::io::found::F32_ROUNDING,
+    })
 }
 
 type WalkError = (Vec<usize>, String);

@@ -209,7 +209,16 @@ fn parse(name: &str, bytes: &[u8], budget: Option<usize>) -> Result<Array, Impor
             if fortran && shape.len() > 1 {
                 values = to_row_major(&values, &shape);
             }
-            Ok(Array::Numbers(Raw { shape, values }))
+            let rounding = if descr.size == 2 {
+                0.5f32.powi(11)
+            } else {
+                crate::io::found::F32_ROUNDING
+            };
+            Ok(Array::Numbers(Raw {
+                shape,
+                values,
+                rounding,
+            }))
         }
         ('U', _) | ('S', _) => {
             if shape.len() != 1 {

@@ -85,9 +85,15 @@ impl<'a> SafetensorsFile<'a> {
                 }));
             }
         };
+        let rounding = match view.dtype() {
+            Dtype::BF16 => 0.5f32.powi(8),
+            Dtype::F16 => 0.5f32.powi(11),
+            _ => crate::io::found::F32_ROUNDING,
+        };
         Some(Ok(Raw {
             shape: view.shape().to_vec(),
             values,
+            rounding,
         }))
     }
 }
