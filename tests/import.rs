@@ -898,3 +898,67 @@ fn bf16_rounding_is_not_blamed_on_a_sink_logit() {
         read_f32.notices
     );
 }
+
+/// Grouped-query Q and K (K with fewer heads, as Llama 3 or Qwen save them): each key/value
+/// head serves its group of query heads in turn, as if K and V had been repeated by
+/// transformers' `repeat_kv`; said in a notice. Heads that do not divide are refused.
+#[test]
+fn grouped_query_q_and_k_are_read_as_repeat_kv_spreads_them() {
+    let value = |l: usize, h: usize, n: usize, d: usize, seed: f32| -> Value {
+        json!(
+            (0..l)
+                .map(|a| (0..h)
+                    .map(|b| (0..n)
+                        .map(|c| (0..d)
+                            .map(|e| ((a * 7 + b * 5 + c * 3 + e) as f32 * seed).sin())
+                            .collect::<Vec<_>>())
+                        .collect::<Vec<_>>())
+                    .collect::<Vec<_>>())
+                .collect::<Vec<_>>()
+        )
+    };
+    let tokens = json!(["a", "b", "c"]);
+    let q = value(1, 4, 3, 2, 0.3);
+    let (k, v) = (value(1, 2, 3, 2, 0.7), value(1, 2, 3, 2, 1.1));
+    // K and V repeated by hand: head 2·j and 2·j + 1 are K's head j.
+    let repeat = |x: &Value| -> Value {
+        let heads = x[0].as_array().unwrap();
+        json!([[heads[0], heads[0], heads[1], heads[1]]])
+    };
+    let file = |k: &Value, v: &Value| json!({"q": q, "k": k, "v": v, "tokens": tokens}).to_string();
+    let grouped = read(Format::Json, file(&k, &v).as_bytes(), None, None, None).unwrap();
+    let by_hand = read(
+        Format::Json,
+        file(&repeat(&k), &repeat(&v)).as_bytes(),
+        None,
+        None,
+        None,
+    )
+    .unwrap();
+    assert_eq!(grouped.tensors, by_hand.tensors);
+    assert_eq!(
+        grouped.notices,
+        [ImportNotice::GroupedHeads {
+            q_heads: 4,
+            kv_heads: 2
+        }]
+    );
+    assert!(
+        grouped.notices[0]
+            .to_string()
+            .contains("each key/value head serves 2 query heads")
+    );
+    // 3 K heads for 4 Q heads: refused, naming both shapes.
+    let three = value(1, 3, 3, 2, 0.7);
+    let e = read(
+        Format::Json,
+        json!({"q": q, "k": three, "tokens": tokens})
+            .to_string()
+            .as_bytes(),
+        None,
+        None,
+        None,
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("grouped-query attention"), "{e}");
+}

@@ -94,6 +94,10 @@ impl Lang {
             (Lang::Zh, ImportNotice::NumberedTokens { count }) => {
                 format!("文件没有附带词元：它的 {count} 个位置按 0、1、2……编号。")
             }
+            (Lang::Zh, ImportNotice::GroupedHeads { q_heads, kv_heads }) => format!(
+                "k 有 {kv_heads} 个头，q 有 {q_heads} 个：每个键/值头依次供 {} 个查询头使用（分组查询注意力，和 transformers 的 repeat_kv 一样）。",
+                q_heads / kv_heads
+            ),
         }
     }
 }

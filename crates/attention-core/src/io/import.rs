@@ -158,6 +158,8 @@ pub enum ImportNotice {
     },
     /// No tokens came with the file: they are numbered.
     NumberedTokens { count: usize },
+    /// K (and V) have fewer heads than Q: each serves `q_heads / kv_heads` query heads.
+    GroupedHeads { q_heads: usize, kv_heads: usize },
 }
 
 impl std::fmt::Display for ImportNotice {
@@ -176,6 +178,11 @@ impl std::fmt::Display for ImportNotice {
             ImportNotice::NumberedTokens { count } => write!(
                 f,
                 "no tokens came with the file: its {count} positions are numbered 0, 1, 2, …"
+            ),
+            ImportNotice::GroupedHeads { q_heads, kv_heads } => write!(
+                f,
+                "k has {kv_heads} heads for q's {q_heads}: each key/value head serves {} query heads in turn (grouped-query attention, as transformers' repeat_kv spreads them)",
+                q_heads / kv_heads
             ),
         }
     }
@@ -226,6 +233,8 @@ fn assemble(mut found: Found, budget: usize) -> Result<Imported, ImportError> {
     let q = found.take("q");
     let k = found.take("k");
     let v = found.take("v");
+    // Q's heads and K's, when K has fewer (grouped-query attention).
+    let mut grouped = None;
     let tensors = match (attention, q, k, v) {
         (Some(_), Some(_), _, _) | (Some(_), _, Some(_), _) => return Err(ImportError::Both),
         (Some(a), None, None, v) => {
@@ -241,8 +250,21 @@ fn assemble(mut found: Found, budget: usize) -> Result<Imported, ImportError> {
         }
         (None, Some(q), Some(k), v) => {
             let q = four("q", q, "queries", "d")?;
-            let k = four("k", k, "keys", "d")?;
-            let v = v.map(|v| four("v", v, "keys", "d_v")).transpose()?;
+            let mut k = four("k", k, "keys", "d")?;
+            let mut v = v.map(|v| four("v", v, "keys", "d_v")).transpose()?;
+            let (ql, qh, _, _) = q.dim();
+            let kh = k.dim().1;
+            // Grouped-query attention: each of K's (and V's) heads serves qh / kh query heads in
+            // turn, as transformers' repeat_kv spreads them.
+            if ql == k.dim().0 && kh > 0 && kh < qh && qh % kh == 0 {
+                k = repeat_heads(&k, qh / kh);
+                if let Some(given) = &v
+                    && given.dim().1 == kh
+                {
+                    v = Some(repeat_heads(given, qh / kh));
+                }
+                grouped = Some((qh, kh));
+            }
             let (ql, qh, _, qd) = q.dim();
             let (kl, kh, kn, kd) = k.dim();
             let disagree = |tensor, shape: &Array4<f32>, other, other_shape: &Array4<f32>, what| {
@@ -260,7 +282,7 @@ fn assemble(mut found: Found, budget: usize) -> Result<Imported, ImportError> {
                     &k,
                     "q",
                     &q,
-                    "layers and heads must be the same",
+                    "the same layers, and the same heads or a divisor of q's (grouped-query attention)",
                 ));
             }
             if qd != kd {
@@ -341,6 +363,9 @@ fn assemble(mut found: Found, budget: usize) -> Result<Imported, ImportError> {
     }
 
     let mut notices = Vec::new();
+    if let Some((q_heads, kv_heads)) = grouped {
+        notices.push(ImportNotice::GroupedHeads { q_heads, kv_heads });
+    }
     let tokens = match found.tokens {
         Some(tokens) if tokens.len() == queries => tokens,
         Some(tokens) => {
@@ -443,6 +468,13 @@ fn finite(tensor: &'static str, array: &Array4<f32>) -> Result<(), ImportError> 
             value: format!("{v}"),
         }),
     }
+}
+
+/// Each head of `x` [layers, heads, n, d] repeated `times` times in place: head h becomes heads
+/// h·times … (h + 1)·times − 1 (transformers' `repeat_kv`).
+fn repeat_heads(x: &Array4<f32>, times: usize) -> Array4<f32> {
+    let (l, h, n, d) = x.dim();
+    Array4::from_shape_fn((l, h * times, n, d), |(a, b, c, e)| x[[a, b / times, c, e]])
 }
 
 /// A notice when rows of weights do not sum to 1 within 1e-3 plus the stored type's rounding
