@@ -269,8 +269,9 @@ fn bad_shapes_and_tokens_are_named() {
         "{d}"
     );
     assert!(d.to_string().contains("last dimension"), "{d}");
-    let heads = refused(json!({"q": [[[1.0]], [[1.0]]], "k": [[[1.0]]]}));
-    assert!(heads.to_string().contains("layers and heads"), "{heads}");
+    // Three query heads over two key heads: no grouped-query reading (2 does not divide 3).
+    let heads = refused(json!({"q": [[[1.0]], [[1.0]], [[1.0]]], "k": [[[1.0]], [[1.0]]]}));
+    assert!(heads.to_string().contains("grouped-query attention"), "{heads}");
     let v = refused(json!({"q": [[1.0]], "k": [[1.0]], "v": [[1.0], [2.0]]}));
     assert!(
         matches!(v, ImportError::Disagree { tensor: "v", .. }),
@@ -961,4 +962,59 @@ fn grouped_query_q_and_k_are_read_as_repeat_kv_spreads_them() {
     )
     .unwrap_err();
     assert!(e.to_string().contains("grouped-query attention"), "{e}");
+}
+
+/// Attention saved one tensor per layer, as forward hooks save it (`layers.0.attn`,
+/// `layers.1.attn`, …, each [heads, queries, keys], or with a batch of one in front), is read as
+/// the layers of one model; a gap in the layers or a shape that disagrees is refused by name.
+#[test]
+fn per_layer_dumps_are_stacked_into_layers() {
+    let head = |shift: f32| json!([[1.0, 0.0, 0.0], [shift, 1.0 - shift, 0.0], [0.2, 0.3, 0.5]]);
+    let tokens = json!(["a", "b", "c"]);
+    let whole = json!({
+        "attention": [[head(0.5), head(0.25)], [head(0.75), head(0.0)]],
+        "tokens": tokens,
+    });
+    let per_layer = json!({
+        "model.layers.0.self_attn.attn_weights": [[head(0.5), head(0.25)]],
+        "model.layers.1.self_attn.attn_weights": [[head(0.75), head(0.0)]],
+        "tokens": tokens,
+    });
+    let a = read(Format::Json, whole.to_string().as_bytes(), None, None, None).unwrap();
+    let b = read(
+        Format::Json,
+        per_layer.to_string().as_bytes(),
+        None,
+        None,
+        None,
+    )
+    .unwrap();
+    assert_eq!(a.tensors, b.tensors);
+    // `layers.N.q` and `layers.N.k` alike, one head each as [queries, d].
+    let qk = json!({
+        "layers.0.q": [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]],
+        "layers.0.k": [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]],
+        "layers.1.q": [[0.5, 0.0], [0.0, 0.5], [0.5, 0.5]],
+        "layers.1.k": [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]],
+        "tokens": tokens,
+    });
+    let read_qk = read(Format::Json, qk.to_string().as_bytes(), None, None, None).unwrap();
+    let Tensors::Vectors { q, .. } = &read_qk.tensors else {
+        panic!("q and k are read as vectors");
+    };
+    assert_eq!(q.dim(), (2, 1, 3, 2));
+    // Layer 1 missing: named.
+    let gap = json!({"layers.0.attn": [head(0.5)], "layers.2.attn": [head(0.5)], "tokens": tokens});
+    let e = read(Format::Json, gap.to_string().as_bytes(), None, None, None).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "layers.2.attn: the layers saved run to 2 without layer 1"
+    );
+    let odd = json!({"layers.0.attn": [head(0.5)], "layers.1.attn": [head(0.5), head(0.5)], "tokens": tokens});
+    let e = read(Format::Json, odd.to_string().as_bytes(), None, None, None).unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with("layers.1.attn: shape [2, 3, 3], where layers.0.attn has [1, 3, 3]"),
+        "{e}"
+    );
 }

@@ -81,7 +81,13 @@ def attention_array(attention: Any, batch: int = 0) -> np.ndarray:
         isinstance(attention, list) and attention and hasattr(attention[0], "shape")
     ):
         return _stack_layers(attention, "attention", batch)
-    return as_array(attention, "attention")
+    array = as_array(attention, "attention")
+    if array.ndim == 5:
+        # np.stack(outputs.attentions): [layers, batch, heads, queries, keys].
+        if not 0 <= batch < array.shape[1]:
+            raise ValueError(f"attention [layers, batch, heads, queries, keys] {list(array.shape)}: batch {batch} of {array.shape[1]}")
+        return array[:, batch]
+    return array
 
 
 def _check(array: np.ndarray, name: str, rows: str, columns: str) -> None:
@@ -138,9 +144,12 @@ def arrays(
         _check(qa, "q", "queries", "d")
         _check(ka, "k", "keys", "d")
         qa, ka = _four(qa), _four(ka)
-        if qa.shape[:2] != ka.shape[:2] or qa.shape[3] != ka.shape[3]:
+        # Grouped-query attention: k (and v) may have a divisor of q's heads.
+        grouped = qa.shape[1] % ka.shape[1] == 0
+        if qa.shape[0] != ka.shape[0] or not grouped or qa.shape[3] != ka.shape[3]:
             raise ValueError(
-                f"q {list(qa.shape)} does not fit k {list(ka.shape)}: layers, heads and the width d must agree"
+                f"q {list(qa.shape)} does not fit k {list(ka.shape)}: layers and the width d must "
+                "agree, and k's heads must be q's or divide them (grouped-query attention)"
             )
         layers, heads, queries, _ = qa.shape
         keys = ka.shape[2]

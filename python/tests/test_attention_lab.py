@@ -57,8 +57,10 @@ def test_every_input_form_gives_the_same_numbers():
         ATTENTION,
         ATTENTION.tolist(),
         FakeTensor(ATTENTION.astype(np.float64)),
-        # Hugging Face: a tuple of [batch, heads, q, k] per layer.
+        # Hugging Face: a tuple of [batch, heads, q, k] per layer, and the same stacked
+        # (np.stack(outputs.attentions): [layers, batch, heads, q, k]).
         tuple(FakeTensor(layer[np.newaxis]) for layer in ATTENTION),
+        np.stack([layer[np.newaxis] for layer in ATTENTION]),
         FakeCache({f"blocks.{l}.attn.hook_pattern": ATTENTION[l][np.newaxis] for l in (1, 0)}
                   | {"blocks.0.hook_resid_pre": np.zeros((1, 5, 8))}),
     ]
@@ -72,6 +74,16 @@ def test_every_input_form_gives_the_same_numbers():
     # The batch asked for.
     two = tuple(np.stack([layer, layer[::-1]]) for layer in ATTENTION)
     assert payload(two, TOKENS, batch=1)["attention"] == ATTENTION[:, ::-1].tolist()
+    assert payload(np.stack(two), TOKENS, batch=1)["attention"] == ATTENTION[:, ::-1].tolist()
+
+
+def test_grouped_query_k_and_v_pass_to_the_lab():
+    q = rng.normal(size=(1, 4, 5, 2)).astype(np.float32)
+    k, v = (rng.normal(size=(1, 2, 5, 2)).astype(np.float32) for _ in range(2))
+    data = payload(q=q, k=k, v=v, tokens=TOKENS)
+    assert np.array(data["k"]).shape == (1, 2, 5, 2)
+    with pytest.raises(ValueError, match="grouped-query attention"):
+        payload(q=np.ones((1, 3, 5, 2)), k=np.ones((1, 2, 5, 2)), tokens=TOKENS)
 
 
 def test_q_k_and_v():
@@ -85,7 +97,8 @@ def test_q_k_and_v():
 @pytest.mark.parametrize(
     "call, message",
     [
-        (lambda: payload(np.zeros((1, 1, 1, 2, 2)), ["a", "b"]), r"5 dimensions"),
+        (lambda: payload(np.zeros((1, 1, 1, 1, 2, 2)), ["a", "b"]), r"6 dimensions"),
+        (lambda: payload(np.zeros((1, 2, 1, 2, 2)), ["a", "b"], batch=2), r"batch 2 of 2"),
         (lambda: payload(np.array([[1.0, np.nan], [0, 1]]), ["a", "b"]), r"attention\[0, 1\] is nan"),
         (lambda: payload(np.eye(2), ["a"]), r"tokens has 1 entries where the tensors have 2"),
         (lambda: payload(np.eye(2)[:, :0], []), r"empty dimension"),

@@ -101,6 +101,98 @@ impl Found {
         let at = self.tensors.iter().position(|(n, _)| n == name)?;
         Some(self.tensors.remove(at).1)
     }
+
+    /// Tensors saved one per layer (`layers.0.attn`, `layers.1.attn`, …) stacked into one
+    /// `[layers, heads, rows, columns]` under the name the lab reads (`attention`, `q`, `k`,
+    /// `v`). Each layer's is `[heads, rows, columns]`, `[rows, columns]` (one head) or with a
+    /// batch of one in front; the layers must run 0, 1, 2, … and agree in shape.
+    pub(crate) fn stack_layers(&mut self) -> Result<(), ImportError> {
+        for kind in ["attention", "q", "k", "v"] {
+            let mut layers: Vec<(usize, String, Raw)> = Vec::new();
+            let mut rest = Vec::new();
+            for (name, raw) in self.tensors.drain(..) {
+                match per_layer(&name) {
+                    Some((layer, k)) if k == kind => layers.push((layer, name, raw)),
+                    _ => rest.push((name, raw)),
+                }
+            }
+            self.tensors = rest;
+            if layers.is_empty() {
+                continue;
+            }
+            if self.tensors.iter().any(|(n, _)| n == kind) {
+                return Err(ImportError::Header {
+                    tensor: kind.into(),
+                    detail: format!(
+                        "given whole and per layer ({}): give one or the other",
+                        layers[0].1
+                    ),
+                });
+            }
+            layers.sort_by_key(|(layer, _, _)| *layer);
+            let shape = |raw: &Raw| match raw.shape[..] {
+                [n, m] => Some(vec![1, n, m]),
+                [h, n, m] => Some(vec![h, n, m]),
+                [1, h, n, m] => Some(vec![h, n, m]),
+                _ => None,
+            };
+            let first = shape(&layers[0].2).ok_or_else(|| ImportError::Header {
+                tensor: layers[0].1.clone(),
+                detail: format!(
+                    "shape {:?}: a layer's tensor is [heads, rows, columns] (or [rows, columns], or with a batch of one in front)",
+                    layers[0].2.shape
+                ),
+            })?;
+            let mut values = Vec::new();
+            let mut rounding = 0.0f32;
+            for (at, (layer, name, raw)) in layers.iter().enumerate() {
+                if *layer != at {
+                    return Err(ImportError::Header {
+                        tensor: name.clone(),
+                        detail: format!("the layers saved run to {layer} without layer {at}"),
+                    });
+                }
+                if shape(raw).as_ref() != Some(&first) {
+                    return Err(ImportError::Header {
+                        tensor: name.clone(),
+                        detail: format!(
+                            "shape {:?}, where {} has {:?}: every layer's must agree",
+                            raw.shape, layers[0].1, layers[0].2.shape
+                        ),
+                    });
+                }
+                values.extend_from_slice(&raw.values);
+                rounding = rounding.max(raw.rounding);
+            }
+            let mut stacked = vec![layers.len()];
+            stacked.extend(first);
+            self.tensors.push((
+                kind.into(),
+                Raw {
+                    shape: stacked,
+                    values,
+                    rounding,
+                },
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// A tensor saved per layer, as hooks name them (`layers.3.attn`, `model.layers.3.self_attn.q`,
+/// `h.3.attention`): its layer (the last number in the name) and what it is, from its last
+/// part: `attention` (also `attn`, `attn_weights`, `attentions`), `q`, `k` or `v`.
+pub(crate) fn per_layer(name: &str) -> Option<(usize, &'static str)> {
+    let mut parts = name.rsplit(['.', '/']);
+    let kind = match parts.next()? {
+        "attention" | "attn" | "attn_weights" | "attentions" => "attention",
+        "q" => "q",
+        "k" => "k",
+        "v" => "v",
+        _ => return None,
+    };
+    let layer = parts.find_map(|p| p.parse().ok())?;
+    Some((layer, kind))
 }
 
 /// Tokens as strings from a JSON value: a list of strings (numbers are written as they read).

@@ -226,6 +226,7 @@ pub fn read_value(
 
 /// Checks what was found and shapes it.
 fn assemble(mut found: Found, budget: usize) -> Result<Imported, ImportError> {
+    found.stack_layers()?;
     let attention = found.take("attention");
     let rounding = attention
         .as_ref()

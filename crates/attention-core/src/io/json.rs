@@ -37,6 +37,12 @@ pub(crate) fn from_value(value: &Value) -> Result<Found, ImportError> {
                 .push((name.to_string(), nested(name, tensor)?));
         }
     }
+    // Saved one per layer: stacked in [`Found::stack_layers`].
+    for (name, tensor) in object {
+        if crate::io::found::per_layer(name).is_some() && !tensor.is_null() {
+            found.tensors.push((name.clone(), nested(name, tensor)?));
+        }
+    }
     if let Some(tokens) = object.get("tokens").filter(|v| !v.is_null()) {
         found.tokens = Some(tokens_from_json(tokens, "tokens")?);
     }

@@ -50,7 +50,9 @@ pub(crate) fn read_npz(bytes: &[u8], budget: usize) -> Result<Found, ImportError
             found.others.push(entry.name().to_string());
             continue;
         };
-        if !["attention", "q", "k", "v", "tokens", "key_tokens"].contains(&name.as_str()) {
+        if !["attention", "q", "k", "v", "tokens", "key_tokens"].contains(&name.as_str())
+            && crate::io::found::per_layer(&name).is_none()
+        {
             found.others.push(name);
             continue;
         }

@@ -122,6 +122,14 @@ pub(crate) fn read(bytes: &[u8]) -> Result<Found, ImportError> {
             found.tensors.push((name.into(), raw?));
         }
     }
+    // Saved one per layer: stacked in [`Found::stack_layers`].
+    for name in file.names() {
+        if crate::io::found::per_layer(&name).is_some()
+            && let Some(raw) = file.tensor(&name)
+        {
+            found.tensors.push((name, raw?));
+        }
+    }
     if found.tensors.is_empty() {
         let names = file.names();
         return Err(ImportError::Nothing {
