@@ -298,7 +298,9 @@ request_fields! {
         link: Link::Plain(Form::Integer),
         fixed: Fixed::Always,
     },
-    /// One's own W_Q, W_K, W_V ([d_model, n_heads·d_k]) and W_O instead of random ones.
+    /// One's own W_Q, W_K, W_V and W_O instead of random ones, as the lab multiplies them
+    /// (q = x·W_Q): w_q [d_model, n_heads·d_k], w_k [d_model, n_kv_heads·d_k], w_v [d_model,
+    /// n_kv_heads·d_v], w_o [n_heads·d_v, d_model] (PyTorch's nn.Linear weights, transposed).
     weights: WeightsRequest => {
         schema: r#"{"type": "object", "properties": {"w_q": {"type": "array", "items": {"type": "array", "items": {"type": "number"}}}, "w_k": {"type": "array", "items": {"type": "array", "items": {"type": "number"}}}, "w_v": {"type": "array", "items": {"type": "array", "items": {"type": "number"}}}, "w_o": {"type": "array", "items": {"type": "array", "items": {"type": "number"}}}}, "required": ["w_q", "w_k", "w_v", "w_o"], "additionalProperties": false}"#,
         default: None,
