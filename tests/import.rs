@@ -245,8 +245,8 @@ fn bad_shapes_and_tokens_are_named() {
         rank.to_string().contains("[layers, heads, queries, keys]"),
         "{rank}"
     );
-    let five = refused(json!({"attention": [[[[[1.0]]]]]}));
-    assert!(matches!(five, ImportError::Rank { rank: 5, .. }), "{five}");
+    let six = refused(json!({"attention": [[[[[[1.0]]]]]]}));
+    assert!(matches!(six, ImportError::Rank { rank: 6, .. }), "{six}");
 
     let ragged = refused(json!({"attention": [[0.5, 0.5], [1.0]]}));
     assert!(
@@ -271,7 +271,10 @@ fn bad_shapes_and_tokens_are_named() {
     assert!(d.to_string().contains("last dimension"), "{d}");
     // Three query heads over two key heads: no grouped-query reading (2 does not divide 3).
     let heads = refused(json!({"q": [[[1.0]], [[1.0]], [[1.0]]], "k": [[[1.0]], [[1.0]]]}));
-    assert!(heads.to_string().contains("grouped-query attention"), "{heads}");
+    assert!(
+        heads.to_string().contains("grouped-query attention"),
+        "{heads}"
+    );
     let v = refused(json!({"q": [[1.0]], "k": [[1.0]], "v": [[1.0], [2.0]]}));
     assert!(
         matches!(v, ImportError::Disagree { tensor: "v", .. }),
@@ -1015,6 +1018,42 @@ fn per_layer_dumps_are_stacked_into_layers() {
     assert!(
         e.to_string()
             .starts_with("layers.1.attn: shape [2, 3, 3], where layers.0.attn has [1, 3, 3]"),
+        "{e}"
+    );
+}
+
+/// `np.stack(outputs.attentions)` saved to a file: [layers, batch, heads, queries, keys]. The
+/// first example is read, and a notice says so when the batch has more.
+#[test]
+fn a_stacked_batch_is_read_as_layers_of_its_first_example() {
+    let row = |a: f32| json!([[1.0, 0.0], [a, 1.0 - a]]);
+    let tokens = json!(["a", "b"]);
+    let stacked = json!({
+        "attention": [[[row(0.5)], [row(0.1)]], [[row(0.25)], [row(0.2)]]],
+        "tokens": tokens,
+    });
+    let first = json!({"attention": [[row(0.5)], [row(0.25)]], "tokens": tokens});
+    let a = read(
+        Format::Json,
+        stacked.to_string().as_bytes(),
+        None,
+        None,
+        None,
+    )
+    .unwrap();
+    let b = read(Format::Json, first.to_string().as_bytes(), None, None, None).unwrap();
+    assert_eq!(a.tensors, b.tensors);
+    assert_eq!(a.notices, [ImportNotice::FirstExample { examples: 2 }]);
+    // A batch of one: no notice.
+    let one = json!({"attention": [[[row(0.5)]], [[row(0.25)]]], "tokens": tokens});
+    let c = read(Format::Json, one.to_string().as_bytes(), None, None, None).unwrap();
+    assert_eq!((c.tensors, c.notices), (b.tensors, vec![]));
+    // Six dimensions: the refusal lists every shape it reads.
+    let six = json!({"attention": [[[[row(0.5)]]]], "tokens": tokens});
+    let e = read(Format::Json, six.to_string().as_bytes(), None, None, None).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("expected 2 to 5: [layers, batch, heads"),
         "{e}"
     );
 }

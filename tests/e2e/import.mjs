@@ -213,7 +213,7 @@ test('every bad file gets its message and the page keeps what it showed', async 
   const kept = JSON.stringify(await trace());
   const cases = [
     ['nan.json', '{"attention": [[1, NaN]], "tokens": ["a"]}', /not valid JSON|NaN|finite/i],
-    ['rank.json', '{"attention": [[[[[1]]]]], "tokens": ["a"]}', /5 dimensions/],
+    ['rank.json', '{"attention": [[[[[[1]]]]]], "tokens": ["a"]}', /6 dimensions/],
     ['tokens.json', '{"attention": [[1, 0], [0, 1]], "tokens": ["a"]}', /tokens/],
     ['both.json', '{"attention": [[1]], "q": [[1]], "k": [[1]], "tokens": ["a"]}', /both/],
     ['cut.npz', readFileSync(join(FIXTURES, 'attention.npz')).subarray(0, 300), /npz|ends early/],

@@ -94,6 +94,9 @@ impl Lang {
             (Lang::Zh, ImportNotice::NumberedTokens { count }) => {
                 format!("文件没有附带词元：它的 {count} 个位置按 0、1、2……编号。")
             }
+            (Lang::Zh, ImportNotice::FirstExample { examples }) => format!(
+                "张量是 [layers, batch, heads, …]，含 {examples} 个样本：这里显示第一个（想看别的，保存前先切出来；笔记本里用 batch= 选）。"
+            ),
             (Lang::Zh, ImportNotice::GroupedHeads { q_heads, kv_heads }) => format!(
                 "k 有 {kv_heads} 个头，q 有 {q_heads} 个：每个键/值头依次供 {} 个查询头使用（分组查询注意力，和 transformers 的 repeat_kv 一样）。",
                 q_heads / kv_heads
@@ -126,7 +129,7 @@ fn zh_error(error: &ImportError) -> String {
             rows,
             columns,
         } => format!(
-            "{tensor} 有 {rank} 个维度 {shape:?}；应为 2 到 4 维：[layers, heads, {rows}, {columns}]、[heads, {rows}, {columns}] 或 [{rows}, {columns}]"
+            "{tensor} 有 {rank} 个维度 {shape:?}；应为 2 到 5 维：[layers, batch, heads, {rows}, {columns}]（outputs.attentions 用 np.stack 叠起来）、[layers, heads, {rows}, {columns}]、[heads, {rows}, {columns}] 或 [{rows}, {columns}]"
         ),
         ImportError::Disagree {
             tensor,

@@ -29,7 +29,7 @@ pub enum ImportError {
         missing: &'static str,
     },
     #[error(
-        "{tensor} has {rank} dimensions {shape:?}; expected 2 to 4: [layers, heads, {rows}, {columns}], [heads, {rows}, {columns}] or [{rows}, {columns}]"
+        "{tensor} has {rank} dimensions {shape:?}; expected 2 to 5: [layers, batch, heads, {rows}, {columns}] (np.stack of outputs.attentions), [layers, heads, {rows}, {columns}], [heads, {rows}, {columns}] or [{rows}, {columns}]"
     )]
     Rank {
         tensor: String,

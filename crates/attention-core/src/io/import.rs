@@ -160,6 +160,8 @@ pub enum ImportNotice {
     NumberedTokens { count: usize },
     /// K (and V) have fewer heads than Q: each serves `q_heads / kv_heads` query heads.
     GroupedHeads { q_heads: usize, kv_heads: usize },
+    /// The tensors carry a batch of `examples`: the first is shown.
+    FirstExample { examples: usize },
 }
 
 impl std::fmt::Display for ImportNotice {
@@ -178,6 +180,10 @@ impl std::fmt::Display for ImportNotice {
             ImportNotice::NumberedTokens { count } => write!(
                 f,
                 "no tokens came with the file: its {count} positions are numbered 0, 1, 2, …"
+            ),
+            ImportNotice::FirstExample { examples } => write!(
+                f,
+                "the tensors are [layers, batch, heads, …] with {examples} examples: the first is shown (slice another out before saving to see it; the notebook's batch= picks one)"
             ),
             ImportNotice::GroupedHeads { q_heads, kv_heads } => write!(
                 f,
@@ -227,13 +233,22 @@ pub fn read_value(
 /// Checks what was found and shapes it.
 fn assemble(mut found: Found, budget: usize) -> Result<Imported, ImportError> {
     found.stack_layers()?;
-    let attention = found.take("attention");
+    // Five dimensions are [layers, batch, heads, rows, columns]: the first example is read.
+    let mut examples = 1;
+    let mut take = |name: &str| {
+        found.take(name).map(|raw| {
+            let (raw, batch) = first_example(raw);
+            examples = examples.max(batch);
+            raw
+        })
+    };
+    let attention = take("attention");
     let rounding = attention
         .as_ref()
         .map_or(crate::io::found::F32_ROUNDING, |a| a.rounding);
-    let q = found.take("q");
-    let k = found.take("k");
-    let v = found.take("v");
+    let q = take("q");
+    let k = take("k");
+    let v = take("v");
     // Q's heads and K's, when K has fewer (grouped-query attention).
     let mut grouped = None;
     let tensors = match (attention, q, k, v) {
@@ -364,6 +379,9 @@ fn assemble(mut found: Found, budget: usize) -> Result<Imported, ImportError> {
     }
 
     let mut notices = Vec::new();
+    if examples > 1 {
+        notices.push(ImportNotice::FirstExample { examples });
+    }
     if let Some((q_heads, kv_heads)) = grouped {
         notices.push(ImportNotice::GroupedHeads { q_heads, kv_heads });
     }
@@ -469,6 +487,34 @@ fn finite(tensor: &'static str, array: &Array4<f32>) -> Result<(), ImportError> 
             value: format!("{v}"),
         }),
     }
+}
+
+/// A tensor of five dimensions, [layers, batch, heads, rows, columns] (`np.stack` of Hugging
+/// Face's `outputs.attentions`), as its first example's four; with the batch's size. Any other
+/// tensor as it is, with 1.
+fn first_example(raw: Raw) -> (Raw, usize) {
+    let [layers, batch, heads, rows, columns] = raw.shape[..] else {
+        return (raw, 1);
+    };
+    let each = heads * rows * columns;
+    let values = (0..layers)
+        .flat_map(|l| {
+            let start = l * batch * each;
+            raw.values
+                .get(start..start + each)
+                .unwrap_or_default()
+                .iter()
+                .copied()
+        })
+        .collect();
+    (
+        Raw {
+            shape: vec![layers, heads, rows, columns],
+            values,
+            rounding: raw.rounding,
+        },
+        batch,
+    )
 }
 
 /// Each head of `x` [layers, heads, n, d] repeated `times` times in place: head h becomes heads
