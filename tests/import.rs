@@ -691,6 +691,7 @@ fn a_run_shows_weights_as_read_and_computes_q_and_k_under_the_settings() {
         mask: MaskSpec::Causal,
         temperature: 2.0,
         block: (Some(2), None),
+        rope: None,
     };
     let run = run_imported(&load("qkv.npz"), &causal).unwrap();
     assert!(run.from_vectors);
@@ -1054,6 +1055,60 @@ fn a_stacked_batch_is_read_as_layers_of_its_first_example() {
     assert!(
         e.to_string()
             .contains("expected 2 to 5: [layers, batch, heads"),
+        "{e}"
+    );
+}
+
+/// Q and K saved before RoPE, with positions set to RoPE: the lab turns them as its own
+/// pipeline does, and the weights are those of its own trace with RoPE (whose `q` and `k` are
+/// the vectors before the turn). Read as they are, they differ; ALiBi is refused for a file.
+#[test]
+fn imported_q_and_k_before_rope_are_turned_as_the_lab_turns_its_own() {
+    use attention_core::api::PositionRequest;
+    use attention_core::api::import::import_settings;
+    use attention_core::io::imported::run_imported;
+    use attention_core::{Params, compute_trace};
+    let position = PositionRequest::Rope {
+        base: 500.0,
+        pairing: attention_core::api::PairingRequest::Interleaved,
+        offset: 3,
+    };
+    let mut params = Params::sentence("the cat sat on the warm mat");
+    params.d_model = Some(16);
+    params.n_heads = 2;
+    let (p, offset) = position.position();
+    params.shaping.position = p;
+    params.shaping.offset = offset;
+    let trace = compute_trace(&params.validate().unwrap());
+    let heads = |pick: fn(&attention_core::pipeline::trace::HeadTrace) -> &ndarray::Array2<f32>| {
+        json!([trace
+            .heads
+            .iter()
+            .map(|h| pick(h).outer_iter().map(|r| r.to_vec()).collect::<Vec<_>>())
+            .collect::<Vec<_>>()])
+    };
+    let file = json!({"q": heads(|h| &h.q), "k": heads(|h| &h.k), "tokens": trace.config.tokens()});
+    let imported = read_value(&file, None).unwrap();
+    let settings = import_settings(None, None, None, Some(&position)).unwrap();
+    let run = run_imported(&imported, &settings).unwrap();
+    assert_eq!(run.rope.map(|r| r.0), Some(500.0));
+    for (h, head) in trace.heads.iter().enumerate() {
+        let diff = max_abs_diff(run.head(0, h).weights.view(), head.weights.view());
+        assert!(diff < 1e-5, "head {h}: {diff}");
+    }
+    let as_given =
+        run_imported(&imported, &import_settings(None, None, None, None).unwrap()).unwrap();
+    assert!(
+        max_abs_diff(
+            as_given.head(0, 0).weights.view(),
+            trace.heads[0].weights.view()
+        ) > 1e-3
+    );
+    let alibi = PositionRequest::Alibi { offset: 0 };
+    let e = import_settings(None, None, None, Some(&alibi)).unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with("position: a file's q and k take RoPE"),
         "{e}"
     );
 }

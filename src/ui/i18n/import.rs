@@ -30,6 +30,10 @@ pub struct ImportTexts {
     pub back: &'static str,
     pub weights_note: &'static str,
     pub vectors_note: &'static str,
+    /// Q and K turned by RoPE here: (base, pairing in words).
+    pub rope_note: fn(&str, &str) -> String,
+    /// The two pairings in words: half, interleaved.
+    pub pairings: [&'static str; 2],
     pub link_note: &'static str,
     /// The link note when the file was fetched from an address, which links carry.
     pub link_note_src: &'static str,
@@ -193,6 +197,15 @@ pub static EN: ImportTexts = ImportTexts {
     back: "Back to the lab's own numbers",
     weights_note: "These weights were computed by your model: the mask, the temperature and the other controls do not change them.",
     vectors_note: "The lab computes these weights from your Q and K: the mask, the temperature and FlashAttention's tiles in the controls apply to them. The other controls change only the lab's own numbers.",
+    rope_note: |base, pairing| {
+        format!(
+            "Positions are set to RoPE, so your Q and K are read as before RoPE and turned here (base {base}, {pairing}): query i and key j by their positions. If they were saved after RoPE, choose absolute or no positions."
+        )
+    },
+    pairings: [
+        "dimension p with p + d/2, as Hugging Face's Llama",
+        "dimension 2p with 2p + 1, as GPT-J",
+    ],
     link_note: "A link carries settings, never a file: a shared link opens the lab's own numbers. To share these, download the trace.",
     link_note_src: "This file came from an address, and links carry the address (src=), not the numbers: a shared link opens the file again wherever that address can be fetched.",
     section: "Your attention",
@@ -270,6 +283,15 @@ pub static ZH: ImportTexts = ImportTexts {
     back: "回到实验室自己的数值",
     weights_note: "这些权重是你的模型算出来的：掩码、温度和其他控件都不会改变它们。",
     vectors_note: "这些权重由实验室根据你的 Q 和 K 计算：控件里的掩码、温度和 FlashAttention 分块都作用于它们。其他控件只改变实验室自己的数值。",
+    rope_note: |base, pairing| {
+        format!(
+            "位置设为 RoPE，所以你的 Q 和 K 被当作 RoPE 之前的向量，在这里旋转（底数 {base}，{pairing}）：查询 i 和键 j 各按自己的位置转。如果它们是 RoPE 之后保存的，请选绝对位置或不加位置。"
+        )
+    },
+    pairings: [
+        "第 p 维与第 p + d/2 维配对，如 Hugging Face 的 Llama",
+        "第 2p 维与第 2p + 1 维配对，如 GPT-J",
+    ],
     link_note: "链接只携带设置，从不携带文件：别人打开分享的链接，看到的是实验室自己的数值。要分享这些数值，请下载 trace。",
     link_note_src: "这个文件来自一个网址。链接携带的是这个网址（src=），而不是数值本身：只要那个网址能被访问，分享的链接就会再次打开这个文件。",
     section: "你的注意力",

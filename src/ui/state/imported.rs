@@ -63,7 +63,12 @@ pub fn read_file(
 
 /// What of `request` applies to a file's Q and K: the mask, the temperature, the tiles.
 pub fn settings_of(request: &Request) -> Result<ImportSettings, RequestError> {
-    import_settings(request.mask.as_ref(), request.temperature, request.block)
+    import_settings(
+        request.mask.as_ref(),
+        request.temperature,
+        request.block,
+        request.position.as_ref(),
+    )
 }
 
 /// Shows `file` under `settings` (weights read as they are ignore them).

@@ -144,6 +144,14 @@ pub fn ImportSummary(#[prop(optional)] embedded: bool) -> impl IntoView {
             <div class="panel import-summary" data-testid="import-summary">
                 <p data-testid="import-summary-text"><strong>{summary}</strong></p>
                 <p class="help block">{note}</p>
+                {move || lab.imported_run.with(|r| match r {
+                    Some(Ok(run)) => run.0.rope.map(|(base, pairing, _)| {
+                        let t = texts();
+                        let pairing = t.pairings[usize::from(pairing == attention_core::math::scoring::Pairing::Interleaved)];
+                        view! { <p class="note" data-testid="import-rope">{(t.rope_note)(&format!("{base}"), pairing)}</p> }
+                    }),
+                    _ => None,
+                })}
                 <ul class="import-notices" data-testid="import-notices">
                     {move || {
                         let lang = lab.lang.get();

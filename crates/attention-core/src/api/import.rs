@@ -17,6 +17,8 @@ pub struct LoadCommand {
     pub mask: Option<super::MaskRequest>,
     pub temperature: Option<f64>,
     pub block: Option<super::BlockRequest>,
+    /// `{"kind": "rope", …}`: the file's Q and K are before RoPE, and the lab turns them.
+    pub position: Option<super::PositionRequest>,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -85,14 +87,19 @@ impl LoadCommand {
         )
         .map_err(|e| e.to_string())?;
         let settings = match &imported.tensors {
-            Tensors::Attention(_) if self.mask.is_some() || self.temperature.is_some() => {
-                return Err("mask, temperature: the file holds weights already computed; they apply to q and k".into());
+            Tensors::Attention(_)
+                if self.mask.is_some() || self.temperature.is_some() || self.position.is_some() =>
+            {
+                return Err("mask, temperature, position: the file holds weights already computed; they apply to q and k".into());
             }
             Tensors::Attention(_) => crate::io::imported::ImportSettings::default(),
-            Tensors::Vectors { .. } => {
-                import_settings(self.mask.as_ref(), self.temperature, self.block)
-                    .map_err(|e| e.to_string())?
-            }
+            Tensors::Vectors { .. } => import_settings(
+                self.mask.as_ref(),
+                self.temperature,
+                self.block,
+                self.position.as_ref(),
+            )
+            .map_err(|e| e.to_string())?,
         };
         let run =
             crate::io::imported::run_imported(&imported, &settings).map_err(|e| e.to_string())?;
@@ -106,9 +113,26 @@ pub fn import_settings(
     mask: Option<&super::MaskRequest>,
     temperature: Option<f64>,
     block: Option<super::BlockRequest>,
+    position: Option<&super::PositionRequest>,
 ) -> Result<crate::io::imported::ImportSettings, super::RequestError> {
     let block = block.unwrap_or_default();
+    // RoPE turns Q and K given before it; absolute positions and none leave them as they
+    // are (a file's vectors carry whatever positions the model added); ALiBi is not theirs.
+    let rope = match position.map(super::PositionRequest::position) {
+        Some((crate::math::scoring::Position::Rope { base, pairing }, offset)) => {
+            Some((base, pairing, offset))
+        }
+        Some((crate::math::scoring::Position::Alibi, _)) => {
+            return Err(super::RequestError::Input {
+                field: "position",
+                message: "a file's q and k take RoPE (given before it) or nothing; ALiBi's \
+                          biases are not computed on them",
+            });
+        }
+        _ => None,
+    };
     Ok(crate::io::imported::ImportSettings {
+        rope,
         mask: mask
             .map(super::request_params::mask_spec)
             .transpose()?

@@ -12,7 +12,7 @@ use crate::math::attention::attend;
 use crate::math::fastmath;
 use crate::math::flash::{FlashHead, flash_attention, replay_query_blocks};
 use crate::math::mask::{Mask, MaskSpec};
-use crate::math::scoring::Scoring;
+use crate::math::scoring::{Pairing, Scoring, rope};
 use crate::pipeline::config::{auto_block, checked_mask, checked_temperature};
 use crate::pipeline::error::ConfigError;
 use crate::pipeline::roles::{HeadRoles, roles};
@@ -115,6 +115,8 @@ pub struct ImportedRun {
     pub max_flash_diff: Option<f32>,
     /// What the weights were computed under, when they were computed here from Q and K.
     pub computed_under: Option<ComputedUnder>,
+    /// RoPE's (base, pairing, first position), when Q and K were turned by it here.
+    pub rope: Option<(f64, Pairing, usize)>,
     pub notices: Vec<ImportNotice>,
 }
 
@@ -136,6 +138,10 @@ pub struct ImportSettings {
     pub temperature: f64,
     /// (rows, columns); each side's automatic size when `None`.
     pub block: (Option<usize>, Option<usize>),
+    /// Q and K given before RoPE: (base, pairing, the first row's position). Query i and key j
+    /// are turned by positions first + i and first + j, as the model would turn them, before
+    /// the scores. `None`: as given (after RoPE, or a model without it).
+    pub rope: Option<(f64, Pairing, usize)>,
 }
 
 impl Default for ImportSettings {
@@ -144,8 +150,20 @@ impl Default for ImportSettings {
             mask: MaskSpec::None,
             temperature: 1.0,
             block: (None, None),
+            rope: None,
         }
     }
+}
+
+/// Every head of `x` [layers, heads, rows, d] turned by RoPE, row r at position `first + r`.
+fn turned(x: &Array4<f32>, base: f64, pairing: Pairing, first: usize) -> Array4<f32> {
+    let mut x = x.clone();
+    for mut layer in x.outer_iter_mut() {
+        for head in layer.outer_iter_mut() {
+            rope(head, base, pairing, first);
+        }
+    }
+    x
 }
 
 /// Shows `imported`: its weights as they are, or every head computed from its Q and K (and V)
@@ -177,6 +195,25 @@ pub fn run_imported(
             (layers, false, None, None)
         }
         Tensors::Vectors { q, k, v } => {
+            // Before RoPE: turned here, so that the scores (and the q and k shown) are the ones
+            // the model's attention read.
+            let rotated = match settings.rope {
+                Some((base, pairing, first)) => {
+                    let d = q.dim().3;
+                    if d % 2 != 0 {
+                        return Err(ConfigError::RopeNeedsEvenDk { d_k: d });
+                    }
+                    if !(base > 1.0 && base.is_finite()) {
+                        return Err(ConfigError::BadRopeBase { base });
+                    }
+                    Some((
+                        turned(q, base, pairing, first),
+                        turned(k, base, pairing, first),
+                    ))
+                }
+                None => None,
+            };
+            let (q, k) = rotated.as_ref().map_or((q, k), |(q, k)| (q, k));
             let block = (
                 settings
                     .block
@@ -242,6 +279,7 @@ pub fn run_imported(
         layers,
         from_vectors,
         max_flash_diff,
+        rope: settings.rope.filter(|_| from_vectors),
         computed_under,
         notices: imported.notices.clone(),
     })
