@@ -89,6 +89,7 @@ fn an_imported_head_replays_flash_attentions_tiles() {
         mask: MaskSpec::Causal,
         temperature: 1.0,
         block: (Some(2), Some(2)),
+        rope: None,
     };
     let run = Arc::new(run_imported(&file, &settings).unwrap());
     let replay = Replay::imported(Arc::clone(&run), 0, 0, ScaleMode::Honest, 0).unwrap();
