@@ -63,11 +63,13 @@ async function check(name, setUp, options = {}) {
     if (options.viewport) await page.setViewportSize(options.viewport);
     await page.emulateMedia({ colorScheme: options.dark ? 'dark' : 'light' });
     await setUp(page);
-    // Views draw when they come into view: scroll through the page once, then back.
+    // Views draw when they come into view: scroll through the page once, then back. Each step
+    // waits two frames, or a quarter second when the page is given none (a renderer that stalled
+    // its frames once hung a whole run here).
     await page.evaluate(async () => {
       for (let y = 0; y < document.body.scrollHeight; y += innerHeight) {
         window.scrollTo(0, y);
-        await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+        await new Promise((r) => { requestAnimationFrame(() => requestAnimationFrame(r)); setTimeout(r, 250); });
       }
       window.scrollTo(0, 0);
     });
@@ -222,7 +224,7 @@ for (const [name, query, switched] of [['lab', 'lang=zh'], ['Llama model', 'lang
         await page.evaluate(async () => {
           for (let y = 0; y < document.body.scrollHeight; y += innerHeight) {
             window.scrollTo(0, y);
-            await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+            await new Promise((r) => { requestAnimationFrame(() => requestAnimationFrame(r)); setTimeout(r, 250); });
           }
           window.scrollTo(0, 0);
         });
@@ -232,7 +234,7 @@ for (const [name, query, switched] of [['lab', 'lang=zh'], ['Llama model', 'lang
       await page.evaluate(async () => {
         for (let y = 0; y < document.body.scrollHeight; y += innerHeight) {
           window.scrollTo(0, y);
-          await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+          await new Promise((r) => { requestAnimationFrame(() => requestAnimationFrame(r)); setTimeout(r, 250); });
         }
       });
       assert.deepEqual(await englishOnChinesePage(page), []);

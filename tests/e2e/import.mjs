@@ -148,6 +148,17 @@ test('Q and K give a PyTorch-style SelfAttention\'s own weights; V gives outputs
   if (SHOTS) await player.screenshot({ path: join(SHOTS, 'import-flash-player.png') });
   await page.evaluate(() => window.attentionLab.set({ mask: { kind: 'none' }, temperature: 1 }));
   if (SHOTS) await page.screenshot({ path: join(SHOTS, 'import-qk.png'), fullPage: true });
+  // Positions set to RoPE: the file's Q and K are read as before RoPE, turned, and the summary
+  // says so; back to absolute, the weights are the file's own again.
+  assert.equal(await page.locator('[data-testid=import-rope]').count(), 0);
+  const plain = await trace();
+  assert.deepEqual(await page.evaluate(() => window.attentionLab.set({ position: { kind: 'rope', base: 10000, pairing: 'half' } })), { ok: true });
+  await page.waitForSelector('[data-testid=import-rope]');
+  assert.match(await page.locator('[data-testid=import-rope]').textContent(), /read as before RoPE and turned here \(base 10000, dimension p with p \+ d\/2/);
+  assert.ok(maxDiff(weightsOf(await trace()), weightsOf(plain)) > 1e-3, 'turned by RoPE, the weights change');
+  await page.evaluate(() => window.attentionLab.set({ position: { kind: 'absolute' } }));
+  await page.waitForFunction(() => !document.querySelector('[data-testid=import-rope]'));
+  assert.equal(maxDiff(weightsOf(await trace()), weightsOf(plain)), 0);
 });
 
 test('a file dropped anywhere on the page opens, and pasted JSON opens', async () => {
