@@ -436,12 +436,18 @@ fn a_file_of_ones_own_attention_is_loaded() {
     let turned = trace(&format!(
         r#"{{"load": {{"path": "{root}qkv.safetensors"}}, "mask": {{"kind": "causal"}}, "temperature": 2, "position": {{"kind": "rope"}}}}"#
     ));
-    assert_ne!(turned["layers"][0][0]["weights"], t["layers"][0][0]["weights"]);
+    assert_ne!(
+        turned["layers"][0][0]["weights"],
+        t["layers"][0][0]["weights"]
+    );
     let (code, _, stderr) = run(&format!(
         r#"{{"load": {{"path": "{root}qkv.safetensors"}}, "position": {{"kind": "alibi"}}}}"#
     ));
     assert_eq!(code, 2);
-    assert!(stderr.contains("position: a file's q and k take RoPE"), "{stderr}");
+    assert!(
+        stderr.contains("position: a file's q and k take RoPE"),
+        "{stderr}"
+    );
     let weights = &t["layers"][0][0]["weights"];
     assert_eq!(
         weights[0][1], 0.0,
