@@ -40,7 +40,8 @@ impl Kind {
         }
     }
 
-    fn index(self) -> usize {
+    /// Its place in [`Kind::ALL`].
+    pub fn index(self) -> usize {
         match self {
             Self::Q => 0,
             Self::K => 1,
@@ -114,6 +115,8 @@ pub struct CircuitLayout {
     pub width: f64,
     pub height: f64,
     pub nodes: Vec<Node>,
+    /// Heads to a layer: node `layer · per_layer + head` is that head.
+    pub per_layer: usize,
     /// Only the pairs above the baseline, weakest first (so the strongest are drawn on top).
     pub arrows: Vec<Arrow>,
     pub baseline: f64,
@@ -195,6 +198,7 @@ impl CircuitLayout {
             width: 2.0 * MARGIN_X + COLUMN * layers.saturating_sub(1) as f64,
             height: 2.0 * MARGIN_Y + ROW * (per_layer - 1) as f64,
             nodes,
+            per_layer,
             arrows,
             baseline,
             strongest,

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
-use super::circuit_views::model;
+use super::circuit_views::{model, writer_bar};
 use crate::ui::logic::circuit::{
     CircuitLayout, Kind, chosen_head, pair_rows, percent, strongest_lines,
 };
@@ -35,7 +35,7 @@ pub fn CircuitGraph() -> impl IntoView {
     move || {
         data.get().map(|data| {
             let data2 = data.clone();
-            let per_layer = data.1.nodes.iter().filter(|n| n.layer == 0).count().max(1);
+            let per_layer = data.1.per_layer;
             let chosen = move || lab.layer.get() * per_layer + lab.selected_head();
             let (width, height) = (data.1.width, data.1.height);
             view! {
@@ -77,7 +77,7 @@ pub fn CircuitGraph() -> impl IntoView {
                                 let at = chosen();
                                 let layout = &data2.1;
                                 let drawn: Vec<_> = layout.arrows.iter()
-                                    .filter(|a| on[Kind::ALL.iter().position(|&k| k == a.kind).unwrap_or(0)])
+                                    .filter(|a| on[a.kind.index()])
                                     .filter(|a| !only || a.touches(at))
                                     .cloned()
                                     .collect();
@@ -186,7 +186,7 @@ fn Nodes(data: Arc<(Composition, CircuitLayout)>, chosen: Signal<usize>) -> impl
 fn ChosenHead(data: Arc<(Composition, CircuitLayout)>) -> impl IntoView {
     let lab = expect_context::<Lab>();
     let t = move || lab.lang.get().text().circuits;
-    let per_layer = data.1.nodes.iter().filter(|n| n.layer == 0).count().max(1);
+    let per_layer = data.1.per_layer;
     let shown = Memo::new(move |_| {
         let model = model(lab)?;
         let forward = lab
@@ -206,17 +206,7 @@ fn ChosenHead(data: Arc<(Composition, CircuitLayout)>) -> impl IntoView {
             .into_iter()
             .filter(|(_, v)| *v > 0.0)
             .take(6)
-            .map(|(writer, v)| {
-                view! {
-                    <li>
-                        <span class="who-writer">{writer}</span>
-                        <span class="who-track" aria-hidden="true">
-                            <span class="who-bar" style=format!("width: {:.1}%", 100.0 * v.min(1.0))></span>
-                        </span>
-                        <span class="who-value">{percent(v)}</span>
-                    </li>
-                }
-            })
+            .map(|(writer, v)| writer_bar(writer, v, false, percent(v)))
             .collect_view()
     };
     move || {

@@ -150,6 +150,24 @@ pub fn AblationControls() -> impl IntoView {
     }
 }
 
+/// One writer's bar: its name, a bar `fraction` (0 to 1) of the track, and its value in words.
+pub(super) fn writer_bar(
+    writer: String,
+    fraction: f64,
+    negative: bool,
+    value: String,
+) -> impl IntoView {
+    view! {
+        <li>
+            <span class="who-writer">{writer}</span>
+            <span class="who-track" aria-hidden="true">
+                <span class="who-bar" class:negative=negative style=format!("width: {:.1}%", 100.0 * fraction.clamp(0.0, 1.0))></span>
+            </span>
+            <span class="who-value">{value}</span>
+        </li>
+    }
+}
+
 /// Random weights with heads knocked out: which, that the stages after them are computed
 /// without them, and the way back.
 #[component]
@@ -237,16 +255,7 @@ pub fn WhoWrote(#[prop(into)] position: Signal<usize>) -> impl IntoView {
                     <p class="help">{(t().who_help)(&visible(&character), &logit)}</p>
                     <ul class="who-bars" data-testid="who-bars">
                         {bars.into_iter().take(8).map(|(writer, v)| {
-                            let width = 100.0 * v.abs() / largest;
-                            view! {
-                                <li>
-                                    <span class="who-writer">{writer.clone()}</span>
-                                    <span class="who-track" aria-hidden="true">
-                                        <span class="who-bar" class:negative=v < 0.0 style=format!("width: {width:.1}%")></span>
-                                    </span>
-                                    <span class="who-value">{signed(v)}</span>
-                                </li>
-                            }
+                            writer_bar(writer, v.abs() / largest, v < 0.0, signed(v))
                         }).collect_view()}
                     </ul>
                 </div>
