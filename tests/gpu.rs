@@ -84,6 +84,7 @@ fn configs() -> Vec<(String, Config)> {
                     offset: 4000,
                     softcap: Some(4.0),
                     qk_norm: true,
+                    qk_gain: None,
                     sink_logits: Some(vec![0.0, 2.0, -1.0, 6.0]),
                 },
                 ..Params::sentence("the cat sat on a warm mat today ".repeat(6))

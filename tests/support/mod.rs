@@ -79,6 +79,7 @@ pub fn random_shaped_params(seed: u64) -> Params {
         offset: [0, 3, 1000][pick(3)],
         softcap: (pick(2) == 0).then(|| [0.5, 5.0, 30.0][pick(3)]),
         qk_norm: pick(2) == 0,
+        qk_gain: None,
         sink_logits: (pick(2) == 0).then(|| {
             (0..params.n_heads)
                 .map(|_| [-3.0, 0.0, 1.5, 8.0][pick(4)])

@@ -35,7 +35,7 @@ fn random_state(seed: u64) -> LinkState {
         request.sentence = Some(texts[pick(texts.len() as u64) as usize].into());
     }
     if pick(3) == 0 {
-        request.model = Some([ModelChoice::Random, ModelChoice::Trained][pick(2) as usize]);
+        request.model = Some([ModelChoice::Random, ModelChoice::Trained][pick(2) as usize].clone());
     }
     if pick(4) == 0 {
         request.source_sentence = Some(texts[pick(texts.len() as u64) as usize].into());

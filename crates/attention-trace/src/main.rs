@@ -209,12 +209,23 @@ const LLAMA: (&[u8], &str, &str) = (
     include_str!("../../../assets/llama/vocab.json"),
 );
 
-/// The trained model the request names (`"trained"` or `"gpt2"`, or `"llama"`).
+/// The trained model the request names (`"trained"` or `"gpt2"`, or `"llama"`), or the Hugging
+/// Face model folder it names (`{"path": "folder"}`).
 #[cfg(not(target_arch = "wasm32"))]
 fn load_trained(
     request: &attention_core::api::Request,
 ) -> Result<attention_core::models::Model, String> {
     use attention_core::models::Layout;
+    if let Some(path) = request.model.as_ref().and_then(|m| m.folder()) {
+        let folder = std::path::Path::new(path);
+        let name = folder
+            .file_name()
+            .map_or_else(|| path.to_string(), |n| n.to_string_lossy().into_owned());
+        return attention_core::io::hf_folder::read_folder(folder)
+            .map_err(attention_core::models::ModelError::from)
+            .and_then(|files| attention_core::models::hf::from_folder(&name, &files))
+            .map_err(|e| format!("model: {e}"));
+    }
     let (safetensors, config, vocab) = match request.trained_layout() {
         Some(Layout::Llama) => LLAMA,
         _ => MODEL,
@@ -266,10 +277,16 @@ fn generate(request: &attention_core::api::Request) -> Result<String, String> {
 /// without sink tokens, beside a sliding-window recompute.
 #[cfg(not(target_arch = "wasm32"))]
 fn stream_eval(request: &attention_core::api::Request) -> Result<String, String> {
-    if !request.trained_layout().is_some_and(|l| l.streams()) {
+    if !request.is_trained() || request.trained_layout().is_some_and(|l| !l.streams()) {
         return Err("stream_eval: add \"model\": \"llama\" (positions move inside the cache only with RoPE)".into());
     }
     let model = load_trained(request)?;
+    if !model.config.layout.streams() {
+        return Err(format!(
+            "stream_eval: {} adds its positions to X; positions move inside the cache only with RoPE (a Llama-layout model)",
+            model.name
+        ));
+    }
     attention_core::api::stream_eval_json(&model, request).map(|json| json.to_string())
 }
 

@@ -285,7 +285,36 @@ impl Choice for Reduction {
     }
 }
 
-impl Choice for ModelChoice {
+/// The models the Model control offers (a folder's model is opened, not picked).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ModelPick {
+    Random,
+    Trained,
+    Llama,
+}
+
+impl ModelPick {
+    /// The pick a request's model shows as (none for a folder's).
+    pub fn of(choice: Option<&ModelChoice>) -> Option<Self> {
+        match choice {
+            None | Some(ModelChoice::Random) => Some(Self::Random),
+            Some(ModelChoice::Trained) => Some(Self::Trained),
+            Some(ModelChoice::Llama) => Some(Self::Llama),
+            Some(ModelChoice::Folder(_)) => None,
+        }
+    }
+
+    /// The request's model for this pick.
+    pub fn choice(self) -> ModelChoice {
+        match self {
+            Self::Random => ModelChoice::Random,
+            Self::Trained => ModelChoice::Trained,
+            Self::Llama => ModelChoice::Llama,
+        }
+    }
+}
+
+impl Choice for ModelPick {
     fn all() -> Vec<Self> {
         vec![Self::Random, Self::Trained, Self::Llama]
     }

@@ -10,7 +10,7 @@ use super::colormap::Scale;
 use super::matrix::{Legend, MatrixView};
 use super::visible_all;
 use attention_core::Trace;
-use attention_core::math::scoring::{Position, Shaping, alibi_slopes};
+use attention_core::math::scoring::{Position, Shaping, Side, alibi_slopes};
 
 /// Whether the shown trace has anything for these views: a position kind other than absolute
 /// positions, a soft-cap, QK-norm or sink logits (and a trace whose heads keep every cell).
@@ -125,8 +125,8 @@ pub fn offset_change(trace: &Trace, head: usize) -> Option<f32> {
         ..shaping.clone()
     };
     let d_k = config.dims().d_k;
-    let q = at_zero.prepare(h.q.view(), d_k, 0);
-    let k = at_zero.prepare(h.k.view(), d_k, 0);
+    let q = at_zero.prepare(h.q.view(), d_k, 0, Side::Query);
+    let k = at_zero.prepare(h.k.view(), d_k, 0, Side::Key);
     let view = |turned: &Option<Array2<f32>>, raw: &Array2<f32>| -> Array2<f32> {
         turned.clone().unwrap_or_else(|| raw.clone())
     };

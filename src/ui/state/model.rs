@@ -80,6 +80,7 @@ pub fn trained_request(request: &Request) -> Request {
         model: Some(
             request
                 .model
+                .clone()
                 .filter(|m| m.layout().is_some())
                 .unwrap_or(ModelChoice::Trained),
         ),

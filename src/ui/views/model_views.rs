@@ -221,14 +221,16 @@ pub fn NextToken() -> impl IntoView {
             return;
         };
         let logits = lab.model_status.with_untracked(|s| match s {
-            crate::ui::state::model::ModelStatus::Ready(g) => Some(g.0.logits(&run.0, last)),
+            crate::ui::state::model::ModelStatus::Ready(g) => {
+                Some((g.0.logits(&run.0, last), g.0.tokenizer.first_choosable()))
+            }
             _ => None,
         });
-        let Some(logits) = logits else {
+        let Some((logits, first)) = logits else {
             return;
         };
         let draw = super::generate::random_draw();
-        let Some(id) = sample_next(logits.view(), sampling.get_untracked(), draw) else {
+        let Some(id) = sample_next(logits.view(), sampling.get_untracked(), draw, first) else {
             return;
         };
         let token = lab.model_status.with_untracked(|s| match s {

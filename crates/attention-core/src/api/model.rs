@@ -36,10 +36,11 @@ pub fn forward_json(model: &Model, forward: &Forward) -> Result<String, serde_js
         .collect();
     let first = &forward.layers[0].attention;
     serde_json::to_string(&json!({
-        "model": model.config.layout.name(),
-        "layout": model.config.layout.model_type(),
+        "model": model.name,
+        "layout": model.config.model_type,
         "tokens": forward.tokens,
         "ids": forward.ids,
+        "token_ids": forward.ids,
         "context": model.config.context,
         "dropped": forward.dropped,
         "n_layer": model.config.n_layers,
@@ -111,6 +112,7 @@ pub fn generate_json(
             json!({
                 "step": i + 1,
                 "token": step.token,
+                "token_id": step.id,
                 "top": step.top.iter().map(|p| json!({"token": model.vocab[p.id as usize], "p": p.p})).collect::<Vec<_>>(),
                 "cache_len": step.cache_len,
                 "cache_bytes": step.cache_bytes,
@@ -121,14 +123,14 @@ pub fn generate_json(
         .collect();
     let total_ms: f64 = generation.steps.iter().map(|s| s.ms).sum();
     Ok(json!({
-        "model": shape.layout.name(),
+        "model": model.name,
         "prompt": sentence,
         "prompt_tokens": generation.prompt.len(),
         "context": shape.context,
         "cache": spec.cache,
         "sampling": generate.sampling,
         "prefill_ms": generation.prefill_ms,
-        "text": generation.text(),
+        "text": model.decode(&generation.steps.iter().map(|s| s.id).collect::<Vec<_>>()),
         "steps": steps,
         "chars_per_second": if total_ms > 0.0 { generation.steps.len() as f64 * 1000.0 / total_ms } else { 0.0 },
         // Each step is timed before its check against a recompute (`max_delta`) runs.
@@ -162,7 +164,7 @@ pub fn stream_eval_json(model: &Model, request: &Request) -> Result<Value, Strin
     let run =
         |run: &crate::models::stream::StreamRun| json!({"losses": run.losses, "mean": run.mean()});
     Ok(json!({
-        "model": model.config.layout.name(),
+        "model": model.name,
         "context": model.config.context,
         "length": eval.ids.len(),
         "window": spec.window,

@@ -114,10 +114,11 @@ const MATRIX: &str =
 const WORDS: &str = r#"{"type": "array", "items": {"type": "string"}}"#;
 
 request_fields! {
-    /// Random weights (the default), the trained small GPT-2 ("trained" or "gpt2"), or the
-    /// trained model in the Llama layout (RoPE, RMSNorm, SwiGLU, grouped-query attention).
+    /// Random weights (the default), the trained small GPT-2 ("trained" or "gpt2"), the
+    /// trained model in the Llama layout (RoPE, RMSNorm, SwiGLU, grouped-query attention), or a
+    /// Hugging Face model folder ({"path": "folder"}: GPT-2, Llama, Mistral, Qwen2, Qwen3).
     model: ModelChoice => {
-        schema: r#"{"enum": ["random", "trained", "gpt2", "llama"]}"#,
+        schema: r#"{"oneOf": [{"enum": ["random", "trained", "gpt2", "llama"]}, {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"], "additionalProperties": false}]}"#,
         default: Some(r#""random""#),
         scope: Scope::Lab,
         group: None,

@@ -79,6 +79,7 @@ impl Request {
             offset,
             softcap: self.softcap.map(|c| c as f32),
             qk_norm: self.qk_norm.unwrap_or(false),
+            qk_gain: None,
             sink_logits: self
                 .sink_logits
                 .as_ref()
@@ -180,14 +181,16 @@ impl Request {
 }
 
 impl Request {
-    /// Whether this request asks for a trained model (either layout).
+    /// Whether this request asks for a trained model (either shipped one, or a folder's).
     pub fn is_trained(&self) -> bool {
-        self.trained_layout().is_some()
+        self.model
+            .as_ref()
+            .is_some_and(|m| *m != ModelChoice::Random)
     }
 
-    /// The layout of the trained model this request asks for, if any.
+    /// The layout of the shipped model this request asks for, if any.
     pub fn trained_layout(&self) -> Option<Layout> {
-        self.model.and_then(ModelChoice::layout)
+        self.model.as_ref().and_then(ModelChoice::layout)
     }
 
     /// The trained model's run: the text, and the controls that act on it (mask, temperature,

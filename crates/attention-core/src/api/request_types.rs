@@ -128,27 +128,78 @@ pub struct BlockRequest {
     pub cols: Option<usize>,
 }
 
-/// Which weights attention runs with: seeded random draws of any shape, or one of the two
-/// models trained for the lab (their shapes fixed).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+/// Which weights attention runs with: seeded random draws of any shape, one of the two models
+/// trained for the lab (their shapes fixed), or a Hugging Face model folder (`{"path": …}`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum ModelChoice {
     #[default]
     Random,
     /// The GPT-2-layout model (`"trained"`, or `"gpt2"`).
-    #[serde(alias = "gpt2")]
     Trained,
     /// The Llama-layout model: RoPE, RMSNorm, SwiGLU, grouped-query attention.
     Llama,
+    /// A Hugging Face model folder: `{"path": "folder"}` (the CLI reads it; a page names the
+    /// folder it opened).
+    Folder(ModelFolder),
+}
+
+/// `"model": {"path": "folder"}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelFolder {
+    pub path: String,
+}
+
+/// The names `"model"` takes.
+const MODEL_NAMES: &str = "\"random\", \"trained\" (or \"gpt2\"), \"llama\", or {\"path\": \"a Hugging Face model folder\"}";
+
+impl Serialize for ModelChoice {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::Random => serializer.serialize_str("random"),
+            Self::Trained => serializer.serialize_str("trained"),
+            Self::Llama => serializer.serialize_str("llama"),
+            Self::Folder(folder) => folder.serialize(serializer),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for ModelChoice {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        match serde_json::Value::deserialize(deserializer)? {
+            serde_json::Value::String(name) => match name.as_str() {
+                "random" => Ok(Self::Random),
+                "trained" | "gpt2" => Ok(Self::Trained),
+                "llama" => Ok(Self::Llama),
+                other => Err(D::Error::custom(format!(
+                    "unknown model {other:?}; use {MODEL_NAMES}"
+                ))),
+            },
+            value @ serde_json::Value::Object(_) => serde_json::from_value(value)
+                .map(Self::Folder)
+                .map_err(|e| D::Error::custom(format!("{e}; use {{\"path\": \"folder\"}}"))),
+            _ => Err(D::Error::custom(format!("use {MODEL_NAMES}"))),
+        }
+    }
 }
 
 impl ModelChoice {
-    /// The trained model's layout; `None` for random weights.
-    pub fn layout(self) -> Option<Layout> {
+    /// The shipped model's layout; `None` for random weights and for a folder (whose layout its
+    /// config.json says).
+    pub fn layout(&self) -> Option<Layout> {
         match self {
-            Self::Random => None,
+            Self::Random | Self::Folder(_) => None,
             Self::Trained => Some(Layout::Gpt2),
             Self::Llama => Some(Layout::Llama),
+        }
+    }
+
+    /// The folder a request names, if it names one.
+    pub fn folder(&self) -> Option<&str> {
+        match self {
+            Self::Folder(folder) => Some(&folder.path),
+            _ => None,
         }
     }
 }

@@ -11,7 +11,7 @@ use ndarray::{Array1, Array2, ArrayView1, s};
 use crate::circuits::components::{BIAS, Components};
 use crate::circuits::error::ExplainError;
 use crate::circuits::frozen::FrozenNorm;
-use crate::math::scoring::{Position, QK_NORM_EPSILON, rope_angle};
+use crate::math::scoring::{Position, QK_NORM_EPSILON, Side, rope_angle};
 use crate::pipeline::config::LayerNormMode;
 use crate::pipeline::trace::Trace;
 
@@ -150,28 +150,12 @@ impl<'a> Reading<'a> {
 
     /// Each query-side component's part of q at `position` as the scores read it, [C + 1, d_k].
     pub fn query_parts(&self, position: usize) -> Array2<f64> {
-        let actual = self.trace.heads[self.head].q.row(position);
-        self.parts(
-            &self.queries,
-            &self.query_norm,
-            &self.w_q,
-            &self.q_constant,
-            actual,
-            position,
-        )
+        self.parts(Side::Query, position)
     }
 
     /// Each key-side component's part of k at `position` as the scores read it, [C + 1, d_k].
     pub fn key_parts(&self, position: usize) -> Array2<f64> {
-        let actual = self.trace.heads[self.head].k.row(position);
-        self.parts(
-            &self.keys,
-            &self.key_norm,
-            &self.w_k,
-            &self.k_constant,
-            actual,
-            position,
-        )
+        self.parts(Side::Key, position)
     }
 
     /// Every position's parts of one side at once: per component (`"bias"` last) [len, d_k].
@@ -209,7 +193,8 @@ impl<'a> Reading<'a> {
             for (c, part) in out.iter().enumerate() {
                 rows.row_mut(c).assign(&part.row(position));
             }
-            self.shape(&mut rows, actual.row(position), position);
+            let side = if query { Side::Query } else { Side::Key };
+            self.shape(&mut rows, actual.row(position), position, side);
             for (c, part) in out.iter_mut().enumerate() {
                 part.row_mut(position).assign(&rows.row(c));
             }
@@ -217,15 +202,26 @@ impl<'a> Reading<'a> {
         out
     }
 
-    fn parts(
-        &self,
-        components: &Components,
-        norm: &FrozenNorm,
-        w: &Array2<f64>,
-        constant: &Array1<f64>,
-        actual: ArrayView1<f32>,
-        position: usize,
-    ) -> Array2<f64> {
+    /// One side's parts at `position`: each component through the frozen norm and W, the
+    /// constant last, shaped as the scores read it.
+    fn parts(&self, side: Side, position: usize) -> Array2<f64> {
+        let head = &self.trace.heads[self.head];
+        let (components, norm, w, constant, actual) = match side {
+            Side::Query => (
+                &self.queries,
+                &self.query_norm,
+                &self.w_q,
+                &self.q_constant,
+                head.q.row(position),
+            ),
+            Side::Key => (
+                &self.keys,
+                &self.key_norm,
+                &self.w_k,
+                &self.k_constant,
+                head.k.row(position),
+            ),
+        };
         let count = components.parts.len();
         let d_k = w.ncols();
         let mut out = Array2::zeros((count + 1, d_k));
@@ -234,20 +230,35 @@ impl<'a> Reading<'a> {
                 .assign(&norm.part(position, part.row(position)).dot(w));
         }
         out.row_mut(count).assign(constant);
-        self.shape(&mut out, actual, position);
+        self.shape(&mut out, actual, position, side);
         out
     }
 
-    /// QK-norm (its scale frozen at the actual vector) and RoPE at `position`, on every row of
-    /// `out` [parts, d_k].
-    fn shape(&self, out: &mut Array2<f64>, actual: ArrayView1<f32>, position: usize) {
+    /// QK-norm (its scale frozen at the actual vector, then its learned γ where it has one) and
+    /// RoPE at `position`, on every row of `out` [parts, d_k].
+    fn shape(&self, out: &mut Array2<f64>, actual: ArrayView1<f32>, position: usize, side: Side) {
         let d_k = out.ncols();
         let shaping = self.trace.config.shaping();
         if shaping.qk_norm {
             // The scale QK-norm divided the whole vector by, frozen.
             let n = actual.len().max(1) as f32;
             let mean_square = actual.iter().map(|v| v * v).sum::<f32>() / n;
-            *out *= f64::from(1.0 / (mean_square + QK_NORM_EPSILON).sqrt());
+            let epsilon = shaping
+                .qk_gain
+                .as_ref()
+                .map_or(QK_NORM_EPSILON, |g| g.epsilon);
+            *out *= f64::from(1.0 / (mean_square + epsilon).sqrt());
+            if let Some(gain) = &shaping.qk_gain {
+                let gamma = match side {
+                    Side::Query => &gain.q,
+                    Side::Key => &gain.k,
+                };
+                for mut row in out.rows_mut() {
+                    for (v, &g) in row.iter_mut().zip(gamma) {
+                        *v *= f64::from(g);
+                    }
+                }
+            }
         }
         if let Position::Rope { base, pairing } = shaping.position {
             let at = position + shaping.offset;

@@ -58,7 +58,7 @@ pub fn logit_attribution(
                 field: "logit_attribution.chars",
                 message: format!("{c:?} is not in the model's vocabulary"),
             })?;
-            let row = model.token_embedding.row(id as usize).mapv(f64::from);
+            let row = model.unembedding().row(id as usize).mapv(f64::from);
             Ok(LogitParts {
                 id,
                 parts: normed.iter().map(|n| n.dot(&row)).collect(),

@@ -29,6 +29,19 @@ impl ConfigJson {
         self.0.get(name).and_then(Value::as_f64)
     }
 
+    pub fn bool(&self, name: &str) -> Option<bool> {
+        self.0.get(name).and_then(Value::as_bool)
+    }
+
+    /// The first string of a list (`"architectures": ["LlamaForCausalLM"]`).
+    pub fn first_str(&self, name: &str) -> Option<&str> {
+        self.0
+            .get(name)
+            .and_then(Value::as_array)
+            .and_then(|a| a.first())
+            .and_then(Value::as_str)
+    }
+
     pub fn str(&self, name: &str) -> Option<&str> {
         self.0.get(name).and_then(Value::as_str)
     }

@@ -6,7 +6,7 @@ use ndarray::{Array2, ArrayView2, Axis, s};
 
 use crate::math::gemm::{Operand, matmul_nn, matmul_nt};
 use crate::math::mask::Mask;
-use crate::math::scoring::{Scoring, Shaping};
+use crate::math::scoring::{Scoring, Shaping, Side};
 use crate::math::softmax::masked_softmax_row;
 use crate::math::weights::{Dims, Weights};
 
@@ -88,8 +88,8 @@ pub struct ScoredQk {
 impl ScoredQk {
     pub fn new(projections: &Projections, shaping: &Shaping, d_k: usize) -> Self {
         Self {
-            q: shaping.prepare(projections.q.view(), d_k, 0),
-            k: shaping.prepare(projections.k.view(), d_k, 0),
+            q: shaping.prepare(projections.q.view(), d_k, 0, Side::Query),
+            k: shaping.prepare(projections.k.view(), d_k, 0, Side::Key),
         }
     }
 

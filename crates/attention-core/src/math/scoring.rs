@@ -74,8 +74,26 @@ pub struct Shaping {
     pub offset: usize,
     pub softcap: Option<f32>,
     pub qk_norm: bool,
+    /// QK-norm's learned gains (Qwen3): with `qk_norm`, each head's q and k over its root mean
+    /// square (with this ε) times γ; `None`: γ = 1, ε = 10⁻⁶.
+    pub qk_gain: Option<QkGain>,
     /// One logit per head, joining each row's softmax as an extra column.
     pub sink_logits: Option<Vec<f32>>,
+}
+
+/// QK-norm's learned gains and ε, as a trained model (Qwen3) has them: γ [d_k] for q and for k.
+#[derive(Debug, Clone, PartialEq)]
+pub struct QkGain {
+    pub q: Vec<f32>,
+    pub k: Vec<f32>,
+    pub epsilon: f32,
+}
+
+/// Which side of the scores a vector is on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    Query,
+    Key,
 }
 
 /// ε of QK-norm's root mean square.
@@ -98,7 +116,13 @@ impl Shaping {
     /// Each head's q (or k) as the scores read it: `x` [len, heads·d_k] with QK-norm and RoPE
     /// applied head by head, row r at position `first + r` (+ the offset). `None` when neither
     /// applies.
-    pub fn prepare(&self, x: ArrayView2<f32>, d_k: usize, first: usize) -> Option<Array2<f32>> {
+    pub fn prepare(
+        &self,
+        x: ArrayView2<f32>,
+        d_k: usize,
+        first: usize,
+        side: Side,
+    ) -> Option<Array2<f32>> {
         if !self.prepares() {
             return None;
         }
@@ -107,7 +131,16 @@ impl Shaping {
         for h in 0..heads {
             let mut head = out.slice_mut(s![.., h * d_k..(h + 1) * d_k]);
             if self.qk_norm {
-                qk_norm(head.view_mut());
+                match &self.qk_gain {
+                    Some(gain) => {
+                        let gamma = match side {
+                            Side::Query => &gain.q,
+                            Side::Key => &gain.k,
+                        };
+                        rms_norm_rows(head.view_mut(), gamma, gain.epsilon);
+                    }
+                    None => qk_norm(head.view_mut()),
+                }
             }
             if let Position::Rope { base, pairing } = self.position {
                 rope(head.view_mut(), base, pairing, first + self.offset);
@@ -275,6 +308,18 @@ pub fn qk_norm(mut x: ArrayViewMut2<f32>) {
         let mean_square = row.iter().map(|v| v * v).sum::<f32>() / n;
         let inverse = 1.0 / (mean_square + QK_NORM_EPSILON).sqrt();
         row.mapv_inplace(|v| v * inverse);
+    }
+}
+
+/// Each row over its root mean square (with ε) times γ, in place: an RMSNorm per head.
+pub fn rms_norm_rows(mut x: ArrayViewMut2<f32>, gamma: &[f32], epsilon: f32) {
+    for mut row in x.rows_mut() {
+        let n = row.len().max(1) as f32;
+        let mean_square = row.iter().map(|v| v * v).sum::<f32>() / n;
+        let inverse = 1.0 / (mean_square + epsilon).sqrt();
+        for (v, g) in row.iter_mut().zip(gamma) {
+            *v *= inverse * g;
+        }
     }
 }
 

@@ -24,12 +24,25 @@ pub struct ModelConfig {
     pub rope_theta: f64,
     /// The norms' ε.
     pub norm_epsilon: f32,
+    /// `config.json`'s `model_type` (`"gpt2"`, `"llama"`, `"mistral"`, `"qwen2"`, `"qwen3"`).
+    pub model_type: &'static str,
+    /// Each head's width d_k = d_v: d_model / n_heads, or the config's `head_dim` (Qwen3's heads
+    /// are wider than that).
+    pub head_dim: usize,
+    /// Biases on q, k and v (GPT-2, Qwen2, Llama's `attention_bias`), and on the output
+    /// projection (GPT-2, Llama's `attention_bias`).
+    pub qkv_bias: bool,
+    pub o_bias: bool,
+    /// Qwen3's QK-norm: an RMSNorm with learned γ on each head's q and k, before RoPE.
+    pub qk_norm: bool,
+    /// Mistral's sliding window: each query sees itself and the `w − 1` keys before it.
+    pub sliding_window: Option<usize>,
 }
 
 impl ModelConfig {
     /// Each head's width, d_k = d_v.
     pub fn d_head(&self) -> usize {
-        self.d_model / self.n_heads.max(1)
+        self.head_dim
     }
 
     /// Where positions enter each layer's attention: none there for GPT-2 (they were added to
@@ -51,7 +64,6 @@ impl ModelConfig {
         let Self {
             n_heads,
             n_kv_heads,
-            d_model,
             vocab_size,
             ..
         } = *self;
@@ -61,9 +73,10 @@ impl ModelConfig {
                 vocab.len()
             )));
         }
-        if n_heads == 0 || d_model % n_heads != 0 {
+        if n_heads == 0 || self.head_dim == 0 {
             return Err(ModelError::Config(format!(
-                "the model's width {d_model} is not a multiple of its {n_heads} heads"
+                "{n_heads} heads of width {}: a model needs heads",
+                self.head_dim
             )));
         }
         if n_kv_heads == 0 || n_heads % n_kv_heads != 0 {

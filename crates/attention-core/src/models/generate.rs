@@ -15,7 +15,7 @@ use ndarray::{Array1, Array2, ArrayView2, s};
 
 use crate::math::mask::MaskSpec;
 use crate::math::rng::SplitMix64;
-use crate::math::scoring::{Position, rope};
+use crate::math::scoring::{Position, rms_norm_rows, rope};
 use crate::models::{Model, ModelRun, Prediction, sample_next, top_k};
 
 /// The most steps one request may generate.
@@ -191,6 +191,15 @@ impl Model {
                 k += &b.k;
                 v += &b.v;
             }
+            if let Some(norm) = &block.qk_norm {
+                for (rows, gamma, count) in [(&mut q, &norm.q, heads), (&mut k, &norm.k, kv_heads)]
+                {
+                    for h in 0..count {
+                        let head = rows.slice_mut(s![.., h * d_head..(h + 1) * d_head]);
+                        rms_norm_rows(head, gamma.as_slice().unwrap_or(&[]), norm.epsilon);
+                    }
+                }
+            }
             rotate(&mut q, heads);
             rotate(&mut k, kv_heads);
             cache.keys[layer].extend(k.iter());
@@ -201,20 +210,27 @@ impl Model {
             let mut layer_rows = Vec::new();
             for i in 0..m {
                 let visible = start + i + 1;
+                // Mistral's window: the last `w` keys only.
+                let first = self
+                    .config
+                    .sliding_window
+                    .map_or(0, |w| visible.saturating_sub(w));
                 for head in 0..heads {
                     let g = head / group;
                     let qi = q.slice(s![i, head * d_head..(head + 1) * d_head]);
-                    let columns = s![..visible, g * d_head..(g + 1) * d_head];
+                    let columns = s![first..visible, g * d_head..(g + 1) * d_head];
                     let inverse = attend_row(
                         qi,
                         keys.slice(columns),
                         values.slice(columns),
                         scale,
-                        &mut scores[..visible],
+                        &mut scores[first..visible],
                         concat.slice_mut(s![i, head * d_head..(head + 1) * d_head]),
                     );
                     if i + 1 == m && last_row.is_some() {
-                        layer_rows.push(scores[..visible].iter().map(|e| e * inverse).collect());
+                        let mut row = vec![0.0; first];
+                        row.extend(scores[first..visible].iter().map(|e| e * inverse));
+                        layer_rows.push(row);
                     }
                 }
             }
@@ -231,7 +247,7 @@ impl Model {
 
     /// The next-character scores after one final-norm row: wte · row, [vocab_size].
     pub fn head(&self, row: ndarray::ArrayView1<f32>) -> Array1<f32> {
-        self.token_embedding.dot(&row)
+        self.unembedding().dot(&row)
     }
 }
 
@@ -326,7 +342,7 @@ pub fn prompt_ids(model: &Model, prompt: &str) -> Result<Vec<u32>, GenerateError
     }
     let mut unknown: Vec<String> = Vec::new();
     for (token, id) in &pairs {
-        if *id == 0 && !unknown.contains(token) {
+        if model.tokenizer.is_unknown(*id) && !unknown.contains(token) {
             unknown.push(token.clone());
         }
     }
@@ -466,7 +482,13 @@ impl Decoder {
             }
             _ => (0.0, 0.0),
         };
-        let id = sample_next(self.logits.view(), t, draw).unwrap_or(0);
+        let id = sample_next(
+            self.logits.view(),
+            t,
+            draw,
+            model.tokenizer.first_choosable(),
+        )
+        .unwrap_or(0);
         self.ids.push(id);
         let attention_t = self.temperature as f32;
         let mut attention = Vec::new();

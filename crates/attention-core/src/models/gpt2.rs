@@ -16,13 +16,26 @@ use crate::models::layout::Layout;
 use crate::models::parts::{Block, Parts};
 use crate::models::tensors::{ModelError, Source, matrix, vector};
 
-/// GPT-2's numbers from its `config.json`.
+/// GPT-2's numbers from its `config.json`; refused when it asks for what the lab does not do (an
+/// activation other than GPT-2's tanh GELU, a width its heads do not divide).
 pub fn config(json: &ConfigJson) -> Result<ModelConfig, ModelError> {
     let field = |name: &str| {
         json.usize(name)
             .ok_or_else(|| ModelError::Config(format!("no {name}")))
     };
     let (n_heads, d_model) = (field("n_head")?, field("n_embd")?);
+    if n_heads == 0 || d_model % n_heads != 0 {
+        return Err(ModelError::Config(format!(
+            "n_embd {d_model} is not a multiple of n_head {n_heads}"
+        )));
+    }
+    if let Some(act) = json.str("activation_function")
+        && !matches!(act, "gelu_new" | "gelu_pytorch_tanh" | "gelu_fast")
+    {
+        return Err(ModelError::Config(format!(
+            "activation_function {act:?}: the lab computes GPT-2's tanh GELU (\"gelu_new\")"
+        )));
+    }
     Ok(ModelConfig {
         layout: Layout::Gpt2,
         n_layers: field("n_layer")?,
@@ -34,6 +47,12 @@ pub fn config(json: &ConfigJson) -> Result<ModelConfig, ModelError> {
         vocab_size: field("vocab_size")?,
         rope_theta: 0.0,
         norm_epsilon: json.f64("layer_norm_epsilon").unwrap_or(1e-5) as f32,
+        model_type: "gpt2",
+        head_dim: d_model / n_heads,
+        qkv_bias: true,
+        o_bias: true,
+        qk_norm: false,
+        sliding_window: None,
     })
 }
 
@@ -78,6 +97,7 @@ pub fn load(
         blocks.push(Block {
             attention_norm: layer_norm(tensor, &name("ln_1"), d, epsilon)?,
             attention,
+            qk_norm: None,
             mlp_norm: layer_norm(tensor, &name("ln_2"), d, epsilon)?,
             mlp: GeluMlp {
                 c_fc: (
@@ -96,6 +116,7 @@ pub fn load(
         position_embedding: Some(position_embedding),
         blocks,
         final_norm,
+        lm_head: None,
     })
 }
 

@@ -14,50 +14,101 @@ use ndarray::{Array2, ArrayView2};
 use crate::io::model_files::ConfigJson;
 use crate::math::fastmath;
 use crate::math::norm::Norm;
-use crate::math::weights::Weights;
+use crate::math::weights::{Biases, Weights};
 use crate::models::config::ModelConfig;
 use crate::models::layout::Layout;
-use crate::models::parts::{Block, Parts};
+use crate::models::parts::{Block, Parts, QkNorm};
 use crate::models::tensors::{ModelError, Source, matrix, vector};
 
-/// Llama's numbers from its `config.json`; refused when it asks for what the lab does not do
-/// (RoPE scaling, a head width other than hidden_size / num_attention_heads).
+/// The `model_type`s read as Llama's layout, and what each adds: Mistral a sliding window, Qwen2
+/// biases on q, k and v, Qwen3 QK-norm and heads wider than hidden_size / heads.
+pub const MODEL_TYPES: [&str; 4] = ["llama", "mistral", "qwen2", "qwen3"];
+
+/// Llama's numbers (or Mistral's, Qwen2's, Qwen3's) from its `config.json`; refused, naming the
+/// field, when it asks for what the lab does not do (RoPE scaling, an activation other than SiLU,
+/// MLP biases, a partial rotation).
 pub fn config(json: &ConfigJson) -> Result<ModelConfig, ModelError> {
     let field = |name: &str| {
         json.usize(name)
             .ok_or_else(|| ModelError::Config(format!("no {name}")))
     };
+    let model_type = MODEL_TYPES
+        .into_iter()
+        .find(|&t| json.str("model_type") == Some(t))
+        .unwrap_or("llama");
     let n_heads = field("num_attention_heads")?;
+    let d_model = field("hidden_size")?;
+    let head_dim = match json.usize("head_dim") {
+        Some(head_dim) => head_dim,
+        None if n_heads > 0 => d_model / n_heads,
+        None => 0,
+    };
+    let context = field("max_position_embeddings")?;
+    let refuse = |name: &str, why: &str| Err(ModelError::Config(format!("{name}: {why}")));
+    if json.is_set("rope_scaling") {
+        return refuse(
+            "rope_scaling",
+            "RoPE scaling (long-context variants) is not supported",
+        );
+    }
+    if let Some(act) = json.str("hidden_act")
+        && act != "silu"
+    {
+        return refuse(
+            "hidden_act",
+            &format!("{act:?}: the lab computes SwiGLU with SiLU (\"silu\")"),
+        );
+    }
+    if json.bool("mlp_bias") == Some(true) {
+        return refuse("mlp_bias", "biases in the MLP are not supported");
+    }
+    if json.f64("partial_rotary_factor").is_some_and(|f| f != 1.0) {
+        return refuse(
+            "partial_rotary_factor",
+            "RoPE on part of each head is not supported",
+        );
+    }
+    if json.bool("use_sliding_window") == Some(true) {
+        return refuse(
+            "use_sliding_window",
+            "Qwen's per-layer sliding windows are not supported",
+        );
+    }
+    let attention_bias = json.bool("attention_bias") == Some(true);
+    let sliding_window = match model_type {
+        "mistral" => json.usize("sliding_window").filter(|&w| w < context),
+        _ => None,
+    };
     let config = ModelConfig {
         layout: Layout::Llama,
         n_layers: field("num_hidden_layers")?,
         n_heads,
         n_kv_heads: json.usize("num_key_value_heads").unwrap_or(n_heads),
-        d_model: field("hidden_size")?,
+        d_model,
         d_ff: field("intermediate_size")?,
-        context: field("max_position_embeddings")?,
+        context,
         vocab_size: field("vocab_size")?,
         rope_theta: json.f64("rope_theta").unwrap_or(10_000.0),
         norm_epsilon: json.f64("rms_norm_eps").unwrap_or(1e-6) as f32,
+        model_type,
+        head_dim,
+        qkv_bias: attention_bias || model_type == "qwen2",
+        o_bias: attention_bias,
+        qk_norm: model_type == "qwen3",
+        sliding_window,
     };
-    if let Some(head_dim) = json.usize("head_dim")
-        && head_dim != config.d_head()
-    {
-        return Err(ModelError::Config(format!(
-            "head_dim {head_dim} is not hidden_size / num_attention_heads = {}",
-            config.d_head()
-        )));
-    }
-    if json.is_set("rope_scaling") {
-        return Err(ModelError::Config("rope_scaling is not supported".into()));
+    if sliding_window == Some(0) {
+        return refuse("sliding_window", "a window of 0 keys sees nothing");
     }
     Ok(config)
 }
 
-/// A Llama from its tensors, by Hugging Face's names.
+/// A Llama from its tensors, by Hugging Face's names; `tied`: the LM head is the token embedding
+/// (`tie_word_embeddings`), else `lm_head.weight` where the file has it.
 pub fn load(
     config: &ModelConfig,
     vocab: &[String],
+    tied: bool,
     tensor: &mut Source,
 ) -> Result<Parts<SwiGluMlp>, ModelError> {
     config.check(vocab)?;
@@ -78,27 +129,54 @@ pub fn load(
     let q_width = config.n_heads * d_head;
     let kv_width = config.n_kv_heads * d_head;
     let token_embedding = matrix(tensor, "model.embed_tokens.weight", vocab_size, d)?;
-    let rms = |tensor: &mut Source, name: &str| -> Result<Norm, ModelError> {
-        Ok(Norm::rms(vector(tensor, name, d)?, epsilon))
+    let rms = |tensor: &mut Source, name: &str, len: usize| -> Result<Norm, ModelError> {
+        Ok(Norm::rms(vector(tensor, name, len)?, epsilon))
     };
     // [out, in] in the file, [in, out] in the lab.
     let linear = |tensor: &mut Source, name: &str, out: usize, inp: usize| {
         matrix(tensor, name, out, inp).map(|w| w.reversed_axes().as_standard_layout().to_owned())
     };
-    let final_norm = rms(tensor, "model.norm.weight")?;
+    let final_norm = rms(tensor, "model.norm.weight", d)?;
     let mut blocks = Vec::with_capacity(n_layers);
     for i in 0..n_layers {
         let name = |part: &str| format!("model.layers.{i}.{part}");
+        let biases = if config.qkv_bias || config.o_bias {
+            let bias = |tensor: &mut Source, part: &str, len: usize, read: bool| {
+                if read {
+                    vector(tensor, &name(part), len)
+                } else {
+                    Ok(ndarray::Array1::zeros(len))
+                }
+            };
+            Some(Biases {
+                q: bias(tensor, "self_attn.q_proj.bias", q_width, config.qkv_bias)?,
+                k: bias(tensor, "self_attn.k_proj.bias", kv_width, config.qkv_bias)?,
+                v: bias(tensor, "self_attn.v_proj.bias", kv_width, config.qkv_bias)?,
+                o: bias(tensor, "self_attn.o_proj.bias", d, config.o_bias)?,
+            })
+        } else {
+            None
+        };
+        let qk_norm = if config.qk_norm {
+            Some(QkNorm {
+                q: vector(tensor, &name("self_attn.q_norm.weight"), d_head)?,
+                k: vector(tensor, &name("self_attn.k_norm.weight"), d_head)?,
+                epsilon,
+            })
+        } else {
+            None
+        };
         blocks.push(Block {
-            attention_norm: rms(tensor, &name("input_layernorm.weight"))?,
+            attention_norm: rms(tensor, &name("input_layernorm.weight"), d)?,
             attention: Weights {
                 w_q: linear(tensor, &name("self_attn.q_proj.weight"), q_width, d)?,
                 w_k: linear(tensor, &name("self_attn.k_proj.weight"), kv_width, d)?,
                 w_v: linear(tensor, &name("self_attn.v_proj.weight"), kv_width, d)?,
                 w_o: linear(tensor, &name("self_attn.o_proj.weight"), d, q_width)?,
-                biases: None,
+                biases,
             },
-            mlp_norm: rms(tensor, &name("post_attention_layernorm.weight"))?,
+            qk_norm,
+            mlp_norm: rms(tensor, &name("post_attention_layernorm.weight"), d)?,
             mlp: SwiGluMlp {
                 gate: linear(tensor, &name("mlp.gate_proj.weight"), d_ff, d)?,
                 up: linear(tensor, &name("mlp.up_proj.weight"), d_ff, d)?,
@@ -106,11 +184,22 @@ pub fn load(
             },
         });
     }
+    // The LM head: its own matrix where the file has one and the config does not tie it.
+    let lm_head = if tied {
+        None
+    } else {
+        match matrix(tensor, "lm_head.weight", vocab_size, d) {
+            Ok(m) => Some(m),
+            Err(ModelError::Missing(_)) => None,
+            Err(e) => return Err(e),
+        }
+    };
     Ok(Parts {
         token_embedding,
         position_embedding: None,
         blocks,
         final_norm,
+        lm_head,
     })
 }
 

@@ -5,14 +5,13 @@
 //! computed by [`crate::compute_trace`]. So the views, the tooltips and FlashAttention work on a
 //! trained model's heads exactly as on random ones.
 
-use std::collections::HashMap;
-
 use ndarray::{Array1, Array2, ArrayView2, s};
 
 use crate::io::model_files::{ConfigJson, vocab_from_json};
 use crate::io::safetensors::SafetensorsFile;
 use crate::math::mask::MaskSpec;
 use crate::math::norm::Norm;
+use crate::math::scoring::QkGain;
 use crate::math::weights::Weights;
 use crate::models::config::ModelConfig;
 use crate::models::forward::{Forward, ForwardLayer, ModelRun};
@@ -22,7 +21,7 @@ use crate::models::llama::{self, SwiGluMlp};
 use crate::models::parts::{Block, Parts};
 use crate::models::sampling::{Prediction, top_k};
 use crate::models::tensors::ModelError;
-use crate::models::text::{char_index, normalise};
+use crate::models::tokenizer::Tokenizer;
 use crate::pipeline::config::{Config, Input, LayerNormMode, Params};
 use crate::pipeline::error::ConfigError;
 use crate::pipeline::trace::{FlashDetail, compute_trace_with};
@@ -55,15 +54,21 @@ impl Mlp {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Model {
     pub config: ModelConfig,
-    /// The characters, index = id; id 0 is [`crate::models::text::UNK`].
+    /// The tokens as they read, index = id: the characters of the lab's models (id 0 is
+    /// [`crate::models::text::UNK`]), a Hugging Face tokenizer's pieces.
     pub vocab: Vec<String>,
-    index: HashMap<char, u32>,
+    pub tokenizer: Tokenizer,
+    /// What requests and the JSON call it: `"trained"`, `"llama"`, or a folder's name.
+    pub name: String,
     /// [vocab_size, d_model]
     pub token_embedding: Array2<f32>,
     /// [context, d_model]: GPT-2's learned positions; `None` when the layout adds none.
     pub position_embedding: Option<Array2<f32>>,
     pub blocks: Vec<Block<Mlp>>,
     pub final_norm: Norm,
+    /// [vocab_size, d_model]: an untied LM head; `None`: the token embedding scores the next
+    /// token (tied, as in the lab's models and GPT-2).
+    pub lm_head: Option<Array2<f32>>,
 }
 
 impl Model {
@@ -96,7 +101,7 @@ impl Model {
             }
             Some(Layout::Llama) => {
                 let config = llama::config(&json)?;
-                let parts = llama::load(&config, &vocab, &mut tensor)?;
+                let parts = llama::load(&config, &vocab, true, &mut tensor)?;
                 Ok(Self::assemble(config, vocab, parts.map_mlp(Mlp::SwiGlu)))
             }
             None => Err(ModelError::Config(format!(
@@ -110,12 +115,14 @@ impl Model {
     pub fn assemble(config: ModelConfig, vocab: Vec<String>, parts: Parts<Mlp>) -> Self {
         Self {
             config,
-            index: char_index(&vocab),
+            tokenizer: Tokenizer::chars(&vocab),
+            name: config.layout.name().to_string(),
             vocab,
             token_embedding: parts.token_embedding,
             position_embedding: parts.position_embedding,
             blocks: parts.blocks,
             final_norm: parts.final_norm,
+            lm_head: parts.lm_head,
         }
     }
 
@@ -136,6 +143,7 @@ impl Model {
                     .map_or(0, |b| b.q.len() + b.k.len() + b.v.len() + b.o.len())
         };
         self.token_embedding.len()
+            + self.lm_head.as_ref().map_or(0, Array2::len)
             + self.position_embedding.as_ref().map_or(0, Array2::len)
             + norm(&self.final_norm)
             + self
@@ -145,27 +153,35 @@ impl Model {
                     norm(&b.attention_norm)
                         + norm(&b.mlp_norm)
                         + weights(&b.attention)
+                        + b.qk_norm.as_ref().map_or(0, |n| n.q.len() + n.k.len())
                         + b.mlp.parameter_count()
                 })
                 .sum::<usize>()
     }
 
-    /// The text as the model reads it: full-width letters and digits as ASCII, runs of spaces and
-    /// tabs as one space, at most two line breaks in a row (as in training); then one token per
-    /// character, [`crate::models::text::UNK`] for characters outside the vocabulary.
+    /// The text as the model reads it. The lab's models: full-width letters and digits as
+    /// ASCII, runs of spaces and tabs as one space, at most two line breaks in a row (as in
+    /// training), then one token per character, [`crate::models::text::UNK`] for characters
+    /// outside the vocabulary. A Hugging Face model: its own tokenizer's ids, with the special
+    /// tokens it adds.
     pub fn tokenize(&self, text: &str) -> Vec<(String, u32)> {
-        normalise(text)
-            .chars()
-            .map(|c| match self.index.get(&c) {
-                Some(&id) => (c.to_string(), id),
-                None => (c.to_string(), 0),
-            })
-            .collect()
+        self.tokenizer.encode(text)
     }
 
-    /// The id of character `c`, if the vocabulary has it.
+    /// The id of character `c`, if it is one token.
     pub fn id_of(&self, c: char) -> Option<u32> {
-        self.index.get(&c).copied()
+        self.tokenizer.id_of(c)
+    }
+
+    /// The matrix that scores the next token, [vocab_size, d_model]: the LM head, or the token
+    /// embedding when they are tied.
+    pub fn unembedding(&self) -> &Array2<f32> {
+        self.lm_head.as_ref().unwrap_or(&self.token_embedding)
+    }
+
+    /// The text of `ids` (a Hugging Face tokenizer joins bytes split over tokens again).
+    pub fn decode(&self, ids: &[u32]) -> String {
+        self.tokenizer.decode(ids, &self.vocab)
     }
 
     /// Runs the model on `ids` (at most `context`) with every layer's attention under `run`'s
@@ -267,12 +283,12 @@ impl Model {
     /// on demand (one row costs d_model × vocab_size multiply-adds; every row at 128 characters
     /// would be most of a forward pass, and a view shows one position at a time).
     pub fn logits(&self, forward: &Forward, position: usize) -> Array1<f32> {
-        self.token_embedding.dot(&forward.final_norm.row(position))
+        self.unembedding().dot(&forward.final_norm.row(position))
     }
 
     /// The next-token scores after every position, [seq_len, vocab_size].
     pub fn all_logits(&self, forward: &Forward) -> Array2<f32> {
-        forward.final_norm.dot(&self.token_embedding.t())
+        forward.final_norm.dot(&self.unembedding().t())
     }
 
     /// The mean loss (nats) of predicting each next character of `forward`'s text from the ones
@@ -317,6 +333,22 @@ impl Model {
         if !self.config.layout.adds_positions() {
             shaping.position = self.config.position();
         }
+        if let Some(norm) = &block.qk_norm {
+            shaping.qk_norm = true;
+            shaping.qk_gain = Some(QkGain {
+                q: norm.q.to_vec(),
+                k: norm.k.to_vec(),
+                epsilon: norm.epsilon,
+            });
+        }
+        // Mistral's window: under the causal mask, each query sees its last `w` keys.
+        let mask = match (self.config.sliding_window, &run.mask) {
+            (Some(w), MaskSpec::Causal) => MaskSpec::Sliding {
+                radius: w - 1,
+                sink_tokens: 0,
+            },
+            (_, mask) => mask.clone(),
+        };
         Params {
             input: Input::Vectors {
                 tokens: tokens.to_vec(),
@@ -327,7 +359,7 @@ impl Model {
             n_kv_heads: Some(self.config.n_kv_heads),
             d_k: Some(self.config.d_head()),
             temperature: run.temperature,
-            mask: run.mask.clone(),
+            mask,
             weights: Some(block.attention.clone()),
             block_rows: run.block.0,
             block_cols: run.block.1,

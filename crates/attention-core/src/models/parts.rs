@@ -1,7 +1,7 @@
 //! A model's parameters as a layout's loader gives them: its embeddings, its blocks (each with
 //! the layout's own MLP) and its final norm.
 
-use ndarray::Array2;
+use ndarray::{Array1, Array2};
 
 use crate::math::norm::Norm;
 use crate::math::weights::Weights;
@@ -13,6 +13,8 @@ use crate::math::weights::Weights;
 pub struct Block<M> {
     pub attention_norm: Norm,
     pub attention: Weights,
+    /// Qwen3's QK-norm; `None` for the other layouts.
+    pub qk_norm: Option<QkNorm>,
     pub mlp_norm: Norm,
     pub mlp: M,
 }
@@ -26,6 +28,18 @@ pub struct Parts<M> {
     pub position_embedding: Option<Array2<f32>>,
     pub blocks: Vec<Block<M>>,
     pub final_norm: Norm,
+    /// [vocab_size, d_model]: the LM head when it is not the token embedding (an untied
+    /// Llama); `None` when tied.
+    pub lm_head: Option<Array2<f32>>,
+}
+
+/// QK-norm with learned gains (Qwen3): each head's q (and k) over its root mean square, times γ
+/// [d_head], before RoPE.
+#[derive(Debug, Clone, PartialEq)]
+pub struct QkNorm {
+    pub q: Array1<f32>,
+    pub k: Array1<f32>,
+    pub epsilon: f32,
 }
 
 impl<M> Parts<M> {
@@ -40,11 +54,13 @@ impl<M> Parts<M> {
                 .map(|b| Block {
                     attention_norm: b.attention_norm,
                     attention: b.attention,
+                    qk_norm: b.qk_norm,
                     mlp_norm: b.mlp_norm,
                     mlp: f(b.mlp),
                 })
                 .collect(),
             final_norm: self.final_norm,
+            lm_head: self.lm_head,
         }
     }
 }

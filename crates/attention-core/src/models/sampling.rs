@@ -35,10 +35,11 @@ pub fn top_k(logits: ArrayView1<f32>, k: usize) -> Vec<Prediction> {
 
 /// The next token to append after a position whose logits are `logits`: the most likely one when
 /// `sampling` is 0 (greedy), otherwise one drawn from softmax(logits / `sampling`) over the whole
-/// vocabulary, `draw` ∈ [0, 1) choosing where on the cumulative distribution. `<unk>` (id 0) is
-/// never chosen: it would append nothing readable.
-pub fn sample_next(logits: ArrayView1<f32>, sampling: f64, draw: f64) -> Option<u32> {
-    let candidates = || logits.iter().enumerate().skip(1);
+/// vocabulary from id `first` on, `draw` ∈ [0, 1) choosing where on the cumulative distribution.
+/// The lab's models pass 1: their `<unk>` (id 0) would append nothing readable
+/// ([`crate::models::Tokenizer::first_choosable`]).
+pub fn sample_next(logits: ArrayView1<f32>, sampling: f64, draw: f64, first: usize) -> Option<u32> {
+    let candidates = || logits.iter().enumerate().skip(first);
     let (best, &max) = candidates().max_by(|a, b| a.1.total_cmp(b.1).then(b.0.cmp(&a.0)))?;
     if sampling <= 0.0 || !sampling.is_finite() {
         return Some(best as u32);
@@ -79,17 +80,17 @@ mod tests {
     fn continuing_takes_the_most_likely_or_samples_the_whole_distribution() {
         // id 0 is <unk>: never chosen, even when it is the most likely.
         let logits = array![9.0f32, 2.0, 1.0, 0.0];
-        assert_eq!(sample_next(logits.view(), 0.0, 0.99), Some(1), "greedy");
+        assert_eq!(sample_next(logits.view(), 0.0, 0.99, 1), Some(1), "greedy");
         // softmax([2, 1, 0]) = [0.665, 0.245, 0.090].
-        assert_eq!(sample_next(logits.view(), 1.0, 0.1), Some(1));
-        assert_eq!(sample_next(logits.view(), 1.0, 0.7), Some(2));
-        assert_eq!(sample_next(logits.view(), 1.0, 0.95), Some(3));
+        assert_eq!(sample_next(logits.view(), 1.0, 0.1, 1), Some(1));
+        assert_eq!(sample_next(logits.view(), 1.0, 0.7, 1), Some(2));
+        assert_eq!(sample_next(logits.view(), 1.0, 0.95, 1), Some(3));
         // A low sampling temperature sharpens: the same draw lands on the most likely.
-        assert_eq!(sample_next(logits.view(), 0.2, 0.7), Some(1));
+        assert_eq!(sample_next(logits.view(), 0.2, 0.7, 1), Some(1));
         // A high one flattens: it reaches the least likely sooner.
-        assert_eq!(sample_next(logits.view(), 100.0, 0.7), Some(3));
+        assert_eq!(sample_next(logits.view(), 100.0, 0.7, 1), Some(3));
         assert_eq!(
-            sample_next(array![1.0f32].view(), 1.0, 0.5),
+            sample_next(array![1.0f32].view(), 1.0, 0.5, 1),
             None,
             "only <unk>: nothing"
         );

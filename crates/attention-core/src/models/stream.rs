@@ -15,6 +15,7 @@
 
 use ndarray::{Array2, ArrayView1, s};
 
+use crate::math::scoring::rms_norm_rows;
 use crate::models::Model;
 use crate::models::generate::{GenerateError, attend_row, prompt_ids};
 
@@ -172,9 +173,24 @@ pub fn rolling(model: &Model, ids: &[u32], spec: StreamSpec) -> StreamRun {
                 .attention_norm
                 .apply(x.view().insert_axis(ndarray::Axis(0)));
             let h = h.row(0);
-            let q = turns.turn(&h.dot(&w.w_q).to_vec(), position);
-            cache.keys[layer].push(h.dot(&w.w_k).to_vec());
-            cache.values[layer].push(h.dot(&w.w_v).to_vec());
+            let (mut q, mut k, mut v) = (h.dot(&w.w_q), h.dot(&w.w_k), h.dot(&w.w_v));
+            if let Some(b) = &w.biases {
+                q += &b.q;
+                k += &b.k;
+                v += &b.v;
+            }
+            // Qwen3's QK-norm, head by head, before RoPE (keys are cached unturned).
+            if let Some(norm) = &block.qk_norm {
+                for (x, gamma) in [(&mut q, &norm.q), (&mut k, &norm.k)] {
+                    let heads = x.len() / d_head.max(1);
+                    if let Ok(rows) = x.view_mut().into_shape_with_order((heads, d_head)) {
+                        rms_norm_rows(rows, gamma.as_slice().unwrap_or(&[]), norm.epsilon);
+                    }
+                }
+            }
+            let q = turns.turn(&q.to_vec(), position);
+            cache.keys[layer].push(k.to_vec());
+            cache.values[layer].push(v.to_vec());
             let width = config.n_kv_heads * d_head;
             let count = cache.keys[layer].len();
             let turned: Vec<f32> = cache.keys[layer]

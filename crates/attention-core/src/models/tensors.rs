@@ -20,6 +20,10 @@ pub enum ModelError {
     Config(String),
     #[error("vocab.json: {0}")]
     Vocab(String),
+    /// A file of a model folder: missing, unreadable, or not what it should be; or the model
+    /// too large.
+    #[error(transparent)]
+    Folder(#[from] crate::io::hf_folder::FolderError),
 }
 
 /// The tensor `name` of a model file, [rows, cols].

@@ -5,7 +5,7 @@
 
 use ndarray::{Array2, ArrayView2};
 
-use crate::math::scoring::{Pairing, Position, Shaping};
+use crate::math::scoring::{Pairing, Position, Shaping, Side};
 use crate::pipeline::config::Config;
 use crate::pipeline::trace::{Trace, max_abs_diff};
 use crate::pipeline::units::compute_part;
@@ -151,8 +151,12 @@ pub(super) fn run(trace: &Trace, focus: &Focus) -> PositionsExperiment {
         // One head's q and k as projected, turned both ways by the core's RoPE.
         let h = &trace.heads[head];
         let scores = |shaping: &Shaping, q: ArrayView2<f32>, k: ArrayView2<f32>| {
-            let q = shaping.prepare(q, d_k, 0).unwrap_or_else(|| q.to_owned());
-            let k = shaping.prepare(k, d_k, 0).unwrap_or_else(|| k.to_owned());
+            let q = shaping
+                .prepare(q, d_k, 0, Side::Query)
+                .unwrap_or_else(|| q.to_owned());
+            let k = shaping
+                .prepare(k, d_k, 0, Side::Key)
+                .unwrap_or_else(|| k.to_owned());
             q.dot(&k.t())
         };
         let half = scores(&rope(Pairing::Half), h.q.view(), h.k.view());

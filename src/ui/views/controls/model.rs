@@ -4,6 +4,7 @@
 use leptos::prelude::*;
 
 use super::widgets::Segmented;
+use crate::ui::logic::controls::ModelPick;
 use crate::ui::logic::format::group_digits;
 use crate::ui::state::Lab;
 use crate::ui::state::model::ModelStatus;
@@ -14,21 +15,27 @@ use attention_core::models::Layout;
 pub fn ModelControl() -> impl IntoView {
     let lab = expect_context::<Lab>();
     let texts = move || &lab.lang.get().text().model;
-    let selected = Signal::derive(move || lab.request.with(|r| r.model).unwrap_or_default());
-    let select = Callback::new(move |choice: ModelChoice| {
+    let selected = Signal::derive(move || {
+        lab.request
+            .with(|r| ModelPick::of(r.model.as_ref()))
+            .unwrap_or(ModelPick::Random)
+    });
+    let select = Callback::new(move |pick: ModelPick| {
+        let choice = pick.choice();
         lab.edit(|r| {
             // Heads knocked out are the model's: another model starts with all of its heads on.
-            if r.model.unwrap_or_default() != choice {
+            if r.model.clone().unwrap_or_default() != choice {
                 r.ablate = None;
             }
-            r.model = (choice != ModelChoice::Random).then_some(choice);
+            let random = choice == ModelChoice::Random;
+            r.model = (!random).then_some(choice);
             // Both models were trained to look only backwards: they start under a causal mask.
-            if choice != ModelChoice::Random && r.mask.is_none() {
+            if !random && r.mask.is_none() {
                 r.mask = Some(MaskRequest::Causal);
             }
         });
     });
-    let layout = move || selected.get().layout();
+    let layout = move || selected.get().choice().layout();
     let status = move || match lab.model_status.get() {
         ModelStatus::Idle => String::new(),
         // The other model still in place while this one loads.

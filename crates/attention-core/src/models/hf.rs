@@ -1,0 +1,151 @@
+//! A Hugging Face model folder, as `save_pretrained` writes it and the Hub serves it:
+//! `config.json`, `model.safetensors` (or `model.safetensors.index.json` and its shards),
+//! `tokenizer.json`. Layouts: GPT-2 (`GPT2LMHeadModel`), Llama (`LlamaForCausalLM`), Mistral (its
+//! sliding window), Qwen2 (biases on q, k, v), Qwen3 (QK-norm). Weights are read in their file's
+//! dtype (f32, f16, bf16) and computed in f32. What the lab cannot run is refused naming the file
+//! and the field or tensor.
+
+use std::collections::BTreeMap;
+
+use crate::io::hf_folder::{
+    self, CONFIG, EXPECTED, INDEX, TOKENIZER, check_size, header_parameters, weight_files,
+};
+use crate::io::model_files::ConfigJson;
+use crate::io::safetensors::SafetensorsFile;
+use crate::models::config::ModelConfig;
+use crate::models::model::{Mlp, Model};
+use crate::models::tensors::ModelError;
+use crate::models::tokenizer::{HfTokenizer, Tokenizer};
+use crate::models::{gpt2, llama};
+
+fn file_error(file: &str, message: impl Into<String>) -> ModelError {
+    hf_folder::file_error(file, message).into()
+}
+
+/// A model from a folder's files (name → bytes), named `name`. Nothing but the files is read;
+/// the weights' headers are checked against [`hf_folder::MAX_PARAMETERS`] before any tensor is.
+pub fn from_folder(name: &str, files: &BTreeMap<String, Vec<u8>>) -> Result<Model, ModelError> {
+    let text = |file: &str| -> Result<&str, ModelError> {
+        let bytes = files
+            .get(file)
+            .ok_or_else(|| file_error(file, format!("missing: {EXPECTED}")))?;
+        std::str::from_utf8(bytes).map_err(|_| file_error(file, "not UTF-8 text"))
+    };
+    let json = ConfigJson::parse(text(CONFIG)?).map_err(|e| file_error(CONFIG, e))?;
+    let config = layout_config(&json)?;
+    if !files.contains_key(TOKENIZER) {
+        let other = ["tokenizer.model", "vocab.txt", "vocab.json", "merges.txt"]
+            .into_iter()
+            .find(|f| files.contains_key(*f));
+        return Err(match other {
+            Some(other) => file_error(
+                TOKENIZER,
+                format!(
+                    "missing: the lab reads a fast tokenizer's tokenizer.json, not {other} (save it with a PreTrainedTokenizerFast, or convert it with transformers' AutoTokenizer)"
+                ),
+            ),
+            None => file_error(TOKENIZER, format!("missing: {EXPECTED}")),
+        });
+    }
+    let tokenizer = HfTokenizer::parse(text(TOKENIZER)?).map_err(|e| file_error(TOKENIZER, e))?;
+    let index = match files.get(INDEX) {
+        Some(_) => Some(text(INDEX)?),
+        None => None,
+    };
+    let shards = weight_files(&|f| files.contains_key(f), index)?;
+    let mut parameters = 0usize;
+    for shard in &shards {
+        let bytes = &files[shard];
+        let count = header_parameters(shard, bytes)?
+            .ok_or_else(|| file_error(shard, "not safetensors: shorter than its header"))?;
+        parameters = parameters.saturating_add(count);
+    }
+    check_size(parameters)?;
+    let parsed: Vec<(&str, SafetensorsFile)> = shards
+        .iter()
+        .map(|shard| {
+            SafetensorsFile::parse(&files[shard])
+                .map(|f| (shard.as_str(), f))
+                .map_err(|e| file_error(shard, e.to_string()))
+        })
+        .collect::<Result<_, _>>()?;
+    // GPT-2's names are `h.0.…` on the Hub and `transformer.h.0.…` from save_pretrained.
+    let prefixes: &[&str] = if config.model_type == "gpt2" {
+        &["", "transformer."]
+    } else {
+        &[""]
+    };
+    let mut tensor = |name: &str, shape: &[usize]| -> Result<Vec<f32>, ModelError> {
+        for prefix in prefixes {
+            let full = format!("{prefix}{name}");
+            for (file, st) in &parsed {
+                let Some(raw) = st.tensor(&full) else {
+                    continue;
+                };
+                let raw = raw.map_err(|e| file_error(file, e.to_string()))?;
+                if raw.shape != shape {
+                    return Err(ModelError::Shape {
+                        name: full,
+                        expected: shape.to_vec(),
+                        found: raw.shape,
+                    });
+                }
+                if let Some(bad) = raw.values.iter().find(|v| !v.is_finite()) {
+                    return Err(file_error(
+                        file,
+                        format!("{full} holds {bad}: the lab computes only finite weights"),
+                    ));
+                }
+                return Ok(raw.values);
+            }
+        }
+        Err(ModelError::Missing(name.to_string()))
+    };
+    let mut vocab = tokenizer.vocab();
+    if vocab.len() > config.vocab_size {
+        return Err(file_error(
+            TOKENIZER,
+            format!(
+                "{} tokens, more than config.json's vocab_size {}",
+                vocab.len(),
+                config.vocab_size
+            ),
+        ));
+    }
+    // Embedding rows past the tokenizer's last id (padding to a round size) read as unused.
+    vocab.extend((vocab.len()..config.vocab_size).map(|id| format!("<id {id}>")));
+    let tied = json
+        .bool("tie_word_embeddings")
+        .unwrap_or(config.model_type == "gpt2");
+    let parts = if config.model_type == "gpt2" {
+        gpt2::load(&config, &vocab, &mut tensor)?.map_mlp(Mlp::Gelu)
+    } else {
+        llama::load(&config, &vocab, tied, &mut tensor)?.map_mlp(Mlp::SwiGlu)
+    };
+    let mut model = Model::assemble(config, vocab, parts);
+    model.tokenizer = Tokenizer::Hf(Box::new(tokenizer));
+    model.name = name.to_string();
+    Ok(model)
+}
+
+/// The layout's numbers from `config.json`, by its `model_type`.
+fn layout_config(json: &ConfigJson) -> Result<ModelConfig, ModelError> {
+    let config = match json.str("model_type") {
+        Some("gpt2") => gpt2::config(json),
+        Some(t) if llama::MODEL_TYPES.contains(&t) => llama::config(json),
+        Some(other) => Err(ModelError::Config(format!(
+            "model_type {other:?}: the lab runs \"gpt2\", \"llama\", \"mistral\", \"qwen2\" and \"qwen3\" (decoder-only language models)"
+        ))),
+        None => Err(ModelError::Config(
+            "no model_type: the lab reads it to know the layout".into(),
+        )),
+    }?;
+    if let Some(first) = json.first_str("architectures")
+        && !(first.ends_with("ForCausalLM") || first.ends_with("LMHeadModel"))
+    {
+        return Err(ModelError::Config(format!(
+            "architectures {first:?}: the lab runs language models (…ForCausalLM, GPT2LMHeadModel)"
+        )));
+    }
+    Ok(config)
+}

@@ -1,0 +1,400 @@
+//! Hugging Face model folders, as `save_pretrained` writes them (tests/fixtures/hf, made by
+//! tools/hf/make_fixtures.py with transformers and tokenizers): GPT-2, Llama (untied, sharded
+//! into four files; and tied in bf16), Mistral (a sliding window of 6), Qwen2 (biases on q, k, v;
+//! an embedding padded past the tokenizer), Qwen3 (QK-norm, heads wider than hidden / heads).
+//! The lab's ids are `tokenizers`' on English, Chinese and emoji; its logits are transformers'
+//! within 10⁻⁴ at every position; its greedy generation with the KV cache is transformers'
+//! `generate`. And a bad folder is refused naming the file. Natively and in the browser.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests may (the workspace denies both elsewhere).
+
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+#[cfg(target_arch = "wasm32")]
+wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
+
+use std::collections::BTreeMap;
+
+use attention_core::MaskSpec;
+use attention_core::api::Request;
+use attention_core::io::hf_folder::{MAX_PARAMETERS, header_parameters};
+use attention_core::models::generate::{GenerateSpec, Sampling, generate};
+use attention_core::models::hf::from_folder;
+use attention_core::models::{Model, ModelError, ModelRun};
+use serde_json::Value;
+
+const TOLERANCE: f32 = 1e-4;
+
+/// A fixture folder's files, name → bytes, and its expected.json.
+macro_rules! folder {
+    ($name:literal, [$($file:literal),*]) => {{
+        let mut files = BTreeMap::new();
+        files.insert("config.json".to_string(), include_bytes!(concat!("fixtures/hf/", $name, "/config.json")).to_vec());
+        files.insert("tokenizer.json".to_string(), include_bytes!(concat!("fixtures/hf/", $name, "/tokenizer.json")).to_vec());
+        files.insert("tokenizer_config.json".to_string(), include_bytes!(concat!("fixtures/hf/", $name, "/tokenizer_config.json")).to_vec());
+        $(files.insert($file.to_string(), include_bytes!(concat!("fixtures/hf/", $name, "/", $file)).to_vec());)*
+        let expected: Value = serde_json::from_str(include_str!(concat!("fixtures/hf/", $name, "/expected.json"))).unwrap();
+        ($name, files, expected)
+    }};
+}
+
+/// A folder's name, its files (name → bytes) and what Hugging Face computed on it.
+type Fixture = (&'static str, BTreeMap<String, Vec<u8>>, Value);
+
+fn folders() -> Vec<Fixture> {
+    vec![
+        folder!("gpt2", ["model.safetensors"]),
+        folder!(
+            "llama",
+            [
+                "model.safetensors.index.json",
+                "model-00001-of-00004.safetensors",
+                "model-00002-of-00004.safetensors",
+                "model-00003-of-00004.safetensors",
+                "model-00004-of-00004.safetensors"
+            ]
+        ),
+        folder!("llama-bf16", ["model.safetensors"]),
+        folder!("mistral", ["model.safetensors"]),
+        folder!("qwen2", ["model.safetensors"]),
+        folder!("qwen3", ["model.safetensors"]),
+    ]
+}
+
+fn open(name: &str, files: &BTreeMap<String, Vec<u8>>) -> Model {
+    from_folder(name, files).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+fn ids(value: &Value) -> Vec<u32> {
+    value
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap() as u32)
+        .collect()
+}
+
+#[test]
+fn every_layout_gives_tokenizers_ids_and_transformers_logits() {
+    for (name, files, expected) in folders() {
+        let model = open(name, &files);
+        assert_eq!(
+            model.config.model_type,
+            expected["class"]
+                .as_str()
+                .unwrap()
+                .to_lowercase()
+                .trim_end_matches("forcausallm")
+                .trim_end_matches("lmheadmodel"),
+            "{name}"
+        );
+        let run = ModelRun {
+            mask: MaskSpec::Causal,
+            ..ModelRun::default()
+        };
+        for case in expected["cases"].as_array().unwrap() {
+            let text = case["text"].as_str().unwrap();
+            let want = ids(&case["ids"]);
+            let got: Vec<u32> = model.tokenize(text).into_iter().map(|(_, id)| id).collect();
+            assert_eq!(got, want, "{name}: ids of {text:?}");
+            let forward = model.read(text, &run).unwrap();
+            let logits = model.all_logits(&forward);
+            let rows = case["logits"].as_array().unwrap();
+            assert_eq!(rows.len(), logits.nrows(), "{name}");
+            let mut worst = 0.0f32;
+            for (i, row) in rows.iter().enumerate() {
+                for (j, v) in row.as_array().unwrap().iter().enumerate() {
+                    worst = worst.max((logits[[i, j]] - v.as_f64().unwrap() as f32).abs());
+                }
+            }
+            assert!(worst <= TOLERANCE, "{name}: {text:?} logits off by {worst}");
+        }
+    }
+}
+
+#[test]
+fn greedy_generation_with_the_cache_is_transformers_generate() {
+    for (name, files, expected) in folders() {
+        let model = open(name, &files);
+        for case in expected["cases"].as_array().unwrap() {
+            let text = case["text"].as_str().unwrap();
+            let want = ids(&case["generated"]);
+            let spec = GenerateSpec {
+                steps: want.len(),
+                cache: true,
+                sampling: Sampling::Greedy,
+                check: true,
+            };
+            let generation = generate(&model, text, &spec, 1.0, &|| 0.0).unwrap();
+            let got: Vec<u32> = generation.steps.iter().map(|s| s.id).collect();
+            assert_eq!(got, want, "{name}: generated after {text:?}");
+            for step in &generation.steps {
+                let delta = step.max_delta.unwrap();
+                assert!(
+                    delta <= TOLERANCE,
+                    "{name}: the cache's step is {delta} off a recompute"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn pieces_read_as_text() {
+    let (name, files, _) = folder!("gpt2", ["model.safetensors"]);
+    let model = open(name, &files);
+    let pieces: Vec<String> = model
+        .tokenize("The cat 注")
+        .into_iter()
+        .map(|(t, _)| t)
+        .collect();
+    // `Ġcat` reads " cat"; 注 is three bytes, in pieces that are not characters alone.
+    assert_eq!(pieces[..3], ["T", "he", " c"]);
+    assert_eq!(pieces.concat(), "The cat <0xE6><0xB3><0xA8>");
+    assert_eq!(
+        model.decode(
+            &model
+                .tokenize("The cat 注")
+                .iter()
+                .map(|p| p.1)
+                .collect::<Vec<_>>()
+        ),
+        "The cat 注"
+    );
+    let (name, files, _) = folder!("llama-bf16", ["model.safetensors"]);
+    let model = open(name, &files);
+    let pieces: Vec<String> = model.tokenize("a b").into_iter().map(|(t, _)| t).collect();
+    assert_eq!(
+        pieces,
+        ["<s>", " ", "a", " ", "b"],
+        "SentencePiece's ▁ reads as a space, <s> added"
+    );
+}
+
+#[test]
+fn the_config_decides_what_is_computed() {
+    let all = folders();
+    let model = |name: &str| {
+        let (n, files, _) = all.iter().find(|f| f.0 == name).unwrap();
+        open(n, files)
+    };
+    let llama = model("llama");
+    assert!(
+        llama.lm_head.is_some(),
+        "tie_word_embeddings false: lm_head.weight"
+    );
+    assert!(model("llama-bf16").lm_head.is_none(), "tied");
+    assert_eq!(model("mistral").config.sliding_window, Some(6));
+    let qwen2 = model("qwen2");
+    assert!(qwen2.blocks[0].attention.biases.is_some());
+    assert_eq!(
+        qwen2.vocab.len(),
+        qwen2.config.vocab_size,
+        "padded past the tokenizer"
+    );
+    assert!(qwen2.vocab.last().unwrap().starts_with("<id "));
+    let qwen3 = model("qwen3");
+    assert_eq!((qwen3.config.d_model, qwen3.config.head_dim), (32, 16));
+    assert!(qwen3.blocks[0].qk_norm.is_some());
+}
+
+/// `files` with one file changed (or removed when `None`).
+fn edited(
+    files: &BTreeMap<String, Vec<u8>>,
+    name: &str,
+    to: Option<Vec<u8>>,
+) -> BTreeMap<String, Vec<u8>> {
+    let mut files = files.clone();
+    match to {
+        Some(bytes) => files.insert(name.to_string(), bytes),
+        None => files.remove(name),
+    };
+    files
+}
+
+fn refused(files: &BTreeMap<String, Vec<u8>>) -> String {
+    match from_folder("bad", files) {
+        Ok(_) => panic!("a bad folder was opened"),
+        Err(e) => e.to_string(),
+    }
+}
+
+fn config_with(
+    files: &BTreeMap<String, Vec<u8>>,
+    field: &str,
+    value: Value,
+) -> BTreeMap<String, Vec<u8>> {
+    let mut config: Value = serde_json::from_slice(&files["config.json"]).unwrap();
+    config[field] = value;
+    edited(
+        files,
+        "config.json",
+        Some(serde_json::to_vec(&config).unwrap()),
+    )
+}
+
+#[test]
+fn a_bad_folder_is_refused_naming_the_file() {
+    let (_, gpt2, _) = folder!("gpt2", ["model.safetensors"]);
+    let (_, llama, _) = folder!(
+        "llama",
+        [
+            "model.safetensors.index.json",
+            "model-00001-of-00004.safetensors",
+            "model-00002-of-00004.safetensors",
+            "model-00003-of-00004.safetensors",
+            "model-00004-of-00004.safetensors"
+        ]
+    );
+    let e = refused(&edited(&gpt2, "config.json", None));
+    assert!(e.starts_with("config.json: missing"), "{e}");
+    let e = refused(&edited(&gpt2, "model.safetensors", None));
+    assert!(e.starts_with("model.safetensors: missing"), "{e}");
+    let e = refused(&edited(
+        &edited(&gpt2, "tokenizer.json", None),
+        "tokenizer.model",
+        Some(vec![1]),
+    ));
+    assert!(
+        e.starts_with("tokenizer.json: missing") && e.contains("not tokenizer.model"),
+        "{e}"
+    );
+    let e = refused(&edited(
+        &gpt2,
+        "tokenizer.json",
+        Some(b"{\"version\": 1}".to_vec()),
+    ));
+    assert!(
+        e.starts_with("tokenizer.json: not a tokenizers file"),
+        "{e}"
+    );
+    let e = refused(&edited(&llama, "model-00003-of-00004.safetensors", None));
+    assert!(e.starts_with("model-00003-of-00004.safetensors: missing: model.safetensors.index.json lists 4 shards, 1 of them"), "{e}");
+    let e = refused(&config_with(&gpt2, "model_type", "bert".into()));
+    assert!(e.contains("model_type \"bert\""), "{e}");
+    let e = refused(&config_with(
+        &llama,
+        "rope_scaling",
+        serde_json::json!({"rope_type": "llama3", "factor": 8.0}),
+    ));
+    assert!(e.contains("rope_scaling"), "{e}");
+    let e = refused(&config_with(&llama, "hidden_act", "gelu".into()));
+    assert!(e.contains("hidden_act"), "{e}");
+    // Shapes that disagree with the config: the tensor named, both shapes.
+    let e = refused(&config_with(&gpt2, "n_embd", 48.into()));
+    assert!(
+        e.contains("wte.weight") && e.contains("[320, 48]") && e.contains("[320, 32]"),
+        "{e}"
+    );
+    // A lying header: its offsets past the end of the file.
+    let mut lying = gpt2["model.safetensors"].clone();
+    lying.truncate(lying.len() - 100);
+    let e = refused(&edited(&gpt2, "model.safetensors", Some(lying)));
+    assert!(e.starts_with("model.safetensors: "), "{e}");
+    // NaN weights: the file and the tensor.
+    let mut nan = gpt2["model.safetensors"].clone();
+    let len = nan.len();
+    nan[len - 4..].copy_from_slice(&f32::NAN.to_le_bytes());
+    let e = refused(&edited(&gpt2, "model.safetensors", Some(nan)));
+    assert!(
+        e.starts_with("model.safetensors: ") && e.contains("NaN"),
+        "{e}"
+    );
+    // Over the budget, from the header alone (a header whose data is not there at all).
+    let header =
+        br#"{"wte.weight":{"dtype":"BF16","shape":[50000,40000],"data_offsets":[0,4000000000]}}"#;
+    let mut big = (header.len() as u64).to_le_bytes().to_vec();
+    big.extend_from_slice(header);
+    assert_eq!(
+        header_parameters("model.safetensors", &big).unwrap(),
+        Some(2_000_000_000)
+    );
+    let e = refused(&edited(&gpt2, "model.safetensors", Some(big)));
+    assert!(
+        e.contains("2000000000 parameters") && e.contains(&MAX_PARAMETERS.to_string()),
+        "{e}"
+    );
+}
+
+#[test]
+fn the_request_names_a_folder_and_the_json_says_its_pieces() {
+    let request: Request =
+        serde_json::from_str(r#"{"sentence": "hi", "model": {"path": "tests/fixtures/hf/gpt2"}}"#)
+            .unwrap();
+    assert!(request.is_trained());
+    assert_eq!(
+        request.model.as_ref().unwrap().folder(),
+        Some("tests/fixtures/hf/gpt2")
+    );
+    let e = serde_json::from_str::<Request>(r#"{"model": "bert"}"#)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("unknown model \"bert\"") && e.contains("{\"path\""),
+        "{e}"
+    );
+    let e = serde_json::from_str::<Request>(r#"{"model": {"folder": "x"}}"#)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("folder") && e.contains("path"), "{e}");
+    let (name, files, _) = folder!("gpt2", ["model.safetensors"]);
+    let model = open(name, &files);
+    let run = ModelRun {
+        mask: MaskSpec::Causal,
+        ..ModelRun::default()
+    };
+    let forward = model.read("The cat", &run).unwrap();
+    let json: Value =
+        serde_json::from_str(&attention_core::api::forward_json(&model, &forward).unwrap())
+            .unwrap();
+    assert_eq!(json["model"], "gpt2");
+    assert_eq!(json["tokens"], serde_json::json!(["T", "he", " c", "at"]));
+    assert_eq!(json["token_ids"], json["ids"]);
+}
+
+#[test]
+fn a_model_error_is_a_model_error() {
+    // The shipped models' errors keep their words.
+    let e = Model::from_files(b"", "{}", "[]").unwrap_err();
+    assert!(
+        matches!(e, ModelError::Format(_) | ModelError::Config(_)),
+        "{e}"
+    );
+}
+
+#[test]
+fn streaming_through_a_cache_as_wide_as_the_text_is_the_forward_pass() {
+    use attention_core::models::stream::{StreamSpec, stream_eval};
+    // RoPE layouts with biases (Qwen2), QK-norm (Qwen3) and neither (Llama): the rolling cache's
+    // own arithmetic gives the forward pass's loss at every position.
+    for (name, files, _) in folders()
+        .into_iter()
+        .filter(|f| ["llama", "qwen2", "qwen3"].contains(&f.0))
+    {
+        let model = open(name, &files);
+        let text = "The cat sat on the mat. 注意力";
+        let spec = StreamSpec {
+            window: 100,
+            sink_tokens: 0,
+        };
+        let eval = stream_eval(&model, text, spec).unwrap();
+        let run = ModelRun {
+            mask: MaskSpec::Causal,
+            ..ModelRun::default()
+        };
+        let forward = model
+            .forward(&vec![String::new(); eval.ids.len()], &eval.ids, &run)
+            .unwrap();
+        let logits = model.all_logits(&forward);
+        for (i, &loss) in eval.with_sinks.losses.iter().enumerate() {
+            let row = logits.row(i);
+            let max = row.fold(f32::NEG_INFINITY, |m, &v| m.max(v));
+            let sum: f32 = row.iter().map(|v| (v - max).exp()).sum();
+            let want = sum.ln() - (row[eval.ids[i + 1] as usize] - max);
+            assert!(
+                (loss - want).abs() <= TOLERANCE,
+                "{name}: position {i}: {loss} vs {want}"
+            );
+        }
+    }
+}
