@@ -142,13 +142,55 @@ fn the_worker_links_the_core_and_no_ui() {
     );
 }
 
+/// The page's own module and its workers never link Hugging Face's `tokenizers` (0.8 MB gzip of
+/// download): their normal dependency on the core leaves out its default `hf` feature; a model
+/// folder's tokenizer is the tokenizer module's (crates/attention-tokenizer), loaded only when one
+/// is opened.
+#[test]
+fn the_page_downloads_no_tokenizers_crate_until_a_model_folder_is_opened() {
+    for manifest in [
+        "Cargo.toml",
+        "crates/attention-gpu/Cargo.toml",
+        "crates/attention-worker/Cargo.toml",
+    ] {
+        let text = fs::read_to_string(root().join(manifest)).unwrap();
+        let mut table = String::new();
+        for line in text.lines().map(str::trim) {
+            if line.starts_with('[') {
+                table = line.trim_matches(['[', ']']).to_string();
+                continue;
+            }
+            let normal = table == "dependencies" || table.ends_with(".dependencies");
+            if normal && line.starts_with("attention-core") {
+                assert!(
+                    line.contains("default-features = false") && !line.contains("\"hf\""),
+                    "{manifest}: {line} would link tokenizers into the page"
+                );
+            }
+        }
+    }
+    let tokenizer = normal_dependencies("crates/attention-tokenizer/Cargo.toml");
+    assert!(tokenizer.contains(&"attention-core".into()));
+    assert_no_dependency(
+        "crates/attention-tokenizer/Cargo.toml",
+        &[
+            "leptos",
+            "attention-lab",
+            "attention-gpu",
+            "wgpu",
+            "plotters",
+        ],
+    );
+}
+
 /// The crates of the workspace: the source folder and the root file of each.
-const CRATES: [(&str, &str); 5] = [
+const CRATES: [(&str, &str); 6] = [
     ("src", "lib.rs"),
     ("crates/attention-core/src", "lib.rs"),
     ("crates/attention-gpu/src", "lib.rs"),
     ("crates/attention-trace/src", "main.rs"),
     ("crates/attention-worker/src", "lib.rs"),
+    ("crates/attention-tokenizer/src", "main.rs"),
 ];
 
 fn read(src: &str, root_file: &str) -> Crate {

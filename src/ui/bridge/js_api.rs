@@ -9,7 +9,10 @@
 //! - `load(data)`: opens a user's own attention: an object as in the JSON format (`{attention,
 //!   tokens}` or `{q, k, v, tokens}`), or `{format, bytes: ArrayBuffer, tokens?}` for a file's
 //!   bytes; `load(null)` goes back to the lab's own numbers. Returns `{ok: true}` or `{ok:
-//!   false, error}`; a refused file changes nothing.
+//!   false, error}`; a refused file changes nothing. `load({model: {files: {"config.json": …,
+//!   "model.safetensors": …, "tokenizer.json": …}, name?}})` opens a Hugging Face model folder
+//!   (each file a string, an ArrayBuffer, a Uint8Array or a Blob) and returns a promise of the
+//!   same; `state().source` is then `"model"`.
 
 use leptos::prelude::*;
 use serde_json::{Map, Value, json};
@@ -394,6 +397,15 @@ fn install_on_window(lab: Lab) -> Result<(), JsValue> {
         }
     });
     let load = Closure::<dyn Fn(JsValue) -> JsValue>::new(move |data: JsValue| {
+        // `{model: {files, name?}}`: a Hugging Face folder, read asynchronously (a promise).
+        let model = if data.is_object() {
+            js_sys::Reflect::get(&data, &"model".into()).unwrap_or(JsValue::UNDEFINED)
+        } else {
+            JsValue::UNDEFINED
+        };
+        if model.is_object() {
+            return super::own_model::load_model(lab, model).into();
+        }
         let result = match load_data(lab, &data, None) {
             Ok(()) => json!({ "ok": true }),
             Err(message) => json!({ "ok": false, "error": message }),

@@ -12,7 +12,7 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
 use crate::ui::state::Lab;
-use crate::ui::state::model::{ModelRef, ModelStatus};
+use crate::ui::state::model::{ModelKey, ModelRef, ModelStatus};
 use attention_core::models::{Layout, Model};
 
 thread_local! {
@@ -26,21 +26,36 @@ pub fn provide(gpt: Model) {
     keep(Arc::new(gpt));
 }
 
-fn keep(gpt: Arc<Model>) {
+pub(super) fn keep(gpt: Arc<Model>) {
+    let key = ModelKey::of_model(&gpt);
     MODELS.with(|models| {
         let mut models = models.borrow_mut();
-        models.retain(|m| m.config.layout != gpt.config.layout);
+        models.retain(|m| ModelKey::of_model(m) != key);
         models.push(gpt);
     });
 }
 
-fn kept(layout: Layout) -> Option<Arc<Model>> {
+pub(super) fn kept(key: &ModelKey) -> Option<Arc<Model>> {
     MODELS.with(|models| {
         models
             .borrow()
             .iter()
-            .find(|m| m.config.layout == layout)
+            .find(|m| ModelKey::of_model(m) == *key)
             .cloned()
+    })
+}
+
+/// The name of the folder's model opened last, if one is open.
+pub fn kept_folder() -> Option<String> {
+    MODELS.with(|models| {
+        models
+            .borrow()
+            .iter()
+            .rev()
+            .find_map(|m| match ModelKey::of_model(m) {
+                ModelKey::Folder(name) => Some(name),
+                ModelKey::Shipped(_) => None,
+            })
     })
 }
 
@@ -48,19 +63,27 @@ fn kept(layout: Layout) -> Option<Arc<Model>> {
 /// place when the request switches to it again).
 pub fn load_when_needed(lab: Lab) {
     Effect::new(move |_| {
-        let Some(wanted) = lab.request.with(|r| r.trained_layout()) else {
+        let Some(key) = lab.request.with(ModelKey::of) else {
             return;
         };
-        // Loaded, loading, or failed for this layout already: nothing to do (a failure is not
+        // Loaded, loading, or failed for this model already: nothing to do (a failure is not
         // retried on every edit; reloading the page retries).
-        if lab.model_status.with_untracked(|s| s.layout()) == Some(wanted) {
+        if lab.model_status.with_untracked(|s| s.key()).as_ref() == Some(&key) {
             return;
         }
-        if let Some(gpt) = kept(wanted) {
+        if let Some(gpt) = kept(&key) {
             lab.model_status.set(ModelStatus::Ready(ModelRef(gpt)));
             return;
         }
-        lab.model_status.set(ModelStatus::Loading(wanted));
+        // A folder's model comes only from the files the user opens (`own_model`).
+        let ModelKey::Shipped(wanted) = key else {
+            lab.model_status.set(ModelStatus::Failed(
+                key,
+                "open the model's folder first (Open a model, or attentionLab.load({model: {files}}))".into(),
+            ));
+            return;
+        };
+        lab.model_status.set(ModelStatus::Loading(key.clone()));
         leptos::task::spawn_local(async move {
             let fetched = fetch_model(wanted).await;
             if let Ok(gpt) = &fetched {
@@ -69,13 +92,13 @@ pub fn load_when_needed(lab: Lab) {
             // The learner may have switched while the files came: report only if still wanted.
             if lab
                 .model_status
-                .with_untracked(|s| *s != ModelStatus::Loading(wanted))
+                .with_untracked(|s| *s != ModelStatus::Loading(key.clone()))
             {
                 return;
             }
             lab.model_status.set(match fetched {
                 Ok(gpt) => ModelStatus::Ready(ModelRef(gpt)),
-                Err(message) => ModelStatus::Failed(wanted, message),
+                Err(message) => ModelStatus::Failed(key, message),
             });
         });
     });

@@ -1,6 +1,7 @@
 //! What `window.attentionLab` runs on the lab's current state and answers as the CLI would:
 //! `generate(options)`, `explain(options)` and `composition()`.
 
+use crate::ui::state::model::ModelKey;
 use leptos::prelude::*;
 use serde_json::Value;
 
@@ -15,12 +16,12 @@ pub fn generate_in_page(lab: Lab, options: &str) -> Result<Value, String> {
     let generate: attention_core::api::GenerateRequest =
         serde_json::from_str(options).map_err(|e| format!("generate: {e}"))?;
     let request = lab.request.get_untracked();
-    let Some(layout) = request.trained_layout() else {
+    let Some(key) = ModelKey::of(&request) else {
         return Err("generate: choose a trained model first (GPT-2 or Llama layout)".into());
     };
     let model = lab
         .model_status
-        .with_untracked(|s| s.ready(Some(layout)).cloned())
+        .with_untracked(|s| s.ready(Some(&key)).cloned())
         .ok_or("generate: the model is not loaded yet")?;
     let mut request = trained_request(&request);
     request.generate = Some(generate);
@@ -68,7 +69,7 @@ fn circuit_in_page(
     let mut found = if current.is_trained() {
         let model = lab
             .model_status
-            .with_untracked(|s| s.ready(current.trained_layout()).cloned())
+            .with_untracked(|s| s.ready(ModelKey::of(&current).as_ref()).cloned())
             .ok_or_else(|| format!("{field}: the model is not loaded yet"))?;
         let forward = lab
             .forward

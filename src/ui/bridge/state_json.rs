@@ -1,6 +1,8 @@
 //! The lab's state as `attentionLab.state()` returns it and an embedding posts it to its host:
 //! the parameters, the view settings, and what was computed.
 
+use crate::ui::state::model::ModelKey;
+use attention_core::api::ModelChoice;
 use leptos::prelude::*;
 use serde_json::{Value, json};
 
@@ -29,7 +31,7 @@ pub fn state_json(lab: Lab) -> String {
             "model_status".into(),
             json!(
                 lab.model_status
-                    .with_untracked(|s| s.name(request.trained_layout()))
+                    .with_untracked(|s| s.name(ModelKey::of(&request).as_ref()))
             ),
         );
         if let Some(Ok(run)) = lab.forward.get_untracked() {
@@ -58,6 +60,8 @@ pub fn state_json(lab: Lab) -> String {
             "source".into(),
             json!(if imported.is_some() {
                 "imported"
+            } else if matches!(request.model, Some(ModelChoice::Folder(_))) {
+                "model"
             } else {
                 "computed"
             }),

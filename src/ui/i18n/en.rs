@@ -268,7 +268,7 @@ pub static TEXT: Text = Text {
     },
     model: ModelTexts {
         section: "Weights",
-        names: ["random", "GPT-2 layout", "Llama layout"],
+        names: ["random", "GPT-2 layout", "Llama layout", "your model"],
         loading: "Loading the trained model (about 4 MB, from this site)…",
         failed: "The trained model could not be loaded; random weights still work. The reason:",
         ready: |layers, heads, width, parameters| {
@@ -297,8 +297,16 @@ pub static TEXT: Text = Text {
         fixed_shape: |d_model, heads, d_k| {
             format!("Fixed by the trained model: d_model {d_model}, {heads} heads, d_k {d_k}.")
         },
-        fixed_norm: "Pre-LN, as GPT-2: x + Attn(LN₁(x)), then x + MLP(LN₂(x)), each LayerNorm with its learned γ and β (ε = 10⁻⁵).",
-        llama_fixed_norm: "Pre-norm, as Llama: x + Attn(RMSNorm(x)), then x + MLP(RMSNorm(x)). Each RMSNorm divides a row by its root mean square and scales it by its learned γ (ε = 10⁻⁵): no mean subtracted, no β.",
+        fixed_norm: |epsilon| {
+            format!(
+                "Pre-LN, as GPT-2: x + Attn(LN₁(x)), then x + MLP(LN₂(x)), each LayerNorm with its learned γ and β (ε = {epsilon})."
+            )
+        },
+        llama_fixed_norm: |epsilon| {
+            format!(
+                "Pre-norm, as Llama: x + Attn(RMSNorm(x)), then x + MLP(RMSNorm(x)). Each RMSNorm divides a row by its root mean square and scales it by its learned γ (ε = {epsilon}): no mean subtracted, no β."
+            )
+        },
         no_cross: "The trained model reads one sentence: cross-attention needs random weights.",
         layer_label: "Layer",
         overview_title: "Every head at a glance",
@@ -869,4 +877,5 @@ pub static TEXT: Text = Text {
     learn: &super::learn_en::LEARN,
     shaping: &super::shaping::EN,
     circuits: &super::circuits::EN,
+    own_model: &super::own_model::EN,
 };

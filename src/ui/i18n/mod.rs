@@ -14,6 +14,7 @@ pub mod learn;
 mod learn_en;
 mod learn_zh;
 pub mod model_errors;
+pub mod own_model;
 pub mod shaping;
 mod texts;
 mod zh;

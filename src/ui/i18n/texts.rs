@@ -4,7 +4,7 @@
 use attention_core::ConfigError;
 use attention_core::pipeline::overview::Reduction;
 
-use super::{circuits, learn, shaping};
+use super::{circuits, learn, own_model, shaping};
 
 /// The title, formula and explanation of one matrix of the pipeline.
 pub struct StageText {
@@ -248,8 +248,8 @@ pub struct StreamTexts {
 
 pub struct ModelTexts {
     pub section: &'static str,
-    /// Random weights, the GPT-2-layout model, the Llama-layout model.
-    pub names: [&'static str; 3],
+    /// Random weights, the GPT-2-layout model, the Llama-layout model, a folder the user opens.
+    pub names: [&'static str; 4],
     pub loading: &'static str,
     /// Why it could not be loaded.
     /// The model did not load (the technical reason is shown beside it, as code).
@@ -265,9 +265,10 @@ pub struct ModelTexts {
     pub llama_about: [&'static str; 5],
     /// The shape it fixes: d_model, heads, d_k.
     pub fixed_shape: fn(usize, usize, usize) -> String,
-    pub fixed_norm: &'static str,
+    /// (the norms' ε, as the page writes it)
+    pub fixed_norm: fn(&str) -> String,
     /// The Llama model's RMSNorm before attention and MLP.
-    pub llama_fixed_norm: &'static str,
+    pub llama_fixed_norm: fn(&str) -> String,
     pub no_cross: &'static str,
     pub layer_label: &'static str,
     pub overview_title: &'static str,
@@ -608,4 +609,5 @@ pub struct Text {
     pub learn: &'static learn::LearnTexts,
     pub shaping: &'static shaping::ShapingTexts,
     pub circuits: &'static circuits::CircuitsTexts,
+    pub own_model: &'static own_model::OwnModelTexts,
 }

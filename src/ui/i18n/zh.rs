@@ -246,7 +246,7 @@ pub static TEXT: Text = Text {
     },
     model: ModelTexts {
         section: "权重",
-        names: ["随机", "GPT-2 结构", "Llama 结构"],
+        names: ["随机", "GPT-2 结构", "Llama 结构", "你的模型"],
         loading: "正在加载训练好的模型（约 4 MB，来自本站）……",
         failed: "训练好的模型无法加载；随机权重仍然可用。原因：",
         ready: |layers, heads, width, parameters| {
@@ -275,8 +275,16 @@ pub static TEXT: Text = Text {
         fixed_shape: |d_model, heads, d_k| {
             format!("由训练好的模型固定：d_model {d_model}，{heads} 个头，d_k {d_k}。")
         },
-        fixed_norm: "与 GPT-2 一样采用 Pre-LN：x + Attn(LN₁(x))，再 x + MLP(LN₂(x))，每个层归一化都有学到的 γ 和 β（ε = 10⁻⁵）。",
-        llama_fixed_norm: "与 Llama 一样采用前置归一化：x + Attn(RMSNorm(x))，再 x + MLP(RMSNorm(x))。每个 RMSNorm 把一行除以它的均方根，再乘以学到的 γ（ε = 10⁻⁵）：不减均值，也没有 β。",
+        fixed_norm: |epsilon| {
+            format!(
+                "与 GPT-2 一样采用 Pre-LN：x + Attn(LN₁(x))，再 x + MLP(LN₂(x))，每个层归一化都有学到的 γ 和 β（ε = {epsilon}）。"
+            )
+        },
+        llama_fixed_norm: |epsilon| {
+            format!(
+                "与 Llama 一样采用前置归一化：x + Attn(RMSNorm(x))，再 x + MLP(RMSNorm(x))。每个 RMSNorm 把一行除以它的均方根，再乘以学到的 γ（ε = {epsilon}）：不减均值，也没有 β。"
+            )
+        },
         no_cross: "训练好的模型只读一个句子：交叉注意力需要随机权重。",
         layer_label: "层",
         overview_title: "所有头一览",
@@ -768,4 +776,5 @@ pub static TEXT: Text = Text {
     learn: &super::learn_zh::LEARN,
     shaping: &super::shaping::ZH,
     circuits: &super::circuits::ZH,
+    own_model: &super::own_model::ZH,
 };

@@ -285,38 +285,41 @@ impl Choice for Reduction {
     }
 }
 
-/// The models the Model control offers (a folder's model is opened, not picked).
+/// The models the Model control offers: random weights, the two shipped models, and a folder
+/// the user opens.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ModelPick {
     Random,
     Trained,
     Llama,
+    Own,
 }
 
 impl ModelPick {
-    /// The pick a request's model shows as (none for a folder's).
-    pub fn of(choice: Option<&ModelChoice>) -> Option<Self> {
+    /// The pick a request's model shows as.
+    pub fn of(choice: Option<&ModelChoice>) -> Self {
         match choice {
-            None | Some(ModelChoice::Random) => Some(Self::Random),
-            Some(ModelChoice::Trained) => Some(Self::Trained),
-            Some(ModelChoice::Llama) => Some(Self::Llama),
-            Some(ModelChoice::Folder(_)) => None,
+            None | Some(ModelChoice::Random) => Self::Random,
+            Some(ModelChoice::Trained) => Self::Trained,
+            Some(ModelChoice::Llama) => Self::Llama,
+            Some(ModelChoice::Folder(_)) => Self::Own,
         }
     }
 
-    /// The request's model for this pick.
-    pub fn choice(self) -> ModelChoice {
+    /// The request's model for this pick (`None` for a folder, which is named when opened).
+    pub fn choice(self) -> Option<ModelChoice> {
         match self {
-            Self::Random => ModelChoice::Random,
-            Self::Trained => ModelChoice::Trained,
-            Self::Llama => ModelChoice::Llama,
+            Self::Random => Some(ModelChoice::Random),
+            Self::Trained => Some(ModelChoice::Trained),
+            Self::Llama => Some(ModelChoice::Llama),
+            Self::Own => None,
         }
     }
 }
 
 impl Choice for ModelPick {
     fn all() -> Vec<Self> {
-        vec![Self::Random, Self::Trained, Self::Llama]
+        vec![Self::Random, Self::Trained, Self::Llama, Self::Own]
     }
 
     fn label(self, lang: Lang) -> &'static str {
@@ -325,6 +328,7 @@ impl Choice for ModelPick {
             Self::Random => names[0],
             Self::Trained => names[1],
             Self::Llama => names[2],
+            Self::Own => names[3],
         }
     }
 
@@ -333,6 +337,7 @@ impl Choice for ModelPick {
             Self::Random => "random",
             Self::Trained => "trained",
             Self::Llama => "llama",
+            Self::Own => "own",
         }
     }
 }

@@ -141,6 +141,23 @@ pub fn span(range: &std::ops::Range<usize>) -> String {
     format!("{}–{}", range.start, range.end.saturating_sub(1))
 }
 
+/// A small positive number as a power of ten when it is one (10⁻⁵, 10⁻⁶), else as it reads.
+pub fn power_of_ten(value: f32) -> String {
+    const SUPERSCRIPT: [char; 10] = ['⁰', '¹', '²', '³', '⁴', '⁵', '⁶', '⁷', '⁸', '⁹'];
+    let exponent = f64::from(value).log10().round();
+    if value > 0.0 && (f64::from(value) / 10f64.powf(exponent) - 1.0).abs() < 1e-4 {
+        let digits: String = (exponent.abs() as u32)
+            .to_string()
+            .chars()
+            .filter_map(|d| d.to_digit(10).map(|d| SUPERSCRIPT[d as usize]))
+            .collect();
+        let sign = if exponent < 0.0 { "⁻" } else { "" };
+        format!("10{sign}{digits}")
+    } else {
+        format!("{value}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -170,5 +187,12 @@ mod tests {
         assert_eq!(significant(-17.333, 4), "-17.33");
         assert_eq!(significant(1000.0, 3), "1000");
         assert_eq!(significant(f32::INFINITY, 3), "∞");
+    }
+
+    #[test]
+    fn powers_of_ten_read_as_such() {
+        assert_eq!(super::power_of_ten(1e-5), "10⁻⁵");
+        assert_eq!(super::power_of_ten(1e-6), "10⁻⁶");
+        assert_eq!(super::power_of_ten(3e-6), "0.000003");
     }
 }

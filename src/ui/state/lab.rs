@@ -7,7 +7,7 @@ use leptos::prelude::*;
 use super::cpu_jobs::CpuJobs;
 use super::gpu_jobs::GpuJobs;
 use super::imported::{self, ImportedFile, RunRef};
-use super::model::{self, ForwardRef, ModelStatus, trained_request};
+use super::model::{self, ForwardRef, ModelKey, ModelStatus, trained_request};
 use super::outcome::{Outcome, compute};
 use crate::ui::browser::clock::now_ms;
 use crate::ui::i18n::{EXAMPLES, Lang};
@@ -151,7 +151,7 @@ impl Lab {
             let current = trained_input.get()?;
             model_status.with(|status| {
                 // Only the model asked for: the other layout may still be in place for a moment.
-                let gpt = status.ready(current.trained_layout())?;
+                let gpt = status.ready(ModelKey::of(&current).as_ref())?;
                 Some(model::run(gpt, &current))
             })
         });

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use crate::ui::browser::clock::now_ms;
 use attention_core::api::{ModelChoice, Request, RequestError};
-use attention_core::models::{Forward, Layout, Model};
+use attention_core::models::{Forward, Layout, Model, Tokenizer};
 
 /// The shipped model, compared by identity.
 #[derive(Debug, Clone)]
@@ -18,42 +18,69 @@ impl PartialEq for ModelRef {
     }
 }
 
-/// Where the trained model in use is (the last one asked for: GPT-2 or Llama).
+/// Which trained model: one shipped with the lab (by its layout), or a folder the user opened
+/// (by its name).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ModelKey {
+    Shipped(Layout),
+    Folder(String),
+}
+
+impl ModelKey {
+    /// The model a request asks for (`None` for random weights).
+    pub fn of(request: &Request) -> Option<Self> {
+        match request.model.as_ref()? {
+            ModelChoice::Random => None,
+            ModelChoice::Folder(folder) => Some(Self::Folder(folder.path.clone())),
+            shipped => shipped.layout().map(Self::Shipped),
+        }
+    }
+
+    /// The key of a loaded model.
+    pub fn of_model(model: &Model) -> Self {
+        match model.tokenizer {
+            Tokenizer::Chars(_) => Self::Shipped(model.config.layout),
+            Tokenizer::Hf(_) => Self::Folder(model.name.clone()),
+        }
+    }
+}
+
+/// Where the trained model in use is (the last one asked for: GPT-2, Llama, or a folder's).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub enum ModelStatus {
     /// Not asked for yet: nothing fetched.
     #[default]
     Idle,
-    Loading(Layout),
+    Loading(ModelKey),
     Ready(ModelRef),
     /// The files could not be fetched or read; the message says why.
-    Failed(Layout, String),
+    Failed(ModelKey, String),
 }
 
 impl ModelStatus {
-    /// The layout this status is about (`None` while idle).
-    pub fn layout(&self) -> Option<Layout> {
+    /// The model this status is about (`None` while idle).
+    pub fn key(&self) -> Option<ModelKey> {
         match self {
             Self::Idle => None,
-            Self::Loading(layout) | Self::Failed(layout, _) => Some(*layout),
-            Self::Ready(gpt) => Some(gpt.0.config.layout),
+            Self::Loading(key) | Self::Failed(key, _) => Some(key.clone()),
+            Self::Ready(gpt) => Some(ModelKey::of_model(&gpt.0)),
         }
     }
 
-    /// The model, when it is loaded and is the one of `layout`.
-    pub fn ready(&self, layout: Option<Layout>) -> Option<&Arc<Model>> {
+    /// The model, when it is loaded and is the one `wanted`.
+    pub fn ready(&self, wanted: Option<&ModelKey>) -> Option<&Arc<Model>> {
         match self {
-            Self::Ready(gpt) if Some(gpt.0.config.layout) == layout => Some(&gpt.0),
+            Self::Ready(gpt) if Some(&ModelKey::of_model(&gpt.0)) == wanted => Some(&gpt.0),
             _ => None,
         }
     }
 
-    /// As `state().model_status` names it, for the model `wanted`: a model of the other layout
-    /// still in place counts as loading.
-    pub fn name(&self, wanted: Option<Layout>) -> &'static str {
+    /// As `state().model_status` names it, for the model `wanted`: another model still in place
+    /// counts as loading.
+    pub fn name(&self, wanted: Option<&ModelKey>) -> &'static str {
         match self {
             Self::Idle => "idle",
-            _ if self.layout() != wanted => "loading",
+            _ if self.key().as_ref() != wanted => "loading",
             Self::Loading(_) => "loading",
             Self::Ready(_) => "ready",
             Self::Failed(..) => "failed",
@@ -81,7 +108,7 @@ pub fn trained_request(request: &Request) -> Request {
             request
                 .model
                 .clone()
-                .filter(|m| m.layout().is_some())
+                .filter(|m| *m != ModelChoice::Random)
                 .unwrap_or(ModelChoice::Trained),
         ),
         sentence: request.sentence.clone(),
@@ -102,4 +129,14 @@ pub fn run(gpt: &Model, request: &Request) -> Result<ForwardRef, RequestError> {
     let (sentence, run) = trained_request(request).trained_run()?;
     let forward = gpt.read(&sentence, &run)?;
     Ok(ForwardRef(Arc::new(forward), now_ms() - started))
+}
+
+/// The trained model the request asks for (a shipped one or a folder's), when it is loaded.
+pub fn in_use(
+    request: leptos::prelude::RwSignal<Request>,
+    status: leptos::prelude::RwSignal<ModelStatus>,
+) -> Option<Arc<Model>> {
+    use leptos::prelude::With;
+    let key = request.with(ModelKey::of);
+    status.with(|s| s.ready(key.as_ref()).cloned())
 }

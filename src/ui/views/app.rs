@@ -4,6 +4,7 @@
 use leptos::prelude::*;
 
 use super::controls::Controls;
+use super::controls::own_model;
 use super::embed_layout::EmbedLayout;
 use super::import_opener::ImportOpener;
 use super::imported::ImportedViews;
@@ -46,6 +47,7 @@ pub fn App(#[prop(optional)] page: bool) -> impl IntoView {
     location::apply_view(lab, &link.view);
     lab.link_notices.set(notices);
     provide_context(lab);
+    provide_context(own_model::OwnModel(RwSignal::new(Default::default())));
     js_api::install(lab);
     model_files::load_when_needed(lab);
     progress::keep(lab);
@@ -138,10 +140,14 @@ fn FullLab() -> impl IntoView {
     };
     let on_drop = move |ev: web_sys::DragEvent| {
         dragging.set(false);
-        let file = ev
-            .data_transfer()
-            .and_then(|t| t.files())
-            .and_then(|f| f.get(0));
+        let files = ev.data_transfer().and_then(|t| t.files());
+        // A model folder's files (config.json, tokenizer.json among them) open as the model.
+        if let Some(files) = files.as_ref().filter(|f| own_model::is_model_folder(f)) {
+            ev.prevent_default();
+            own_model::open_files(lab, use_context::<own_model::OwnModel>(), files.clone());
+            return;
+        }
+        let file = files.and_then(|f| f.get(0));
         if let Some(file) = file {
             ev.prevent_default();
             lab.lesson.set(None);

@@ -13,7 +13,7 @@ use crate::ui::logic::sections::Section;
 use crate::ui::logic::stages::Stage;
 use crate::ui::logic::visible;
 use crate::ui::state::Lab;
-use crate::ui::state::model::ForwardRef;
+use crate::ui::state::model::{ForwardRef, ModelKey};
 use attention_core::api::Request;
 use attention_core::models::sample_next;
 use attention_core::pipeline::roles::HeadRoles;
@@ -181,6 +181,8 @@ pub fn role_cells(layer: usize, head: usize, roles: &HeadRoles) -> impl IntoView
 pub fn NextToken() -> impl IntoView {
     let lab = expect_context::<Lab>();
     let texts = move || &lab.lang.get().text().model;
+    // A folder's model predicts tokens, not characters.
+    let own = move || matches!(lab.request.with(ModelKey::of), Some(ModelKey::Folder(_)));
     let run = forward(lab);
     let focus = RwSignal::new(None::<usize>);
     let sampling = RwSignal::new(0.0f64);
@@ -254,7 +256,7 @@ pub fn NextToken() -> impl IntoView {
             class:presented=move || presented(lab, section)>
             <SectionHeading section=section />
             <ContextWindow />
-            <p class="caption">{move || texts().next_help}</p>
+            <p class="caption">{move || if own() { lab.lang.get().text().own_model.next_help } else { texts().next_help }}</p>
             <ol class="tokens next-positions" on:pointerleave=move |_| focus.set(None)>
                 {move || run.with(|r| r.as_ref().map(|r| r.0.tokens.clone()).unwrap_or_default()).into_iter().enumerate().map(|(i, token)| view! {
                     <li class="chip" class:active=move || position() == i tabindex="0"
@@ -264,7 +266,10 @@ pub fn NextToken() -> impl IntoView {
                 }).collect_view()}
             </ol>
             <p class="help block" data-testid="next-after">
-                {move || run.with(|r| r.as_ref().map(|r| (texts().after)(position(), &visible(r.0.tokens.get(position()).map_or("", String::as_str)))))}
+                {move || run.with(|r| r.as_ref().map(|r| {
+                    let after = if own() { lab.lang.get().text().own_model.after } else { texts().after };
+                    after(position(), &visible(r.0.tokens.get(position()).map_or("", String::as_str)))
+                }))}
             </p>
             <ul class="predictions" data-testid="predictions">
                 {move || predictions().into_iter().map(|(token, p)| view! {

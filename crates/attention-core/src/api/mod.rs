@@ -25,7 +25,7 @@ pub use request::{FIELDS, Request, field, parse_request, request_schema, request
 pub use request_types::{
     AblateRequest, BackendChoice, BlockRequest, ExplainRequest, FocusRequest, GenerateRequest,
     KnockoutRequest, LayerNormRequest, LogitAttributionRequest, MaskRequest, ModelChoice,
-    PairingRequest, PositionRequest, RequestError, SamplingRequest, StreamEvalRequest,
+    ModelFolder, PairingRequest, PositionRequest, RequestError, SamplingRequest, StreamEvalRequest,
     WeightsRequest,
 };
 pub use response::{matrix_json, outputs_json, replay_json, trace_json};

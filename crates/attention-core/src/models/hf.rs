@@ -6,6 +6,7 @@
 //! and the field or tensor.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use crate::io::hf_folder::{
     self, CONFIG, EXPECTED, INDEX, TOKENIZER, check_size, header_parameters, weight_files,
@@ -15,16 +16,35 @@ use crate::io::safetensors::SafetensorsFile;
 use crate::models::config::ModelConfig;
 use crate::models::model::{Mlp, Model};
 use crate::models::tensors::ModelError;
-use crate::models::tokenizer::{HfTokenizer, Tokenizer};
+use crate::models::tokenizer::{TextTokenizer, Tokenizer};
 use crate::models::{gpt2, llama};
 
 fn file_error(file: &str, message: impl Into<String>) -> ModelError {
     hf_folder::file_error(file, message).into()
 }
 
-/// A model from a folder's files (name → bytes), named `name`. Nothing but the files is read;
-/// the weights' headers are checked against [`hf_folder::MAX_PARAMETERS`] before any tensor is.
+/// What reads a `tokenizer.json`'s text into a tokenizer (or says why it cannot).
+pub type MakeTokenizer<'a> = dyn Fn(&str) -> Result<Arc<dyn TextTokenizer>, String> + 'a;
+
+/// A model from a folder's files (name → bytes), named `name`, its `tokenizer.json` read by
+/// Hugging Face's `tokenizers` ([`HfTokenizer`]).
+#[cfg(feature = "hf")]
 pub fn from_folder(name: &str, files: &BTreeMap<String, Vec<u8>>) -> Result<Model, ModelError> {
+    from_folder_with(name, files, &|json| {
+        let tokenizer = crate::models::tokenizer::HfTokenizer::parse(json)?;
+        Ok(Arc::new(tokenizer) as Arc<dyn TextTokenizer>)
+    })
+}
+
+/// A model from a folder's files (name → bytes), named `name`, its `tokenizer.json` read by
+/// `tokenizer` (the page's tokenizer module; natively [`from_folder`]). Nothing but the files is
+/// read; the weights' headers are checked against [`hf_folder::MAX_PARAMETERS`] before any
+/// tensor is.
+pub fn from_folder_with(
+    name: &str,
+    files: &BTreeMap<String, Vec<u8>>,
+    tokenizer: &MakeTokenizer,
+) -> Result<Model, ModelError> {
     let text = |file: &str| -> Result<&str, ModelError> {
         let bytes = files
             .get(file)
@@ -47,7 +67,7 @@ pub fn from_folder(name: &str, files: &BTreeMap<String, Vec<u8>>) -> Result<Mode
             None => file_error(TOKENIZER, format!("missing: {EXPECTED}")),
         });
     }
-    let tokenizer = HfTokenizer::parse(text(TOKENIZER)?).map_err(|e| file_error(TOKENIZER, e))?;
+    let tokenizer = tokenizer(text(TOKENIZER)?).map_err(|e| file_error(TOKENIZER, e))?;
     let index = match files.get(INDEX) {
         Some(_) => Some(text(INDEX)?),
         None => None,
@@ -123,7 +143,7 @@ pub fn from_folder(name: &str, files: &BTreeMap<String, Vec<u8>>) -> Result<Mode
         llama::load(&config, &vocab, tied, &mut tensor)?.map_mlp(Mlp::SwiGlu)
     };
     let mut model = Model::assemble(config, vocab, parts);
-    model.tokenizer = Tokenizer::Hf(Box::new(tokenizer));
+    model.tokenizer = Tokenizer::Hf(tokenizer);
     model.name = name.to_string();
     Ok(model)
 }

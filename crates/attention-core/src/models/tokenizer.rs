@@ -3,11 +3,25 @@
 //! the ids are exactly the ones Python gives), with its pieces shown readably: byte-level pieces
 //! (GPT-2, Llama 3, Qwen: `Ġ` for a space, `Ċ` for a line break, a Chinese character split over
 //! bytes) as the text they stand for, SentencePiece's `▁` as a space.
+//!
+//! The `tokenizers` crate is behind the `hf` feature ([`HfTokenizer`]); a build without it (the
+//! page's own module) reaches one through [`TextTokenizer`] (the page's tokenizer module).
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
-use crate::io::hf_folder::tokenizer_is_byte_level;
 use crate::models::text::{char_index, normalise};
+
+/// A model's own tokenizer, wherever it runs: natively `tokenizers` itself, in the page the
+/// tokenizer module.
+pub trait TextTokenizer: Send + Sync + std::fmt::Debug {
+    /// `text`'s tokens with the special tokens the tokenizer adds, as (readable piece, id).
+    fn encode(&self, text: &str) -> Vec<(String, u32)>;
+    /// The text of `ids`, bytes split over tokens joined again; `None` when it cannot decode.
+    fn decode(&self, ids: &[u32]) -> Option<String>;
+    /// Its vocabulary as readable pieces, index = id.
+    fn vocab(&self) -> Vec<String>;
+}
 
 /// A model's tokenizer.
 #[derive(Debug, Clone)]
@@ -15,14 +29,14 @@ pub enum Tokenizer {
     /// One token per character (the lab's own models): each character's id; id 0 is `<unk>`.
     Chars(HashMap<char, u32>),
     /// A Hugging Face `tokenizer.json`.
-    Hf(Box<HfTokenizer>),
+    Hf(Arc<dyn TextTokenizer>),
 }
 
 impl PartialEq for Tokenizer {
     fn eq(&self, other: &Self) -> bool {
         match (self, other) {
             (Self::Chars(a), Self::Chars(b)) => a == b,
-            (Self::Hf(a), Self::Hf(b)) => a.source == b.source,
+            (Self::Hf(a), Self::Hf(b)) => Arc::ptr_eq(a, b),
             _ => false,
         }
     }
@@ -45,14 +59,21 @@ impl Tokenizer {
         }
     }
 
-    /// The id of character `c` when it is one token.
+    /// The id of character `c` when it is one token (alone, without special tokens).
     pub fn id_of(&self, c: char) -> Option<u32> {
         match self {
             Self::Chars(index) => index.get(&c).copied(),
-            Self::Hf(hf) => match hf.inner.encode(c.to_string(), false) {
-                Ok(e) if e.get_ids().len() == 1 => Some(e.get_ids()[0]),
-                _ => None,
-            },
+            Self::Hf(hf) => {
+                let with = hf.encode(&c.to_string());
+                let without = hf.encode("");
+                // What the tokenizer adds around any text (a BOS) is not the character.
+                let own: Vec<u32> = with
+                    .iter()
+                    .map(|p| p.1)
+                    .filter(|id| !without.iter().any(|w| w.1 == *id))
+                    .collect();
+                (own.len() == 1).then(|| own[0])
+            }
         }
     }
 
@@ -75,10 +96,7 @@ impl Tokenizer {
     /// for a Hugging Face model (bytes split over tokens joined again).
     pub fn decode(&self, ids: &[u32], vocab: &[String]) -> String {
         match self {
-            Self::Hf(hf) => hf
-                .inner
-                .decode(ids, false)
-                .unwrap_or_else(|_| pieces(ids, vocab)),
+            Self::Hf(hf) => hf.decode(ids).unwrap_or_else(|| pieces(ids, vocab)),
             Self::Chars(_) => pieces(ids, vocab),
         }
     }
@@ -92,15 +110,15 @@ fn pieces(ids: &[u32], vocab: &[String]) -> String {
 }
 
 /// A Hugging Face `tokenizer.json` and how its pieces read.
+#[cfg(feature = "hf")]
 #[derive(Clone)]
 pub struct HfTokenizer {
     inner: tokenizers::Tokenizer,
     /// Whether its pieces are byte-level (GPT-2's alphabet of 256 printable characters).
     byte_level: bool,
-    /// The file's text (what two tokenizers are compared by).
-    source: String,
 }
 
+#[cfg(feature = "hf")]
 impl std::fmt::Debug for HfTokenizer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("HfTokenizer")
@@ -110,17 +128,29 @@ impl std::fmt::Debug for HfTokenizer {
     }
 }
 
+#[cfg(feature = "hf")]
+impl TextTokenizer for HfTokenizer {
+    fn encode(&self, text: &str) -> Vec<(String, u32)> {
+        HfTokenizer::encode(self, text)
+    }
+
+    fn decode(&self, ids: &[u32]) -> Option<String> {
+        self.inner.decode(ids, false).ok()
+    }
+
+    fn vocab(&self) -> Vec<String> {
+        HfTokenizer::vocab(self)
+    }
+}
+
+#[cfg(feature = "hf")]
 impl HfTokenizer {
     /// The tokenizer in `tokenizer.json`'s text.
     pub fn parse(text: &str) -> Result<Self, String> {
-        let byte_level = tokenizer_is_byte_level(text)?;
+        let byte_level = crate::io::hf_folder::tokenizer_is_byte_level(text)?;
         let inner =
             tokenizers::Tokenizer::from_bytes(text.as_bytes()).map_err(|e| e.to_string())?;
-        Ok(Self {
-            inner,
-            byte_level,
-            source: text.to_string(),
-        })
+        Ok(Self { inner, byte_level })
     }
 
     /// Its vocabulary, added tokens included, as readable pieces, index = id (ids it does not
@@ -149,17 +179,22 @@ impl HfTokenizer {
         }
     }
 
-    /// A piece as the text it stands for: a byte-level piece's bytes (a byte that is not a
-    /// whole character alone as `<0xNN>`), SentencePiece's `▁` as a space.
+    /// A piece as the text it stands for ([`readable`]).
     pub fn readable(&self, token: &str) -> String {
-        if self.byte_level {
-            match token.chars().map(byte_of).collect::<Option<Vec<u8>>>() {
-                Some(bytes) => readable_bytes(&bytes),
-                None => token.to_string(),
-            }
-        } else {
-            token.replace('\u{2581}', " ")
+        readable(token, self.byte_level)
+    }
+}
+
+/// A piece as the text it stands for: a byte-level piece's bytes (a byte that is not a whole
+/// character alone as `<0xNN>`), SentencePiece's `▁` as a space.
+pub fn readable(token: &str, byte_level: bool) -> String {
+    if byte_level {
+        match token.chars().map(byte_of).collect::<Option<Vec<u8>>>() {
+            Some(bytes) => readable_bytes(&bytes),
+            None => token.to_string(),
         }
+    } else {
+        token.replace('\u{2581}', " ")
     }
 }
 

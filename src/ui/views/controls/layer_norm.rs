@@ -24,10 +24,21 @@ pub fn LayerNormControl() -> impl IntoView {
             when=move || !trained.get()
             fallback=move || view! { <p class="help block" data-testid="norm-fixed">{move || {
                 let model = &text().model;
-                if lab.request.with(|r| r.trained_layout()).is_some_and(|l| l.rms_norm()) {
-                    model.llama_fixed_norm
+                // The model in use (a folder's too): its norm and its ε.
+                let (rms, epsilon) = crate::ui::state::model::in_use(lab.request, lab.model_status).map_or(
+                    (
+                        lab.request
+                            .with(|r| r.trained_layout())
+                            .is_some_and(|l| l.rms_norm()),
+                        1e-5,
+                    ),
+                    |m| (m.config.layout.rms_norm(), m.config.norm_epsilon),
+                );
+                let epsilon = crate::ui::logic::format::power_of_ten(epsilon);
+                if rms {
+                    (model.llama_fixed_norm)(&epsilon)
                 } else {
-                    model.fixed_norm
+                    (model.fixed_norm)(&epsilon)
                 }
             }}</p> }
         >

@@ -6,6 +6,7 @@ mod backend;
 mod layer_norm;
 mod mask;
 mod model;
+pub mod own_model;
 mod positions;
 mod score_shaping;
 mod shape;

@@ -3,25 +3,36 @@
 
 use leptos::prelude::*;
 
+use super::own_model::OwnModelOpener;
 use super::widgets::Segmented;
+use crate::ui::bridge::model_files::kept_folder;
 use crate::ui::logic::controls::ModelPick;
 use crate::ui::logic::format::group_digits;
 use crate::ui::state::Lab;
-use crate::ui::state::model::ModelStatus;
-use attention_core::api::{MaskRequest, ModelChoice};
+use crate::ui::state::model::{ModelKey, ModelStatus};
+use attention_core::api::{MaskRequest, ModelChoice, ModelFolder};
 use attention_core::models::Layout;
 
 #[component]
 pub fn ModelControl() -> impl IntoView {
     let lab = expect_context::<Lab>();
     let texts = move || &lab.lang.get().text().model;
-    let selected = Signal::derive(move || {
-        lab.request
-            .with(|r| ModelPick::of(r.model.as_ref()))
-            .unwrap_or(ModelPick::Random)
-    });
+    let selected = Signal::derive(move || lab.request.with(|r| ModelPick::of(r.model.as_ref())));
+    let picker = NodeRef::<leptos::html::Input>::new();
     let select = Callback::new(move |pick: ModelPick| {
-        let choice = pick.choice();
+        // "Your model": the folder opened last, or the picker when none is open yet.
+        let choice = match pick.choice() {
+            Some(choice) => choice,
+            None => match kept_folder() {
+                Some(name) => ModelChoice::Folder(ModelFolder { path: name }),
+                None => {
+                    if let Some(input) = picker.get_untracked() {
+                        input.click();
+                    }
+                    return;
+                }
+            },
+        };
         lab.edit(|r| {
             // Heads knocked out are the model's: another model starts with all of its heads on.
             if r.model.clone().unwrap_or_default() != choice {
@@ -29,26 +40,39 @@ pub fn ModelControl() -> impl IntoView {
             }
             let random = choice == ModelChoice::Random;
             r.model = (!random).then_some(choice);
-            // Both models were trained to look only backwards: they start under a causal mask.
+            // The models were trained to look only backwards: they start under a causal mask.
             if !random && r.mask.is_none() {
                 r.mask = Some(MaskRequest::Causal);
             }
         });
     });
-    let layout = move || selected.get().choice().layout();
+    let key = move || lab.request.with(ModelKey::of);
+    let layout = move || match key() {
+        Some(ModelKey::Shipped(layout)) => Some(layout),
+        _ => None,
+    };
     let status = move || match lab.model_status.get() {
         ModelStatus::Idle => String::new(),
         // The other model still in place while this one loads.
-        status if status.layout() != layout() => texts().loading.to_string(),
+        status if status.key() != key() => texts().loading.to_string(),
         ModelStatus::Loading(_) => texts().loading.to_string(),
         ModelStatus::Ready(gpt) => {
             let shape = gpt.0.config;
             let parameters = group_digits(gpt.0.parameter_count() as u64);
-            match shape.layout {
-                Layout::Gpt2 => {
+            match (key(), shape.layout) {
+                (Some(ModelKey::Folder(name)), _) => (lab.lang.get().text().own_model.ready)(
+                    &name,
+                    shape.model_type,
+                    shape.n_layers,
+                    shape.n_heads,
+                    shape.n_kv_heads,
+                    shape.d_model,
+                    &parameters,
+                ),
+                (_, Layout::Gpt2) => {
                     (texts().ready)(shape.n_layers, shape.n_heads, shape.d_model, &parameters)
                 }
-                Layout::Llama => (texts().llama_ready)(
+                (_, Layout::Llama) => (texts().llama_ready)(
                     shape.n_layers,
                     shape.n_heads,
                     shape.n_kv_heads,
@@ -61,15 +85,16 @@ pub fn ModelControl() -> impl IntoView {
     };
     // Why it failed, as the browser or the file said it: technical, shown as code.
     let why = move || match lab.model_status.get() {
-        ModelStatus::Failed(_, why) if lab.model_status.with(|s| s.layout()) == layout() => {
+        ModelStatus::Failed(_, why) if lab.model_status.with(|s| s.key()) == key() => {
             Some(view! { <code class="error-detail" data-testid="model-failed-why">{why}</code> })
         }
         _ => None,
     };
-    let trained = move || layout().is_some();
+    let trained = move || key().is_some();
     view! {
         <h2>{move || texts().section}</h2>
         <Segmented selected=selected lang=lab.lang test_id="model-choice" on_select=select />
+        <OwnModelOpener input=picker />
         // What the model is (and whether it loaded) only while it is the one in use.
         <Show when=trained>
             <p class="help block" data-testid="model-status">{status} " " {why}</p>
@@ -86,8 +111,9 @@ pub fn ModelControl() -> impl IntoView {
         }>
             <div class="model-about" data-testid="model-about">
                 {move || {
-                    let about = match layout() {
-                        Some(Layout::Llama) => &texts().llama_about[..],
+                    let about = match (key(), layout()) {
+                        (Some(ModelKey::Folder(_)), _) => &lab.lang.get().text().own_model.about[..],
+                        (_, Some(Layout::Llama)) => &texts().llama_about[..],
                         _ => &texts().about[..],
                     };
                     about.iter().map(|p| view! { <p class="help block">{*p}</p> }).collect_view()

@@ -22,7 +22,7 @@ use crate::ui::logic::motion::generate_pace;
 use crate::ui::logic::sections::Section;
 use crate::ui::logic::visible;
 use crate::ui::state::Lab;
-use crate::ui::state::model::trained_request;
+use crate::ui::state::model::{ModelKey, trained_request};
 use attention_core::api::Request;
 use readout::{CacheReadout, StepReadout};
 use run::Generation;
@@ -140,7 +140,7 @@ fn Generator() -> impl IntoView {
             g.reset();
         }
     };
-    let trained = move || lab.request.with(|r| r.trained_layout().is_some());
+    let trained = move || lab.request.with(|r| r.is_trained());
     let loading = move || model(lab).is_none();
     let scrub = move |ev| {
         if let Ok(v) = event_target_value(&ev).parse::<usize>() {
@@ -149,7 +149,11 @@ fn Generator() -> impl IntoView {
     };
     let (asked, cache, sampling, playing) = (g.asked, g.cache, g.sampling, g.playing);
     view! {
-        <p class="help block">{move || texts().help}</p>
+        <p class="help block">{move || {
+            // A folder's model writes tokens, not characters.
+            let own = matches!(lab.request.with(ModelKey::of), Some(ModelKey::Folder(_)));
+            if own { lab.lang.get().text().own_model.generate_help } else { texts().help }
+        }}</p>
         <Show when=trained fallback=move || view! { <p class="help block">{move || texts().need_model}</p> }>
             <div class="control-row">
                 <label class="control-label">

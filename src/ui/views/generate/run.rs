@@ -21,8 +21,7 @@ const FRAME_BUDGET_MS: f64 = 12.0;
 
 /// The trained model in use, when loaded.
 pub fn model(lab: Lab) -> Option<Arc<Model>> {
-    let layout = lab.request.with(|r| r.trained_layout());
-    lab.model_status.with(|s| s.ready(layout).cloned())
+    crate::ui::state::model::in_use(lab.request, lab.model_status)
 }
 
 /// A number in [0, 1) for sampling seeds: random in the browser, fixed elsewhere.

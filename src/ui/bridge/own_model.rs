@@ -1,0 +1,193 @@
+//! A user's own model in the page: `attentionLab.load({model: {files, name?}})`, and the files
+//! "Open a model" picks or a folder dropped on the page. The files are a Hugging Face folder's
+//! (`config.json`, `model.safetensors` or the index and its shards, `tokenizer.json`), each a
+//! string, an ArrayBuffer, a typed array or a Blob (a picked `File`). A weights Blob is read by its
+//! header first, and nothing more of any file is read until the headers show the model within
+//! the size the lab opens. Its `tokenizer.json` is read by the tokenizer module
+//! ([`super::tokenizer_module`]), the model built by the core (`models::hf::from_folder_with`); a
+//! refused folder changes nothing, the last model is kept. Nothing leaves the page.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use leptos::prelude::*;
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+
+use super::model_files::keep;
+use crate::ui::state::Lab;
+use crate::ui::state::model::{ModelRef, ModelStatus};
+use attention_core::api::{MaskRequest, ModelChoice, ModelFolder};
+use attention_core::io::hf_folder::{TOKENIZER, check_size, header_parameters};
+use attention_core::models::hf::from_folder_with;
+
+/// What a folder is called when nothing names it.
+const UNNAMED: &str = "my-model";
+
+/// `attentionLab.load({model: …})`: a promise of `{ok: true}` or `{ok: false, error}`.
+pub fn load_model(lab: Lab, model: JsValue) -> js_sys::Promise {
+    wasm_bindgen_futures::future_to_promise(async move {
+        let result = match open_model(lab, &model).await {
+            Ok(()) => serde_json::json!({ "ok": true }),
+            Err(error) => serde_json::json!({ "ok": false, "error": error }),
+        };
+        Ok(js_sys::JSON::parse(&result.to_string()).unwrap_or(JsValue::NULL))
+    })
+}
+
+/// `{files: {name: bytes, …}, name?}` opened.
+async fn open_model(lab: Lab, model: &JsValue) -> Result<(), String> {
+    let files = js_sys::Reflect::get(model, &"files".into()).unwrap_or(JsValue::UNDEFINED);
+    if !files.is_object() {
+        return Err(
+            "model.files: expected an object of file name → contents (config.json, model.safetensors, tokenizer.json)".into(),
+        );
+    }
+    let entries: Vec<(String, JsValue)> =
+        js_sys::Object::keys(files.unchecked_ref::<js_sys::Object>())
+            .iter()
+            .filter_map(|key| key.as_string())
+            .map(|key| {
+                let value =
+                    js_sys::Reflect::get(&files, &key.clone().into()).unwrap_or(JsValue::NULL);
+                (key, value)
+            })
+            .collect();
+    let name = js_sys::Reflect::get(model, &"name".into())
+        .ok()
+        .and_then(|n| n.as_string())
+        .filter(|n| !n.trim().is_empty());
+    open_entries(lab, name, entries).await
+}
+
+/// A folder's files, each `(path, contents)` (a picked folder's paths keep only their last
+/// part), opened as the lab's model.
+pub async fn open_entries(
+    lab: Lab,
+    name: Option<String>,
+    entries: Vec<(String, JsValue)>,
+) -> Result<(), String> {
+    let entries: Vec<(String, JsValue)> = entries
+        .into_iter()
+        .map(|(path, value)| {
+            let file = path.rsplit('/').next().unwrap_or(&path).to_string();
+            (file, value)
+        })
+        .collect();
+    // Every weights Blob by its header first: the size is checked before anything is read.
+    let mut parameters = 0usize;
+    for (file, value) in &entries {
+        if let Some(blob) = value.dyn_ref::<web_sys::Blob>()
+            && file.ends_with(".safetensors")
+        {
+            let count = blob_parameters(file, blob).await?;
+            parameters = parameters.saturating_add(count);
+        }
+    }
+    check_size(parameters).map_err(|e| e.to_string())?;
+    let mut files = BTreeMap::new();
+    for (file, value) in &entries {
+        files.insert(file.clone(), bytes_of(file, value).await?);
+    }
+    let name = name.unwrap_or_else(|| UNNAMED.to_string());
+    // The tokenizer from the tokenizer module (loaded now the first time); a folder without
+    // tokenizer.json is refused by the core, naming it.
+    let made = match files
+        .get(TOKENIZER)
+        .map(|b| String::from_utf8_lossy(b).into_owned())
+    {
+        Some(json) => Some(super::tokenizer_module::tokenizer(&json).await),
+        None => None,
+    };
+    let model = from_folder_with(&name, &files, &|_| match &made {
+        Some(made) => made.clone(),
+        None => Err("missing".into()),
+    })
+    .map_err(|e| e.to_string())?;
+    let model = Arc::new(model);
+    keep(model.clone());
+    lab.show_imported(None);
+    lab.model_status.set(ModelStatus::Ready(ModelRef(model)));
+    lab.edit(|r| {
+        r.model = Some(ModelChoice::Folder(ModelFolder { path: name.clone() }));
+        // Its heads start switched on, under the causal mask a language model is trained with.
+        r.ablate = None;
+        if r.mask.is_none() {
+            r.mask = Some(MaskRequest::Causal);
+        }
+    });
+    Ok(())
+}
+
+/// How many numbers a safetensors Blob holds, from its first bytes alone.
+async fn blob_parameters(file: &str, blob: &web_sys::Blob) -> Result<usize, String> {
+    let head = read_blob(
+        file,
+        &blob
+            .slice_with_f64_and_f64(0.0, 8.0)
+            .map_err(describe(file))?,
+    )
+    .await?;
+    let len = head
+        .get(..8)
+        .map(|b| u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]))
+        .ok_or_else(|| format!("{file}: not safetensors: shorter than its header"))?;
+    let end = (8 + len.min(100_000_001)) as f64;
+    let mut header = head;
+    header.extend(
+        read_blob(
+            file,
+            &blob
+                .slice_with_f64_and_f64(8.0, end)
+                .map_err(describe(file))?,
+        )
+        .await?,
+    );
+    header_parameters(file, &header)
+        .map_err(|e| e.to_string())?
+        .ok_or_else(|| format!("{file}: not safetensors: shorter than its header"))
+}
+
+/// A file's contents: a string's UTF-8, an ArrayBuffer's or a typed array's bytes, a Blob read.
+async fn bytes_of(file: &str, value: &JsValue) -> Result<Vec<u8>, String> {
+    if let Some(text) = value.as_string() {
+        return Ok(text.into_bytes());
+    }
+    if let Some(buffer) = value.dyn_ref::<js_sys::ArrayBuffer>() {
+        return Ok(js_sys::Uint8Array::new(buffer).to_vec());
+    }
+    if js_sys::ArrayBuffer::is_view(value) {
+        let view: &js_sys::Uint8Array = value.unchecked_ref();
+        let bytes = js_sys::Uint8Array::new_with_byte_offset_and_length(
+            &view.buffer(),
+            view.byte_offset(),
+            js_sys::Reflect::get(value, &"byteLength".into())
+                .ok()
+                .and_then(|v| v.as_f64())
+                .unwrap_or(0.0) as u32,
+        );
+        return Ok(bytes.to_vec());
+    }
+    if let Some(blob) = value.dyn_ref::<web_sys::Blob>() {
+        return read_blob(file, blob).await;
+    }
+    Err(format!(
+        "{file}: expected a string, an ArrayBuffer, a Uint8Array or a Blob"
+    ))
+}
+
+async fn read_blob(file: &str, blob: &web_sys::Blob) -> Result<Vec<u8>, String> {
+    let buffer = JsFuture::from(blob.array_buffer())
+        .await
+        .map_err(describe(file))?;
+    Ok(js_sys::Uint8Array::new(&buffer).to_vec())
+}
+
+fn describe(file: &str) -> impl Fn(JsValue) -> String + '_ {
+    move |error| {
+        format!(
+            "{file}: could not be read ({})",
+            error.as_string().unwrap_or_else(|| format!("{error:?}"))
+        )
+    }
+}

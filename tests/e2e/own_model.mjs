@@ -1,0 +1,211 @@
+// Your own model in the built app (dist/): Hugging Face folders made by transformers
+// (tests/fixtures/hf, tools/hf/make_fixtures.py) opened through attentionLab.load({model:
+// {files}}), the "Open a model folder…" picker and by dropping their files on the page; the
+// page's ids, its greedy generation and its next-token predictions are transformers'; every
+// view draws; a bad folder is refused with the file named and the model in use kept; Chinese and
+// a phone. With SHOTS=dir it saves screenshots there.
+//
+// node --test tests/e2e/own_model.mjs   (after trunk build --release)
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { serve } from './serve.mjs';
+import { launch, ROOT, nextFrames } from './browser.mjs';
+
+const DIST = process.env.DIST ?? join(ROOT, 'dist');
+const FIXTURES = join(ROOT, 'tests', 'fixtures', 'hf');
+const SHOTS = process.env.SHOTS;
+let server, context, page;
+const errors = [];
+
+before(async () => {
+  server = await serve(DIST);
+  context = await launch();
+  page = await context.newPage();
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(server.url);
+  await page.waitForFunction(() => window.attentionLab?.state?.().tokens);
+});
+
+after(async () => {
+  await context?.close();
+  server?.close();
+});
+
+const state = () => page.evaluate(() => window.attentionLab.state());
+const expected = (name) => JSON.parse(readFileSync(join(FIXTURES, name, 'expected.json'), 'utf8'));
+
+/** A fixture folder's files (expected.json aside) as {name: base64}. */
+function folder(name) {
+  const files = {};
+  for (const file of readdirSync(join(FIXTURES, name))) {
+    if (file !== 'expected.json') files[file] = readFileSync(join(FIXTURES, name, file)).toString('base64');
+  }
+  return files;
+}
+
+/** attentionLab.load({model: {files, name}}), the JSON files as strings, the weights as
+ * Uint8Arrays (or Blobs with `blobs`); resolves to what load resolves to. */
+function load(name, files, { blobs = false } = {}) {
+  return page.evaluate(async ({ name, files, blobs }) => {
+    const decoded = {};
+    for (const [file, b64] of Object.entries(files)) {
+      const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+      if (file.endsWith('.json')) decoded[file] = new TextDecoder().decode(bytes);
+      else decoded[file] = blobs ? new Blob([bytes]) : bytes;
+    }
+    return window.attentionLab.load({ model: { files: decoded, name } });
+  }, { name, files, blobs });
+}
+
+test('a folder opened through attentionLab.load runs with its own tokenizer, and its greedy generation is transformers\'', async () => {
+  for (const name of ['gpt2', 'qwen3', 'llama']) {
+    const result = await load(name, folder(name), { blobs: name === 'llama' });
+    assert.deepEqual(result, { ok: true }, name);
+    const want = expected(name).cases[2];
+    await page.evaluate((t) => window.attentionLab.set({ sentence: t }), want.text);
+    await page.waitForFunction(() => window.attentionLab.state().model_status === 'ready');
+    const s = await state();
+    assert.equal(s.source, 'model', name);
+    assert.deepEqual(s.model, { path: name });
+    assert.equal(s.tokens.length, want.ids.length, `${name}: the model's own tokens`);
+    const generated = await page.evaluate(() => window.attentionLab.generate({ steps: 8, cache: true, sampling: 'greedy' }));
+    assert.equal(generated.ok, true, JSON.stringify(generated).slice(0, 300));
+    assert.deepEqual(generated.steps.map((st) => st.token_id), want.generated, `${name}: generate = transformers' generate`);
+    assert.ok(generated.max_delta <= 1e-4);
+    assert.equal(generated.prompt_tokens, want.ids.length);
+    // trace(): the chosen layer's heads, on the model's own tokens.
+    const trace = await page.evaluate(() => window.attentionLab.trace());
+    assert.equal(trace.heads.length, 4, 'every fixture has 4 query heads');
+    assert.deepEqual(trace.tokens, s.tokens);
+  }
+  assert.deepEqual(errors, []);
+});
+
+test('every view draws on the model: its status, every head at a glance, the layer, what comes next', async () => {
+  assert.deepEqual(await load('qwen2', folder('qwen2')), { ok: true });
+  await page.evaluate(() => window.attentionLab.set({ sentence: 'The cat sat on the mat. 注意力' }));
+  await page.waitForFunction(() => window.attentionLab.state().model_status === 'ready');
+  await nextFrames(page);
+  const status = await page.locator('[data-testid=model-status]').textContent();
+  assert.match(status, /qwen2: a qwen2 model of 2 layers × 4 query heads \(2 K\/V heads\), 32 wide/);
+  assert.equal(await page.locator('[data-testid=model-choice] button[aria-pressed=true]').textContent(), 'your model');
+  assert.equal(await page.locator('[data-testid^=model-head-]').count(), 8, 'every layer × head');
+  assert.ok(await page.locator('[data-testid=predictions] li').count() >= 1);
+  assert.match(await page.locator('[data-testid=norm-fixed]').textContent(), /ε = 10⁻⁶/, 'the model\'s own ε');
+  if (SHOTS) {
+    await page.locator('[data-testid=model-status]').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: join(SHOTS, 'own-model-en.png') });
+    await page.locator('[data-testid=model-view]').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: join(SHOTS, 'own-model-heads-en.png') });
+  }
+  // The shipped model and back: "your model" goes back to the folder opened last, no picker.
+  await page.locator('[data-testid=model-choice] button', { hasText: 'GPT-2 layout' }).click();
+  await page.waitForFunction(() => window.attentionLab.state().model === 'trained');
+  await page.locator('[data-testid=model-choice] button', { hasText: 'your model' }).click();
+  await page.waitForFunction(() => window.attentionLab.state().model?.path === 'qwen2');
+  assert.equal((await state()).source, 'model');
+  assert.deepEqual(errors, []);
+});
+
+test('a bad folder is refused naming the file, and the model in use stays', async () => {
+  assert.deepEqual(await load('gpt2', folder('gpt2')), { ok: true });
+  const before = await state();
+  const files = folder('llama');
+  delete files['model-00003-of-00004.safetensors'];
+  let result = await load('broken', files);
+  assert.equal(result.ok, false);
+  assert.match(result.error, /^model-00003-of-00004\.safetensors: missing/);
+  const noTokenizer = folder('gpt2');
+  delete noTokenizer['tokenizer.json'];
+  result = await load('broken', noTokenizer);
+  assert.match(result.error, /^tokenizer\.json: missing/);
+  const config = JSON.parse(Buffer.from(folder('gpt2')['config.json'], 'base64').toString());
+  config.model_type = 'bert';
+  result = await load('broken', { ...folder('gpt2'), 'config.json': Buffer.from(JSON.stringify(config)).toString('base64') });
+  assert.match(result.error, /model_type "bert"/);
+  result = await page.evaluate(() => window.attentionLab.load({ model: { files: { 'config.json': 42 } } }));
+  assert.match(result.error, /config\.json: expected a string, an ArrayBuffer, a Uint8Array or a Blob/);
+  // An oversized model is refused from its header alone (the Blob holds nothing else).
+  result = await page.evaluate(() => {
+    const header = new TextEncoder().encode(JSON.stringify({ 'wte.weight': { dtype: 'BF16', shape: [50000, 40000], data_offsets: [0, 4000000000] } }));
+    const len = new Uint8Array(8);
+    new DataView(len.buffer).setUint32(0, header.length, true);
+    return window.attentionLab.load({ model: { files: { 'config.json': '{}', 'model.safetensors': new Blob([len, header]) } } });
+  });
+  assert.match(result.error, /2000000000 parameters; the lab opens at most 1000000000/);
+  const after = await state();
+  assert.deepEqual(after.model, before.model, 'the model in use is kept');
+  assert.deepEqual(after.tokens, before.tokens);
+  assert.deepEqual(errors, []);
+});
+
+test('the folder picker and dropped files open a model; a refused folder says why under the picker', async () => {
+  await page.setInputFiles('[data-testid=own-model-folder]', join(FIXTURES, 'mistral'));
+  await page.waitForFunction(() => window.attentionLab.state().model?.path === 'mistral');
+  assert.equal((await state()).source, 'model');
+  // Dropped files: the folder's files themselves.
+  await page.evaluate(async (files) => {
+    const transfer = new DataTransfer();
+    for (const [file, b64] of Object.entries(files)) {
+      transfer.items.add(new File([Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))], file));
+    }
+    document.querySelector('.lab').dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));
+  }, folder('gpt2'));
+  await page.waitForFunction(() => window.attentionLab.state().model?.path === 'my-model');
+  const partial = folder('gpt2');
+  delete partial['model.safetensors'];
+  await page.evaluate(async (files) => {
+    const transfer = new DataTransfer();
+    for (const [file, b64] of Object.entries(files)) {
+      transfer.items.add(new File([Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))], file));
+    }
+    document.querySelector('.lab').dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));
+  }, partial);
+  await page.waitForSelector('[data-testid=own-model-failed]');
+  assert.match(await page.locator('[data-testid=own-model-failed]').textContent(), /model\.safetensors: missing/);
+  assert.equal((await state()).model?.path, 'my-model', 'the model in use is kept');
+  assert.deepEqual(errors, []);
+});
+
+test('in Chinese and on a phone', async () => {
+  assert.deepEqual(await load('qwen3', folder('qwen3')), { ok: true });
+  await page.evaluate(() => window.attentionLab.set({ sentence: '注意力机制让每个词看见其他的词。', lang: 'zh' }));
+  await page.waitForFunction(() => window.attentionLab.state().model_status === 'ready');
+  await nextFrames(page);
+  assert.match(await page.locator('[data-testid=model-status]').textContent(), /qwen3：qwen3 架构，2 层 × 4 个查询头/);
+  assert.match(await page.locator('[data-testid=own-model]').textContent(), /打开模型文件夹/);
+  if (SHOTS) {
+    await page.locator('[data-testid=model-status]').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: join(SHOTS, 'own-model-zh.png') });
+  }
+  const phone = await context.browser().newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+  const p = await phone.newPage();
+  await p.goto(server.url);
+  await p.waitForFunction(() => window.attentionLab?.state?.().tokens);
+  const files = folder('qwen2');
+  const ok = await p.evaluate(async (files) => {
+    const decoded = {};
+    for (const [file, b64] of Object.entries(files)) {
+      const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+      decoded[file] = file.endsWith('.json') ? new TextDecoder().decode(bytes) : bytes;
+    }
+    return window.attentionLab.load({ model: { files: decoded, name: 'qwen2' } });
+  }, files);
+  assert.deepEqual(ok, { ok: true });
+  await p.waitForFunction(() => window.attentionLab.state().model_status === 'ready');
+  await nextFrames(p);
+  const width = await p.evaluate(() => document.documentElement.scrollWidth);
+  assert.ok(width <= 390, `nothing wider than the phone (${width})`);
+  if (SHOTS) {
+    await p.locator('[data-testid=model-view]').scrollIntoViewIfNeeded();
+    await p.screenshot({ path: join(SHOTS, 'own-model-phone.png') });
+    await p.evaluate(() => window.attentionLab.set({ lang: 'zh' }));
+    await nextFrames(p);
+    await p.screenshot({ path: join(SHOTS, 'own-model-phone-zh.png') });
+  }
+  await phone.close();
+  assert.deepEqual(errors, []);
+});
