@@ -52,7 +52,7 @@ if [ -f dist/index.html ]; then
   # The notebook package, as the README installs it: the lab's build copied in, then pip.
   step python-package bash -c '.venv/bin/python python/build_static.py && .venv/bin/pip install --quiet --disable-pip-version-check ./python'
   step pytest .venv/bin/python -m pytest -q python/tests
-  for script in smoke embed keyboard phone learn long truth shaping import element notebook jupyter llama circuits a11y; do
+  for script in smoke embed keyboard phone learn long truth shaping import element notebook jupyter llama circuits own_model a11y; do
     step "e2e-$script" node --test --test-reporter=spec "tests/e2e/$script.mjs"
   done
 fi

@@ -3,7 +3,8 @@
 //!   (seq_len, d_model, n_heads) = (64, 64, 4), (128, 128, 8), (512, 512, 8);
 //! - the untraced outputs (standard in row chunks + flash) at (4096, 64, 4), with the peak heap
 //!   memory it allocates, measured by a counting allocator;
-//! - the trained model's forward pass at 128 characters (assets/gpt2);
+//! - the trained model's forward pass at 128 characters (assets/gpt2), and a user's Hugging Face
+//!   folder of GPT-2 small's shape (`HF_BENCH_FOLDER`, made by `tools/hf/make_fixtures.py`);
 //! - one generated character with and without the KV cache, for both trained models, at 16 to
 //!   250 cached characters;
 //! - the same trace and outputs on the machine's GPU through wgpu (lavapipe, a software Vulkan,
@@ -115,6 +116,55 @@ mod native {
             .expect("128 characters fit");
         group.bench_function("layer trace with flash steps", |b| {
             b.iter(|| forward.layer_trace(black_box(1)))
+        });
+        group.finish();
+    }
+
+    /// A user's Hugging Face folder of GPT-2 small's shape (124 M parameters; made by
+    /// `tools/hf/make_fixtures.py --gpt2-small DIR`, named by `HF_BENCH_FOLDER=DIR`): a 64-token
+    /// forward pass with every layer traced, and 16 tokens generated with the KV cache after a
+    /// 48-token prompt. Skipped, saying how, when no folder is named.
+    pub fn hf_folder(c: &mut Criterion) {
+        let Ok(folder) = std::env::var("HF_BENCH_FOLDER") else {
+            eprintln!(
+                "hf: set HF_BENCH_FOLDER to a folder made by tools/hf/make_fixtures.py --gpt2-small DIR"
+            );
+            return;
+        };
+        let files = attention_core::io::hf_folder::read_folder(std::path::Path::new(&folder))
+            .expect("the benchmark's folder reads");
+        let model = attention_core::models::hf::from_folder("gpt2-small", &files)
+            .expect("the benchmark's folder opens");
+        drop(files);
+        eprintln!(
+            "hf: {} parameters, {} MB as f32",
+            model.parameter_count(),
+            model.parameter_count() * 4 / 1_000_000
+        );
+        let ids: Vec<u32> = (0..64).map(|i| (i * 7 % 300) as u32).collect();
+        let tokens: Vec<String> = ids.iter().map(|i| i.to_string()).collect();
+        let run = attention_core::models::ModelRun {
+            mask: attention_core::MaskSpec::Causal,
+            ..attention_core::models::ModelRun::default()
+        };
+        let mut group = c.benchmark_group("hf");
+        group.sample_size(10);
+        group.bench_function("gpt2-small forward 64 tokens, every layer traced", |b| {
+            b.iter(|| model.forward(black_box(&tokens), black_box(&ids), &run))
+        });
+        group.bench_function("gpt2-small 16 tokens with the KV cache after 48", |b| {
+            b.iter(|| {
+                let mut cache = attention_core::models::generate::KvCache::new(&model);
+                let rows = model.extend(&mut cache, &ids[..48], 1.0);
+                let mut last = model.head(rows.row(rows.nrows() - 1));
+                for _ in 0..16 {
+                    let next = attention_core::models::sample_next(last.view(), 0.0, 0.0, 0)
+                        .unwrap_or(0);
+                    let rows = model.extend(&mut cache, &[next], 1.0);
+                    last = model.head(rows.row(0));
+                }
+                black_box(last)
+            })
         });
         group.finish();
     }
@@ -385,6 +435,7 @@ criterion::criterion_group!(
     native::traced,
     native::untraced,
     native::model,
+    native::hf_folder,
     native::circuits,
     native::decode,
     native::gpu

@@ -155,6 +155,40 @@ const circuit = (query) => async (page) => {
 state('circuit, GPT-2, Chinese, dark', circuit('lang=zh&model=gpt2&ablate=L1H2'), { dark: true });
 state('circuit, phone', circuit('lang=en&model=llama'), { viewport: { width: 390, height: 844 } });
 state('circuit, embedded', circuit('lang=en&model=gpt2&embed=1&panels=circuit'));
+// A user's own model (a Hugging Face folder made by transformers, tests/fixtures/hf/qwen2),
+// opened through attentionLab.load, and a folder refused under the picker.
+const ownModel = (lang, refused) => async (page) => {
+  await at(`lang=${lang}&sentence=The%20cat%20sat%20on%20the%20mat`)(page);
+  const dir = join(ROOT, 'tests', 'fixtures', 'hf', 'qwen2');
+  const files = {};
+  for (const file of ['config.json', 'tokenizer.json', 'model.safetensors']) {
+    files[file] = readFileSync(join(dir, file)).toString('base64');
+  }
+  const result = await page.evaluate(async (files) => {
+    const decoded = {};
+    for (const [file, b64] of Object.entries(files)) {
+      const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+      decoded[file] = file.endsWith('.json') ? new TextDecoder().decode(bytes) : bytes;
+    }
+    return window.attentionLab.load({ model: { files: decoded, name: 'qwen2' } });
+  }, files);
+  assert.deepEqual(result, { ok: true });
+  await page.waitForFunction(() => window.attentionLab.state().model_status === 'ready');
+  if (refused) {
+    await page.evaluate(() => {
+      const transfer = new DataTransfer();
+      transfer.items.add(new File(['{}'], 'config.json'));
+      document.querySelector('.lab').dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));
+    });
+    await page.waitForSelector('[data-testid=own-model-failed]', { state: 'attached' });
+    // On a phone the controls are a sheet: open it, so that what it says is checked.
+    if (await page.locator('[data-testid=controls-open]').isVisible()) await page.click('[data-testid=controls-open]');
+    await page.locator('[data-testid=own-model-failed]').scrollIntoViewIfNeeded();
+  }
+  await nextFrames(page);
+};
+state('your own model, Chinese', ownModel('zh', false));
+state('your own model, a folder refused, phone', ownModel('en', true), { viewport: { width: 390, height: 844 } });
 state('the element on a course page', async (page) => {
   await page.goto(`${server.url}course.html`);
   await page.waitForFunction(() => {

@@ -5,6 +5,7 @@ of real layouts at a reduced width, random-initialised by transformers and saved
 
     python3 -m venv /tmp/hf && /tmp/hf/bin/pip install "transformers>=4.45,<5" tokenizers safetensors torch
     /tmp/hf/bin/python tools/hf/make_fixtures.py
+    /tmp/hf/bin/python tools/hf/make_fixtures.py --gpt2-small /tmp/gpt2-small   # the benchmark's
 
 Run by hand (torch from PyPI is about 6 GB); its outputs are committed. Each folder's
 expected.json holds, for a few texts in English, Chinese and emoji: the ids `tokenizers` gives
@@ -86,8 +87,8 @@ def small(config_class, **fields):
     return config_class(**fields)
 
 
-def make(name, tok, config, dtype=torch.float32, shard=None):
-    folder = OUT / name
+def make(name, tok, config, dtype=torch.float32, shard=None, out=None, expect=True):
+    folder = (out or OUT / name)
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
     torch.manual_seed(0)
@@ -114,6 +115,10 @@ def make(name, tok, config, dtype=torch.float32, shard=None):
     tok.save(str(folder / "tokenizer.json"))
     (folder / "tokenizer_config.json").write_text(json.dumps({"tokenizer_class": "PreTrainedTokenizerFast"}, indent=2) + "\n")
     (folder / "generation_config.json").unlink(missing_ok=True)
+    if not expect:
+        size = sum(p.stat().st_size for p in folder.iterdir())
+        print(f"{folder}: {type(model).__name__}, {sum(p.numel() for p in model.parameters())} parameters, {size / 2**20:.0f} MiB")
+        return
     cases = []
     for text in TEXTS:
         enc = tok.encode(text)
@@ -144,6 +149,13 @@ def make(name, tok, config, dtype=torch.float32, shard=None):
 
 def main():
     names = sys.argv[1:]
+    if names[:1] == ["--gpt2-small"]:
+        # The speed benchmark's model (benches/README.md): GPT-2 small's shape (124 M parameters,
+        # GPT2Config's defaults) random-initialised, written where asked, never committed.
+        out = Path(names[1])
+        tok = byte_level(320)
+        make("gpt2-small", tok, transformers.GPT2Config(), out=out, expect=False)
+        return
     common = dict(num_hidden_layers=2, num_attention_heads=4, hidden_size=32, intermediate_size=64,
                   max_position_embeddings=128, rms_norm_eps=1e-6)
     gpt2_tok = byte_level(320)
