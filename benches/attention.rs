@@ -158,8 +158,8 @@ mod native {
                 let rows = model.extend(&mut cache, &ids[..48], 1.0);
                 let mut last = model.head(rows.row(rows.nrows() - 1));
                 for _ in 0..16 {
-                    let next = attention_core::models::sample_next(last.view(), 0.0, 0.0, 0)
-                        .unwrap_or(0);
+                    let next =
+                        attention_core::models::sample_next(last.view(), 0.0, 0.0, 0).unwrap_or(0);
                     let rows = model.extend(&mut cache, &[next], 1.0);
                     last = model.head(rows.row(0));
                 }
