@@ -167,6 +167,9 @@ test('the folder picker and dropped files open a model; a refused folder says wh
   await page.waitForSelector('[data-testid=own-model-failed]');
   assert.match(await page.locator('[data-testid=own-model-failed]').textContent(), /model\.safetensors: missing/);
   assert.equal((await state()).model?.path, 'my-model', 'the model in use is kept');
+  // A model opened afterwards (here through the API) clears the old refusal.
+  assert.deepEqual(await load('qwen3', folder('qwen3')), { ok: true });
+  await page.waitForSelector('[data-testid=own-model-failed]', { state: 'detached' });
   assert.deepEqual(errors, []);
 });
 

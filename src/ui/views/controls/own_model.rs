@@ -6,6 +6,7 @@ use leptos::prelude::*;
 use wasm_bindgen::{JsCast, JsValue};
 
 use crate::ui::state::Lab;
+use crate::ui::state::model::{ModelKey, ModelStatus};
 
 /// Opening a folder: nothing yet, reading its files, or refused with the reason.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -79,6 +80,18 @@ pub fn OwnModelOpener(input: NodeRef<leptos::html::Input>) -> impl IntoView {
         target.set_value("");
     };
     let state = move || status.map(|OwnModel(s)| s.get()).unwrap_or_default();
+    // A folder refused earlier is old news once a model opens (by the API too): say it no more.
+    Effect::new(move |_| {
+        let opened = lab.model_status.with(|m| {
+            matches!(m, ModelStatus::Ready(_)) && matches!(m.key(), Some(ModelKey::Folder(_)))
+        });
+        if let Some(OwnModel(s)) = status
+            && opened
+            && matches!(s.get_untracked(), OwnStatus::Failed(_))
+        {
+            s.set(OwnStatus::Idle);
+        }
+    });
     // A folder, not files: `webkitdirectory` (every browser has it, under that name).
     Effect::new(move |_| {
         if let Some(input) = input.get() {
