@@ -235,17 +235,9 @@ fn config_with(
 
 #[test]
 fn a_bad_folder_is_refused_naming_the_file() {
-    let (_, gpt2, _) = folder!("gpt2", ["model.safetensors"]);
-    let (_, llama, _) = folder!(
-        "llama",
-        [
-            "model.safetensors.index.json",
-            "model-00001-of-00004.safetensors",
-            "model-00002-of-00004.safetensors",
-            "model-00003-of-00004.safetensors",
-            "model-00004-of-00004.safetensors"
-        ]
-    );
+    let all = folders();
+    let files = |name: &str| all.iter().find(|f| f.0 == name).unwrap().1.clone();
+    let (gpt2, llama) = (files("gpt2"), files("llama"));
     let e = refused(&edited(&gpt2, "config.json", None));
     assert!(e.starts_with("config.json: missing"), "{e}");
     let e = refused(&edited(&gpt2, "model.safetensors", None));

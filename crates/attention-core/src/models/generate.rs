@@ -196,7 +196,7 @@ impl Model {
                 {
                     for h in 0..count {
                         let head = rows.slice_mut(s![.., h * d_head..(h + 1) * d_head]);
-                        rms_norm_rows(head, gamma.as_slice().unwrap_or(&[]), norm.epsilon);
+                        rms_norm_rows(head, gamma, norm.epsilon);
                     }
                 }
             }

@@ -14,10 +14,11 @@ use ndarray::{Array2, ArrayView2};
 use crate::io::model_files::ConfigJson;
 use crate::math::fastmath;
 use crate::math::norm::Norm;
+use crate::math::scoring::QkGain;
 use crate::math::weights::{Biases, Weights};
 use crate::models::config::ModelConfig;
 use crate::models::layout::Layout;
-use crate::models::parts::{Block, Parts, QkNorm};
+use crate::models::parts::{Block, Parts};
 use crate::models::tensors::{ModelError, Source, matrix, vector};
 
 /// The `model_type`s read as Llama's layout, and what each adds: Mistral a sliding window, Qwen2
@@ -158,9 +159,9 @@ pub fn load(
             None
         };
         let qk_norm = if config.qk_norm {
-            Some(QkNorm {
-                q: vector(tensor, &name("self_attn.q_norm.weight"), d_head)?,
-                k: vector(tensor, &name("self_attn.k_norm.weight"), d_head)?,
+            Some(QkGain {
+                q: vector(tensor, &name("self_attn.q_norm.weight"), d_head)?.to_vec(),
+                k: vector(tensor, &name("self_attn.k_norm.weight"), d_head)?.to_vec(),
                 epsilon,
             })
         } else {

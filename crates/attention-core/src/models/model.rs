@@ -11,7 +11,6 @@ use crate::io::model_files::{ConfigJson, vocab_from_json};
 use crate::io::safetensors::SafetensorsFile;
 use crate::math::mask::MaskSpec;
 use crate::math::norm::Norm;
-use crate::math::scoring::QkGain;
 use crate::math::weights::Weights;
 use crate::models::config::ModelConfig;
 use crate::models::forward::{Forward, ForwardLayer, ModelRun};
@@ -333,13 +332,9 @@ impl Model {
         if !self.config.layout.adds_positions() {
             shaping.position = self.config.position();
         }
-        if let Some(norm) = &block.qk_norm {
+        if let Some(gain) = &block.qk_norm {
             shaping.qk_norm = true;
-            shaping.qk_gain = Some(QkGain {
-                q: norm.q.to_vec(),
-                k: norm.k.to_vec(),
-                epsilon: norm.epsilon,
-            });
+            shaping.qk_gain = Some(gain.clone());
         }
         // Mistral's window: under the causal mask, each query sees its last `w` keys.
         let mask = match (self.config.sliding_window, &run.mask) {

@@ -1,9 +1,10 @@
 //! A model's parameters as a layout's loader gives them: its embeddings, its blocks (each with
 //! the layout's own MLP) and its final norm.
 
-use ndarray::{Array1, Array2};
+use ndarray::Array2;
 
 use crate::math::norm::Norm;
+use crate::math::scoring::QkGain;
 use crate::math::weights::Weights;
 
 /// One block's parameters: its two norms (LayerNorm or RMSNorm), its attention as the lab's
@@ -13,8 +14,8 @@ use crate::math::weights::Weights;
 pub struct Block<M> {
     pub attention_norm: Norm,
     pub attention: Weights,
-    /// Qwen3's QK-norm; `None` for the other layouts.
-    pub qk_norm: Option<QkNorm>,
+    /// Qwen3's QK-norm (its learned γ for q and k, and ε); `None` for the other layouts.
+    pub qk_norm: Option<QkGain>,
     pub mlp_norm: Norm,
     pub mlp: M,
 }
@@ -31,15 +32,6 @@ pub struct Parts<M> {
     /// [vocab_size, d_model]: the LM head when it is not the token embedding (an untied
     /// Llama); `None` when tied.
     pub lm_head: Option<Array2<f32>>,
-}
-
-/// QK-norm with learned gains (Qwen3): each head's q (and k) over its root mean square, times γ
-/// [d_head], before RoPE.
-#[derive(Debug, Clone, PartialEq)]
-pub struct QkNorm {
-    pub q: Array1<f32>,
-    pub k: Array1<f32>,
-    pub epsilon: f32,
 }
 
 impl<M> Parts<M> {

@@ -184,7 +184,7 @@ pub fn rolling(model: &Model, ids: &[u32], spec: StreamSpec) -> StreamRun {
                 for (x, gamma) in [(&mut q, &norm.q), (&mut k, &norm.k)] {
                     let heads = x.len() / d_head.max(1);
                     if let Ok(rows) = x.view_mut().into_shape_with_order((heads, d_head)) {
-                        rms_norm_rows(rows, gamma.as_slice().unwrap_or(&[]), norm.epsilon);
+                        rms_norm_rows(rows, gamma, norm.epsilon);
                     }
                 }
             }
