@@ -390,3 +390,68 @@ fn streaming_through_a_cache_as_wide_as_the_text_is_the_forward_pass() {
         }
     }
 }
+
+/// The page's model worker holds its own copy of the model, built from the same files with only
+/// the vocabulary's pieces for a tokenizer, and sends each layer's work as one flat buffer; the
+/// page puts the forward pass together from it. It is the forward pass, bit for bit, whatever the
+/// layout (biases, QK-norm, a window, grouped K/V) and with a head knocked out; each layer with
+/// FlashAttention's steps is what tracing it afresh gives; and work that does not fit (another
+/// input's) is computed again, not trusted.
+#[test]
+fn a_forward_pass_put_together_from_a_workers_numbers_is_the_forward_pass() {
+    use attention_core::models::forward::knocked_in;
+    use attention_core::models::hf::from_folder_with;
+    use attention_core::models::remote::ForwardWork;
+    use attention_core::models::tokenizer::{PiecesOnly, TextTokenizer};
+    use attention_core::pipeline::knockout::HeadKnockout;
+    use attention_core::pipeline::trace::{Knockout, compute_trace};
+    use std::sync::Arc;
+    for (name, files, _) in folders() {
+        let page = open(name, &files);
+        let pieces = page.vocab.clone();
+        let worker = from_folder_with(name, &files, &|_| {
+            Ok(Arc::new(PiecesOnly(pieces.clone())) as Arc<dyn TextTokenizer>)
+        })
+        .unwrap();
+        assert_eq!(worker.vocab, page.vocab, "{name}");
+        let runs = [
+            ModelRun::default(),
+            ModelRun {
+                temperature: 0.7,
+                ablate: vec![HeadKnockout {
+                    layer: 1,
+                    head: 0,
+                    how: Knockout::Zero,
+                }],
+                ..ModelRun::default()
+            },
+        ];
+        for run in runs {
+            let reading = page.reading("The cat sat. 猫坐在垫子上 🐱", &run);
+            let (tokens, ids) = (&reading.tokens, &reading.ids);
+            let (worked, work) = worker.forward_work(tokens, ids, &reading.run).unwrap();
+            let work = ForwardWork::from_flat(&work.to_flat()).unwrap();
+            let expected = page.forward(tokens, ids, &reading.run).unwrap();
+            assert_eq!(worked, expected, "{name}: the worker's own pass");
+            let together = page
+                .forward_from(tokens, ids, &reading.run, work.clone())
+                .unwrap();
+            assert_eq!(together, expected, "{name}: put together");
+            for layer in 0..together.layers.len() {
+                let mut traced = compute_trace(&together.layers[layer].attention.config);
+                traced.knock_out(&knocked_in(&run.ablate, layer));
+                assert_eq!(together.layer_trace(layer), traced, "{name}: layer {layer}");
+            }
+            // Another input's work is not trusted: the pass is computed here.
+            let shorter = page.reading("The cat", &run);
+            let redone = page
+                .forward_from(&shorter.tokens, &shorter.ids, &shorter.run, work)
+                .unwrap();
+            let fresh = page
+                .forward(&shorter.tokens, &shorter.ids, &shorter.run)
+                .unwrap();
+            assert_eq!(redone, fresh, "{name}: another input's work");
+        }
+        assert!(ForwardWork::from_flat(&[1.0, 2.0]).is_none());
+    }
+}

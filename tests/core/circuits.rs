@@ -138,8 +138,7 @@ fn a_head_knocked_out_by_zero_is_its_rows_of_w_o_zeroed() {
         let ablated = model.read(SENTENCE, &run).unwrap();
         let mut zeroed = model.clone();
         let d_head = model.config.d_head();
-        zeroed.blocks[layer]
-            .attention
+        std::sync::Arc::make_mut(&mut zeroed.blocks[layer].attention)
             .w_o
             .slice_mut(ndarray::s![head * d_head..(head + 1) * d_head, ..])
             .fill(0.0);

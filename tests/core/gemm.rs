@@ -68,3 +68,45 @@ fn the_products_kernels_equal_a_plain_loop_on_ragged_shapes() {
         );
     }
 }
+
+/// A layer's weights times its input (`linear`): one or two rows stream the weights, more go to
+/// the packed kernels; either way a plain loop's product, on ragged widths, and a transposed
+/// (not row-major) weight matrix takes the kernels' path.
+#[test]
+fn a_layers_weights_times_one_row_or_many_is_a_plain_loop() {
+    use attention_core::math::gemm::{STREAMED_ROWS, linear};
+    use attention_core::pipeline::kernel_case::KernelCase;
+    use ndarray::Array2;
+    // The shapes below take both paths.
+    assert!((1..3).contains(&STREAMED_ROWS));
+    for (rows, k, n) in [
+        (1, 37, 70),
+        (2, 64, 9),
+        (3, 24, 33),
+        (17, 130, 65),
+        (1, 1, 1),
+    ] {
+        let x = KernelCase::new(rows, k, 5).unwrap().q;
+        let w = KernelCase::new(k, n, 6).unwrap().q;
+        let plain = Array2::from_shape_fn((rows, n), |(i, j)| {
+            (0..k)
+                .map(|t| f64::from(x[[i, t]]) * f64::from(w[[t, j]]))
+                .sum::<f64>() as f32
+        });
+        assert_close(
+            "x·w",
+            linear(x.view(), w.view()).view(),
+            plain.view(),
+            1e-4,
+            1e-5,
+        );
+        let wt = KernelCase::new(n, k, 6).unwrap().q;
+        let plain_t = Array2::from_shape_fn((rows, n), |(i, j)| {
+            (0..k)
+                .map(|t| f64::from(x[[i, t]]) * f64::from(wt[[j, t]]))
+                .sum::<f64>() as f32
+        });
+        let product = linear(x.view(), wt.t());
+        assert_close("x·wᵀ", product.view(), plain_t.view(), 1e-4, 1e-5);
+    }
+}

@@ -14,13 +14,13 @@ fn hand_worked_two_tokens() {
         let params = Params {
             n_heads: 1,
             temperature,
-            weights: Some(Weights {
+            weights: Some(std::sync::Arc::new(Weights {
                 w_q: identity.clone(),
                 w_k: identity.clone(),
                 w_v: identity.clone(),
                 w_o: identity.clone(),
                 biases: None,
-            }),
+            })),
             ..params_for_x(identity.clone())
         };
         let trace = compute_trace(&params.validate().unwrap());
@@ -55,13 +55,13 @@ fn hand_worked_causal_three_tokens() {
     let params = Params {
         n_heads: 1,
         mask: MaskSpec::Causal,
-        weights: Some(Weights {
+        weights: Some(std::sync::Arc::new(Weights {
             w_q: identity.clone(),
             w_k: identity.clone(),
             w_v: identity.clone(),
             w_o: identity,
             biases: None,
-        }),
+        })),
         ..params_for_x(x)
     };
     let trace = compute_trace(&params.validate().unwrap());

@@ -149,13 +149,15 @@ fn half_and_interleaved_pairings_agree_once_the_columns_are_permuted() {
         let mut params = params_for_x(x.clone());
         params.n_heads = 1;
         params.d_k = Some(d_k);
-        params.weights = Some(attention_core::math::weights::Weights {
-            w_q,
-            w_k,
-            w_v: w_v.clone(),
-            w_o: w_o.clone(),
-            biases: None,
-        });
+        params.weights = Some(std::sync::Arc::new(
+            attention_core::math::weights::Weights {
+                w_q,
+                w_k,
+                w_v: w_v.clone(),
+                w_o: w_o.clone(),
+                biases: None,
+            },
+        ));
         params.shaping = Shaping {
             position: Position::Rope {
                 base: 10_000.0,

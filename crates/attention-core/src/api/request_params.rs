@@ -51,7 +51,12 @@ impl Request {
                 .map(mask_spec)
                 .transpose()?
                 .unwrap_or_default(),
-            weights: self.weights.as_ref().map(weights).transpose()?,
+            weights: self
+                .weights
+                .as_ref()
+                .map(weights)
+                .transpose()?
+                .map(std::sync::Arc::new),
             block_rows: block.rows,
             block_cols: block.cols,
             layer_norm: match self.layer_norm.unwrap_or_default() {

@@ -2,6 +2,7 @@
 //! Attention(Q, K, V) = softmax(QKᵀ / (√d_k · T) + M) V, the scores shaped as
 //! [`crate::math::scoring`] says (positions, a soft-cap, a sink logit) when asked.
 
+use crate::math::gemm::linear;
 use ndarray::{Array2, ArrayView2, Axis, s};
 
 use crate::math::gemm::{Operand, matmul_nn, matmul_nt};
@@ -25,9 +26,9 @@ impl Projections {
     /// `x_q` gives the queries; `x_kv` the keys and values (the same matrix in self-attention).
     pub fn new(x_q: ArrayView2<f32>, x_kv: ArrayView2<f32>, weights: &Weights) -> Self {
         let mut projections = Self {
-            q: x_q.dot(&weights.w_q),
-            k: x_kv.dot(&weights.w_k),
-            v: x_kv.dot(&weights.w_v),
+            q: linear(x_q, weights.w_q.view()),
+            k: linear(x_kv, weights.w_k.view()),
+            v: linear(x_kv, weights.w_v.view()),
         };
         if let Some(biases) = &weights.biases {
             projections.q += &biases.q;

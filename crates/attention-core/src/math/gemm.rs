@@ -22,7 +22,7 @@
 //! [`matmul_nt`] and [`matmul_nn`] choose it in wasm and `ndarray`'s GEMM natively.
 
 use ndarray::linalg::general_mat_mul;
-use ndarray::{ArrayView2, ArrayViewMut2, s};
+use ndarray::{Array2, ArrayView2, ArrayViewMut2, s};
 
 /// Rows of the result a kernel call computes.
 pub const MR: usize = 4;
@@ -64,6 +64,39 @@ pub fn matmul_nn(
     c: &mut ArrayViewMut2<f32>,
 ) {
     Operand::values(b).multiply(alpha, a, beta, c);
+}
+
+/// Rows up to which [`linear`] walks the weights row by row instead of packing them.
+pub const STREAMED_ROWS: usize = 2;
+
+/// x · w for a layer's weights w [k, n] (a projection, an MLP's matrix): x [m, k].
+///
+/// One or two rows (a token generated with the KV cache) stream w once, each of its rows scaled
+/// and added into the result (`y += x_i · w_i`, contiguous, vectorised): packing w first, as a
+/// product of many rows does, would read it twice and write it once for a single row, and
+/// generation is bound by reading the weights. More rows go to [`matmul_nn`] (the SIMD kernels
+/// in wasm, `ndarray`'s GEMM natively).
+pub fn linear(x: ArrayView2<f32>, w: ArrayView2<f32>) -> Array2<f32> {
+    let (m, n) = (x.nrows(), w.ncols());
+    let mut out = Array2::<f32>::zeros((m, n));
+    if m <= STREAMED_ROWS && w.is_standard_layout() {
+        for (x_row, mut y) in x.rows().into_iter().zip(out.rows_mut()) {
+            let Some(y) = y.as_slice_mut() else {
+                continue; // a fresh array's rows are contiguous
+            };
+            for (&xi, w_row) in x_row.iter().zip(w.rows()) {
+                let Some(w_row) = w_row.to_slice() else {
+                    continue; // standard layout: never
+                };
+                for (y, &w) in y.iter_mut().zip(w_row) {
+                    *y += xi * w;
+                }
+            }
+        }
+        return out;
+    }
+    matmul_nn(1.0, x, w, 0.0, &mut out.view_mut());
+    out
 }
 
 /// A head's keys or values as the right-hand side of products with many chunks of rows (the

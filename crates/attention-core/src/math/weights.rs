@@ -70,7 +70,7 @@ impl Weights {
 
     /// concat · W_O (+ b_o): the output projection. concat: [seq_len, n_heads·d_v].
     pub fn project_out(&self, concat: ndarray::ArrayView2<f32>) -> Array2<f32> {
-        let mut out = concat.dot(&self.w_o);
+        let mut out = crate::math::gemm::linear(concat, self.w_o.view());
         if let Some(biases) = &self.biases {
             out += &biases.o;
         }

@@ -37,6 +37,29 @@ impl Default for ModelRun {
     }
 }
 
+impl ModelRun {
+    /// This run on the last tokens of a text of `whole` tokens, `dropped` before them (the
+    /// window [`crate::models::Model::read`] reads): a custom mask given for the whole text cut to
+    /// the window, a padding mask's length moved with it.
+    pub fn windowed(&self, whole: usize, dropped: usize) -> Self {
+        let mut run = self.clone();
+        if dropped > 0 {
+            run.mask = match run.mask {
+                MaskSpec::Custom { allowed } if allowed.dim() == (whole, whole) => {
+                    MaskSpec::Custom {
+                        allowed: allowed.slice(ndarray::s![dropped.., dropped..]).to_owned(),
+                    }
+                }
+                MaskSpec::Padding { valid_len } => MaskSpec::Padding {
+                    valid_len: valid_len.saturating_sub(dropped),
+                },
+                other => other,
+            };
+        }
+        run
+    }
+}
+
 /// One block as it ran.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ForwardLayer {
@@ -78,8 +101,8 @@ impl Forward {
     /// Layer `layer`'s attention with FlashAttention's steps recorded (for the step-by-step view).
     pub fn layer_trace(&self, layer: usize) -> Trace {
         let layer = layer.min(self.layers.len() - 1);
-        let mut trace = crate::pipeline::trace::compute_trace(&self.layers[layer].attention.config);
-        trace.knock_out(&knocked_in(&self.knocked, layer));
+        let mut trace = self.layers[layer].attention.clone();
+        trace.record_flash_steps();
         trace
     }
 }

@@ -11,6 +11,7 @@
 //! attention through the lab's own [`crate::Config`]), so [`generate`] can check every step
 //! against a recompute of the whole text.
 
+use crate::math::gemm::linear;
 use ndarray::{Array1, Array2, ArrayView2, s};
 
 use crate::math::mask::MaskSpec;
@@ -183,9 +184,9 @@ impl Model {
         for (layer, block) in self.blocks.iter().enumerate() {
             let w = &block.attention;
             let h = block.attention_norm.apply(x.view());
-            let mut q = h.dot(&w.w_q);
-            let mut k = h.dot(&w.w_k);
-            let mut v = h.dot(&w.w_v);
+            let mut q = linear(h.view(), w.w_q.view());
+            let mut k = linear(h.view(), w.w_k.view());
+            let mut v = linear(h.view(), w.w_v.view());
             if let Some(b) = &w.biases {
                 q += &b.q;
                 k += &b.k;

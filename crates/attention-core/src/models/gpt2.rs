@@ -5,6 +5,7 @@
 //! `config.json` names: `n_layer`, `n_head`, `n_embd`, `n_positions`, `vocab_size`,
 //! `layer_norm_epsilon`.
 
+use crate::math::gemm::linear;
 use ndarray::{Array1, Array2, ArrayView2, s};
 
 use crate::io::model_files::ConfigJson;
@@ -96,7 +97,7 @@ pub fn load(
         };
         blocks.push(Block {
             attention_norm: layer_norm(tensor, &name("ln_1"), d, epsilon)?,
-            attention,
+            attention: attention.into(),
             qk_norm: None,
             mlp_norm: layer_norm(tensor, &name("ln_2"), d, epsilon)?,
             mlp: GeluMlp {
@@ -147,10 +148,10 @@ pub struct GeluMlp {
 impl GeluMlp {
     /// The MLP of the normed rows `x` [seq_len, d_model].
     pub fn apply(&self, x: ArrayView2<f32>) -> Array2<f32> {
-        let mut hidden = x.dot(&self.c_fc.0);
+        let mut hidden = linear(x, self.c_fc.0.view());
         hidden += &self.c_fc.1;
         hidden.mapv_inplace(gelu);
-        let mut out = hidden.dot(&self.c_proj.0);
+        let mut out = linear(hidden.view(), self.c_proj.0.view());
         out += &self.c_proj.1;
         out
     }

@@ -9,6 +9,7 @@
 //! `hidden_size`, `intermediate_size`, `max_position_embeddings`, `vocab_size`, `rms_norm_eps`,
 //! `rope_theta`, `head_dim`.
 
+use crate::math::gemm::linear;
 use ndarray::{Array2, ArrayView2};
 
 use crate::io::model_files::ConfigJson;
@@ -175,7 +176,8 @@ pub fn load(
                 w_v: linear(tensor, &name("self_attn.v_proj.weight"), kv_width, d)?,
                 w_o: linear(tensor, &name("self_attn.o_proj.weight"), d, q_width)?,
                 biases,
-            },
+            }
+            .into(),
             qk_norm,
             mlp_norm: rms(tensor, &name("post_attention_layernorm.weight"), d)?,
             mlp: SwiGluMlp {
@@ -216,10 +218,10 @@ pub struct SwiGluMlp {
 impl SwiGluMlp {
     /// The MLP of the normed rows `x` [seq_len, d_model].
     pub fn apply(&self, x: ArrayView2<f32>) -> Array2<f32> {
-        let mut hidden = x.dot(&self.gate);
+        let mut hidden = linear(x, self.gate.view());
         hidden.mapv_inplace(silu);
-        hidden *= &x.dot(&self.up);
-        hidden.dot(&self.down)
+        hidden *= &linear(x, self.up.view());
+        linear(hidden.view(), self.down.view())
     }
 
     pub fn parameter_count(&self) -> usize {

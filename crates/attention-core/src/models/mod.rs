@@ -11,6 +11,8 @@
 //!   before their rotation), [`config`] the numbers every layout has;
 //! - [`forward`], [`sampling`], [`text`]: a run's settings and numbers, choosing the next token,
 //!   the characters;
+//! - [`remote`]: a forward pass computed in another thread (the page's model worker) and put
+//!   together where it is shown;
 //! - [`generate`] (one character at a time, with a KV cache or without) and [`stream`] (a text
 //!   past the context through a rolling cache).
 
@@ -23,6 +25,7 @@ pub mod layout;
 pub mod llama;
 pub mod model;
 pub mod parts;
+pub mod remote;
 pub mod sampling;
 pub mod stream;
 pub mod tensors;

@@ -18,12 +18,14 @@ use crate::models::gpt2::{self, GeluMlp};
 use crate::models::layout::Layout;
 use crate::models::llama::{self, SwiGluMlp};
 use crate::models::parts::{Block, Parts};
+use crate::models::remote::{ForwardWork, LayerSource, LayerWork};
 use crate::models::sampling::{Prediction, top_k};
 use crate::models::tensors::ModelError;
 use crate::models::tokenizer::Tokenizer;
 use crate::pipeline::config::{Config, Input, LayerNormMode, Params};
 use crate::pipeline::error::ConfigError;
-use crate::pipeline::trace::{FlashDetail, compute_trace_with};
+use crate::pipeline::trace::{Backend, FlashDetail, trace_from};
+use crate::pipeline::units::compute_parts;
 
 /// A block's MLP, as its layout computes it.
 #[derive(Debug, Clone, PartialEq)]
@@ -47,6 +49,16 @@ impl Mlp {
             Self::SwiGlu(mlp) => mlp.parameter_count(),
         }
     }
+}
+
+/// A text as a model reads it: the tokens in its window, with the run cut to them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reading {
+    pub tokens: Vec<String>,
+    pub ids: Vec<u32>,
+    /// Tokens before the window ([`Forward::dropped`]).
+    pub dropped: usize,
+    pub run: ModelRun,
 }
 
 /// A trained model and its vocabulary.
@@ -192,6 +204,50 @@ impl Model {
         ids: &[u32],
         run: &ModelRun,
     ) -> Result<Forward, ConfigError> {
+        self.forward_by(tokens, ids, run, &mut LayerSource::Here(None))
+    }
+
+    /// [`Model::forward`], keeping what cost a matrix product in each layer (its attention's
+    /// [`Computed`] and its MLP's output): what a worker sends to the page, which puts the same
+    /// forward pass together with [`Model::forward_from`].
+    pub fn forward_work(
+        &self,
+        tokens: &[String],
+        ids: &[u32],
+        run: &ModelRun,
+    ) -> Result<(Forward, ForwardWork), ConfigError> {
+        let mut kept = Vec::with_capacity(self.blocks.len());
+        let forward = self.forward_by(tokens, ids, run, &mut LayerSource::Here(Some(&mut kept)))?;
+        Ok((forward, ForwardWork { layers: kept }))
+    }
+
+    /// The forward pass [`Model::forward_work`] computed elsewhere on the same `tokens`, `ids`
+    /// and `run`, put together here: each layer's trace derived from its [`Computed`] as
+    /// [`Model::forward`] derives it, its MLP's output taken as given. A layer whose work does not
+    /// fit (another model's, another input's) is computed here instead, so the result is always
+    /// this model's.
+    pub fn forward_from(
+        &self,
+        tokens: &[String],
+        ids: &[u32],
+        run: &ModelRun,
+        work: ForwardWork,
+    ) -> Result<Forward, ConfigError> {
+        self.forward_by(
+            tokens,
+            ids,
+            run,
+            &mut LayerSource::Given(work.layers.into_iter()),
+        )
+    }
+
+    fn forward_by(
+        &self,
+        tokens: &[String],
+        ids: &[u32],
+        run: &ModelRun,
+        source: &mut LayerSource,
+    ) -> Result<Forward, ConfigError> {
         let n = ids.len();
         if n == 0 {
             return Err(ConfigError::EmptyInput { field: "sentence" });
@@ -222,12 +278,33 @@ impl Model {
             let residual_in = x.clone();
             let parts = (index == 0).then(|| (embeddings.clone(), positions.clone()));
             let config = self.layer_config(index, tokens, residual_in.clone(), parts, run)?;
-            let mut attention = compute_trace_with(&config, FlashDetail::OutputOnly);
+            let given = match source {
+                LayerSource::Given(work) => work.next().filter(|w| w.fits(&config)),
+                LayerSource::Here(_) => None,
+            };
+            let (computed, given_mlp) = match given {
+                Some(work) => (work.computed, Some(work.mlp)),
+                None => (compute_parts(&config), None),
+            };
+            let kept = match source {
+                LayerSource::Here(Some(_)) => Some(computed.clone()),
+                _ => None,
+            };
+            let mut attention =
+                trace_from(&config, computed, Backend::Cpu, FlashDetail::OutputOnly);
             attention.knock_out(&crate::models::forward::knocked_in(&run.ablate, index));
             // The lab's Pre-LN block: its output is x + Attn(LN₁(x)).
             let after_attention = attention.output.clone();
-            let normed = block.mlp_norm.apply(after_attention.view());
-            let mlp = block.mlp.apply(normed.view());
+            let mlp = given_mlp.unwrap_or_else(|| {
+                let normed = block.mlp_norm.apply(after_attention.view());
+                block.mlp.apply(normed.view())
+            });
+            if let (LayerSource::Here(Some(record)), Some(computed)) = (&mut *source, kept) {
+                record.push(LayerWork {
+                    computed,
+                    mlp: mlp.clone(),
+                });
+            }
             x = &after_attention + &mlp;
             layers.push(ForwardLayer {
                 residual_in,
@@ -255,27 +332,25 @@ impl Model {
     /// a long text; [`Forward::dropped`] says how many came before it). A custom mask given
     /// for the whole text is cut to the window, a padding mask's length moved with it.
     pub fn read(&self, text: &str, run: &ModelRun) -> Result<Forward, ConfigError> {
+        let reading = self.reading(text, run);
+        let mut forward = self.forward(&reading.tokens, &reading.ids, &reading.run)?;
+        forward.dropped = reading.dropped;
+        Ok(forward)
+    }
+
+    /// What [`Model::read`] runs the forward pass on: `text`'s tokens in the window, how many
+    /// came before it, and `run` with its mask cut to the window.
+    pub fn reading(&self, text: &str, run: &ModelRun) -> Reading {
         let pairs = self.tokenize(text);
         let whole = pairs.len();
         let dropped = whole.saturating_sub(self.config.context);
         let (tokens, ids): (Vec<String>, Vec<u32>) = pairs.into_iter().skip(dropped).unzip();
-        let mut run = run.clone();
-        if dropped > 0 {
-            run.mask = match run.mask {
-                MaskSpec::Custom { allowed } if allowed.dim() == (whole, whole) => {
-                    MaskSpec::Custom {
-                        allowed: allowed.slice(s![dropped.., dropped..]).to_owned(),
-                    }
-                }
-                MaskSpec::Padding { valid_len } => MaskSpec::Padding {
-                    valid_len: valid_len.saturating_sub(dropped),
-                },
-                other => other,
-            };
+        Reading {
+            tokens,
+            ids,
+            dropped,
+            run: run.windowed(whole, dropped),
         }
-        let mut forward = self.forward(&tokens, &ids, &run)?;
-        forward.dropped = dropped;
-        Ok(forward)
     }
 
     /// The next-token scores after `position` of `forward`: LN_f(x) · wteᵀ, [vocab_size]. Computed

@@ -1,6 +1,8 @@
 //! A model's parameters as a layout's loader gives them: its embeddings, its blocks (each with
 //! the layout's own MLP) and its final norm.
 
+use std::sync::Arc;
+
 use ndarray::Array2;
 
 use crate::math::norm::Norm;
@@ -13,7 +15,8 @@ use crate::math::weights::Weights;
 #[derive(Debug, Clone, PartialEq)]
 pub struct Block<M> {
     pub attention_norm: Norm,
-    pub attention: Weights,
+    /// Shared with every layer config made from it (a forward pass copies no weights).
+    pub attention: Arc<Weights>,
     /// Qwen3's QK-norm (its learned γ for q and k, and ε); `None` for the other layouts.
     pub qk_norm: Option<QkGain>,
     pub mlp_norm: Norm,

@@ -23,6 +23,26 @@ pub trait TextTokenizer: Send + Sync + std::fmt::Debug {
     fn vocab(&self) -> Vec<String>;
 }
 
+/// A tokenizer that knows its vocabulary's pieces and nothing more: the page's model worker's,
+/// which is given ids (the page's tokenizer module reads the text) and answers with ids. It reads
+/// no text (`encode` gives nothing) and decodes none.
+#[derive(Debug, Clone)]
+pub struct PiecesOnly(pub Vec<String>);
+
+impl TextTokenizer for PiecesOnly {
+    fn encode(&self, _text: &str) -> Vec<(String, u32)> {
+        Vec::new()
+    }
+
+    fn decode(&self, _ids: &[u32]) -> Option<String> {
+        None
+    }
+
+    fn vocab(&self) -> Vec<String> {
+        self.0.clone()
+    }
+}
+
 /// A model's tokenizer.
 #[derive(Debug, Clone)]
 pub enum Tokenizer {

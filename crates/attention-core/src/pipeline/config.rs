@@ -11,6 +11,7 @@ use crate::math::weights::{Dims, Weights};
 use crate::pipeline::embed::{positional_encoding_from, token_embeddings};
 use crate::pipeline::error::ConfigError;
 use crate::pipeline::tokenize::{Tokens, tokenize};
+use std::sync::Arc;
 
 /// The longest sequence (queries or keys) the core accepts.
 pub const MAX_TOKENS: usize = 4096;
@@ -100,8 +101,9 @@ pub struct Params {
     pub temperature: f64,
     pub seed: u64,
     pub mask: MaskSpec,
-    /// Explicit projection matrices; default: Xavier-initialised from `seed`.
-    pub weights: Option<Weights>,
+    /// Explicit projection matrices (shared, not copied: a model's layer hands its own);
+    /// default: Xavier-initialised from `seed`.
+    pub weights: Option<Arc<Weights>>,
     /// Queries per FlashAttention tile; default [`auto_block`] of the queries.
     pub block_rows: Option<usize>,
     /// Keys per FlashAttention tile; default [`auto_block`] of the keys.
@@ -168,7 +170,7 @@ pub struct Config {
     temperature: f32,
     seed: u64,
     mask: Mask,
-    weights: Weights,
+    weights: Arc<Weights>,
     /// Whether `weights` were drawn from `seed` (rather than given).
     seeded_weights: bool,
     block_rows: usize,
@@ -396,7 +398,7 @@ impl Params {
             {
                 previous.weights.clone()
             }
-            (None, _) => Weights::xavier(self.seed, &dims),
+            (None, _) => Arc::new(Weights::xavier(self.seed, &dims)),
         };
 
         let block_rows = in_range(
@@ -666,7 +668,7 @@ fn check_shape(
     check_values(field, matrix)
 }
 
-fn check_weights(weights: &Weights, dims: &Dims) -> Result<Weights, ConfigError> {
+fn check_weights(weights: &Arc<Weights>, dims: &Dims) -> Result<Arc<Weights>, ConfigError> {
     let Dims {
         d_model,
         n_heads,
@@ -688,7 +690,7 @@ fn check_weights(weights: &Weights, dims: &Dims) -> Result<Weights, ConfigError>
             check_shape(field, bias.view().insert_axis(ndarray::Axis(0)), 1, len)?;
         }
     }
-    Ok(weights.clone())
+    Ok(Arc::clone(weights))
 }
 
 /// `spec` checked against `queries` × `keys` (a causal mask needs a square, a padding length at

@@ -179,6 +179,32 @@ impl Trace {
     }
 }
 
+impl Trace {
+    /// Records FlashAttention's tile steps of every head, replayed from the trace's own scored q,
+    /// k and v (what [`FlashDetail::Steps`] records, without projecting anything again): a trace
+    /// computed with [`FlashDetail::OutputOnly`] becomes the one the step-by-step view plays. A
+    /// summarised trace records none.
+    pub fn record_flash_steps(&mut self) {
+        if self.is_summarised() {
+            return;
+        }
+        let mask = self.config.mask();
+        for (index, (head, flash)) in self.heads.iter().zip(&mut self.flash.heads).enumerate() {
+            let scoring = self.config.scoring(index);
+            flash.steps = flash_attention(
+                head.scored_q(),
+                head.scored_k(),
+                head.v.view(),
+                &scoring,
+                mask,
+                self.config.block(),
+                true,
+            )
+            .steps;
+        }
+    }
+}
+
 /// The outputs only, computed in O(seq_len · d) extra memory (no [seq_len, key_len] matrix).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Outputs {

@@ -1,0 +1,154 @@
+//! A model run in another thread (the page's model worker) and shown in this one. The worker
+//! holds its own copy of the model and runs [`Model::forward_work`]: the forward pass, keeping
+//! what cost a matrix product in each layer — its attention's [`Computed`] (Q, K, V, every
+//! head's scores and weights, both outputs) and its MLP's output — sent as one flat buffer
+//! ([`ForwardWork::to_flat`]). The page's [`Model::forward_from`] puts the same [`Forward`]
+//! together from it, deriving everything else exactly as the forward pass does, in a fraction
+//! of its arithmetic (no projection and no MLP is computed again).
+//!
+//! [`Model::forward_work`]: crate::models::Model::forward_work
+//! [`Model::forward_from`]: crate::models::Model::forward_from
+//! [`Forward`]: crate::models::Forward
+
+use ndarray::Array2;
+
+use crate::pipeline::computed::Computed;
+use crate::pipeline::config::Config;
+
+/// One layer's work: its attention as computed before the trace is derived, and its MLP's
+/// output, [seq_len, d_model].
+#[derive(Debug, Clone, PartialEq)]
+pub struct LayerWork {
+    pub computed: Computed,
+    pub mlp: Array2<f32>,
+}
+
+/// Every layer's work of one forward pass.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ForwardWork {
+    pub layers: Vec<LayerWork>,
+}
+
+/// Where the forward pass takes each layer's work from: computed here (and kept, when asked),
+/// or given.
+pub(crate) enum LayerSource<'a> {
+    Here(Option<&'a mut Vec<LayerWork>>),
+    Given(std::vec::IntoIter<LayerWork>),
+}
+
+impl LayerWork {
+    /// Whether every matrix has the shape `config`'s layer gives it (a full trace: no overview).
+    pub fn fits(&self, config: &Config) -> bool {
+        let d = config.dims();
+        let (n, m) = (config.seq_len(), config.key_len());
+        let c = &self.computed;
+        let square = |list: &[Array2<f32>]| {
+            list.len() == d.n_heads && list.iter().all(|s| s.dim() == (n, m))
+        };
+        c.q.dim() == (n, d.n_heads * d.d_k)
+            && c.k.dim() == (m, d.n_kv_heads * d.d_k)
+            && c.v.dim() == (m, d.n_kv_heads * d.d_v)
+            && square(&c.scores)
+            && square(&c.weights)
+            && c.overviews.is_empty()
+            && c.concat.dim() == (n, d.n_heads * d.d_v)
+            && c.flash_concat.dim() == (n, d.n_heads * d.d_v)
+            && c.projected.dim() == (n, d.d_model)
+            && c.flash_projected.dim() == (n, d.d_model)
+            && self.mlp.dim() == (n, d.d_model)
+    }
+
+    fn matrices(&self) -> Vec<&Array2<f32>> {
+        let c = &self.computed;
+        let mut all = vec![&c.q, &c.k, &c.v];
+        all.extend(&c.scores);
+        all.extend(&c.weights);
+        all.extend([
+            &c.concat,
+            &c.projected,
+            &c.flash_concat,
+            &c.flash_projected,
+            &self.mlp,
+        ]);
+        all
+    }
+}
+
+impl ForwardWork {
+    /// One buffer: the number of layers; then per layer its number of heads and its matrices
+    /// (Q, K, V, each head's scores, each head's weights, the concatenated outputs, their
+    /// projection, FlashAttention's two, the MLP's output), each as rows, columns and its
+    /// numbers row-major.
+    pub fn to_flat(&self) -> Vec<f32> {
+        let size: usize = self
+            .layers
+            .iter()
+            .flat_map(LayerWork::matrices)
+            .map(|m| m.len() + 2)
+            .sum();
+        let mut flat = Vec::with_capacity(1 + 2 * self.layers.len() + size);
+        flat.push(self.layers.len() as f32);
+        for layer in &self.layers {
+            flat.push(layer.computed.scores.len() as f32);
+            for matrix in layer.matrices() {
+                let (rows, cols) = matrix.dim();
+                flat.extend([rows as f32, cols as f32]);
+                match matrix.as_slice() {
+                    Some(numbers) => flat.extend_from_slice(numbers),
+                    None => flat.extend(matrix.iter()),
+                }
+            }
+        }
+        flat
+    }
+
+    /// The inverse of [`ForwardWork::to_flat`]; `None` for a buffer of another form.
+    pub fn from_flat(flat: &[f32]) -> Option<Self> {
+        let mut rest = flat;
+        let layers = take_count(&mut rest)?;
+        let mut read = Vec::with_capacity(layers.min(1024));
+        for _ in 0..layers {
+            let heads = take_count(&mut rest)?;
+            let mut matrix = || take_matrix(&mut rest);
+            let (q, k, v) = (matrix()?, matrix()?, matrix()?);
+            let scores = (0..heads).map(|_| matrix()).collect::<Option<Vec<_>>>()?;
+            let weights = (0..heads).map(|_| matrix()).collect::<Option<Vec<_>>>()?;
+            let (concat, projected) = (matrix()?, matrix()?);
+            let (flash_concat, flash_projected, mlp) = (matrix()?, matrix()?, matrix()?);
+            read.push(LayerWork {
+                computed: Computed {
+                    q,
+                    k,
+                    v,
+                    scores,
+                    weights,
+                    overviews: Vec::new(),
+                    concat,
+                    projected,
+                    flash_concat,
+                    flash_projected,
+                },
+                mlp,
+            });
+        }
+        rest.is_empty().then_some(Self { layers: read })
+    }
+}
+
+fn take_count(rest: &mut &[f32]) -> Option<usize> {
+    let (&x, tail) = rest.split_first()?;
+    *rest = tail;
+    (x >= 0.0 && x.fract() == 0.0 && x < 16_777_216.0).then_some(x as usize)
+}
+
+fn take_matrix(rest: &mut &[f32]) -> Option<Array2<f32>> {
+    let rows = take_count(rest)?;
+    let cols = take_count(rest)?;
+    let len = rows.checked_mul(cols)?;
+    if rest.len() < len {
+        return None;
+    }
+    let (numbers, tail) = rest.split_at(len);
+    *rest = tail;
+    Array2::from_shape_vec((rows, cols), numbers.to_vec()).ok()
+}
