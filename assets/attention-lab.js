@@ -8,7 +8,8 @@
 // link parameters (README, "Links"), reflected as typed properties (`el.temperature` is a number,
 // `el.qk_norm` a boolean); changing one after the start changes the running lab without
 // reloading it. `src` names a JSON file of one's own attention ({"attention": …, "tokens": …} or
-// {"q": …, "k": …, "v": …}), fetched by the course page and handed to the lab. Without `height`
+// {"q": …, "k": …, "v": …}), fetched by the course page and handed to the lab; `model-src` names a
+// Hugging Face model folder (its address), which the lab fetches and runs. Without `height`
 // the element fits the lab's content (the frame reports its height); with it, it keeps that many
 // pixels and the frame scrolls. Events: `attention-lab-change` (detail: the lab's state, as
 // attentionLab.state() gives it; it bubbles and crosses shadow roots) whenever the state changes,
@@ -68,6 +69,7 @@ const ATTRIBUTES = {
   scale: { type: 'string', group: ['scale'] },
   panels: { type: 'string', group: ['panels'] },
   src: { type: 'string', group: [] },
+  'model-src': { type: 'string', group: [] },
   height: { type: 'number', group: [] },
 };
 // END ATTRIBUTES
@@ -137,6 +139,8 @@ class AttentionLabElement extends HTMLElement {
       this.style.height = `${Number(value) || this.#fitted || 560}px`;
     } else if (name === 'src') {
       this.#load();
+    } else if (name === 'model-src') {
+      if (value !== null) this.#post({ type: 'attention-lab:link', query: `model_src=${encodeURIComponent(new URL(value, document.baseURI).href)}` });
     } else {
       // The attribute and those read with it (a mask's kind and its numbers), as a link.
       this.#post({ type: 'attention-lab:link', query: this.#query(ATTRIBUTES[name].group) });
@@ -157,6 +161,9 @@ class AttentionLabElement extends HTMLElement {
   #address() {
     const names = Object.keys(ATTRIBUTES).filter((name) => !OWN.includes(name));
     const query = new URLSearchParams(this.#query(names));
+    // The model folder's address, as the lab (in its frame) fetches it: absolute.
+    const modelSrc = this.getAttribute('model-src');
+    if (modelSrc !== null) query.set('model_src', new URL(modelSrc, document.baseURI).href);
     query.set('embed', '1');
     query.set('origin', location.origin);
     return new URL(`index.html?${query}`, LAB).href;

@@ -173,7 +173,7 @@ const ownModel = (lang, refused) => async (page) => {
     return window.attentionLab.load({ model: { files: decoded, name: 'qwen2' } });
   }, files);
   assert.deepEqual(result, { ok: true });
-  await page.waitForFunction(() => window.attentionLab.state().model_status === 'ready');
+  await page.waitForFunction(() => window.attentionLab.state().model_status === 'ready' && !window.attentionLab.state().pending);
   if (refused) {
     await page.evaluate(() => {
       const transfer = new DataTransfer();

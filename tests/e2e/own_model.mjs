@@ -35,6 +35,11 @@ after(async () => {
 });
 
 const state = () => page.evaluate(() => window.attentionLab.state());
+/** Until the model is loaded and its worker's forward pass on the sentence is on view. */
+const settled = () => page.waitForFunction(() => {
+  const s = window.attentionLab.state();
+  return s.model_status === 'ready' && !s.pending;
+});
 const expected = (name) => JSON.parse(readFileSync(join(FIXTURES, name, 'expected.json'), 'utf8'));
 
 /** A fixture folder's files (expected.json aside) as {name: base64}. */
@@ -66,11 +71,19 @@ test('a folder opened through attentionLab.load runs with its own tokenizer, and
     assert.deepEqual(result, { ok: true }, name);
     const want = expected(name).cases[2];
     await page.evaluate((t) => window.attentionLab.set({ sentence: t }), want.text);
-    await page.waitForFunction(() => window.attentionLab.state().model_status === 'ready');
+    await settled();
     const s = await state();
     assert.equal(s.source, 'model', name);
     assert.deepEqual(s.model, { path: name });
     assert.equal(s.tokens.length, want.ids.length, `${name}: the model's own tokens`);
+    // The forward pass ran in the model's worker and was put together in the page: its
+    // likeliest next token's probability is transformers'.
+    assert.equal(s.model_in_worker, true, name);
+    assert.ok(s.forward_worker_ms > 0, name);
+    const last = want.logits[want.logits.length - 1];
+    const top = Math.max(...last);
+    const p = 1 / last.reduce((sum, x) => sum + Math.exp(x - top), 0);
+    assert.ok(Math.abs(s.predictions[0].p - p) < 1e-4, `${name}: ${s.predictions[0].p} vs ${p}`);
     const generated = await page.evaluate(() => window.attentionLab.generate({ steps: 8, cache: true, sampling: 'greedy' }));
     assert.equal(generated.ok, true, JSON.stringify(generated).slice(0, 300));
     assert.deepEqual(generated.steps.map((st) => st.token_id), want.generated, `${name}: generate = transformers' generate`);
@@ -87,7 +100,7 @@ test('a folder opened through attentionLab.load runs with its own tokenizer, and
 test('every view draws on the model: its status, every head at a glance, the layer, what comes next', async () => {
   assert.deepEqual(await load('qwen2', folder('qwen2')), { ok: true });
   await page.evaluate(() => window.attentionLab.set({ sentence: 'The cat sat on the mat. 注意力' }));
-  await page.waitForFunction(() => window.attentionLab.state().model_status === 'ready');
+  await settled();
   await nextFrames(page);
   const status = await page.locator('[data-testid=model-status]').textContent();
   assert.match(status, /qwen2: a qwen2 model of 2 layers × 4 query heads \(2 K\/V heads\), 32 wide/);
@@ -176,7 +189,7 @@ test('the folder picker and dropped files open a model; a refused folder says wh
 test('in Chinese and on a phone', async () => {
   assert.deepEqual(await load('qwen3', folder('qwen3')), { ok: true });
   await page.evaluate(() => window.attentionLab.set({ sentence: '注意力机制让每个词看见其他的词。', lang: 'zh' }));
-  await page.waitForFunction(() => window.attentionLab.state().model_status === 'ready');
+  await page.waitForFunction(() => window.attentionLab.state().model_status === 'ready' && !window.attentionLab.state().pending);
   await nextFrames(page);
   assert.match(await page.locator('[data-testid=model-status]').textContent(), /qwen3：qwen3 架构，2 层 × 4 个查询头/);
   assert.match(await page.locator('[data-testid=own-model]').textContent(), /打开模型文件夹/);
@@ -198,7 +211,7 @@ test('in Chinese and on a phone', async () => {
     return window.attentionLab.load({ model: { files: decoded, name: 'qwen2' } });
   }, files);
   assert.deepEqual(ok, { ok: true });
-  await p.waitForFunction(() => window.attentionLab.state().model_status === 'ready');
+  await p.waitForFunction(() => window.attentionLab.state().model_status === 'ready' && !window.attentionLab.state().pending);
   await nextFrames(p);
   const width = await p.evaluate(() => document.documentElement.scrollWidth);
   assert.ok(width <= 390, `nothing wider than the phone (${width})`);
@@ -211,4 +224,50 @@ test('in Chinese and on a phone', async () => {
   }
   await phone.close();
   assert.deepEqual(errors, []);
+});
+
+test('a link and the element name a folder by its address (model_src=, model-src): the lab fetches and runs it, and a link made then carries the address', async () => {
+  // The folders on another origin, as the Hub serves them (with CORS).
+  const models = await serve(FIXTURES, {}, { cors: true });
+  const p = await context.newPage();
+  const pageErrors = [];
+  p.on('pageerror', (e) => pageErrors.push(String(e)));
+  const opened = () => p.waitForFunction(() => {
+    const s = window.attentionLab?.state?.();
+    return s && s.source === 'model' && s.model_status === 'ready' && !s.pending;
+  }, null, { timeout: 60000 });
+  try {
+    // A sharded folder: the index and its four shards fetched one by one.
+    const address = `${models.url}llama`;
+    await p.goto(`${server.url}?model_src=${encodeURIComponent(address)}&sentence=${encodeURIComponent('The cat sat.')}`);
+    await opened();
+    let s = await p.evaluate(() => window.attentionLab.state());
+    assert.deepEqual(s.model, { path: 'llama' });
+    assert.equal(s.model_in_worker, true);
+    // The address bar (a moment after the change) carries the address, never the numbers.
+    await p.waitForFunction((a) => new URL(location.href).searchParams.get('model_src') === a, address);
+    // A folder that is not there: refused under the picker, naming the file and the status.
+    await p.goto(`${server.url}?model_src=${encodeURIComponent(models.url + 'nothing-here')}`);
+    await p.waitForSelector('[data-testid=own-model-failed]');
+    assert.match(await p.locator('[data-testid=own-model-failed]').textContent(), /config\.json: missing at .*nothing-here\/config\.json \(404\)/);
+    // The element's model-src (relative to the course page): the lab in its frame fetches it.
+    const course = await serve(join(ROOT, 'dist'), {
+      '/course.html': `<!doctype html><script src="attention-lab.js"></script>
+<attention-lab model-src="${models.url}qwen3" sentence="Attention is all you need." height="600"></attention-lab>`,
+    });
+    try {
+      await p.goto(`${course.url}course.html`);
+      await p.evaluate(() => document.querySelector('attention-lab').scrollIntoView());
+      await p.waitForFunction(() => {
+        const s = document.querySelector('attention-lab').state;
+        return s && s.source === 'model' && s.model?.path === 'qwen3' && !s.pending;
+      }, null, { timeout: 60000 });
+    } finally {
+      course.close();
+    }
+    assert.deepEqual(pageErrors, []);
+  } finally {
+    await p.close();
+    models.close();
+  }
 });

@@ -14,8 +14,8 @@ const TYPES = {
 };
 
 /** Serves `root` (and `extraFiles`, path → HTML) on 127.0.0.1 at a free port; resolves to
- * { url, close }. */
-export function serve(root, extraFiles = {}) {
+ * { url, close }. With `cors`, any origin may fetch the files (as from the Hugging Face Hub). */
+export function serve(root, extraFiles = {}, { cors = false } = {}) {
   // Links of long inputs run to hundreds of KB; Node refuses request lines past 16 KB by default.
   const server = createServer({ maxHeaderSize: 4 * 1024 * 1024 }, async (req, res) => {
     const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
@@ -31,10 +31,13 @@ export function serve(root, extraFiles = {}) {
     }
     try {
       const body = await readFile(file);
-      res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' });
+      res.writeHead(200, {
+        'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
+        ...(cors ? { 'access-control-allow-origin': '*' } : {}),
+      });
       res.end(body);
     } catch {
-      res.writeHead(404).end('not found');
+      res.writeHead(404, cors ? { 'access-control-allow-origin': '*' } : {}).end('not found');
     }
   });
   return new Promise((resolve) => {

@@ -163,6 +163,9 @@ fn random_state(seed: u64) -> LinkState {
         embed,
         // Outside an embed too: the full lab opened from one keeps its file.
         src: (pick(2) == 0).then(|| "heads/layer 2.json?v=1&x=ü".to_string()),
+        // A model folder's address, as the Hub serves one.
+        model_src: (pick(3) == 0)
+            .then(|| "https://huggingface.co/Qwen/Qwen3-0.6B/resolve/main?x=é&y=1".to_string()),
     }
 }
 

@@ -28,6 +28,11 @@
 //! browser validates a relaxed-SIMD instruction, the first elsewhere.
 
 #[cfg(target_arch = "wasm32")]
+mod model;
+#[cfg(target_arch = "wasm32")]
+mod scope;
+
+#[cfg(target_arch = "wasm32")]
 pub mod worker {
     use std::cell::RefCell;
     use std::collections::VecDeque;
@@ -38,6 +43,8 @@ pub mod worker {
     use js_sys::{Array, Float32Array};
     use wasm_bindgen::prelude::*;
     use web_sys::{DedicatedWorkerGlobalScope, MessageChannel, MessageEvent};
+
+    use super::scope::{now, post};
 
     /// The request being computed and the units still to do.
     struct Job {
@@ -70,6 +77,8 @@ pub mod worker {
             let number = id.as_f64().unwrap_or(f64::NAN);
             let unit = message.get(3).as_f64().map(|u| u as usize);
             match message.get(1).as_string().as_deref() {
+                Some("model") => super::model::open(&reply, &message),
+                Some("forward") => super::model::forward(&reply, &message),
                 Some("kernel") => {
                     let options = message.get(2).as_string().unwrap_or_default();
                     kernel(&reply, id, &options)
@@ -202,29 +211,12 @@ pub mod worker {
 
     fn kernel(scope: &DedicatedWorkerGlobalScope, id: JsValue, options: &str) {
         let options = serde_json::from_str(options).unwrap_or_default();
-        let performance = js_sys::Reflect::get(scope, &"performance".into()).ok();
-        let now_fn = performance
-            .as_ref()
-            .and_then(|p| js_sys::Reflect::get(p, &"now".into()).ok())
-            .and_then(|f| f.dyn_into::<js_sys::Function>().ok());
-        let now = || match (&performance, &now_fn) {
-            (Some(p), Some(f)) => f.call0(p).ok().and_then(|t| t.as_f64()).unwrap_or(0.0),
-            _ => js_sys::Date::now(),
-        };
         let result = attention_core::api::kernel_bench(&options, &now).to_string();
         post(
             scope,
             &Array::of3(&id, &"kernel".into(), &result.into()),
             None,
         );
-    }
-
-    fn post(scope: &DedicatedWorkerGlobalScope, message: &Array, transfer: Option<&Array>) {
-        // A failed post (the page has gone) leaves nothing to tell.
-        let _ = match transfer {
-            Some(transfer) => scope.post_message_with_transfer(message, transfer),
-            None => scope.post_message(message),
-        };
     }
 }
 

@@ -84,6 +84,15 @@ pub fn connect(lab: Lab) {
         // The course element's attributes, as a link's query.
         if message.get("type").and_then(Value::as_str) == Some("attention-lab:link") {
             let query = message.get("query").and_then(Value::as_str).unwrap_or("");
+            // The element's `model-src`: the folder fetched from there (a refusal to the host).
+            if let Some(src) = crate::ui::logic::link::parse_query(query).0.model_src {
+                let post = post.clone();
+                leptos::task::spawn_local(async move {
+                    if let Err(error) = super::own_model::open_url(lab, src).await {
+                        post(json!({"type": "attention-lab:error", "error": error}));
+                    }
+                });
+            }
             if let Err(error) = apply_link(lab, query) {
                 post(json!({"type": "attention-lab:error", "error": error}));
             }

@@ -58,6 +58,11 @@ pub fn current(lab: Lab) -> LinkState {
         },
         embed: lab.embed.get(),
         src: lab.imported_src.get(),
+        // A user's model travels by its address only (never its numbers), when it has one.
+        model_src: lab.model_src.get().filter(|_| {
+            lab.request
+                .with(|r| matches!(r.model, Some(attention_core::api::ModelChoice::Folder(_))))
+        }),
     }
 }
 

@@ -5,7 +5,8 @@
 //! header first, and nothing more of any file is read until the headers show the model within
 //! the size the lab opens. Its `tokenizer.json` is read by the tokenizer module
 //! ([`super::tokenizer_module`]), the model built by the core (`models::hf::from_folder_with`); a
-//! refused folder changes nothing, the last model is kept. Nothing leaves the page.
+//! refused folder changes nothing, the last model is kept. Nothing leaves the page. A folder at an
+//! address (`model-src`, a link's `model_src=`) is fetched file by file ([`open_url`]).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -18,7 +19,9 @@ use super::model_files::keep;
 use crate::ui::state::Lab;
 use crate::ui::state::model::{ModelRef, ModelStatus};
 use attention_core::api::{MaskRequest, ModelChoice, ModelFolder};
-use attention_core::io::hf_folder::{TOKENIZER, check_size, header_parameters};
+use attention_core::io::hf_folder::{
+    CONFIG, INDEX, TOKENIZER, WEIGHTS, check_size, header_parameters, weight_files,
+};
 use attention_core::models::hf::from_folder_with;
 
 /// What a folder is called when nothing names it.
@@ -89,7 +92,14 @@ pub async fn open_entries(
     for (file, value) in &entries {
         files.insert(file.clone(), bytes_of(file, value).await?);
     }
-    let name = name.unwrap_or_else(|| UNNAMED.to_string());
+    drop(entries);
+    open_read(lab, name.unwrap_or_else(|| UNNAMED.to_string()), files).await?;
+    lab.model_src.set(None);
+    Ok(())
+}
+
+/// A folder's files, read, opened as the lab's model named `name`.
+async fn open_read(lab: Lab, name: String, files: BTreeMap<String, Vec<u8>>) -> Result<(), String> {
     // The tokenizer from the tokenizer module (loaded now the first time); a folder without
     // tokenizer.json is refused by the core, naming it.
     let made = match files
@@ -106,6 +116,9 @@ pub async fn open_entries(
     .map_err(|e| e.to_string())?;
     let model = Arc::new(model);
     keep(model.clone());
+    // Its forward passes run in a worker of their own, which reads the same files.
+    lab.model_jobs.open(model.clone(), &files);
+    drop(files);
     lab.show_imported(None);
     lab.model_status.set(ModelStatus::Ready(ModelRef(model)));
     lab.edit(|r| {
@@ -117,6 +130,141 @@ pub async fn open_entries(
         }
     });
     Ok(())
+}
+
+/// A model folder at the address `url` (`model-src`, a link's `model_src=`): its files fetched
+/// from beside it (`config.json`, `tokenizer.json`, `tokenizer_config.json` where there is one,
+/// `model.safetensors` or the index and the shards it names), each weights file read by its
+/// header first and refused before the rest arrives when the model is too large; then opened as
+/// a folder picked. A link made afterwards carries the address, so the model opens again there.
+pub async fn open_url(lab: Lab, url: String) -> Result<(), String> {
+    let base = if url.ends_with('/') {
+        url.clone()
+    } else {
+        format!("{url}/")
+    };
+    let name = base
+        .trim_end_matches('/')
+        .rsplit('/')
+        .next()
+        .filter(|n| !n.is_empty())
+        .unwrap_or(UNNAMED)
+        .to_string();
+    let mut files = BTreeMap::new();
+    for file in [CONFIG, TOKENIZER, "tokenizer_config.json"] {
+        match fetch_file(&base, file, None).await? {
+            Some(bytes) => {
+                files.insert(file.to_string(), bytes);
+            }
+            None if file == "tokenizer_config.json" => {}
+            None => return Err(format!("{file}: missing at {base}{file} (404)")),
+        }
+    }
+    let mut counted = 0usize;
+    match fetch_file(&base, WEIGHTS, Some(&mut counted)).await? {
+        Some(bytes) => {
+            files.insert(WEIGHTS.to_string(), bytes);
+        }
+        None => {
+            let index = fetch_file(&base, INDEX, None).await?.ok_or_else(|| {
+                format!("{WEIGHTS}: missing at {base}{WEIGHTS} (404), and no {INDEX} beside it")
+            })?;
+            let text = String::from_utf8_lossy(&index).into_owned();
+            let shards = weight_files(&|_| true, Some(&text)).map_err(|e| e.to_string())?;
+            files.insert(INDEX.to_string(), index);
+            for shard in shards {
+                let bytes = fetch_file(&base, &shard, Some(&mut counted))
+                    .await?
+                    .ok_or_else(|| format!("{shard}: missing at {base}{shard} (404)"))?;
+                files.insert(shard, bytes);
+            }
+        }
+    }
+    open_read(lab, name, files).await?;
+    lab.model_src.set(Some(url));
+    Ok(())
+}
+
+/// `base` + `file`, fetched; `None` for a 404. A weights file (`counted` given: the parameters
+/// of the files before it) is read as a stream and its header checked, with those before it,
+/// against the size the lab opens as soon as it has arrived: a model too large is refused
+/// before the rest of its bytes are.
+async fn fetch_file(
+    base: &str,
+    file: &str,
+    counted: Option<&mut usize>,
+) -> Result<Option<Vec<u8>>, String> {
+    let url = format!("{base}{file}");
+    let window = web_sys::window().ok_or("no window")?;
+    let response: web_sys::Response = JsFuture::from(window.fetch_with_str(&url))
+        .await
+        .map_err(describe(file))?
+        .dyn_into()
+        .map_err(|_| format!("{file}: no response from {url}"))?;
+    if response.status() == 404 {
+        return Ok(None);
+    }
+    if !response.ok() {
+        return Err(format!(
+            "{file}: {} {} at {url}",
+            response.status(),
+            response.status_text()
+        ));
+    }
+    let Some(counted) = counted else {
+        let buffer = JsFuture::from(response.array_buffer().map_err(describe(file))?)
+            .await
+            .map_err(describe(file))?;
+        return Ok(Some(js_sys::Uint8Array::new(&buffer).to_vec()));
+    };
+    let body = response
+        .body()
+        .ok_or_else(|| format!("{file}: an empty response from {url}"))?;
+    let reader: web_sys::ReadableStreamDefaultReader = body.get_reader().unchecked_into();
+    let mut bytes: Vec<u8> = Vec::new();
+    let mut checked = false;
+    loop {
+        let chunk = JsFuture::from(reader.read())
+            .await
+            .map_err(describe(file))?;
+        let done = js_sys::Reflect::get(&chunk, &"done".into())
+            .ok()
+            .and_then(|d| d.as_bool())
+            .unwrap_or(true);
+        if done {
+            break;
+        }
+        let value = js_sys::Reflect::get(&chunk, &"value".into()).map_err(describe(file))?;
+        bytes.extend(js_sys::Uint8Array::new(&value).to_vec());
+        if !checked && bytes.len() >= 8 {
+            let len = u64::from_le_bytes(bytes[..8].try_into().unwrap_or([0; 8]));
+            let refused = if len > 100_000_000 {
+                Some(format!(
+                    "{file}: not safetensors: a header of {len} bytes (at most 100 MB)"
+                ))
+            } else if bytes.len() as u64 >= 8 + len {
+                checked = true;
+                match header_parameters(file, &bytes) {
+                    Ok(Some(count)) => {
+                        *counted = counted.saturating_add(count);
+                        check_size(*counted).err().map(|e| e.to_string())
+                    }
+                    Ok(None) => Some(format!("{file}: not safetensors: shorter than its header")),
+                    Err(e) => Some(e.to_string()),
+                }
+            } else {
+                None
+            };
+            if let Some(refused) = refused {
+                let _ = reader.cancel();
+                return Err(refused);
+            }
+        }
+    }
+    if !checked {
+        return Err(format!("{file}: not safetensors: shorter than its header"));
+    }
+    Ok(Some(bytes))
 }
 
 /// How many numbers a safetensors Blob holds, from its first bytes alone.

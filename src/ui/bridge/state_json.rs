@@ -54,6 +54,23 @@ pub fn state_json(lab: Lab) -> String {
             object.insert("predictions".into(), json!(next));
             object.insert("forward_ms".into(), json!(run.1));
         }
+        // Whether a user's model runs in its worker, and how long its last pass took there.
+        let in_worker = crate::ui::state::model::in_use(lab.request, lab.model_status)
+            .is_some_and(|gpt| untrack(|| lab.model_jobs.serves(&gpt)));
+        object.insert("model_in_worker".into(), json!(in_worker));
+        object.insert(
+            "forward_worker_ms".into(),
+            json!(lab.model_jobs.worker_ms.get_value()),
+        );
+        object.insert(
+            "model_worker_memory_bytes".into(),
+            json!(lab.model_jobs.worker_memory.get_value()),
+        );
+        let memory = js_sys::Reflect::get(&wasm_bindgen::memory(), &"buffer".into())
+            .ok()
+            .and_then(|b| js_sys::Reflect::get(&b, &"byteLength".into()).ok())
+            .and_then(|n| n.as_f64());
+        object.insert("wasm_memory_bytes".into(), json!(memory));
         object.insert("view".into(), json!(lab.view.get_untracked()));
         let imported = lab.imported.get_untracked();
         object.insert(

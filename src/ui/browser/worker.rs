@@ -102,6 +102,16 @@ pub enum FromWorker {
     Error { id: u32, message: String },
     /// The kernel measure's result, as JSON ([`attention_core::api::kernel_bench`]).
     Kernel { json: String },
+    /// The model worker holds the model of message `id`; its memory's bytes.
+    ModelOpened { id: u32, memory: f64 },
+    /// The model worker's forward pass `id`, as `ForwardWork::to_flat`, the milliseconds it took
+    /// there and the worker's memory's bytes.
+    Forward {
+        id: u32,
+        flat: Numbers,
+        ms: f64,
+        memory: f64,
+    },
     /// The worker could not start (its files are missing, as in wasm-bindgen-test) or stopped.
     Failed,
 }
@@ -181,6 +191,38 @@ impl WorkerHandle {
         let _ = self
             .worker
             .post_message(&Array::of2(&id.into(), &"cancel".into()));
+    }
+
+    /// Gives the worker a user's model to hold: `files` an object of file name → `ArrayBuffer`
+    /// (transferred: the page keeps no copy), `vocab` the pieces of its vocabulary, index = id.
+    pub fn open_model(&self, id: u32, name: &str, files: &js_sys::Object, vocab: &Array) -> bool {
+        let message = Array::of5(&id.into(), &"model".into(), &name.into(), files, vocab);
+        let transfer: Array = js_sys::Object::values(files).iter().collect();
+        self.worker
+            .post_message_with_transfer(&message, &transfer)
+            .is_ok()
+    }
+
+    /// Runs the held model forward on `ids` (their pieces `tokens`, the last of a text of
+    /// `whole` tokens) under the trained request `request` (its JSON).
+    pub fn forward(
+        &self,
+        id: u32,
+        request: &str,
+        tokens: &[String],
+        ids: &[u32],
+        whole: usize,
+    ) -> bool {
+        let tokens: Array = tokens.iter().map(|t| JsValue::from_str(t)).collect();
+        let message = Array::of5(
+            &id.into(),
+            &"forward".into(),
+            &request.into(),
+            &tokens,
+            &js_sys::Uint32Array::from(ids),
+        );
+        message.push(&(whole as f64).into());
+        self.worker.post_message(&message).is_ok()
     }
 
     /// Asks for the kernel measure with `options` (its JSON).
@@ -322,6 +364,16 @@ fn read(data: &JsValue) -> FromWorker {
         Some("error") => FromWorker::Error {
             id,
             message: message.get(2).as_string().unwrap_or_default(),
+        },
+        Some("model") => FromWorker::ModelOpened {
+            id,
+            memory: message.get(2).as_f64().unwrap_or(0.0),
+        },
+        Some("forward") => FromWorker::Forward {
+            id,
+            flat: Numbers(Float32Array::new(&message.get(2))),
+            ms: message.get(3).as_f64().unwrap_or(0.0),
+            memory: message.get(4).as_f64().unwrap_or(0.0),
         },
         Some("kernel") => FromWorker::Kernel {
             json: message.get(2).as_string().unwrap_or_default(),

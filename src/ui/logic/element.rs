@@ -74,12 +74,19 @@ pub const VIEW_SETTINGS: [ViewSetting; 9] = [
 ];
 
 /// The element's own attributes: what it does itself rather than pass to the lab.
-pub const OWN_ATTRIBUTES: [ViewSetting; 2] = [
+pub const OWN_ATTRIBUTES: [ViewSetting; 3] = [
     ViewSetting {
         name: "src",
         type_text: "string",
         description: "A JSON file of one's own attention ({attention, tokens} or {q, k, v, \
             tokens}), fetched by this page and shown in the lab.",
+    },
+    ViewSetting {
+        name: "model-src",
+        type_text: "string",
+        description: "A Hugging Face model folder's address (config.json, tokenizer.json and \
+            model.safetensors, or its index and shards, beside each other; relative to this \
+            page): the lab fetches it and runs the model on the sentence, as a link's model_src.",
     },
     ViewSetting {
         name: "height",
@@ -263,9 +270,15 @@ pub fn script_table() -> String {
     ];
     for a in attributes() {
         let group: Vec<String> = a.group.iter().map(|g| format!("'{g}'")).collect();
+        // A name that is not an identifier (`model-src`) is quoted.
+        let key = if a.name.contains('-') {
+            format!("'{}'", a.name)
+        } else {
+            a.name.to_string()
+        };
         lines.push(format!(
             "  {}: {{ type: '{}', group: [{}] }},",
-            a.name,
+            key,
             a.property,
             group.join(", ")
         ));

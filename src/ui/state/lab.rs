@@ -8,7 +8,8 @@ use super::cpu_jobs::CpuJobs;
 use super::gpu_jobs::GpuJobs;
 use super::imported::{self, ImportedFile, RunRef};
 use super::model::{self, ForwardRef, ModelKey, ModelStatus, trained_request};
-use super::outcome::{Outcome, compute};
+use super::model_jobs::ModelJobs;
+use super::outcome::{Outcome, Timing, compute, trained_outcome};
 use crate::ui::browser::clock::now_ms;
 use crate::ui::i18n::{EXAMPLES, Lang};
 use crate::ui::logic::TraceRef;
@@ -21,7 +22,7 @@ use crate::ui::logic::link::{Embed, LinkNotice};
 use crate::ui::logic::notice::Notice;
 use crate::ui::logic::stages::Stage;
 use crate::ui::logic::theme::Theme;
-use attention_core::api::{BackendChoice, MaskRequest, Request, RequestError};
+use attention_core::api::{MaskRequest, Request, RequestError};
 use attention_core::pipeline::overview::{FULL_HEAD_CELLS, Reduction};
 use attention_core::teaching::Chapter;
 
@@ -37,13 +38,6 @@ pub struct ActiveCell {
     pub y: f64,
     /// `row` and `col` are blocks of an overview, not cells.
     pub block: bool,
-}
-
-/// How long the last update took, from the parameter change to the last redraw.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct Timing {
-    pub started_ms: f64,
-    pub update_ms: f64,
 }
 
 /// The lab's reactive state, shared by the views and `window.attentionLab`.
@@ -91,8 +85,11 @@ pub struct Lab {
     pub export_titles: RwSignal<bool>,
     /// The trained model: not asked for, loading, ready, or failed.
     pub model_status: RwSignal<ModelStatus>,
-    /// The trained model's forward pass on the current sentence, when it is chosen and loaded.
+    /// The trained model's forward pass on the current sentence, when it is chosen and loaded
+    /// (a user's model's: the last one its worker finished while it computes the next).
     pub forward: Memo<Option<Result<ForwardRef, RequestError>>>,
+    /// A user's model's forward passes, computed in a worker of its own.
+    pub model_jobs: ModelJobs,
     /// The trained model's layer the pipeline shows (clamped to its layers when read).
     pub layer: RwSignal<usize>,
     /// The Learn mode's chapter; `None` shows the full lab.
@@ -129,6 +126,9 @@ pub struct Lab {
     /// The address the open file was fetched from (`src=` in a link, or an element's `src`):
     /// links carry it, so the file opens again where that address can be fetched.
     pub imported_src: RwSignal<Option<String>>,
+    /// The address the user's model folder was fetched from (`model_src=` in a link, or the
+    /// element's `model-src`): links carry it, so the model opens again where it can be fetched.
+    pub model_src: RwSignal<Option<String>>,
     /// Tokens typed beside a file (for a `.npy`, or to replace the file's own).
     pub import_tokens: RwSignal<String>,
 }
@@ -147,18 +147,47 @@ impl Lab {
         // `None` while the model is not loaded.
         let trained_input =
             Memo::new(move |_| request.with(|r| r.is_trained().then(|| trained_request(r))));
+        let model_jobs = ModelJobs::new();
         let forward = Memo::new(move |_| {
             let current = trained_input.get()?;
-            model_status.with(|status| {
-                // Only the model asked for: the other layout may still be in place for a moment.
-                let gpt = status.ready(ModelKey::of(&current).as_ref())?;
-                Some(model::run(gpt, &current))
+            // Only the model asked for: the other layout may still be in place for a moment.
+            let gpt = model_status.with(|s| s.ready(ModelKey::of(&current).as_ref()).cloned())?;
+            if model_jobs.serves(&gpt) {
+                return model_jobs.last(&current).map(|(result, _)| result);
+            }
+            Some(model::run(&gpt, &current))
+        });
+        // A user's model: each new input to its worker (the last pass stays on view meanwhile).
+        Effect::new(move |_| {
+            let Some(current) = trained_input.get() else {
+                return;
+            };
+            let key = ModelKey::of(&current);
+            let Some(gpt) = model_status.with(|s| s.ready(key.as_ref()).cloned()) else {
+                return;
+            };
+            if model_jobs.serves(&gpt) && !matches!(model_jobs.last(&current), Some((_, true))) {
+                untrack(|| model_jobs.schedule(current, gpt));
+            }
+        });
+        // The chosen layer's attention with FlashAttention's steps, and how long it took: again
+        // only when the pass or the layer changes (not on every character typed meanwhile).
+        let trained_trace = Memo::new(move |_| {
+            forward.get().map(|run| {
+                run.map(|run| {
+                    let started = now_ms();
+                    let last = run.0.layers.len().saturating_sub(1);
+                    let trace = TraceRef::new(run.0.layer_trace(layer.get().min(last)));
+                    (trace, now_ms() - started)
+                })
             })
         });
         let outcome = Memo::new(move |previous: Option<&Outcome>| {
             let current = request.get();
             if current.is_trained() {
-                return trained_outcome(forward, layer, &current, previous, timing);
+                let computing = model_jobs.busy.get();
+                let trace = trained_trace.get();
+                return trained_outcome(trace, &current, previous, timing, computing);
             }
             let (queries, keys) = current.lengths(); // One tokenisation per change.
             let tokens = queries.unwrap_or(0);
@@ -270,6 +299,7 @@ impl Lab {
             export_titles: RwSignal::new(true),
             model_status,
             forward,
+            model_jobs,
             layer,
             lesson: RwSignal::new(None),
             generation: RwSignal::new(Default::default()),
@@ -283,6 +313,7 @@ impl Lab {
             reduction: RwSignal::new(Reduction::Max),
             imported: imported_file,
             imported_src: RwSignal::new(None),
+            model_src: RwSignal::new(None),
             imported_run,
             imported_roles: Memo::new(move |_| {
                 imported_run.with(|r| match r {
@@ -297,6 +328,9 @@ impl Lab {
         // is busy leaves the outcome as it was (the last result, pending) but must be queued.
         Effect::new(move |_| {
             let current = request.get();
+            if current.is_trained() {
+                return; // A trained model's passes are the model's (above), not these queues'.
+            }
             match outcome.with(|o| (o.pending, o.later)) {
                 (true, true) => cpu_jobs.schedule(current, shown),
                 (true, false) => jobs.schedule(current, shown, gpu),
@@ -413,48 +447,6 @@ impl Lab {
             timing.update_ms = timing.update_ms.max(now_ms() - timing.started_ms);
         });
     }
-}
-
-/// The outcome of the trained model: the selected layer's attention, traced with FlashAttention's
-/// steps, from the forward pass; while the model loads, the last result, marked pending.
-fn trained_outcome(
-    forward: Memo<Option<Result<ForwardRef, RequestError>>>,
-    layer: RwSignal<usize>,
-    request: &Request,
-    previous: Option<&Outcome>,
-    timing: StoredValue<Timing>,
-) -> Outcome {
-    let started_ms = now_ms();
-    let fallback = (choice(request) == BackendChoice::Gpu)
-        .then(|| Fallback::new(FallbackReason::Unsupported, ""));
-    let outcome = match forward.get() {
-        Some(Ok(run)) => {
-            let layers = run.0.layers.len();
-            let trace = run.0.layer_trace(layer.get().min(layers.saturating_sub(1)));
-            Outcome {
-                fallback,
-                ..Outcome::computed(Ok(TraceRef::new(trace)), now_ms() - started_ms, started_ms)
-            }
-        }
-        Some(Err(error)) => Outcome::computed(Err(error), now_ms() - started_ms, started_ms),
-        None => match previous {
-            Some(previous) => Outcome {
-                pending: true,
-                ..previous.clone()
-            },
-            None => Outcome {
-                pending: true,
-                ..compute(&Lab::default_request(), None)
-            },
-        },
-    };
-    timing.update_value(|timing| {
-        if timing.started_ms == 0.0 {
-            timing.started_ms = outcome.started_ms;
-        }
-        timing.update_ms = now_ms() - timing.started_ms;
-    });
-    outcome
 }
 
 /// The example sentence a page in `lang` opens on.

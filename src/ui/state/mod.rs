@@ -8,8 +8,10 @@ mod gpu_jobs;
 pub mod imported;
 mod lab;
 pub mod model;
+mod model_jobs;
 mod outcome;
 
 pub use gpu_jobs::GpuJobs;
-pub use lab::{ActiveCell, Lab, Timing};
-pub use outcome::{Outcome, compute, validate};
+pub use lab::{ActiveCell, Lab};
+pub use model_jobs::ModelJobs;
+pub use outcome::{Outcome, Timing, compute, validate};

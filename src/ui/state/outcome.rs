@@ -2,12 +2,21 @@
 //! checks into a config (reusing what the last one computed) and the trace. What the lab, the
 //! CPU's workers and the GPU's jobs all answer with.
 
+use leptos::prelude::*;
+
 use crate::ui::browser::clock::now_ms;
 use crate::ui::logic::TraceRef;
-use crate::ui::logic::backend::Fallback;
-use attention_core::api::{Request, RequestError};
+use crate::ui::logic::backend::{Fallback, FallbackReason, choice};
+use attention_core::api::{BackendChoice, Request, RequestError};
 use attention_core::pipeline::overview::summarises;
 use attention_core::{Backend, Config, FlashDetail, compute_parts_with, trace_from};
+
+/// How long the last update took, from the parameter change to the last redraw.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Timing {
+    pub started_ms: f64,
+    pub update_ms: f64,
+}
 
 /// The result of computing the current request.
 #[derive(Debug, Clone, PartialEq)]
@@ -84,4 +93,59 @@ pub fn validate(request: &Request, previous: Option<&Config>) -> Result<Config, 
     let mut params = request.to_params()?;
     params.trace = false;
     Ok(params.validate_reusing(previous)?)
+}
+
+/// The outcome of the trained model: the selected layer's attention, traced with FlashAttention's
+/// steps, from the forward pass; while the model loads, the last result, marked pending.
+pub fn trained_outcome(
+    trace: Option<Result<(TraceRef, f64), RequestError>>,
+    request: &Request,
+    previous: Option<&Outcome>,
+    timing: StoredValue<Timing>,
+    computing: bool,
+) -> Outcome {
+    let fallback = (choice(request) == BackendChoice::Gpu)
+        .then(|| Fallback::new(FallbackReason::Unsupported, ""));
+    let outcome = match trace {
+        // The trace on view already (a user's model's worker computes the next pass while the
+        // sentence is typed): only whether it is computing may change, and nothing is redrawn.
+        Some(Ok((trace, _)))
+            if previous.is_some_and(|p| {
+                p.result.as_ref().ok() == Some(&trace) && p.fallback == fallback
+            }) =>
+        {
+            Outcome {
+                pending: computing,
+                later: computing,
+                ..previous
+                    .cloned()
+                    .unwrap_or_else(|| Outcome::computed(Ok(trace), 0.0, 0.0))
+            }
+        }
+        Some(Ok((trace, ms))) => Outcome {
+            fallback,
+            // The model's worker is computing the next pass: this one is on view meanwhile.
+            pending: computing,
+            later: computing,
+            ..Outcome::computed(Ok(trace), ms, now_ms() - ms)
+        },
+        Some(Err(error)) => Outcome::computed(Err(error), 0.0, now_ms()),
+        None => match previous {
+            Some(previous) => Outcome {
+                pending: true,
+                ..previous.clone()
+            },
+            None => Outcome {
+                pending: true,
+                ..compute(&Request::default(), None)
+            },
+        },
+    };
+    timing.update_value(|timing| {
+        if timing.started_ms == 0.0 {
+            timing.started_ms = outcome.started_ms;
+        }
+        timing.update_ms = now_ms() - timing.started_ms;
+    });
+    outcome
 }

@@ -47,7 +47,12 @@ pub fn App(#[prop(optional)] page: bool) -> impl IntoView {
     location::apply_view(lab, &link.view);
     lab.link_notices.set(notices);
     provide_context(lab);
-    provide_context(own_model::OwnModel(RwSignal::new(Default::default())));
+    let own = own_model::OwnModel(RwSignal::new(Default::default()));
+    provide_context(own);
+    // A link naming a model folder's address (`model_src=`) opens it once fetched.
+    if let Some(src) = link.model_src.clone() {
+        own_model::open_address(lab, Some(own), src);
+    }
     js_api::install(lab);
     model_files::load_when_needed(lab);
     progress::keep(lab);

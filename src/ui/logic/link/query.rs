@@ -74,6 +74,9 @@ pub fn to_query(state: &LinkState) -> String {
     if let Some(src) = &state.src {
         pairs.push(("src", src.clone()));
     }
+    if let Some(src) = &state.model_src {
+        pairs.push(("model_src", src.clone()));
+    }
     pairs
         .iter()
         .map(|(name, value)| format!("{name}={}", encode(value)))
@@ -127,6 +130,7 @@ pub fn parse_query(query: &str) -> (LinkState, Vec<LinkNotice>) {
     let mut panels = Vec::new();
     let mut origin = None;
     let mut src = None;
+    let mut model_src = None;
     for pair in query
         .trim_start_matches('?')
         .split('&')
@@ -234,6 +238,14 @@ pub fn parse_query(query: &str) -> (LinkState, Vec<LinkNotice>) {
                     bad();
                 }
             }
+            // A model folder's address, fetched as the browser allows.
+            "model_src" => {
+                if !value.trim().is_empty() && value.len() <= 2048 {
+                    model_src = Some(value.trim().to_string());
+                } else {
+                    bad();
+                }
+            }
             _ => notices.push(LinkNotice::Unknown(shorten(&name, 40))),
         }
     }
@@ -252,6 +264,7 @@ pub fn parse_query(query: &str) -> (LinkState, Vec<LinkNotice>) {
         view,
         embed: embed.then_some(Embed { panels, origin }),
         src,
+        model_src,
     };
     (state, notices)
 }

@@ -65,4 +65,7 @@ pub struct LinkState {
     /// A file of one's own attention to show, fetched from where the page allows (a URL,
     /// absolute or relative to the lab).
     pub src: Option<String>,
+    /// A Hugging Face model folder to open, fetched from where the page allows (its address,
+    /// absolute or relative to the lab): `model_src=`.
+    pub model_src: Option<String>,
 }

@@ -357,7 +357,9 @@ fn on_answer(queue: Queue, index: usize, answer: FromWorker) {
         FromWorker::Projections { .. }
         | FromWorker::Unit { .. }
         | FromWorker::Error { .. }
-        | FromWorker::Kernel { .. } => {}
+        | FromWorker::Kernel { .. }
+        | FromWorker::ModelOpened { .. }
+        | FromWorker::Forward { .. } => {}
     }
 }
 

@@ -53,6 +53,23 @@ pub fn open_files(lab: Lab, status: Option<OwnModel>, files: web_sys::FileList) 
     });
 }
 
+/// Opens the model folder at the address `url` (a link's `model_src=`, the element's
+/// `model-src`), saying so in `status`.
+pub fn open_address(lab: Lab, status: Option<OwnModel>, url: String) {
+    if let Some(OwnModel(s)) = status {
+        s.set(OwnStatus::Opening);
+    }
+    leptos::task::spawn_local(async move {
+        let result = crate::ui::bridge::own_model::open_url(lab, url).await;
+        if let Some(OwnModel(s)) = status {
+            s.set(match result {
+                Ok(()) => OwnStatus::Idle,
+                Err(why) => OwnStatus::Failed(why),
+            });
+        }
+    });
+}
+
 /// Whether dropped files are a model folder's (rather than one's own attention).
 pub fn is_model_folder(files: &web_sys::FileList) -> bool {
     (0..files.length())

@@ -1,0 +1,128 @@
+//! The page's model worker: a user's model (a Hugging Face folder) held in this worker's
+//! memory, so that its forward pass and its generation never hold up the page's thread.
+//!
+//! Messages (arrays, as the unit worker's):
+//! - to the worker: `[id, "model", name, files, vocab]`: a folder's files (an object of file name
+//!   → `ArrayBuffer`) and the vocabulary's pieces (the page's tokenizer module read them); the
+//!   worker builds its copy of the model (`models::hf::from_folder_with`) and answers
+//!   `[id, "model", memory]` (its WebAssembly memory's bytes), or `[id, "error", message]`;
+//! - to the worker: `[id, "forward", request, tokens, ids, whole]`: the trained request's JSON
+//!   (its mask, temperature, tiles, score options, heads knocked out), the window's tokens and
+//!   ids (a `Uint32Array`), and how many tokens the whole text has; the worker runs
+//!   `Model::forward_work` and answers `[id, "forward", buffer, ms, memory]`, the work as
+//!   `ForwardWork::to_flat` in a transferred `ArrayBuffer`, the milliseconds it took and its
+//!   memory's bytes.
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use attention_core::api::Request;
+use attention_core::models::Model;
+use attention_core::models::hf::from_folder_with;
+use attention_core::models::tokenizer::{PiecesOnly, TextTokenizer};
+use js_sys::{Array, Float32Array, Object, Uint8Array, Uint32Array};
+use wasm_bindgen::prelude::*;
+use web_sys::DedicatedWorkerGlobalScope;
+
+use super::scope::{now, post};
+
+thread_local! {
+    static MODEL: RefCell<Option<Model>> = const { RefCell::new(None) };
+}
+
+/// Builds the model from `[id, "model", name, files, vocab]`.
+pub fn open(scope: &DedicatedWorkerGlobalScope, message: &Array) {
+    let id = message.get(0);
+    MODEL.with_borrow_mut(|model| *model = None);
+    let name = message.get(2).as_string().unwrap_or_default();
+    let files = message.get(3);
+    let mut read = BTreeMap::new();
+    if let Some(object) = files.dyn_ref::<Object>() {
+        for key in Object::keys(object).iter() {
+            let Some(file) = key.as_string() else {
+                continue;
+            };
+            let value = js_sys::Reflect::get(&files, &key).unwrap_or(JsValue::NULL);
+            read.insert(file, Uint8Array::new(&value).to_vec());
+        }
+    }
+    let vocab: Vec<String> = Array::from(&message.get(4))
+        .iter()
+        .map(|piece| piece.as_string().unwrap_or_default())
+        .collect();
+    let built = from_folder_with(&name, &read, &|_| {
+        Ok(Arc::new(PiecesOnly(vocab.clone())) as Arc<dyn TextTokenizer>)
+    });
+    drop(read);
+    match built {
+        Ok(model) => {
+            MODEL.with_borrow_mut(|slot| *slot = Some(model));
+            post(
+                scope,
+                &Array::of3(&id, &"model".into(), &memory_bytes().into()),
+                None,
+            );
+        }
+        Err(error) => error_to(scope, id, &error.to_string()),
+    }
+}
+
+/// Runs `[id, "forward", request, tokens, ids, whole]`.
+pub fn forward(scope: &DedicatedWorkerGlobalScope, message: &Array) {
+    let id = message.get(0);
+    let started = now();
+    let request = message.get(2).as_string().unwrap_or_default();
+    let tokens: Vec<String> = Array::from(&message.get(3))
+        .iter()
+        .map(|t| t.as_string().unwrap_or_default())
+        .collect();
+    let ids = Uint32Array::new(&message.get(4)).to_vec();
+    let whole = message.get(5).as_f64().unwrap_or(0.0) as usize;
+    let run = serde_json::from_str::<Request>(&request)
+        .map_err(|e| e.to_string())
+        .and_then(|r| r.trained_run().map_err(|e| e.to_string()));
+    let result = run.and_then(|(_, run)| {
+        let run = run.windowed(whole, whole.saturating_sub(ids.len()));
+        MODEL.with_borrow(|model| {
+            let model = model.as_ref().ok_or("no model is open in the worker")?;
+            model
+                .forward_work(&tokens, &ids, &run)
+                .map(|(_, work)| work.to_flat())
+                .map_err(|e| e.to_string())
+        })
+    });
+    match result {
+        Ok(flat) => {
+            let buffer = Float32Array::from(flat.as_slice()).buffer();
+            let ms = now() - started;
+            let reply = Array::of5(
+                &id,
+                &"forward".into(),
+                &buffer,
+                &ms.into(),
+                &memory_bytes().into(),
+            );
+            post(scope, &reply, Some(&Array::of1(&buffer)));
+        }
+        Err(error) => error_to(scope, id, &error),
+    }
+}
+
+/// The size of this worker's WebAssembly memory, bytes (it only grows).
+fn memory_bytes() -> f64 {
+    let memory = wasm_bindgen::memory();
+    js_sys::Reflect::get(&memory, &"buffer".into())
+        .ok()
+        .and_then(|b| js_sys::Reflect::get(&b, &"byteLength".into()).ok())
+        .and_then(|n| n.as_f64())
+        .unwrap_or(0.0)
+}
+
+fn error_to(scope: &DedicatedWorkerGlobalScope, id: JsValue, message: &str) {
+    post(
+        scope,
+        &Array::of3(&id, &"error".into(), &message.into()),
+        None,
+    );
+}

@@ -1,0 +1,311 @@
+//! A user's model in a worker of its own (the model messages of `crates/attention-worker`), so
+//! that its forward pass never holds up the page: a model of GPT-2 small's size takes a second
+//! of arithmetic per edit, which on the page's thread froze typing and drawing for as long.
+//!
+//! The page keeps its copy of the model for what is cheap to read from a forward pass (one
+//! position's logits, the circuit views) and tokenizes the text (its tokenizer module is here);
+//! the worker holds a second copy, built from the same files, and runs each forward pass
+//! (`Model::forward_work`), sending back each layer's matrix products; the page puts the same
+//! forward pass together (`Model::forward_from`, no projection or MLP computed again). One pass
+//! runs at a time; edits made meanwhile are coalesced into the next. Where no worker can start,
+//! or it fails, the page computes the pass itself as before.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use js_sys::{Array, Object, Uint8Array};
+use leptos::prelude::*;
+use wasm_bindgen::JsValue;
+
+use super::model::{self, ForwardRef, trained_request};
+use crate::ui::browser::clock::now_ms;
+use crate::ui::browser::worker::{FromWorker, WorkerHandle};
+use attention_core::api::{Request, RequestError};
+use attention_core::models::Model;
+use attention_core::models::model::Reading;
+use attention_core::models::remote::ForwardWork;
+
+/// A forward pass finished, and the request it answers.
+pub type Answered = (Request, Result<ForwardRef, RequestError>);
+
+/// What the worker holds.
+#[derive(Clone, Default)]
+enum Held {
+    #[default]
+    Nothing,
+    /// Reading the model sent with message `id`.
+    Opening(u32, Arc<Model>),
+    Holding(Arc<Model>),
+    /// It could not start or read the model: the page computes.
+    Failed,
+}
+
+/// A forward pass the worker is computing.
+struct Job {
+    id: u32,
+    request: Request,
+    model: Arc<Model>,
+    reading: Reading,
+    started_ms: f64,
+}
+
+/// The model's message, waiting for the worker to listen.
+struct Opening {
+    id: u32,
+    name: String,
+    files: Object,
+    vocab: Array,
+}
+
+/// The model worker and its queue (browser objects: kept in local storage).
+#[derive(Clone, Copy)]
+pub struct ModelJobs {
+    worker: StoredValue<Option<WorkerHandle>, LocalStorage>,
+    listening: StoredValue<bool>,
+    waiting: StoredValue<Option<Opening>, LocalStorage>,
+    held: RwSignal<Held, LocalStorage>,
+    running: StoredValue<Option<Job>, LocalStorage>,
+    queued: StoredValue<Option<(Request, Arc<Model>)>, LocalStorage>,
+    next_id: StoredValue<u32>,
+    /// The last forward pass finished and the request it answers.
+    pub done: RwSignal<Option<Answered>, LocalStorage>,
+    /// Whether a forward pass is being computed.
+    pub busy: RwSignal<bool>,
+    /// How long the worker's last forward pass took there, ms (for `state()`).
+    pub worker_ms: StoredValue<Option<f64>>,
+    /// The worker's WebAssembly memory, bytes, as it last said.
+    pub worker_memory: StoredValue<Option<f64>>,
+}
+
+impl ModelJobs {
+    pub fn new() -> Self {
+        Self {
+            worker: StoredValue::new_local(None),
+            listening: StoredValue::new(false),
+            waiting: StoredValue::new_local(None),
+            held: RwSignal::new_local(Held::Nothing),
+            running: StoredValue::new_local(None),
+            queued: StoredValue::new_local(None),
+            next_id: StoredValue::new(0),
+            done: RwSignal::new_local(None),
+            busy: RwSignal::new(false),
+            worker_ms: StoredValue::new(None),
+            worker_memory: StoredValue::new(None),
+        }
+    }
+
+    fn next_id(self) -> u32 {
+        self.next_id.update_value(|id| *id = id.wrapping_add(1));
+        self.next_id.get_value()
+    }
+
+    /// Gives the worker `model`, read from `files` (a folder's files), to hold instead of any
+    /// other; its forward passes go there from now on (the page computes them until it can).
+    pub fn open(self, model: Arc<Model>, files: &BTreeMap<String, Vec<u8>>) {
+        self.running.set_value(None);
+        self.queued.set_value(None);
+        self.busy.set(false);
+        self.done.set(None);
+        if self.worker.with_value(Option::is_none) {
+            let handle = WorkerHandle::spawn(move |answer| self.answer(answer));
+            if handle.is_none() {
+                self.held.set(Held::Failed);
+                return;
+            }
+            self.listening.set_value(false);
+            self.worker.set_value(handle);
+        }
+        let object = Object::new();
+        for (name, bytes) in files {
+            let buffer = Uint8Array::from(bytes.as_slice()).buffer();
+            let _ = js_sys::Reflect::set(&object, &name.into(), &buffer);
+        }
+        let vocab: Array = model.vocab.iter().map(|p| JsValue::from_str(p)).collect();
+        let id = self.next_id();
+        self.held.set(Held::Opening(id, model.clone()));
+        self.waiting.set_value(Some(Opening {
+            id,
+            name: model.name.clone(),
+            files: object,
+            vocab,
+        }));
+        if self.listening.get_value() {
+            self.post_waiting();
+        }
+    }
+
+    fn post_waiting(self) {
+        let Some(opening) = self.waiting.try_update_value(Option::take).flatten() else {
+            return;
+        };
+        let posted = self.worker.with_value(|w| {
+            w.as_ref().is_some_and(|w| {
+                w.open_model(opening.id, &opening.name, &opening.files, &opening.vocab)
+            })
+        });
+        if !posted {
+            self.fail();
+        }
+    }
+
+    /// Whether the worker computes `model`'s forward passes (tracked).
+    pub fn serves(self, model: &Arc<Model>) -> bool {
+        self.held.with(|held| match held {
+            Held::Opening(_, m) | Held::Holding(m) => Arc::ptr_eq(m, model),
+            Held::Nothing | Held::Failed => false,
+        })
+    }
+
+    /// The worker's last answer for `model`, whatever the request it answered (what the page
+    /// shows while the next one is computed), and whether it answers `request`.
+    pub fn last(self, request: &Request) -> Option<(Result<ForwardRef, RequestError>, bool)> {
+        self.done.with(|done| {
+            done.as_ref()
+                .map(|(r, result)| (result.clone(), r == request))
+        })
+    }
+
+    /// Runs `model` forward on `request`'s sentence in the worker, now or after the pass under
+    /// way.
+    pub fn schedule(self, request: Request, model: Arc<Model>) {
+        // Until the worker listens (its first message is its module), and one pass at a time.
+        if self.running.with_value(Option::is_some) || !self.listening.get_value() {
+            self.queued.set_value(Some((request, model)));
+            return;
+        }
+        let started_ms = now_ms();
+        let trained = trained_request(&request);
+        let reading = match trained.trained_run() {
+            Ok((sentence, run)) => model.reading(&sentence, &run),
+            Err(error) => return self.finish(request, Err(error)),
+        };
+        if reading.ids.is_empty() {
+            // Nothing to send: the page's own pass says why.
+            let result = model::run(&model, &request);
+            return self.finish(request, result);
+        }
+        let id = self.next_id();
+        let json = serde_json::to_string(&trained).unwrap_or_default();
+        let whole = reading.ids.len() + reading.dropped;
+        let posted = self.worker.with_value(|w| {
+            w.as_ref()
+                .is_some_and(|w| w.forward(id, &json, &reading.tokens, &reading.ids, whole))
+        });
+        if !posted {
+            self.fail();
+            let result = model::run(&model, &request);
+            return self.finish(request, result);
+        }
+        self.busy.set(true);
+        self.running.set_value(Some(Job {
+            id,
+            request,
+            model,
+            reading,
+            started_ms,
+        }));
+    }
+
+    fn finish(self, request: Request, result: Result<ForwardRef, RequestError>) {
+        self.done.set(Some((request, result)));
+        self.busy.set(false);
+        if let Some((next, model)) = self.queued.try_update_value(Option::take).flatten() {
+            let same = self
+                .done
+                .with_untracked(|d| d.as_ref().is_some_and(|(r, _)| *r == next));
+            if !same && self.serves_untracked(&model) {
+                self.schedule(next, model);
+            }
+        }
+    }
+
+    fn serves_untracked(self, model: &Arc<Model>) -> bool {
+        untrack(|| self.serves(model))
+    }
+
+    /// The worker is gone or refused the model: the page computes from now on, the pass under
+    /// way included.
+    fn fail(self) {
+        self.held.set(Held::Failed);
+        self.worker.set_value(None);
+        if let Some(job) = self.running.try_update_value(Option::take).flatten() {
+            let result = model::run(&job.model, &job.request);
+            self.finish(job.request, result);
+        }
+    }
+
+    fn answer(self, answer: FromWorker) {
+        match answer {
+            FromWorker::Ready => {
+                self.listening.set_value(true);
+                self.post_waiting();
+                if let Some((next, model)) = self.queued.try_update_value(Option::take).flatten() {
+                    self.schedule(next, model);
+                }
+            }
+            FromWorker::ModelOpened { id, memory } => {
+                self.worker_memory.set_value(Some(memory));
+                let opened = self.held.with_untracked(|held| match held {
+                    Held::Opening(i, model) if *i == id => Some(model.clone()),
+                    _ => None,
+                });
+                if let Some(model) = opened {
+                    self.held.set(Held::Holding(model));
+                }
+            }
+            FromWorker::Forward {
+                id,
+                flat,
+                ms,
+                memory,
+            } => {
+                self.worker_memory.set_value(Some(memory));
+                let mine = self
+                    .running
+                    .with_value(|job| job.as_ref().is_some_and(|j| j.id == id));
+                if !mine {
+                    return;
+                }
+                let Some(job) = self.running.try_update_value(Option::take).flatten() else {
+                    return;
+                };
+                self.worker_ms.set_value(Some(ms));
+                let work = ForwardWork::from_flat(&flat.to_vec()).unwrap_or_default();
+                let Reading {
+                    tokens,
+                    ids,
+                    dropped,
+                    run,
+                } = &job.reading;
+                let result = job
+                    .model
+                    .forward_from(tokens, ids, run, work)
+                    .map(|mut forward| {
+                        forward.dropped = *dropped;
+                        ForwardRef(Arc::new(forward), now_ms() - job.started_ms)
+                    })
+                    .map_err(RequestError::from);
+                self.finish(job.request, result);
+            }
+            FromWorker::Error { id, .. } => {
+                let opening = self
+                    .held
+                    .with_untracked(|held| matches!(held, Held::Opening(i, _) if *i == id));
+                let running = self
+                    .running
+                    .with_value(|job| job.as_ref().is_some_and(|j| j.id == id));
+                if opening || running {
+                    self.fail();
+                }
+            }
+            FromWorker::Failed => self.fail(),
+            _ => {}
+        }
+    }
+}
+
+impl Default for ModelJobs {
+    fn default() -> Self {
+        Self::new()
+    }
+}
