@@ -170,3 +170,33 @@ fn the_readme_counts_the_chapters_the_code_has() {
         "the README's chapter counts {claims:?}, the code's {chapters}"
     );
 }
+
+/// The README states how much of one's own attention the page, the CLI and the notebook take,
+/// with the numbers the code uses (the review found the limit nowhere but in a refusal).
+#[test]
+fn the_readme_states_the_import_limits_the_code_uses() {
+    use attention_core::io::import::{DEFAULT_BUDGET, MAX_TOKENS};
+    use attention_lab::ui::state::imported::PAGE_BUDGET;
+    let readme = fs::read_to_string(root().join("README.md")).unwrap();
+    let grouped = |n: usize| {
+        let digits = n.to_string();
+        let mut out = String::new();
+        for (i, c) in digits.chars().enumerate() {
+            if i > 0 && (digits.len() - i) % 3 == 0 {
+                out.push(' ');
+            }
+            out.push(c);
+        }
+        out
+    };
+    for (what, n) in [("the page's", PAGE_BUDGET), ("the CLI's", DEFAULT_BUDGET)] {
+        assert!(
+            readme.contains(&format!("{} numbers", grouped(n))),
+            "{what} budget {} is not in the README",
+            grouped(n)
+        );
+    }
+    assert!(readme.contains(&format!("and {MAX_TOKENS} tokens")));
+    let python = fs::read_to_string(root().join("python/attention_lab/_convert.py")).unwrap();
+    assert!(python.contains("BUDGET = 16 << 20") && PAGE_BUDGET == 16 << 20);
+}

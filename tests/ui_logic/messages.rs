@@ -189,3 +189,21 @@ fn sentences_join_as_each_language_writes() {
     let parts = ["出错了".to_string(), "请重试。".to_string()];
     assert_eq!(Lang::Zh.join_sentences(&parts), "出错了。请重试。");
 }
+
+/// `attentionLab.set({lesson: "x"})` names every chapter the page has (the review found "lesson:
+/// not a valid value" and nothing to choose from), in both languages.
+#[test]
+fn a_lesson_that_does_not_exist_lists_every_chapter() {
+    use attention_core::teaching::Chapter;
+    use attention_lab::ui::logic::notice::ApiError;
+    for lang in [Lang::En, Lang::Zh] {
+        let message = ApiError::BadView("lesson").message(lang);
+        for chapter in Chapter::ALL {
+            assert!(message.contains(chapter.id()), "{lang:?}: {message}");
+        }
+    }
+    assert_eq!(
+        ApiError::BadView("head").message(Lang::En),
+        "head: not a valid value"
+    );
+}

@@ -92,3 +92,48 @@ fn tooltips_spell_out_the_actual_numbers() {
         "{output:?}"
     );
 }
+
+/// An uneven head split is said where it shows (the review: d_model 10 over 3 heads gave heads 3
+/// wide without a word): the concatenation's and W_O's captions give the widths, in both
+/// languages; an even split says nothing more.
+#[test]
+fn an_uneven_head_split_is_said_under_the_concatenation() {
+    let uneven = trace(Params {
+        d_model: Some(10),
+        n_heads: 3,
+        ..Params::sentence("the cat sat")
+    });
+    assert_eq!(uneven.concat.ncols(), 9);
+    for stage in [Stage::Concat, Stage::Projected] {
+        let en = stage.caption(&uneven, Lang::En);
+        assert!(
+            en.contains("⌊10 / 3⌋ = 3") && en.contains("9 numbers"),
+            "{en}"
+        );
+        assert!(
+            stage
+                .caption(&uneven, Lang::Zh)
+                .contains("不能被 3 个头整除")
+        );
+    }
+    let wide = trace(Params {
+        d_model: Some(8),
+        n_heads: 2,
+        d_k: Some(6),
+        ..Params::sentence("the cat sat")
+    });
+    let en = Stage::Concat.caption(&wide, Lang::En);
+    assert!(
+        en.contains("12 numbers per token, not 8") && !en.contains('⌊'),
+        "{en}"
+    );
+    let even = trace(Params {
+        d_model: Some(12),
+        n_heads: 3,
+        ..Params::sentence("the cat sat")
+    });
+    assert_eq!(
+        Stage::Concat.caption(&even, Lang::En),
+        Stage::Concat.text(Lang::En).caption
+    );
+}

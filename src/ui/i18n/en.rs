@@ -192,6 +192,17 @@ pub static TEXT: Text = Text {
     ],
     x_without_positions: "What attention reads: one row per token, its meaning alone; positions enter later, in the scores, or not at all.",
     weights_with_sink: "Each row is a softmax over the visible keys and the head's sink logit; the sink's share is dropped, so a row sums to less than 1 and a head can attend to almost nothing.",
+    uneven_heads: |width, d_model, heads, uneven| {
+        let why = match uneven {
+            Some(each) => format!(
+                "d_model = {d_model} does not split evenly over {heads} heads, so each head is ⌊{d_model} / {heads}⌋ = {each} wide: "
+            ),
+            None => String::new(),
+        };
+        format!(
+            "{why}the heads side by side are {width} numbers per token, not {d_model}; W_O ({width} × {d_model}) maps them back to d_model."
+        )
+    },
     own_x_caption: "Your own vectors, given through attentionLab.set() and used as they are: no embedding or position is added. One row per token.",
     seed: "seed",
     reroll: "Re-roll",
@@ -871,6 +882,7 @@ pub static TEXT: Text = Text {
             format!("{field} is fixed by the trained model: switch to random weights to choose it.")
         },
         bad_view_value: |name| format!("{name}: not a valid value"),
+        bad_lesson: |ids| format!("lesson: no such chapter; one of {ids} (or null for the lab)"),
         not_an_object: "params: expected an object of parameters",
         showing_last_good: "The views still show the last valid result.",
     },

@@ -468,6 +468,8 @@ pub struct ErrorTexts {
     pub fixed_by_model: fn(&str) -> String,
     /// A view setting (`head`, `lang`, …) with a value it cannot take.
     pub bad_view_value: fn(&str) -> String,
+    /// `lesson` naming no chapter: every chapter's id.
+    pub bad_lesson: fn(&str) -> String,
     pub not_an_object: &'static str,
     pub showing_last_good: &'static str,
 }
@@ -525,6 +527,9 @@ pub struct Text {
     /// X given through `set()`: the X stage's formula and caption.
     pub own_x_formula: &'static str,
     pub own_x_caption: &'static str,
+    /// The heads side by side are `width` numbers, not d_model (`uneven`: d_model ÷ heads
+    /// rounded down, when d_model is not a multiple of the heads): (width, d_model, heads, uneven).
+    pub uneven_heads: fn(usize, usize, usize, Option<usize>) -> String,
     pub seed: &'static str,
     pub reroll: &'static str,
     pub layer_section: &'static str,

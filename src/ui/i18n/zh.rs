@@ -176,6 +176,17 @@ pub static TEXT: Text = Text {
     ],
     x_without_positions: "注意力读取的内容：每个词元一行，只有含义；位置稍后在分数里才进入，或者根本不进入。",
     weights_with_sink: "每一行是对可见键和该头汇聚 logit 一起做的 softmax；汇聚项的份额被丢弃，所以每行之和小于 1，一个头可以几乎什么都不关注。",
+    uneven_heads: |width, d_model, heads, uneven| {
+        let why = match uneven {
+            Some(each) => format!(
+                "d_model = {d_model} 不能被 {heads} 个头整除，所以每个头宽 ⌊{d_model} / {heads}⌋ = {each}："
+            ),
+            None => String::new(),
+        };
+        format!(
+            "{why}各头并排后每个词元有 {width} 个数，而不是 {d_model}；W_O（{width} × {d_model}）把它们映射回 d_model。"
+        )
+    },
     own_x_caption: "你自己的向量，通过 attentionLab.set() 给出，原样使用：不加词向量，也不加位置。每个词元一行。",
     seed: "随机种子",
     reroll: "重新生成",
@@ -770,6 +781,7 @@ pub static TEXT: Text = Text {
         input_twice: |field| format!("{field}：请只用 sentence、tokens、x 中的一种方式给出输入。"),
         fixed_by_model: |field| format!("{field} 由训练好的模型固定：切换到随机权重才能自己选择。"),
         bad_view_value: |name| format!("{name}：不是有效的值"),
+        bad_lesson: |ids| format!("lesson：没有这一章；可选 {ids}（或 null 回到实验室）"),
         not_an_object: "params：应为一个由参数组成的对象",
         showing_last_good: "下方仍显示上一次的有效结果。",
     },

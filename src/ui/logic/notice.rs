@@ -39,6 +39,14 @@ impl ApiError {
         let errors = &lang.text().errors;
         match self {
             Self::Request(error) => lang.request_error(error),
+            // A chapter that does not exist: every chapter's id, as the CLI lists them.
+            Self::BadView("lesson") => {
+                let ids: Vec<&str> = attention_core::teaching::Chapter::ALL
+                    .iter()
+                    .map(|c| c.id())
+                    .collect();
+                (errors.bad_lesson)(&ids.join(", "))
+            }
             Self::BadView(name) => (errors.bad_view_value)(name),
             Self::NotAnObject => errors.not_an_object.into(),
         }

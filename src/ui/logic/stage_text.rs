@@ -61,6 +61,18 @@ impl Stage {
             if self == Self::Weights && config.shaping().sink_logits.is_some() {
                 return lang.text().weights_with_sink.into();
             }
+            // Heads side by side narrower or wider than d_model (d_model not a multiple of the
+            // heads, or d_k chosen apart from it): said where it shows.
+            let d = config.dims();
+            let width = d.n_heads * d.d_v;
+            if matches!(self, Self::Concat | Self::Projected) && width != d.d_model {
+                let uneven = (d.d_model % d.n_heads != 0).then_some(d.d_model / d.n_heads);
+                return format!(
+                    "{} {}",
+                    self.text(lang).caption,
+                    (lang.text().uneven_heads)(width, d.d_model, d.n_heads, uneven)
+                );
+            }
             return self.text(lang).caption.into();
         };
         let model = &lang.text().model;
