@@ -66,7 +66,8 @@ impl Stage {
             let d = config.dims();
             let width = d.n_heads * d.d_v;
             if matches!(self, Self::Concat | Self::Projected) && width != d.d_model {
-                let uneven = (d.d_model % d.n_heads != 0).then_some(d.d_model / d.n_heads);
+                let uneven =
+                    (!d.d_model.is_multiple_of(d.n_heads)).then_some(d.d_model / d.n_heads);
                 return format!(
                     "{} {}",
                     self.text(lang).caption,
