@@ -2,6 +2,7 @@
 #   make serve   the app at http://127.0.0.1:8080 (release build, rebuilt on change)
 #   make test    every check and test; what CI runs
 #   make bench   the benchmarks: the core natively (criterion), the page in headless Chromium
+#   make wheel   the notebook package as a wheel with the built lab inside (python/dist/)
 SHELL := /bin/bash
 export PATH := $(CURDIR)/.tools/node_modules/.bin:$(HOME)/.cargo/bin:$(PATH)
 export TRUNK_SKIP_VERSION_CHECK := true
@@ -12,7 +13,7 @@ export WASM_BINDGEN_TEST_TIMEOUT ?= 300
 export XDG_RUNTIME_DIR ?= /tmp/attention-lab-runtime
 PORT ?= 8080
 
-.PHONY: serve test bench tools
+.PHONY: serve test bench tools wheel
 
 tools:
 	@bash .ci/tools.sh
@@ -32,3 +33,8 @@ bench: tools
 	node tests/e2e/kernel_bench.mjs
 	cargo build --release --bin attention-trace
 	.venv/bin/python benches/numpy_cli.py
+
+# `pip install python/dist/attention_lab-*.whl` then needs no Rust: the lab's build is inside.
+wheel: tools
+	trunk build --release
+	.venv/bin/python python/build_wheel.py

@@ -52,6 +52,8 @@ if [ -f dist/index.html ]; then
   # The notebook package, as the README installs it: the lab's build copied in, then pip.
   step python-package bash -c '.venv/bin/python python/build_static.py && .venv/bin/pip install --quiet --disable-pip-version-check ./python'
   step pytest .venv/bin/python -m pytest -q python/tests
+  # `make wheel`'s package, as a user installs it elsewhere: the lab's build inside.
+  step wheel .venv/bin/python python/build_wheel.py
   for script in smoke embed keyboard phone learn long truth shaping import element notebook jupyter llama circuits own_model a11y; do
     step "e2e-$script" node --test --test-reporter=spec "tests/e2e/$script.mjs"
   done

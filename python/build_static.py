@@ -1,7 +1,8 @@
 """Copies the lab's release build (../dist, from `trunk build --release`) into the package:
-the wasm-bindgen glue as a plain script body, the module, the stylesheet and the request's JSON
-Schema. Run before
-`pip install ./python` (the README's set-up does).
+the wasm-bindgen glue as a plain script body, the module, the stylesheet, the request's JSON
+Schema, and the tokenizer module (its no-modules script and its module: a model's
+`tokenizer.json`, for `show(model=...)`). Run before `pip install ./python` and `make wheel`
+(the README's set-up does).
 
     python3 python/build_static.py [dist]
 """
@@ -33,7 +34,17 @@ def main(dist: Path) -> None:
     shutil.copyfile(dist / css.group(1), STATIC / "lab.css")
     # The request's JSON Schema: the package checks a cell's keywords against it.
     shutil.copyfile(dist / "request.schema.json", STATIC / "request.schema.json")
-    print(f"python/attention_lab/static: lab.js, lab_bg.wasm, lab.css, request.schema.json from {dist}")
+    # The tokenizer module, carried inline by a page that shows a model (it has no address to
+    # load it from): a classic script that declares `wasm_bindgen`, and its module.
+    tokenizer = (dist / "attention-tokenizer.js").read_text(encoding="utf-8")
+    if "</script" in tokenizer or not tokenizer.startswith("let wasm_bindgen"):
+        sys.exit("the tokenizer module's script cannot be inlined")
+    (STATIC / "tokenizer.js").write_text(tokenizer, encoding="utf-8")
+    shutil.copyfile(dist / "attention-tokenizer_bg.wasm", STATIC / "tokenizer_bg.wasm")
+    print(
+        "python/attention_lab/static: lab.js, lab_bg.wasm, lab.css, request.schema.json, "
+        f"tokenizer.js, tokenizer_bg.wasm from {dist}"
+    )
 
 
 if __name__ == "__main__":

@@ -4,11 +4,17 @@
     attention_lab.show(attention, tokens)              # weights: [layers, heads, q, k], ...
     attention_lab.show(q=q, k=k, v=v, tokens=tokens)  # or each head's Q and K (and V)
     attention_lab.save_html("attention.html", attention, tokens)
+    attention_lab.show(model="path/to/folder", text="...")  # a model the lab runs itself
+    attention_lab.show(model=hf_model, tokenizer=tok)       # a transformers model, live
 
 `attention` may be a NumPy array, a PyTorch tensor, nested lists, Hugging Face's
 `outputs.attentions` (a tuple of [batch, heads, q, k] per layer) or a TransformerLens
 `ActivationCache`. The lab's own WebAssembly, carried inline, draws it: no CDN, works offline.
 The numbers travel as the bytes of an `.npz`, read by the lab's own reader.
+
+With `model=` (a Hugging Face folder, or a transformers model and its fast tokenizer), the widget
+is sent the model's files and the lab runs it in the page, its own WebAssembly: the sentence,
+edited in the widget, is computed again there, with no round trip to Python.
 """
 from __future__ import annotations
 
@@ -18,16 +24,20 @@ from urllib.parse import urlencode
 
 from ._convert import arrays, npz, payload
 from ._fields import check, plain
-from ._page import page
+from ._model import model_files
+from ._page import page, shell
 
 __all__ = ["show", "save_html", "html", "payload"]
 
 PANELS = "weights,head-view,all-heads,head-roles"
+# A model's panels: the sentence (edited live), every layer × head, the chosen head, what comes
+# next and generation.
+MODEL_PANELS = "sentence,model-view,weights,head-view,next-token,generate"
 
 
-def _link(panels: Any, lang: Optional[str]) -> str:
+def _link(panels: Any, lang: Optional[str], default: str = PANELS) -> str:
     if panels is None:
-        panels = PANELS
+        panels = default
     if not isinstance(panels, str):
         panels = ",".join(panels)
     query = {"embed": "1", "panels": panels}
@@ -78,12 +88,41 @@ def save_html(path: str, attention: Any = None, tokens: Optional[Sequence[Any]] 
     return path
 
 
-def show(attention: Any = None, tokens: Optional[Sequence[Any]] = None, *, height: int = 640, **options: Any):
+def show(
+    attention: Any = None,
+    tokens: Optional[Sequence[Any]] = None,
+    *,
+    height: int = 640,
+    model: Any = None,
+    tokenizer: Any = None,
+    text: Optional[str] = None,
+    **options: Any,
+):
     """An anywidget showing this attention in the lab (Jupyter, JupyterLab, VS Code, Colab,
-    marimo)."""
+    marimo). With `model=` (a Hugging Face folder's path, or a transformers model with
+    `tokenizer=`), the lab runs that model on `text` in the page instead: every layer and head,
+    what comes next, generation; editing the sentence in the widget computes it again there."""
     from ._widget import AttentionWidget
 
     own = {name: options.pop(name) for name in ("q", "k", "v", "key_tokens", "batch", "panels", "lang") if name in options}
+    if model is not None:
+        if attention is not None or any(name in own for name in ("q", "k", "v")):
+            raise TypeError("show: a model, or one's own attention (attention or q, k, v), not both")
+        name, files = model_files(model, tokenizer)
+        if text is not None:
+            options["sentence"] = text
+        params = _params(options)
+        return AttentionWidget(
+            model={"name": name, "files": files},
+            link=_link(own.get("panels"), own.get("lang"), MODEL_PANELS),
+            params=json.dumps(params),
+            height=height,
+            shell=shell(tokenizer=True).replace("__ATTENTION_LAB_GIVEN__", "null", 1),
+        )
+    if tokenizer is not None:
+        raise TypeError("tokenizer: goes with model=")
+    if text is not None:
+        raise TypeError("text: goes with model= (one's own attention brings its tokens)")
     params = _params(options)
     link = _link(own.get("panels"), own.get("lang"))
     data = arrays(

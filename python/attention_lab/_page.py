@@ -32,30 +32,53 @@ def _script_json(value: object) -> str:
     return json.dumps(value, ensure_ascii=False).replace("</", "<\\/")
 
 
-@lru_cache(maxsize=1)
-def shell() -> str:
+def _tokenizer_script() -> str:
+    """The tokenizer module inline (a model's `tokenizer.json` is read by it): its no-modules
+    script's `wasm_bindgen`, handed to the lab with its module's bytes, as
+    `src/ui/bridge/tokenizer_module.rs` looks for them."""
+    script = _static("tokenizer.js").decode("utf-8")
+    module = base64.b64encode(_static("tokenizer_bg.wasm")).decode("ascii")
+    # Run with no `document` in its scope: the glue would resolve its own address against the
+    # page's, and a page in a frame's srcdoc has none it can resolve against.
+    return f"""<script>
+window.__attentionLabTokenizer = (() => {{
+const document = undefined;
+{script}
+return wasm_bindgen;
+}})();
+window.__attentionLabTokenizerModule = Uint8Array.from(atob("{module}"), (c) => c.charCodeAt(0));
+</script>"""
+
+
+@lru_cache(maxsize=2)
+def shell(tokenizer: bool = False) -> str:
     """The page with two placeholders: the link (a JSON string) and what is given inline (a
-    JavaScript expression: `{data, params}`, or `null` when the widget sends them)."""
+    JavaScript expression: `{data, params}`, or `null` when the widget sends them). With
+    `tokenizer`, it carries the tokenizer module too (2.4 MB more), for a model shown in it."""
     css = _static("lab.css").decode("utf-8")
     glue = _static("lab.js").decode("utf-8")
     wasm = base64.b64encode(_static("lab_bg.wasm")).decode("ascii")
+    tokenizer_script = _tokenizer_script() if tokenizer else ""
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Attention Lab</title>
 <style>{css}</style>
 <script>window.attentionLabLink = {LINK};</script>
+{tokenizer_script}
 </head><body>
 <script type="module">
 {glue}
 const base64 = (text) => Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
 await __wbg_init({{ module_or_path: base64("{wasm}") }});
 const lab = window.attentionLab;
-function apply({{ data, params }}) {{
+// A model (a Hugging Face folder's files) opens first, then the settings (its sentence) apply.
+async function apply({{ data, params, model }}) {{
+  const opened = model ? await lab.load({{ model }}) : {{ ok: true }};
   const set = params && Object.keys(params).length ? lab.set(params) : {{ ok: true }};
   const loaded = data ? lab.load(Object.assign({{ name: "attention_lab" }}, data)) : {{ ok: true }};
-  window.attentionLabReady = {{ set, loaded }};
-  for (const result of [set, loaded]) {{
+  window.attentionLabReady = {{ set, loaded, opened }};
+  for (const result of [opened, set, loaded]) {{
     if (!result.ok) console.warn("attention_lab:", result.error);
   }}
 }}

@@ -1,6 +1,7 @@
 // The notebook widget's front end (anywidget): the lab's page in a frame of its own, sent the
-// widget's tensors as `.npz` bytes (read by the lab's own reader) and its settings, and sent them
-// again when the cell changes them. `render` returns its cleanup.
+// widget's tensors as `.npz` bytes (read by the lab's own reader), or a model's files (which the
+// lab opens and runs), and its settings, and sent them again when the cell changes them.
+// `render` returns its cleanup.
 
 const READY = 'attention-lab-widget:ready';
 const DATA = 'attention-lab-widget:data';
@@ -17,7 +18,18 @@ function render({ model, el }) {
   frame.title = 'Attention Lab';
   frame.style.cssText = 'width: 100%; border: 0; display: block';
   let ready = false;
-  const data = () => ({ format: 'npz', bytes: bytesOf(model.get('data')) });
+  // One's attention (none when the widget shows a model), and a model's files as bytes.
+  const data = () => {
+    const bytes = bytesOf(model.get('data'));
+    return bytes.length ? { format: 'npz', bytes } : null;
+  };
+  const ownModel = () => {
+    const given = model.get('model');
+    if (!given?.files || !Object.keys(given.files).length) return undefined;
+    const files = {};
+    for (const [name, value] of Object.entries(given.files)) files[name] = bytesOf(value);
+    return { name: given.name, files };
+  };
   const params = () => JSON.parse(model.get('params') || '{}');
   const post = (message) => {
     if (ready) frame.contentWindow?.postMessage({ type: DATA, ...message }, '*');
@@ -25,9 +37,10 @@ function render({ model, el }) {
   const onMessage = (event) => {
     if (event.source !== frame.contentWindow || event.data?.type !== READY) return;
     ready = true;
-    post({ data: data(), params: params() });
+    post({ data: data(), params: params(), model: ownModel() });
   };
   const onData = () => post({ data: data() });
+  const onModel = () => post({ model: ownModel(), params: params() });
   const onParams = () => post({ params: params() });
   const onHeight = () => {
     frame.style.height = `${model.get('height')}px`;
@@ -39,6 +52,7 @@ function render({ model, el }) {
   };
   window.addEventListener('message', onMessage);
   model.on('change:data', onData);
+  model.on('change:model', onModel);
   model.on('change:params', onParams);
   model.on('change:height', onHeight);
   model.on('change:link', onLink);
@@ -48,6 +62,7 @@ function render({ model, el }) {
   return () => {
     window.removeEventListener('message', onMessage);
     model.off('change:data', onData);
+    model.off('change:model', onModel);
     model.off('change:params', onParams);
     model.off('change:height', onHeight);
     model.off('change:link', onLink);

@@ -1,6 +1,7 @@
 // The notebook package (python/, issue 22 §3), as a notebook runs it: the page save_html writes,
 // opened from file:// with no server, draws the file's numbers; and the widget's module, rendered
-// by a host that does what anywidget does (render({model, el})), shows the lab in its frame.
+// by a host that does what anywidget does (render({model, el})), shows the lab in its frame; and
+// show(model=folder) sends a model's files, which the lab in the frame opens and runs.
 // (A real JupyterLab run is still to come.)
 //
 // node --test tests/e2e/notebook.mjs   (after the README's set-up: .venv with the package)
@@ -128,6 +129,61 @@ json.dump({"data": base64.b64encode(w.data).decode(), "flipped": base64.b64encod
     await page.evaluate(() => window.widgetHost.cleanup());
     assert.equal(await page.evaluate(() => document.querySelectorAll('#out iframe').length), 0);
     assert.equal(await page.evaluate(() => window.widgetHost.listening()), 0);
+    await page.close();
+  } finally {
+    server.close();
+  }
+});
+
+test('show(model=folder): the widget sends the folder\'s files, the lab in its frame runs the model, and a sentence typed there is computed again with no Python', async () => {
+  const folder = join(ROOT, 'tests', 'fixtures', 'hf', 'qwen2');
+  const want = JSON.parse(readFileSync(join(folder, 'expected.json'), 'utf8')).cases[2];
+  python(`
+import base64, json, shutil, pathlib, attention_lab
+w = attention_lab.show(model=${JSON.stringify(folder)}, text="The cat sat.")
+shutil.copy(pathlib.Path(attention_lab.__file__).parent / "widget.js", "widget.js")
+files = {name: base64.b64encode(data).decode() for name, data in w.model["files"].items()}
+json.dump({"model": {"name": w.model["name"], "files": files}, "data": "", "link": w.link,
+           "params": w.params, "height": w.height, "shell": w.shell}, open("model-widget.json", "w"))
+`);
+  // As anywidget hands them over: the model's files (binary buffers inside a dict) as DataViews.
+  writeFileSync(join(dir, 'model-host.html'), `<!DOCTYPE html><html><head><meta charset="utf-8"></head><body><div id="out"></div>
+<script type="module">
+  import widget from './widget.js';
+  const values = await (await fetch('./model-widget.json')).json();
+  const view = (text) => new DataView(Uint8Array.from(atob(text), (c) => c.charCodeAt(0)).buffer);
+  values.data = view(values.data);
+  for (const name of Object.keys(values.model.files)) values.model.files[name] = view(values.model.files[name]);
+  const model = { get: (name) => values[name], on() {}, off() {} };
+  widget.render({ model, el: document.getElementById('out') });
+</script></body></html>`);
+  const server = await serve(dir);
+  try {
+    const page = await context.newPage();
+    page.on('pageerror', (e) => errors.push(String(e)));
+    await page.goto(`${server.url}model-host.html`);
+    const frame = await (await page.waitForSelector('#out iframe')).contentFrame();
+    await frame.waitForFunction(() => window.attentionLabReady, null, { timeout: 60000 });
+    const ready = await frame.evaluate(() => window.attentionLabReady);
+    assert.deepEqual(ready.opened, { ok: true });
+    let s = await frame.evaluate(() => window.attentionLab.state());
+    assert.equal(s.source, 'model');
+    assert.deepEqual(s.model, { path: 'qwen2' });
+    assert.equal(s.sentence, 'The cat sat.');
+    // Typed in the widget's own sentence box: the page computes it again, in its WebAssembly.
+    await frame.fill('[data-testid=sentence]', want.text);
+    await frame.waitForFunction((n) => {
+      const s = window.attentionLab.state();
+      return s.tokens.length === n && !s.pending;
+    }, want.ids.length, { timeout: 60000 });
+    s = await frame.evaluate(() => window.attentionLab.state());
+    const last = want.logits[want.logits.length - 1];
+    const top = Math.max(...last);
+    const p = 1 / last.reduce((sum, x) => sum + Math.exp(x - top), 0);
+    assert.ok(Math.abs(s.predictions[0].p - p) < 1e-4, `${s.predictions[0].p} vs transformers' ${p}`);
+    await nextFrames(frame);
+    assert.ok(await frame.locator('[data-testid^=model-head-]').count() >= 8, 'every layer × head at a glance');
+    if (SHOTS) await page.screenshot({ path: join(SHOTS, 'notebook-model.png') });
     await page.close();
   } finally {
     server.close();

@@ -18,6 +18,8 @@ const MODULE: &str = "attention-tokenizer_bg.wasm";
 /// Where the page keeps the module's initialised exports and its tokenizers.
 const EXPORTS: &str = "__attentionLabTokenizer";
 const LIST: &str = "__attentionLabTokenizers";
+/// Where a page that carries the module inline puts its bytes (with its init at [`EXPORTS`]).
+const INLINE: &str = "__attentionLabTokenizerModule";
 
 thread_local! {
     /// The module's exports once loaded.
@@ -97,6 +99,17 @@ async fn exports() -> Result<JsValue, String> {
         return Ok(exports);
     }
     let window = web_sys::window().ok_or("no window")?;
+    // A page that carries the module inline (the notebook's page, which has no address to load
+    // it from) sets its init function and its bytes on the window first.
+    let preset = js_sys::Reflect::get(&window, &EXPORTS.into())
+        .ok()
+        .filter(JsValue::is_function);
+    let inline = js_sys::Reflect::get(&window, &INLINE.into())
+        .ok()
+        .filter(|bytes| !bytes.is_undefined() && !bytes.is_null());
+    if let (Some(init), Some(bytes)) = (preset, inline) {
+        return start(init.unchecked_into(), bytes).await;
+    }
     let document = window.document().ok_or("no document")?;
     let base = document
         .base_uri()
@@ -126,9 +139,13 @@ async fn exports() -> Result<JsValue, String> {
         .map_err(describe)?
         .dyn_into()
         .map_err(|_| format!("{SCRIPT} did not load"))?;
+    start(init, url(MODULE)?.into()).await
+}
+
+/// Starts the module from `module` (its address or its bytes) through its `init`.
+async fn start(init: js_sys::Function, module: JsValue) -> Result<JsValue, String> {
     let options = js_sys::Object::new();
-    js_sys::Reflect::set(&options, &"module_or_path".into(), &url(MODULE)?.into())
-        .map_err(describe)?;
+    js_sys::Reflect::set(&options, &"module_or_path".into(), &module).map_err(describe)?;
     let started: js_sys::Promise = init
         .call1(&JsValue::NULL, &options)
         .map_err(describe)?
