@@ -35,13 +35,42 @@ function freePort() {
   });
 }
 
-before(async () => {
-  writeFileSync(join(dir, 'attention.ipynb'), JSON.stringify({
-    cells: [{ cell_type: 'code', metadata: {}, execution_count: null, outputs: [], source: CELL }],
+// A model the lab runs itself: a Hugging Face folder's files sent through the widget's state.
+const MODEL_CELL = `import attention_lab
+attention_lab.show(model=${JSON.stringify(join(ROOT, 'tests', 'fixtures', 'hf', 'qwen2'))}, text="The cat sat on the mat.")`;
+
+function notebook(name, source) {
+  writeFileSync(join(dir, name), JSON.stringify({
+    cells: [{ cell_type: 'code', metadata: {}, execution_count: null, outputs: [], source }],
     metadata: { kernelspec: { name: 'python3', display_name: 'Python 3', language: 'python' } },
     nbformat: 4,
     nbformat_minor: 5,
   }));
+}
+
+/** Opens notebook `name` in JupyterLab, runs its cell once the kernel is idle, and resolves to
+ * the widget's frame (with its page, to close). */
+async function runCell(name) {
+  const page = await context.newPage();
+  await page.goto(`${url}lab/tree/${name}?token=${TOKEN}`);
+  // Once the kernel is idle (the status bar says so), run the cell; a run sent while the kernel
+  // was still connecting is lost, so it is sent again if no output comes.
+  await page.waitForSelector('.jp-Notebook .jp-Cell', { timeout: 120000 });
+  await page.waitForFunction(() => /\|\s*Idle/.test(document.querySelector('.jp-StatusBar-Widget, #jp-main-statusbar')?.textContent ?? ''),
+    null, { timeout: 120000 });
+  let handle = null;
+  for (let attempt = 0; attempt < 3 && !handle; attempt++) {
+    await page.locator('.jp-Notebook .jp-Cell .jp-InputArea-editor').first().click();
+    await page.keyboard.press('Shift+Enter');
+    handle = await page.waitForSelector('.jp-OutputArea iframe', { timeout: 40000 }).catch(() => null);
+  }
+  assert.ok(handle, 'the widget appeared under the cell');
+  return { page, handle, frame: await handle.contentFrame() };
+}
+
+before(async () => {
+  notebook('attention.ipynb', CELL);
+  notebook('model.ipynb', MODEL_CELL);
   const port = await freePort();
   url = `http://127.0.0.1:${port}/`;
   lab = spawn(join(ROOT, '.venv', 'bin', 'jupyter'), [
@@ -68,22 +97,7 @@ after(async () => {
 });
 
 test('a cell that calls show() draws the lab in JupyterLab', async () => {
-  const page = await context.newPage();
-  await page.goto(`${url}lab/tree/attention.ipynb?token=${TOKEN}`);
-
-  // Once the kernel is idle (the status bar says so), run the cell; a run sent while the kernel
-  // was still connecting is lost, so it is sent again if no output comes.
-  await page.waitForSelector('.jp-Notebook .jp-Cell', { timeout: 120000 });
-  await page.waitForFunction(() => /\|\s*Idle/.test(document.querySelector('.jp-StatusBar-Widget, #jp-main-statusbar')?.textContent ?? ''),
-    null, { timeout: 120000 });
-  let handle = null;
-  for (let attempt = 0; attempt < 3 && !handle; attempt++) {
-    await page.locator('.jp-Notebook .jp-Cell .jp-InputArea-editor').first().click();
-    await page.keyboard.press('Shift+Enter');
-    handle = await page.waitForSelector('.jp-OutputArea iframe', { timeout: 40000 }).catch(() => null);
-  }
-  assert.ok(handle, 'the widget appeared under the cell');
-  const frame = await handle.contentFrame();
+  const { page, handle, frame } = await runCell('attention.ipynb');
   await frame.waitForFunction(() => window.attentionLabReady, null, { timeout: 60000 });
   const t = await frame.evaluate(() => window.attentionLab.trace());
   assert.deepEqual(t.tokens, ['the', 'cat', 'sat', 'on', 'the', 'mat']);
@@ -95,4 +109,17 @@ test('a cell that calls show() draws the lab in JupyterLab', async () => {
     await handle.scrollIntoViewIfNeeded();
     await page.screenshot({ path: join(SHOTS, 'jupyterlab.png') });
   }
+});
+
+test('a cell that calls show(model=folder) runs the model in JupyterLab\'s widget', async () => {
+  const { page, frame } = await runCell('model.ipynb');
+  await frame.waitForFunction(() => window.attentionLabReady, null, { timeout: 60000 });
+  assert.deepEqual(await frame.evaluate(() => window.attentionLabReady.opened), { ok: true });
+  await frame.waitForFunction(() => !window.attentionLab.state().pending, null, { timeout: 60000 });
+  const s = await frame.evaluate(() => window.attentionLab.state());
+  assert.equal(s.source, 'model');
+  assert.deepEqual(s.model, { path: 'qwen2' });
+  assert.equal(s.sentence, 'The cat sat on the mat.');
+  assert.ok(s.predictions.length > 0);
+  await page.close();
 });
