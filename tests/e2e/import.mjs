@@ -273,6 +273,47 @@ test('in Chinese, and on a phone', async () => {
   }
 });
 
+test('a long file\'s heads at a glance show every key: each thumbnail fits its box, on a desktop and a phone', async () => {
+  // 1024 tokens × 8 heads, each query's weight spread over the keys before it (the review found
+  // 40 % of the keys cut off at 1024, each thumbnail at least 2 px a cell in a box of 80).
+  const n = 1024;
+  const heads = 8;
+  const load = () => page.evaluate(({ n, heads }) => {
+    const weights = new Float32Array(heads * n * n);
+    for (let h = 0; h < heads; h++) {
+      for (let i = 0; i < n; i++) for (let j = 0; j <= i; j++) weights[(h * n + i) * n + j] = 1 / (i + 1);
+    }
+    const dict = `{'descr': '<f4', 'fortran_order': False, 'shape': (1, ${heads}, ${n}, ${n}), }`;
+    const header = dict + ' '.repeat(63 - ((10 + dict.length) % 64)) + '\n';
+    const bytes = new Uint8Array(10 + header.length + weights.byteLength);
+    bytes.set([0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, 1, 0, header.length & 255, header.length >> 8]);
+    for (let i = 0; i < header.length; i++) bytes[10 + i] = header.charCodeAt(i);
+    bytes.set(new Uint8Array(weights.buffer), 10 + header.length);
+    return window.attentionLab.load({ format: 'npy', bytes: bytes.buffer, tokens: Array.from({ length: n }, (_, i) => `t${i}`) });
+  }, { n, heads });
+  assert.deepEqual(await load(), { ok: true });
+  for (const width of [1280, 390]) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.locator('[data-testid=imported-grid]').scrollIntoViewIfNeeded();
+    await nextFrames(page);
+    const boxes = await page.evaluate(() => [...document.querySelectorAll('[data-testid=imported-grid] .small-multiple')].map((button) => {
+      const canvas = button.querySelector('canvas.heatmap-cells');
+      const inner = button.querySelector('.heatmap-scroll').getBoundingClientRect();
+      const drawn = canvas.getBoundingClientRect();
+      return { drawn: drawn.width, height: drawn.height, box: inner.width, cells: canvas.width };
+    }));
+    assert.equal(boxes.length, heads);
+    for (const b of boxes) {
+      assert.ok(b.cells > 0, 'drawn');
+      assert.ok(b.drawn <= b.box + 0.5, `${width}px: a thumbnail ${b.drawn.toFixed(1)} px wide in a box of ${b.box.toFixed(1)}: keys cut off`);
+      assert.ok(Math.abs(b.drawn - b.height) < 1.5, `${width}px: square, not stretched (${b.drawn} × ${b.height})`);
+    }
+    if (SHOTS) await page.locator('[data-testid=imported-grid]').screenshot({ path: join(SHOTS, `import-long-${width}.png`) });
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.evaluate(() => window.attentionLab.load(null));
+});
+
 test('no errors in the console', () => {
   assert.deepEqual(errors, []);
 });

@@ -87,11 +87,12 @@ impl Cursor {
         let picked = cell.and_then(|(row, col)| {
             let layout = self.layout.get_untracked()?;
             let rect = self.grid.get_untracked()?.get_bounding_client_rect();
+            let (width, height) = shown_cell(&layout, &rect);
             Some(CellPick {
                 row,
                 col,
-                x: rect.left() + (col as f64 + 0.5) * layout.cell,
-                y: rect.top() + (row as f64 + 0.5) * layout.cell,
+                x: rect.left() + (col as f64 + 0.5) * width,
+                y: rect.top() + (row as f64 + 0.5) * height,
             })
         });
         on_cell.run(picked);
@@ -101,10 +102,8 @@ impl Cursor {
     fn cell_at(&self, x: f64, y: f64) -> Option<(usize, usize)> {
         let layout = self.layout.get_untracked()?;
         let rect = self.grid.get_untracked()?.get_bounding_client_rect();
-        let (col, row) = (
-            (x - rect.left()) / layout.cell,
-            (y - rect.top()) / layout.cell,
-        );
+        let (width, height) = shown_cell(&layout, &rect);
+        let (col, row) = ((x - rect.left()) / width, (y - rect.top()) / height);
         (col >= 0.0
             && row >= 0.0
             && (col as usize) < layout.key.cols
@@ -249,12 +248,24 @@ impl Cursor {
 
     /// The outline of the cursor's cell, as a style.
     pub fn outline(&self) -> String {
-        let (Some((row, col)), Some(cell)) = (
+        let (Some((row, col)), Some((cell, compact, rows, cols))) = (
             self.cell.get(),
-            self.layout.with(|l| l.as_ref().map(|l| l.cell)),
+            self.layout.with(|l| {
+                l.as_ref()
+                    .map(|l| (l.cell, l.key.compact, l.key.rows.max(1), l.key.cols.max(1)))
+            }),
         ) else {
             return "display: none".to_string();
         };
+        // A small multiple is scaled to its box: the outline in shares of it.
+        if compact {
+            let (across, down) = (100.0 / cols as f64, 100.0 / rows as f64);
+            return format!(
+                "left: calc({}% - 1px); top: calc({}% - 1px); width: calc({across}% + 2px); height: calc({down}% + 2px)",
+                col as f64 * across,
+                row as f64 * down,
+            );
+        }
         format!(
             "left: {}px; top: {}px; width: {}px; height: {}px",
             col as f64 * cell - 1.0,
@@ -262,5 +273,18 @@ impl Cursor {
             cell + 2.0,
             cell + 2.0
         )
+    }
+}
+
+/// A cell's size on screen, (width, height): the layout's, or for a small multiple scaled to its
+/// box, the canvas's drawn size shared among its cells.
+fn shown_cell(layout: &super::draw::Layout, rect: &web_sys::DomRect) -> (f64, f64) {
+    if layout.key.compact && rect.width() > 0.0 && rect.height() > 0.0 {
+        (
+            rect.width() / layout.key.cols.max(1) as f64,
+            rect.height() / layout.key.rows.max(1) as f64,
+        )
+    } else {
+        (layout.cell, layout.cell)
     }
 }

@@ -274,6 +274,12 @@ pub fn Heatmap(
     });
     let sheet_style = move || {
         layout.with(|l| match l {
+            // A small multiple fits its box: its column shrinks (the cells scale down with it,
+            // style/main.css), so no key is ever cut off.
+            Some(l) if l.key.compact => format!(
+                "grid-template-columns: 0 minmax(0, {}px); grid-template-rows: 0 auto",
+                l.grid_width()
+            ),
             Some(l) => format!(
                 "grid-template-columns: {}px {}px; grid-template-rows: {}px {}px",
                 l.left,
