@@ -155,3 +155,32 @@ fn a_random_weight_trace_keeps_its_heads_knocked_out_when_exported() {
         knocked.output[[0, 0]]
     );
 }
+
+/// The strongest pairs' labels never cover each other (on Qwen2's two layers at phone size, "Q
+/// 0.218" and "K 0.208" were drawn over one another): one that would is moved down past the
+/// others; labels apart stay where their arrows put them.
+#[test]
+fn the_strongest_labels_are_moved_apart_when_they_would_cover_each_other() {
+    use attention_lab::ui::logic::circuit::{LABEL_BOX, spread_labels};
+    let (width, height) = LABEL_BOX;
+    let at = [
+        (200.0, 150.0),
+        (205.0, 156.0),
+        (198.0, 152.0),
+        (400.0, 150.0),
+    ];
+    let placed = spread_labels(&at);
+    assert_eq!(placed.len(), 4);
+    assert_eq!(placed[0], at[0], "the first stays");
+    assert_eq!(placed[3], at[3], "one far away stays");
+    for (i, a) in placed.iter().enumerate() {
+        assert_eq!(a.0, at[i].0, "moved down only");
+        for b in &placed[..i] {
+            assert!(
+                (a.0 - b.0).abs() >= width || (a.1 - b.1).abs() >= height,
+                "{a:?} covers {b:?}"
+            );
+        }
+    }
+    assert!(spread_labels(&[]).is_empty());
+}

@@ -227,6 +227,27 @@ fn curve(a: &Node, b: &Node, kind: Kind) -> (String, (f64, f64)) {
     )
 }
 
+/// A strongest pair's label box in the view box's units ("Q 0.218" at the phone's 18 px type).
+pub const LABEL_BOX: (f64, f64) = (80.0, 20.0);
+
+/// Where each label goes (its text's middle and baseline, in order): at its arrow's middle, or
+/// moved down past the labels placed before it that it would cover (two strongest pairs of a
+/// two-layer model often cross at the same point).
+pub fn spread_labels(at: &[(f64, f64)]) -> Vec<(f64, f64)> {
+    let (width, height) = LABEL_BOX;
+    let mut placed: Vec<(f64, f64)> = Vec::with_capacity(at.len());
+    for &(x, mut y) in at {
+        while let Some(&(_, other)) = placed
+            .iter()
+            .find(|(px, py)| (px - x).abs() < width && (py - y).abs() < height)
+        {
+            y = other + height;
+        }
+        placed.push((x, y));
+    }
+    placed
+}
+
 /// A head of the composition, `"L{l}.H{h}"`, as the page says it.
 pub fn head_name(composition: &Composition, at: usize, lang: Lang) -> String {
     composition

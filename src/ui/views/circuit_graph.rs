@@ -8,7 +8,7 @@ use leptos::prelude::*;
 
 use super::circuit_views::{model, writer_bar};
 use crate::ui::logic::circuit::{
-    CircuitLayout, Kind, chosen_head, pair_rows, percent, strongest_lines,
+    CircuitLayout, Kind, chosen_head, pair_rows, percent, spread_labels, strongest_lines,
 };
 use crate::ui::logic::roles::{dominant, label};
 use crate::ui::state::Lab;
@@ -84,6 +84,11 @@ pub fn CircuitGraph() -> impl IntoView {
                                 let labels: Vec<_> = layout.strongest.iter()
                                     .filter_map(|s| drawn.iter().find(|a| a.kind == s.kind && a.from == s.from && a.to == s.to))
                                     .map(|a| (a.kind, a.middle, format!("{} {:.3}", a.kind.letter(), a.score)))
+                                    .collect();
+                                // Labels that would cover each other are moved apart.
+                                let spread = spread_labels(&labels.iter().map(|l| l.1).collect::<Vec<_>>());
+                                let labels: Vec<_> = labels.into_iter().zip(spread)
+                                    .map(|((kind, _, text), at)| (kind, at, text))
                                     .collect();
                                 view! {
                                     {drawn.into_iter().map(|a| view! {
