@@ -20,6 +20,8 @@ pub struct OwnModelTexts {
     pub after: fn(usize, &str) -> String,
     /// The generator's help, in tokens.
     pub generate_help: &'static str,
+    /// What the generator's count counts: tokens.
+    pub steps: &'static str,
 }
 
 pub const EN: OwnModelTexts = OwnModelTexts {
@@ -39,6 +41,7 @@ pub const EN: OwnModelTexts = OwnModelTexts {
     ],
     next_help: "The model's five most likely next tokens after the last one (or after the token under the pointer).",
     after: |position, token| format!("after token {position} “{token}”"),
+    steps: "tokens",
     generate_help: "The model writes one token at a time. A token's keys and values depend only on the text up to it, and that text never changes, so each layer keeps them: the cache. A new token then computes only its own row, whose query reads every cached key. Without the cache, the whole text runs again for every token.",
 };
 
@@ -59,5 +62,6 @@ pub const ZH: OwnModelTexts = OwnModelTexts {
     ],
     next_help: "模型认为最后一个 token（或指针所指的 token）之后最可能出现的五个 token。",
     after: |position, token| format!("第 {position} 个 token「{token}」之后"),
+    steps: "个 token",
     generate_help: "模型一次写一个 token。一个 token 的键和值只取决于它之前的文本，而这段文本不再改变，所以每一层都把它们留下：这就是缓存。新 token 只需计算自己的一行，它的查询读取所有缓存的键。没有缓存时，每写一个 token 都要把整段文本重算一遍。",
 };

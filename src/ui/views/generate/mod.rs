@@ -148,18 +148,18 @@ fn Generator() -> impl IntoView {
         }
     };
     let (asked, cache, sampling, playing) = (g.asked, g.cache, g.sampling, g.playing);
+    // A folder's model writes tokens, not characters.
+    let own = move || matches!(lab.request.with(ModelKey::of), Some(ModelKey::Folder(_)));
     view! {
         <p class="help block">{move || {
-            // A folder's model writes tokens, not characters.
-            let own = matches!(lab.request.with(ModelKey::of), Some(ModelKey::Folder(_)));
-            if own { lab.lang.get().text().own_model.generate_help } else { texts().help }
+            if own() { lab.lang.get().text().own_model.generate_help } else { texts().help }
         }}</p>
         <Show when=trained fallback=move || view! { <p class="help block">{move || texts().need_model}</p> }>
             <div class="control-row">
                 <label class="control-label">
                     <input type="number" min="1" max="1024" data-testid="generate-steps"
                         prop:value=move || asked.get().to_string() on:change=set_asked />
-                    " " {move || texts().steps}
+                    " " {move || if own() { lab.lang.get().text().own_model.steps } else { texts().steps }}
                 </label>
                 <label class="control-label">
                     <input type="checkbox" data-testid="generate-cache" prop:checked=move || cache.get()
