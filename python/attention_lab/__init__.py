@@ -74,6 +74,8 @@ def html(
 ) -> str:
     """One self-contained HTML page of the lab showing this attention. Keywords other than
     these are the lab's parameters (`temperature=2`, `mask="causal"`), checked first."""
+    if "model" in params or "tokenizer" in params:
+        raise TypeError("model: a page saved to a file carries attention only; show(model=...) runs a model in a notebook")
     params = _params(params)
     link = _link(panels, lang)
     data = arrays(attention, tokens, q=q, k=k, v=v, key_tokens=key_tokens, batch=batch)

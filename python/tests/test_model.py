@@ -137,3 +137,8 @@ def test_building_the_package_without_the_lab_stops_with_what_to_run(tmp_path):
     said = result.stdout + result.stderr
     assert "attention_lab/static/lab_bg.wasm" in said and "attention_lab/static/tokenizer_bg.wasm" in said
     assert "trunk build --release && python3 python/build_static.py" in said and "make wheel" in said
+
+
+def test_a_saved_page_says_a_model_is_for_show(tmp_path):
+    with pytest.raises(TypeError, match=r"show\(model=\.\.\.\) runs a model"):
+        attention_lab.save_html(str(tmp_path / "m.html"), model=FIXTURES / "qwen2")
