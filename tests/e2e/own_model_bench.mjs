@@ -10,6 +10,7 @@
 import { join } from 'node:path';
 import { serve } from './serve.mjs';
 import { launch, ROOT } from './browser.mjs';
+import { quantile, styledBareBox, typeCharacters } from './typing.mjs';
 
 const DIST = process.env.DIST ?? join(ROOT, 'dist');
 const FOLDER = process.env.HF_BENCH_FOLDER;
@@ -46,29 +47,7 @@ for (const text of variants) {
 // lab's (width, height, padding, font), holding the same text, focused, in turns, three rounds.
 // While the lab types, the model's worker computes the pass of each new sentence and the passes
 // land (each put together and drawn on the page's thread) between characters.
-const typeCharacters = async (count) => {
-  const box = document.querySelector('[data-testid=sentence]');
-  const out = [];
-  for (let i = 0; i < count; i++) {
-    out.push(await new Promise((resolve) => requestAnimationFrame(() => setTimeout(() => {
-      const start = performance.now();
-      box.value += 'y';
-      box.dispatchEvent(new InputEvent('input', { bubbles: true, data: 'y', inputType: 'insertText' }));
-      requestAnimationFrame(() => {
-        const channel = new MessageChannel();
-        channel.port1.onmessage = () => resolve(performance.now() - start);
-        channel.port2.postMessage(0);
-      });
-    }, 0))));
-  }
-  return out;
-};
-const labBox = await page.evaluate(() => {
-  const c = getComputedStyle(document.querySelector('[data-testid=sentence]'));
-  return `box-sizing: border-box; width: ${c.width}; height: ${c.height}; padding: ${c.padding}; font: ${c.font}; border: ${c.border}`;
-});
-const bare = await context.newPage();
-await bare.setContent(`<!DOCTYPE html><meta charset="utf-8"><textarea data-testid="sentence" rows="3" style="${labBox.replaceAll('"', "'")}"></textarea>`);
+const bare = await styledBareBox(page, () => context.newPage());
 const typedText = await page.evaluate(() => window.attentionLab.state().sentence);
 await bare.evaluate((t) => { document.querySelector('textarea').value = t; }, typedText);
 const round = async (p) => {
@@ -90,7 +69,6 @@ for (let r = 0; r < 3; r++) {
   await page.waitForFunction((t) => { const s = window.attentionLab.state(); return s.sentence === t && !s.pending; }, typedText, { timeout: 600000 });
   await bare.evaluate((t) => { document.querySelector('textarea').value = t; }, typedText);
 }
-const quantile = (sorted, q) => sorted[Math.max(0, Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1))];
 const [lab, box] = [labTimes, boxTimes].map((t) => {
   const sorted = t.slice().sort((a, b) => a - b);
   return { median: quantile(sorted, 0.5), p95: quantile(sorted, 0.95) };

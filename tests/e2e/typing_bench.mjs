@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { execSync } from 'node:child_process';
 import { serve } from './serve.mjs';
 import { launch, ROOT } from './browser.mjs';
+import { quantile, styledBareBox, typeCharacters } from './typing.mjs';
 
 const characters = Number(process.argv[2] ?? 40);
 const rounds = Number(process.argv[3] ?? 3);
@@ -38,41 +39,15 @@ await page.waitForSelector('[data-testid=token-chip]', { timeout: 30000 });
 const cdp = await page.context().newCDPSession(page);
 await cdp.send('Performance.enable');
 
-/** The nearest-rank quantile of sorted numbers (p95 of 20 is the 19th, not the largest). */
-const quantile = (sorted, q) => sorted[Math.max(0, Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1))];
-/** In the page: types `count` characters at the end of the sentence box, each after the previous
- * frame was painted, and returns each one's time to the next painted frame. The lab and the bare
- * text boxes are measured by this same function, in one call each (a round trip to the test
- * driver between characters loaded the browser while the lab's were measured, and not while the
- * bare box's were). */
-const typeCharacters = async (count) => {
-  const box = document.querySelector('[data-testid=sentence]');
-  const out = [];
-  for (let i = 0; i < count; i++) {
-    out.push(await new Promise((resolve) => requestAnimationFrame(() => setTimeout(() => {
-      const start = performance.now();
-      box.value += 'y';
-      box.dispatchEvent(new InputEvent('input', { bubbles: true, data: 'y', inputType: 'insertText' }));
-      requestAnimationFrame(() => {
-        const channel = new MessageChannel();
-        channel.port1.onmessage = () => resolve(performance.now() - start);
-        channel.port2.postMessage(0);
-      });
-    }, 0))));
-  }
-  return out;
-};
 // The floor: a text box alone on a page of its own, with the lab's text box's width, height,
 // padding and font (read from the lab's page), holding the same sentence: the same text laid out
 // the same way, with nothing else to draw.
-const labBox = await page.evaluate(() => {
-  const c = getComputedStyle(document.querySelector('[data-testid=sentence]'));
-  return `box-sizing: border-box; width: ${c.width}; height: ${c.height}; padding: ${c.padding}; font: ${c.font}; border: ${c.border}`;
+const bare = await styledBareBox(page, async () => {
+  const p = await browser.newPage();
+  await p.setViewportSize({ width: 1400, height: 1000 });
+  await p.goto(`${server.url}?`);
+  return p;
 });
-const bare = await browser.newPage();
-await bare.setViewportSize({ width: 1400, height: 1000 });
-await bare.goto(`${server.url}?`);
-await bare.setContent(`<!DOCTYPE html><meta charset="utf-8"><textarea data-testid="sentence" rows="3" style="${labBox.replaceAll('"', "'")}"></textarea>`);
 /** Types one round of characters into `p`'s text box, focused with the caret at the end (in the
  * lab after its last computation has finished and a pause: the first characters of a round are
  * the first after a pause). */
