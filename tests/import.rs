@@ -6,8 +6,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Tests may (the workspace denies both elsewhere).
 
 use attention_core::io::import::{
-    DEFAULT_BUDGET, Format, ImportError, ImportNotice, Imported, MAX_TOKENS, Tensors, read,
-    read_value,
+    DEFAULT_BUDGET, Format, ImportError, ImportNotice, Imported, MAX_TOKENS, ReadOptions, Tensors,
+    read, read_value, read_with,
 };
 use attention_core::pipeline::trace::max_abs_diff;
 use ndarray::{Array4, ArrayD, IxDyn};
@@ -130,7 +130,12 @@ fn every_format_gives_the_files_numbers_and_tokens() {
         close(weights(&got), &all, 0.0, name);
         assert_eq!(got.tokens, tokens(&e["tokens"]), "{name}");
         assert_eq!(got.key_tokens, None);
-        assert!(got.notices.is_empty(), "{name}: {:?}", got.notices);
+        // Four dimensions without a batch given: layers, and the notice names both readings.
+        assert_eq!(
+            got.notices,
+            [ImportNotice::ReadAsLayers { layers: 2 }],
+            "{name}"
+        );
     }
     // Half precision, exactly as NumPy rounded it; bfloat16 as truncated.
     close(
@@ -654,7 +659,8 @@ fn every_file_is_told_apart_by_its_first_bytes() {
 #[test]
 fn a_run_shows_weights_as_read_and_computes_q_and_k_under_the_settings() {
     use attention_core::MaskSpec;
-    use attention_core::io::imported::{ImportSettings, mean_entropy_bits, run_imported};
+    use attention_core::io::head_roles::entropy_of_distributions;
+    use attention_core::io::imported::{ImportSettings, run_imported};
     let e = expected();
     let run = run_imported(&load("attention.npz"), &ImportSettings::default()).unwrap();
     assert!(!run.from_vectors && run.max_flash_diff.is_none());
@@ -741,15 +747,17 @@ fn a_run_shows_weights_as_read_and_computes_q_and_k_under_the_settings() {
 
     // Entropy in bits: one-hot rows 0, uniform rows over 4 keys 2.
     let one_hot = ndarray::Array2::<f32>::eye(4);
-    assert_eq!(mean_entropy_bits(one_hot.view()), 0.0);
+    assert_eq!(entropy_of_distributions(one_hot.view()), (Some(0.0), 4));
     let uniform = ndarray::Array2::<f32>::from_elem((3, 4), 0.25);
-    assert!((mean_entropy_bits(uniform.view()) - 2.0).abs() < 1e-6);
+    let (bits, rows) = entropy_of_distributions(uniform.view());
+    assert!((bits.unwrap() - 2.0).abs() < 1e-6 && rows == 3);
 }
 
 #[test]
 fn imported_roles_tell_tokens_apart_by_their_text() {
+    use attention_core::io::head_roles::HeadRole;
     use attention_core::io::imported::{ImportSettings, run_imported};
-    // "a b a b": query 2 (a) and 3 (b) repeat; a head that looks one token back.
+    // "a b a b": a head that looks one token back.
     let mut previous = vec![vec![0.0f32; 4]; 4];
     previous[0][0] = 1.0;
     for (i, row) in previous.iter_mut().enumerate().skip(1) {
@@ -762,18 +770,31 @@ fn imported_roles_tell_tokens_apart_by_their_text() {
     .unwrap();
     let run = run_imported(&file, &ImportSettings::default()).unwrap();
     let roles = run.roles();
-    let r = roles[0][0];
-    assert_eq!((r.roles.queries, r.roles.repeated_only), (2, true));
-    assert!((r.roles.previous - 1.0).abs() < 1e-6, "{r:?}");
-    assert_eq!(r.entropy_bits, 0.0);
-    // Cross-attention: only the first key's share is a role.
+    let r = &roles[0][0];
+    // Every query after the first (a causal head's first query has no choice) shows it.
+    let previous = r.get(HeadRole::Previous).unwrap();
+    assert_eq!(previous.queries, 3);
+    assert!((previous.mean - 1.0).abs() < 1e-6, "{r:?}");
+    assert_eq!(r.get(HeadRole::SelfToken).unwrap().mean, 0.0);
+    // A causal head sees no later key: the next-token role cannot show.
+    assert_eq!(r.get(HeadRole::Next), None);
+    assert_eq!(r.entropy_bits, Some(0.0));
+    assert_eq!(r.dominant(0.4).map(|d| d.0), Some(HeadRole::Previous));
+    // In "a b a b" the token after each earlier occurrence is the previous token: no query
+    // can tell induction from looking back one, so induction is not measured.
+    assert_eq!(r.get(HeadRole::Induction), None);
+    // Cross-attention: only the first key's role (and special tokens, punctuation) measure.
     let cross = run_imported(&load("cross.json"), &ImportSettings::default()).unwrap();
-    let r = cross.roles()[0][0];
-    assert_eq!(
-        (r.roles.previous, r.roles.induction, r.roles.same),
-        (0.0, 0.0, 0.0)
-    );
-    assert!((r.roles.first + r.roles.other - 1.0).abs() < 1e-5, "{r:?}");
+    let r = &cross.roles()[0][0];
+    for role in [
+        HeadRole::Previous,
+        HeadRole::Induction,
+        HeadRole::Same,
+        HeadRole::SelfToken,
+    ] {
+        assert_eq!(r.get(role), None, "{role:?}");
+    }
+    assert!(r.get(HeadRole::First).is_some());
 }
 
 /// PyTorch itself (`tests/reference/torch_selfattention.py`, run by hand: torch is not in CI):
@@ -1044,7 +1065,13 @@ fn a_stacked_batch_is_read_as_layers_of_its_first_example() {
     .unwrap();
     let b = read(Format::Json, first.to_string().as_bytes(), None, None, None).unwrap();
     assert_eq!(a.tensors, b.tensors);
-    assert_eq!(a.notices, [ImportNotice::FirstExample { examples: 2 }]);
+    assert_eq!(
+        a.notices,
+        [ImportNotice::Example {
+            examples: 2,
+            shown: 0
+        }]
+    );
     // A batch of one: no notice.
     let one = json!({"attention": [[[row(0.5)]], [[row(0.25)]]], "tokens": tokens});
     let c = read(Format::Json, one.to_string().as_bytes(), None, None, None).unwrap();
@@ -1110,5 +1137,364 @@ fn imported_q_and_k_before_rope_are_turned_as_the_lab_turns_its_own() {
         e.to_string()
             .starts_with("position: a file's q and k take RoPE"),
         "{e}"
+    );
+}
+
+/// The review's defect: a 4-D `[batch, heads, q, k]` (one layer of `outputs.attentions`) was read
+/// as layers. With `batch` given it is a batch (the example chosen); five dimensions are
+/// `[layers, batch, …]` and `batch` picks among them; without `batch` a 4-D array is read as
+/// layers, as documented, and a notice names both readings; a batch out of range, or a batch
+/// asked of a tensor without one, is refused with the count.
+#[test]
+fn a_batch_axis_is_read_as_a_batch_when_batch_is_given() {
+    let row = |a: f32| json!([[1.0, 0.0], [a, 1.0 - a]]);
+    let tokens = json!(["a", "b"]);
+    // [batch 3, heads 1, 2, 2]: example b puts 0.1·(b + 1) on the first key.
+    let four = json!([[row(0.1)], [row(0.2)], [row(0.3)]]);
+    let bytes = json!({"attention": four, "tokens": tokens}).to_string();
+    let with = |batch| {
+        read_with(
+            Format::Json,
+            bytes.as_bytes(),
+            ReadOptions {
+                batch,
+                ..ReadOptions::default()
+            },
+        )
+    };
+    let second = with(Some(1)).unwrap();
+    let Tensors::Attention(a) = &second.tensors else {
+        panic!("weights")
+    };
+    assert_eq!(a.dim(), (1, 1, 2, 2));
+    assert!((a[[0, 0, 1, 0]] - 0.2).abs() < 1e-7);
+    assert_eq!(
+        second.notices,
+        [ImportNotice::Example {
+            examples: 3,
+            shown: 1
+        }]
+    );
+    // Without batch: three layers, and the notice names both readings.
+    let layers = with(None).unwrap();
+    assert_eq!(layers.tensors.layers(), 3);
+    assert_eq!(layers.notices, [ImportNotice::ReadAsLayers { layers: 3 }]);
+    let said = layers.notices[0].to_string();
+    assert!(
+        said.contains("[layers, heads, queries, keys]")
+            && said.contains("[batch, heads, queries, keys]")
+            && said.contains("batch="),
+        "{said}"
+    );
+    // The same given in the JSON itself.
+    let named = json!({"attention": four, "tokens": tokens, "batch": 2}).to_string();
+    let third = read(Format::Json, named.as_bytes(), None, None, None).unwrap();
+    let Tensors::Attention(a) = &third.tensors else {
+        panic!("weights")
+    };
+    assert!((a[[0, 0, 1, 0]] - 0.3).abs() < 1e-7);
+    // Out of range: the count named.
+    let e = with(Some(3)).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            ImportError::Batch {
+                batch: 3,
+                examples: 3,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    assert!(e.to_string().contains("0 to 2"), "{e}");
+    // Five dimensions, example 1 of 2 in every layer.
+    let five = json!({"attention": [[[row(0.5)], [row(0.1)]], [[row(0.25)], [row(0.2)]]], "tokens": tokens}).to_string();
+    let b1 = read_with(
+        Format::Json,
+        five.as_bytes(),
+        ReadOptions {
+            batch: Some(1),
+            ..ReadOptions::default()
+        },
+    )
+    .unwrap();
+    let Tensors::Attention(a) = &b1.tensors else {
+        panic!("weights")
+    };
+    assert_eq!(a.dim().0, 2);
+    assert!((a[[0, 0, 1, 0]] - 0.1).abs() < 1e-7 && (a[[1, 0, 1, 0]] - 0.2).abs() < 1e-7);
+    // A batch asked of three dimensions.
+    let three = json!({"attention": [row(0.5)], "tokens": tokens}).to_string();
+    let e = read_with(
+        Format::Json,
+        three.as_bytes(),
+        ReadOptions {
+            batch: Some(1),
+            ..ReadOptions::default()
+        },
+    )
+    .unwrap_err();
+    assert!(matches!(e, ImportError::NoBatch { .. }), "{e}");
+    // batch 0 of a tensor without a batch is that tensor.
+    assert!(
+        read_with(
+            Format::Json,
+            three.as_bytes(),
+            ReadOptions {
+                batch: Some(0),
+                ..ReadOptions::default()
+            }
+        )
+        .is_ok()
+    );
+    // Q and K with a batch: both read alike.
+    let q = json!([[[[1.0, 0.0], [0.0, 1.0]]], [[[2.0, 0.0], [0.0, 2.0]]]]);
+    let qk = json!({"q": q, "k": q, "tokens": tokens, "batch": 1}).to_string();
+    let read_qk = read(Format::Json, qk.as_bytes(), None, None, None).unwrap();
+    let Tensors::Vectors { q, .. } = &read_qk.tensors else {
+        panic!("vectors")
+    };
+    assert_eq!((q.dim(), q[[0, 0, 0, 0]]), ((1, 1, 2, 2), 2.0));
+}
+
+/// Per-layer dumps as hooks save them, in every format the page reads: `.npz`
+/// (`tests/reference/imports.py` writes `per_layer.npz`) and safetensors as JSON does; a batch
+/// in front of each layer's tensor picks an example.
+#[test]
+fn per_layer_dumps_with_a_batch_read_one_example() {
+    let row = |a: f32| json!([[1.0, 0.0], [a, 1.0 - a]]);
+    let file = json!({
+        "layers.0.attn": [[row(0.1)], [row(0.6)]],
+        "layers.1.attn": [[row(0.2)], [row(0.7)]],
+        "tokens": ["a", "b"],
+    })
+    .to_string();
+    let read_batch = |batch| {
+        read_with(
+            Format::Json,
+            file.as_bytes(),
+            ReadOptions {
+                batch,
+                ..ReadOptions::default()
+            },
+        )
+        .unwrap()
+    };
+    let Tensors::Attention(a) = read_batch(Some(1)).tensors else {
+        panic!("weights")
+    };
+    assert_eq!(a.dim(), (2, 1, 2, 2));
+    assert!((a[[0, 0, 1, 0]] - 0.6).abs() < 1e-7 && (a[[1, 0, 1, 0]] - 0.7).abs() < 1e-7);
+    let first = read_batch(None);
+    assert_eq!(
+        first.notices,
+        [ImportNotice::Example {
+            examples: 2,
+            shown: 0
+        }]
+    );
+    // NumPy's, safetensors' and JSON's per-layer files hold the attention of attention.npz.
+    let whole = load("attention.npz");
+    for (format, bytes) in [
+        (Format::Npz, fixture!("per_layer.npz")),
+        (Format::Safetensors, fixture!("per_layer.safetensors")),
+        (Format::Json, fixture!("per_layer.json")),
+    ] {
+        let file = read(format, bytes, None, None, None).unwrap();
+        assert_eq!(file.tensors, whole.tensors, "{format:?}");
+        assert_eq!(file.tokens, whole.tokens, "{format:?}");
+    }
+}
+
+/// Head roles over every query that can show each, on one hand-made head of each kind; scores
+/// (a negative number, rows past 1) get no roles and no entropy; rows summing to less than 1
+/// are said to; entropy is of the rows that are distributions only.
+#[test]
+fn head_roles_are_measured_over_every_query_that_can_show_them() {
+    use attention_core::io::head_roles::{HeadRole, RowsAre, is_punctuation, is_special};
+    use attention_core::io::imported::{ImportSettings, run_imported};
+    let run_of = |attention: Value, tokens: Value| {
+        run_imported(
+            &read_value(&json!({"attention": attention, "tokens": tokens}), None).unwrap(),
+            &ImportSettings::default(),
+        )
+        .unwrap()
+    };
+    // An encoder's head (it sees later keys) that looks at the next token; the last query at
+    // itself. "[CLS] the cat , the [SEP]".
+    let tokens = json!(["[CLS]", "the", "cat", ",", "the", "[SEP]"]);
+    let n = 6;
+    let next: Vec<Vec<f32>> = (0..n)
+        .map(|i| {
+            (0..n)
+                .map(|j| f32::from(u8::from(j == (i + 1).min(n - 1))))
+                .collect()
+        })
+        .collect();
+    let run = run_of(json!([[next]]), tokens.clone());
+    assert_eq!(run.rows_are(), RowsAre::Weights);
+    let r = &run.roles()[0][0];
+    let next = r.get(HeadRole::Next).unwrap();
+    // Every query but the last can look at the next token; all five do.
+    assert_eq!((next.queries, next.mean), (5, 1.0));
+    assert_eq!(r.dominant(0.4).map(|d| d.0), Some(HeadRole::Next));
+    // Same token: only the two "the" have another occurrence (the later one counts: an
+    // encoder sees it); the first "the" puts its weight on "cat", not on the other "the".
+    let same = r.get(HeadRole::Same).unwrap();
+    assert_eq!(same.queries, 2);
+    // The special tokens: [SEP] takes the weight of the query before it and of itself — not
+    // counted (a query on itself is the self role).
+    let special = r.get(HeadRole::Special).unwrap();
+    assert_eq!(special.queries, n);
+    assert!((special.mean - 1.0 / n as f32).abs() < 1e-6, "{special:?}");
+    let punctuation = r.get(HeadRole::Punctuation).unwrap();
+    assert!(
+        (punctuation.mean - 1.0 / 5.0).abs() < 1e-6,
+        "{punctuation:?}"
+    );
+    assert!(is_special("<|endoftext|>") && is_special("</s>") && is_special("[PAD]"));
+    assert!(!is_special("<0xE6>") && !is_special("[x]") && !is_special("cat"));
+    assert!(is_punctuation("Ġ,") && is_punctuation("。") && !is_punctuation("Ġa,"));
+
+    // Scores, not weights: no role, no entropy, and the first place named.
+    let scores = json!([[[[2.0, -1.0], [0.5, 3.0]]]]);
+    let run = run_of(scores, json!(["a", "b"]));
+    assert!(matches!(
+        run.rows_are(),
+        RowsAre::NotWeights {
+            layer: 0,
+            head: 0,
+            row: 0,
+            value: Some(-1.0),
+            ..
+        }
+    ));
+    let r = &run.roles()[0][0];
+    assert!(r.measures.iter().all(Option::is_none) && r.entropy_bits.is_none());
+    // A sink's rows sum to less than 1: weights still, said; the entropy of the rows that are
+    // distributions only (row 0 sums to 1, row 1 to 0.5).
+    let sink = json!([[[[1.0, 0.0], [0.25, 0.25]]]]);
+    let run = run_of(sink, json!(["a", "b"]));
+    assert_eq!(run.rows_are(), RowsAre::PartWeights { rows: 1 });
+    let r = &run.roles()[0][0];
+    assert_eq!((r.entropy_bits, r.entropy_rows), (Some(0.0), 1));
+    assert_eq!(r.get(HeadRole::Previous).unwrap().mean, 0.25);
+    // In the CLI's JSON: each role's mean and queries, and what the rows are.
+    let json = attention_core::api::import::run_json(&run, 0);
+    assert_eq!(json["rows_are"]["kind"], "part_weights");
+    assert_eq!(json["roles"][0][0]["previous"]["queries"], 1);
+    assert_eq!(json["roles"][0][0]["next"], Value::Null);
+}
+
+/// Special tokens hidden, each row renormalised over the keys left; from Q and K the same rows
+/// dropped give the same weights (a softmax over fewer keys is the renormalisation). The mean
+/// over heads and over layers.
+#[test]
+fn special_tokens_hide_with_rows_renormalised_and_means_average() {
+    use attention_core::io::imported::{ImportSettings, run_imported};
+    use attention_core::io::imported_views::{CannotHide, Mean};
+    let tokens = json!(["[CLS]", "a", "b", "[SEP]"]);
+    // Q and K of 2 layers × 2 heads, and the weights they give, read as weights.
+    let q: Vec<f32> = (0..2 * 2 * 4 * 3)
+        .map(|i| ((i * 7 % 11) as f32 - 5.0) / 4.0)
+        .collect();
+    let k: Vec<f32> = (0..2 * 2 * 4 * 3)
+        .map(|i| ((i * 5 % 13) as f32 - 6.0) / 5.0)
+        .collect();
+    let q = Array4::from_shape_vec((2, 2, 4, 3), q).unwrap();
+    let k = Array4::from_shape_vec((2, 2, 4, 3), k).unwrap();
+    let nested = |a: &Array4<f32>| {
+        serde_json::to_value(
+            a.outer_iter()
+                .map(|l| {
+                    l.outer_iter()
+                        .map(|h| h.outer_iter().map(|r| r.to_vec()).collect::<Vec<_>>())
+                        .collect::<Vec<_>>()
+                })
+                .collect::<Vec<_>>(),
+        )
+        .unwrap()
+    };
+    let from_qk = read_value(
+        &json!({"q": nested(&q), "k": nested(&k), "tokens": tokens}),
+        None,
+    )
+    .unwrap();
+    let computed = run_imported(&from_qk, &ImportSettings::default()).unwrap();
+    let weights = Array4::from_shape_fn((2, 2, 4, 4), |(l, h, i, j)| {
+        computed.layers[l][h].weights[[i, j]]
+    });
+    let as_weights = read_value(
+        &json!({"attention": nested(&weights), "tokens": tokens}),
+        None,
+    )
+    .unwrap();
+
+    let hidden = as_weights.without_special().unwrap();
+    assert_eq!(hidden.tokens, ["a", "b"]);
+    assert!(matches!(
+        hidden.notices.last(),
+        Some(ImportNotice::SpecialHidden {
+            queries: 2,
+            keys: 2,
+            ..
+        })
+    ));
+    let hidden_run = run_imported(&hidden, &ImportSettings::default()).unwrap();
+    let hidden_qk = run_imported(
+        &from_qk.without_special().unwrap(),
+        &ImportSettings::default(),
+    )
+    .unwrap();
+    for l in 0..2 {
+        for h in 0..2 {
+            let w = &hidden_run.layers[l][h].weights;
+            // Query "a" (1) over keys "a", "b" (1, 2), renormalised.
+            let whole = &weights.slice(ndarray::s![l, h, .., ..]);
+            let left = whole[[1, 1]] + whole[[1, 2]];
+            assert!((w[[0, 0]] - whole[[1, 1]] / left).abs() < 1e-6);
+            for row in w.outer_iter() {
+                assert!((row.sum() - 1.0).abs() < 1e-6);
+            }
+            assert!(max_abs_diff(w.view(), hidden_qk.layers[l][h].weights.view()) < 1e-6);
+        }
+    }
+    // Nothing to hide; scores cannot be renormalised.
+    let plain = read_value(
+        &json!({"attention": [[[1.0, 0.0], [0.5, 0.5]]], "tokens": ["a", "b"]}),
+        None,
+    )
+    .unwrap();
+    assert_eq!(
+        plain.without_special().unwrap_err(),
+        CannotHide::NoSpecialTokens
+    );
+    let scores = read_value(
+        &json!({"attention": [[[1.0, -2.0], [0.5, 0.5]]], "tokens": ["<s>", "b"]}),
+        None,
+    )
+    .unwrap();
+    assert_eq!(
+        scores.without_special().unwrap_err(),
+        CannotHide::NotWeights
+    );
+
+    // Means: over each layer's heads, and over the layers.
+    let run = run_imported(&as_weights, &ImportSettings::default()).unwrap();
+    let heads = run.averaged(Mean::Heads);
+    assert_eq!((heads.layer_count(), heads.head_count()), (2, 1));
+    let want = (&weights.slice(ndarray::s![1, 0, .., ..])
+        + &weights.slice(ndarray::s![1, 1, .., ..]))
+        / 2.0;
+    assert!(max_abs_diff(heads.layers[1][0].weights.view(), want.view()) < 1e-6);
+    let layers = run.averaged(Mean::Layers);
+    assert_eq!((layers.layer_count(), layers.head_count()), (1, 2));
+    let want = (&weights.slice(ndarray::s![0, 1, .., ..])
+        + &weights.slice(ndarray::s![1, 1, .., ..]))
+        / 2.0;
+    assert!(max_abs_diff(layers.layers[0][1].weights.view(), want.view()) < 1e-6);
+    assert_eq!(
+        attention_core::api::import::run_json(&layers, 0)["mean"],
+        "layers"
     );
 }

@@ -69,7 +69,7 @@ def html(
     key_tokens: Optional[Sequence[Any]] = None,
     panels: Any = None,
     lang: Optional[str] = None,
-    batch: int = 0,
+    batch: Optional[int] = None,
     **params: Any,
 ) -> str:
     """One self-contained HTML page of the lab showing this attention. Keywords other than
@@ -134,7 +134,7 @@ def show(
         k=own.get("k"),
         v=own.get("v"),
         key_tokens=own.get("key_tokens"),
-        batch=own.get("batch", 0),
+        batch=own.get("batch"),
     )
     return AttentionWidget(
         data=npz(data),

@@ -35,7 +35,7 @@ def as_array(value: Any, name: str) -> np.ndarray:
     return array
 
 
-def _stack_layers(layers: Sequence[Any], name: str, batch: int) -> np.ndarray:
+def _stack_layers(layers: Sequence[Any], name: str, batch: Optional[int]) -> np.ndarray:
     """Per-layer tensors [batch, heads, rows, cols] (Hugging Face's `outputs.attentions`,
     TransformerLens's patterns) as [layers, heads, rows, cols] of example `batch`."""
     arrays = []
@@ -46,9 +46,10 @@ def _stack_layers(layers: Sequence[Any], name: str, batch: int) -> np.ndarray:
                 f"{name}[{index}] has shape {list(array.shape)}; each layer of a tuple must be "
                 "[batch, heads, queries, keys] as Hugging Face's outputs.attentions are"
             )
-        if not 0 <= batch < array.shape[0]:
-            raise ValueError(f"{name}[{index}]: batch {batch} of {array.shape[0]}")
-        arrays.append(array[batch])
+        example = batch or 0
+        if not 0 <= example < array.shape[0]:
+            raise ValueError(f"{name}[{index}]: batch {example}, but it has {array.shape[0]} examples (0 to {array.shape[0] - 1})")
+        arrays.append(array[example])
     if not arrays:
         raise ValueError(f"{name}: an empty tuple")
     shapes = {a.shape for a in arrays}
@@ -57,7 +58,7 @@ def _stack_layers(layers: Sequence[Any], name: str, batch: int) -> np.ndarray:
     return np.stack(arrays)
 
 
-def _activation_cache(cache: Any, batch: int) -> Optional[np.ndarray]:
+def _activation_cache(cache: Any, batch: Optional[int]) -> Optional[np.ndarray]:
     """TransformerLens's ActivationCache: every `blocks.{l}.attn.hook_pattern`, in layer order."""
     keys = getattr(cache, "keys", None)
     if keys is None:
@@ -72,21 +73,32 @@ def _activation_cache(cache: Any, batch: int) -> Optional[np.ndarray]:
     return _stack_layers([cache[key] for _, key in sorted(found)], "cache", batch)
 
 
-def attention_array(attention: Any, batch: int = 0) -> np.ndarray:
-    """`attention` in any accepted form as an array of rank 2 to 4."""
-    cache = _activation_cache(attention, batch)
+def attention_array(attention: Any, batch: Optional[int] = None, name: str = "attention") -> np.ndarray:
+    """`attention` (or q, k, v) in any accepted form as an array of rank 2 to 4. A tuple or list
+    of per-layer tensors is [batch, heads, rows, cols] each; five dimensions are [layers, batch,
+    heads, rows, cols]; with `batch` given, four are [batch, heads, rows, cols] (one layer).
+    Without `batch`, four are [layers, heads, rows, cols] and the lab says so where the first
+    axis has more than one."""
+    cache = _activation_cache(attention, batch) if name == "attention" else None
     if cache is not None:
         return cache
     if isinstance(attention, tuple) or (
         isinstance(attention, list) and attention and hasattr(attention[0], "shape")
     ):
-        return _stack_layers(attention, "attention", batch)
-    array = as_array(attention, "attention")
-    if array.ndim == 5:
-        # np.stack(outputs.attentions): [layers, batch, heads, queries, keys].
-        if not 0 <= batch < array.shape[1]:
-            raise ValueError(f"attention [layers, batch, heads, queries, keys] {list(array.shape)}: batch {batch} of {array.shape[1]}")
-        return array[:, batch]
+        return _stack_layers(attention, name, batch)
+    array = as_array(attention, name)
+    if array.ndim == 5 or (array.ndim == 4 and batch is not None):
+        axis = 1 if array.ndim == 5 else 0
+        example = batch or 0
+        form = "[layers, batch, heads, rows, cols]" if axis else "[batch, heads, rows, cols]"
+        if not 0 <= example < array.shape[axis]:
+            raise ValueError(
+                f"{name} {form} {list(array.shape)}: batch {example}, but it has "
+                f"{array.shape[axis]} examples (0 to {array.shape[axis] - 1})"
+            )
+        return array[:, example] if axis else array[example][np.newaxis]
+    if batch not in (None, 0):
+        raise ValueError(f"{name} {list(array.shape)} has no batch axis: batch {batch} cannot be read")
     return array
 
 
@@ -127,7 +139,7 @@ def arrays(
     k: Any = None,
     v: Any = None,
     key_tokens: Optional[Sequence[Any]] = None,
-    batch: int = 0,
+    batch: Optional[int] = None,
 ) -> dict:
     """The arrays the lab reads for weights, or for Q and K (and V), each of rank 4 and float32,
     with the tokens (and key tokens for cross-attention) as lists of strings."""
@@ -140,7 +152,7 @@ def arrays(
         layers, heads, queries, keys = array.shape
         data = {"attention": array.astype(np.float32)}
     elif q is not None and k is not None:
-        qa, ka = as_array(q, "q"), as_array(k, "k")
+        qa, ka = attention_array(q, batch, "q"), attention_array(k, batch, "k")
         _check(qa, "q", "queries", "d")
         _check(ka, "k", "keys", "d")
         qa, ka = _four(qa), _four(ka)
@@ -155,7 +167,7 @@ def arrays(
         keys = ka.shape[2]
         data = {"q": qa.astype(np.float32), "k": ka.astype(np.float32)}
         if v is not None:
-            va = as_array(v, "v")
+            va = attention_array(v, batch, "v")
             _check(va, "v", "keys", "d_v")
             va = _four(va)
             if va.shape[:3] != ka.shape[:3]:
@@ -189,7 +201,7 @@ def payload(
     k: Any = None,
     v: Any = None,
     key_tokens: Optional[Sequence[Any]] = None,
-    batch: int = 0,
+    batch: Optional[int] = None,
 ) -> dict:
     """The lab's JSON format for weights, or for Q and K (and V): nested lists of the float32
     values (each exactly, as a Python float)."""

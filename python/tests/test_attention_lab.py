@@ -75,6 +75,19 @@ def test_every_input_form_gives_the_same_numbers():
     two = tuple(np.stack([layer, layer[::-1]]) for layer in ATTENTION)
     assert payload(two, TOKENS, batch=1)["attention"] == ATTENTION[:, ::-1].tolist()
     assert payload(np.stack(two), TOKENS, batch=1)["attention"] == ATTENTION[:, ::-1].tolist()
+    # One layer of outputs.attentions with a batch (not in a tuple): with batch=, a batch of
+    # examples of one layer; without, four dimensions are layers (the lab says both readings).
+    layer = np.stack([ATTENTION[0], ATTENTION[1]])  # [batch 2, heads, q, k]
+    assert payload(layer, TOKENS, batch=1)["attention"] == [ATTENTION[1].tolist()]
+    assert payload(layer, TOKENS)["attention"] == ATTENTION.tolist()
+
+
+def test_q_k_and_v_take_a_batch_as_attention_does():
+    q, k, v = (rng.normal(size=(3, 2, 4, 5, 2)).astype(np.float32) for _ in range(3))  # [layers, batch, ...]
+    data = payload(q=q, k=k, v=v, tokens=TOKENS, batch=1)
+    assert data["q"] == q[:, 1].tolist() and data["k"] == k[:, 1].tolist() and data["v"] == v[:, 1].tolist()
+    per_layer = payload(q=tuple(q), k=tuple(k), tokens=TOKENS)
+    assert per_layer["q"] == q[:, 0].tolist()
 
 
 def test_grouped_query_k_and_v_pass_to_the_lab():
@@ -98,7 +111,9 @@ def test_q_k_and_v():
     "call, message",
     [
         (lambda: payload(np.zeros((1, 1, 1, 1, 2, 2)), ["a", "b"]), r"6 dimensions"),
-        (lambda: payload(np.zeros((1, 2, 1, 2, 2)), ["a", "b"], batch=2), r"batch 2 of 2"),
+        (lambda: payload(np.zeros((1, 2, 1, 2, 2)), ["a", "b"], batch=2), r"batch 2, but it has 2 examples \(0 to 1\)"),
+        (lambda: payload(np.zeros((2, 1, 2, 2)), ["a", "b"], batch=2), r"\[batch, heads, rows, cols\] \[2, 1, 2, 2\]: batch 2"),
+        (lambda: payload(np.eye(2), ["a", "b"], batch=1), r"no batch axis"),
         (lambda: payload(np.array([[1.0, np.nan], [0, 1]]), ["a", "b"]), r"attention\[0, 1\] is nan"),
         (lambda: payload(np.eye(2), ["a"]), r"tokens has 1 entries where the tensors have 2"),
         (lambda: payload(np.eye(2)[:, :0], []), r"empty dimension"),
@@ -111,7 +126,7 @@ def test_q_k_and_v():
         (lambda: payload(np.ones((64, 8, 256, 256)) / 256), r"budget"),
         (lambda: payload(tuple(np.ones((1, 2, 3, 3)) for _ in range(1)) + (np.ones((1, 2, 4, 4)),)), r"shapes differ"),
         (lambda: payload((np.ones((2, 3, 3)),)), r"\[batch, heads, queries, keys\]"),
-        (lambda: payload(tuple(np.ones((1, 2, 3, 3)) for _ in range(2)), batch=3), r"batch 3 of 1"),
+        (lambda: payload(tuple(np.ones((1, 2, 3, 3)) for _ in range(2)), batch=3), r"batch 3, but it has 1 examples"),
         (lambda: payload("not numbers"), r"not an array of numbers"),
         (lambda: attention_lab.html(np.eye(2), ["a", "b"], lang="fr"), r'lang: "en" or "zh"'),
     ],

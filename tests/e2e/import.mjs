@@ -311,6 +311,136 @@ test('a long file\'s heads at a glance show every key: each thumbnail fits its b
     if (SHOTS) await page.locator('[data-testid=imported-grid]').screenshot({ path: join(SHOTS, `import-long-${width}.png`) });
   }
   await page.setViewportSize({ width: 1280, height: 900 });
+  // The chosen head past 512 tokens: an overview of blocks (256 a side at most) with the zoomed
+  // region outlined, and that region at full resolution with its tokens, as for the lab's own.
+  const overview = page.locator('[data-testid=imported-overview-weights]');
+  await overview.scrollIntoViewIfNeeded();
+  await nextFrames(page);
+  assert.equal(await page.locator('[data-testid=heatmap-imported-weights]').count(), 1);
+  assert.match(await overview.locator('.overview-head .help').textContent(), /1024/);
+  assert.match(await page.locator('[data-testid=imported-zoom-title-weights]').textContent(), /0.*31.*0.*31/);
+  await page.click('[data-testid=imported-zoom-move-weights-1]');
+  await nextFrames(page);
+  assert.match(await page.locator('[data-testid=imported-zoom-title-weights]').textContent(), /16.*47/);
+  const zoom = page.locator('canvas.heatmap-cells[data-testid=zoom-imported-weights]');
+  await zoom.scrollIntoViewIfNeeded();
+  const box = await zoom.boundingBox();
+  // The region's cell at row 1, column 1 of the zoom is query t17, key t1 of the head.
+  const cellSide = box.width / 32;
+  await page.mouse.move(box.x + cellSide * 1.5, box.y + cellSide * 1.5);
+  await page.waitForFunction(() => /t17.*t1\b/.test(document.querySelector('[data-testid=imported-cell]')?.textContent ?? ''));
+  assert.match(await page.locator('[data-testid=imported-cell]').textContent(), /: 0\.056/);
+  if (SHOTS) await overview.screenshot({ path: join(SHOTS, 'import-long-overview.png') });
+  await page.evaluate(() => window.attentionLab.load(null));
+});
+
+test('an encoder\'s attention: roles over every query, special tokens hidden with rows renormalised, the mean over heads or layers', async () => {
+  // A BERT-like file, 2 layers × 2 heads: one head looks at the next token, one at [CLS], one
+  // one token back, one evenly.
+  const tokens = ['[CLS]', 'the', 'cat', 'sat', ',', 'the', 'mat', '[SEP]'];
+  const n = tokens.length;
+  const row = (f) => Array.from({ length: n }, (_, i) => { const r = Array.from({ length: n }, (_, j) => f(i, j)); const s = r.reduce((a, b) => a + b, 0); return r.map((w) => w / s); });
+  const next = row((i, j) => (j === Math.min(i + 1, n - 1) ? 1 : 0));
+  const cls = row((i, j) => (j === 0 ? 6 : 4 / (n - 1)));
+  const previous = row((i, j) => (j === Math.max(i - 1, 0) ? 1 : 0));
+  const even = row(() => 1);
+  const attention = [[next, cls], [previous, even]];
+  assert.deepEqual(await page.evaluate((data) => window.attentionLab.load(data), { attention, tokens, name: 'bert.json' }), { ok: true });
+  await page.locator('[data-testid=imported-roles]').scrollIntoViewIfNeeded();
+  await nextFrames(page);
+  const cell = (l, h, role) => page.locator(`[data-testid=imported-roles-${l}-${h}] [data-testid=role-${role}]`).textContent();
+  assert.equal(await cell(0, 0, 'next'), '1.00', 'the next-token head');
+  assert.equal(await cell(1, 0, 'previous'), '1.00', 'the previous-token head');
+  assert.equal(await cell(0, 1, 'special'), (await page.evaluate(() => window.attentionLab.trace().roles[0][1].special.mean)).toFixed(2));
+  // Each role over every query that can show it: the count under its name.
+  assert.match(await page.locator('th[data-testid=role-next]').textContent(), /7 queries/);
+  assert.match(await page.locator('th[data-testid=role-previous]').textContent(), /7 queries/);
+  assert.match(await page.locator('[data-testid=imported-head-0-0]').getAttribute('aria-label'), /next/);
+  const t = await trace();
+  assert.equal(t.rows_are.kind, 'weights');
+  assert.equal(t.roles[0][0].next.queries, n - 1);
+  if (SHOTS) await page.locator('[data-testid=imported-view]').screenshot({ path: join(SHOTS, 'import-encoder-roles.png') });
+
+  // Hide the special tokens: their rows and columns go, each row sums to 1 again, and it is said.
+  const hide = page.locator('[data-testid=import-hide-special]');
+  assert.match(await page.locator('[data-testid=import-view-controls]').textContent(), /\[CLS\] \[SEP\]/);
+  await hide.check();
+  await page.waitForFunction(() => window.attentionLab.state().tokens.length === 6);
+  const hidden = await trace();
+  assert.deepEqual(hidden.tokens, tokens.slice(1, -1));
+  // Every row sums to 1 again, or to 0 where all of its weight was on special tokens (the
+  // next-token head's "mat", whose next token was [SEP]).
+  for (const head of hidden.layers.flat()) {
+    for (const r of head.weights) {
+      const sum = r.reduce((a, b) => a + b, 0);
+      assert.ok(Math.abs(sum - 1) < 1e-5 || sum === 0, `${sum}`);
+    }
+  }
+  assert.ok(hidden.layers[0][0].weights[5].every((w) => w === 0));
+  // The [CLS] head's "the" row: what was left of it, renormalised.
+  const left = cls[1].slice(1, -1);
+  const sum = left.reduce((a, b) => a + b, 0);
+  assert.ok(Math.abs(hidden.layers[0][1].weights[0][0] - left[0] / sum) < 1e-6);
+  assert.ok(hidden.notices.some((m) => /special tokens hidden \(\[CLS\] \[SEP\]\)/.test(m)), hidden.notices.join(' | '));
+  await hide.uncheck();
+  await page.waitForFunction(() => window.attentionLab.state().tokens.length === 8);
+
+  // The mean over each layer's heads, then over the layers.
+  await page.selectOption('[data-testid=import-mean]', 'heads');
+  await page.waitForFunction(() => window.attentionLab.trace().mean === 'heads');
+  let mean = await trace();
+  assert.equal(mean.n_heads, 1);
+  assert.ok(Math.abs(mean.layers[1][0].weights[3][2] - (previous[3][2] + even[3][2]) / 2) < 1e-6);
+  assert.match(await page.locator('[data-testid=imported-head-title]').textContent(), /Layer 1 · mean of 2 heads/);
+  await page.selectOption('[data-testid=import-mean]', 'layers');
+  await page.waitForFunction(() => window.attentionLab.trace().mean === 'layers');
+  mean = await trace();
+  assert.equal(mean.n_layers, 1);
+  assert.ok(Math.abs(mean.layers[0][1].weights[2][0] - (cls[2][0] + even[2][0]) / 2) < 1e-6);
+  await page.selectOption('[data-testid=import-mean]', 'each');
+  // Asked through load() too.
+  await page.evaluate((data) => window.attentionLab.load(data), { attention, tokens, hide_special: true, mean: 'heads' });
+  await page.waitForFunction(() => window.attentionLab.trace().mean === 'heads' && window.attentionLab.state().tokens.length === 6);
+  assert.ok(await page.locator('[data-testid=import-hide-special]').isChecked());
+
+  // Logits are not weights: no roles, no entropy, and the page says where.
+  const logits = [[[2, -1, 0.5], [0.1, 3, -2], [1, 1, 1]]];
+  await page.evaluate((data) => window.attentionLab.load(data), { attention: logits, tokens: ['a', 'b', 'c'] });
+  await page.waitForFunction(() => window.attentionLab.state().tokens.join() === 'a,b,c');
+  await nextFrames(page);
+  assert.equal(await page.locator('[data-testid=imported-roles]').count(), 0, 'no roles table');
+  assert.match(await page.locator('[data-testid=imported-roles-help]').textContent(), /not attention weights: layer 1, head 1, row 1 holds -1/);
+  assert.equal((await trace()).roles[0][0].entropy_bits, null);
+
+  // A batch: one layer of outputs.attentions, [batch 2, heads 1, 2, 2]; batch: 1 reads the second.
+  const batch = [[[[1, 0], [0.5, 0.5]]], [[[1, 0], [0.2, 0.8]]]];
+  await page.evaluate((data) => window.attentionLab.load(data), { attention: batch, tokens: ['a', 'b'], batch: 1 });
+  await page.waitForFunction(() => window.attentionLab.trace().layers.length === 1 && window.attentionLab.trace().heads[0].weights[1][0] < 0.3);
+  const read = await trace();
+  assert.ok(read.notices.some((m) => /batch of 2 examples: example 1 is shown/.test(m)), read.notices.join(' | '));
+  // Without batch: two layers, and the notice names both readings.
+  await page.evaluate((data) => window.attentionLab.load(data), { attention: batch, tokens: ['a', 'b'] });
+  await page.waitForFunction(() => window.attentionLab.trace().layers.length === 2);
+  assert.match(await page.locator('[data-testid=imported-view]').textContent(), /\[batch, heads, queries, keys\]/);
+  // A batch out of range is refused, naming the count; the page keeps what it showed.
+  const refused = await page.evaluate((data) => window.attentionLab.load(data), { attention: batch, tokens: ['a', 'b'], batch: 5 });
+  assert.equal(refused.ok, false);
+  assert.match(refused.error, /batch 5, but it has 2 examples \(0 to 1\)/);
+  assert.equal((await trace()).layers.length, 2);
+
+  // In Chinese, at phone size.
+  await page.evaluate((data) => window.attentionLab.load(data), { attention, tokens });
+  await page.evaluate(() => window.attentionLab.set({ lang: 'zh' }));
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.locator('[data-testid=imported-roles]').scrollIntoViewIfNeeded();
+  await nextFrames(page);
+  assert.match(await page.locator('[data-testid=imported-roles-help]').textContent(), /能显现这种角色的查询/);
+  assert.match(await page.locator('[data-testid=import-view-controls]').textContent(), /隐藏特殊词元/);
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.ok(overflow <= 1, `the page is ${overflow}px wider than the phone`);
+  if (SHOTS) await page.screenshot({ path: join(SHOTS, 'import-encoder-phone-zh.png') });
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.evaluate(() => window.attentionLab.set({ lang: 'en' }));
   await page.evaluate(() => window.attentionLab.load(null));
 });
 

@@ -85,7 +85,21 @@ def main():
         "v": v.astype(np.float64).tolist(),
         "qk_weights": qk_weights.tolist(),
     }, ensure_ascii=False))
+    per_layer(meta)
     print("wrote", sorted(p.name for p in OUT.iterdir()))
+
+
+def per_layer(meta):
+    """The same attention saved one tensor per layer, as hooks save it: `.npz` with a batch of
+    one in front of each layer, safetensors and JSON under other hooks' names."""
+    np.savez(OUT / "per_layer.npz", tokens=np.array(tokens),
+             **{f"layers.{l}.attn": attention[l][np.newaxis] for l in range(len(attention))})
+    (OUT / "per_layer.safetensors").write_bytes(save_safetensors(
+        {f"model.layers.{l}.self_attn.attn_weights": np.ascontiguousarray(attention[l])
+         for l in range(len(attention))}, metadata=meta))
+    (OUT / "per_layer.json").write_text(json.dumps(
+        {**{f"h.{l}.attention": attention[l].tolist() for l in range(len(attention))},
+         "tokens": tokens}, ensure_ascii=False))
 
 
 if __name__ == "__main__":

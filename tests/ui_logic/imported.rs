@@ -230,9 +230,10 @@ fn every_import_refusal_reads_in_both_languages() {
             None,
             br#"{"attention": [[1, 0]], "tokens": ["a", "b", "c"]}"#,
             None,
+            None,
         )
         .unwrap_err(),
-        open_bytes("x.bin", None, b"\x01\x02", None).unwrap_err(),
+        open_bytes("x.bin", None, b"\x01\x02", None, None).unwrap_err(),
         Refusal::Import(read(Format::Npz, b"PK\x03\x04", None, None, None).unwrap_err()),
         Refusal::Unreadable("NotReadableError".into()),
     ];
@@ -245,4 +246,77 @@ fn every_import_refusal_reads_in_both_languages() {
             "{zh}"
         );
     }
+}
+
+/// The chosen head of a long file (600 tokens, past 512 × 512): an overview of blocks, each its
+/// largest or mean weight, on the whole head's scale, and any region at full resolution with
+/// its tokens.
+#[test]
+fn a_long_imported_head_is_shown_as_an_overview_and_a_zoomed_region() {
+    use attention_core::io::import::{Imported, Tensors};
+    use attention_core::io::imported::{ImportSettings, run_imported};
+    use attention_core::pipeline::overview::Reduction;
+    use attention_lab::ui::logic::colormap::{Scale, ScaleMode};
+    use attention_lab::ui::logic::imported::{Part, overview, region, summarised};
+    let n = 600;
+    let weights = ndarray::Array4::from_shape_fn((1, 1, n, n), |(_, _, i, j)| {
+        if j <= i { 1.0 / (i + 1) as f32 } else { 0.0 }
+    });
+    let file = Imported {
+        tensors: Tensors::Attention(weights.clone()),
+        tokens: (0..n).map(|i| format!("t{i}")).collect(),
+        key_tokens: None,
+        notices: Vec::new(),
+    };
+    let run = run_imported(&file, &ImportSettings::default()).unwrap();
+    assert!(summarised(&run));
+    let max = overview(&run, 0, 0, Part::Weights, ScaleMode::Honest, Reduction::Max).unwrap();
+    // 600 cells a side in blocks of 3: 200 blocks.
+    assert_eq!(max.values.dim(), (200, 200));
+    assert_eq!(max.row_labels[1], "3–5");
+    assert_eq!(max.scale, Scale::UNIT);
+    assert_eq!(max.values[[0, 0]], 1.0);
+    let mean = overview(
+        &run,
+        0,
+        0,
+        Part::Weights,
+        ScaleMode::Honest,
+        Reduction::Mean,
+    )
+    .unwrap();
+    let block: f32 = (3..6)
+        .flat_map(|i| (0..3).map(move |j| (i, j)))
+        .map(|(i, j)| weights[[0, 0, i, j]])
+        .sum();
+    assert!((mean.values[[1, 0]] - block / 9.0).abs() < 1e-6);
+    let zoomed = region(
+        &run,
+        0,
+        0,
+        Part::Weights,
+        ScaleMode::Honest,
+        100..132,
+        90..122,
+    )
+    .unwrap();
+    assert_eq!(zoomed.values.dim(), (32, 32));
+    assert_eq!(
+        (
+            zoomed.row_labels[0].as_str(),
+            zoomed.col_labels[31].as_str()
+        ),
+        ("t100", "t121")
+    );
+    assert_eq!(zoomed.values[[0, 0]], weights[[0, 0, 100, 90]]);
+    // A short file is drawn cell by cell.
+    let short = Imported {
+        tensors: Tensors::Attention(ndarray::Array4::from_elem((1, 1, 4, 4), 0.25)),
+        tokens: (0..4).map(|i| i.to_string()).collect(),
+        key_tokens: None,
+        notices: Vec::new(),
+    };
+    assert!(!summarised(
+        &run_imported(&short, &ImportSettings::default()).unwrap()
+    ));
 }

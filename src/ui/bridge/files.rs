@@ -3,7 +3,7 @@
 //! cannot be used leaves the page as it was and says why.
 
 use leptos::prelude::*;
-use wasm_bindgen::JsCast;
+use wasm_bindgen::{JsCast, JsValue};
 
 use crate::ui::state::Lab;
 use crate::ui::state::imported::{OpenStatus, Refusal, open_bytes};
@@ -17,8 +17,9 @@ pub fn open(
     format: Option<Format>,
     bytes: &[u8],
     tokens: Option<Vec<String>>,
+    batch: Option<usize>,
 ) -> Result<(), String> {
-    match open_bytes(name, format, bytes, tokens) {
+    match open_bytes(name, format, bytes, tokens, batch) {
         Ok(file) => {
             lab.show_imported(Some(file));
             Ok(())
@@ -47,7 +48,7 @@ pub fn open_picked(lab: Lab, file: web_sys::File, tokens: Option<Vec<String>>) {
         match read {
             Ok(buffer) => {
                 let bytes = js_sys::Uint8Array::new(&buffer).to_vec();
-                let _ = open(lab, &name, None, &bytes, tokens);
+                let _ = open(lab, &name, None, &bytes, tokens, None);
             }
             Err(error) => {
                 refuse(lab, &name, Refusal::Unreadable(js_message(error)));
@@ -70,7 +71,7 @@ pub fn open_url(lab: Lab, url: String) {
     wasm_bindgen_futures::spawn_local(async move {
         match fetch_bytes(&url).await {
             Ok(bytes) => {
-                if open(lab, &name, None, &bytes, None).is_ok() {
+                if open(lab, &name, None, &bytes, None, None).is_ok() {
                     lab.imported_src.set(Some(url));
                 }
             }
@@ -105,4 +106,44 @@ fn js_message(error: wasm_bindgen::JsValue) -> String {
         .dyn_ref::<js_sys::Error>()
         .map(|e| String::from(e.message()))
         .unwrap_or_else(|| "unknown error".into())
+}
+
+/// `batch` given with the data (`attentionLab.load({…, batch})`): an example's number, or none.
+pub fn batch_of(lab: Lab, data: &JsValue, name: &str) -> Result<Option<usize>, String> {
+    let batch = js_sys::Reflect::get(data, &"batch".into()).unwrap_or(JsValue::UNDEFINED);
+    if batch.is_undefined() || batch.is_null() {
+        return Ok(None);
+    }
+    let example = batch
+        .as_f64()
+        .filter(|b| *b >= 0.0 && b.fract() == 0.0)
+        .ok_or_else(|| {
+            refuse(
+                lab,
+                name,
+                Refusal::Unreadable("batch: expected an example's number (0, 1, 2, …)".into()),
+            )
+        })?;
+    Ok(Some(example as usize))
+}
+
+/// `hide_special` and `mean` given with the data: how the file is looked at once it is open.
+pub fn look(lab: Lab, data: &JsValue, name: &str) -> Result<(), String> {
+    let field = |key: &str| js_sys::Reflect::get(data, &key.into()).unwrap_or(JsValue::UNDEFINED);
+    let hide_special = field("hide_special").as_bool().unwrap_or(false);
+    let mean = match field("mean").as_string().as_deref() {
+        None => None,
+        Some("heads") => Some(attention_core::io::imported_views::Mean::Heads),
+        Some("layers") => Some(attention_core::io::imported_views::Mean::Layers),
+        Some(other) => {
+            return Err(refuse(
+                lab,
+                name,
+                Refusal::Unreadable(format!("mean: \"heads\" or \"layers\", not {other:?}")),
+            ));
+        }
+    };
+    lab.import_view
+        .set(crate::ui::state::imported::ImportView { hide_special, mean });
+    Ok(())
 }

@@ -8,7 +8,7 @@
 //!   open, its numbers in the trace's shape (`source: "imported"`).
 //! - `load(data)`: opens a user's own attention: an object as in the JSON format (`{attention,
 //!   tokens}` or `{q, k, v, tokens}`), or `{format, bytes: ArrayBuffer, tokens?}` for a file's
-//!   bytes; `load(null)` goes back to the lab's own numbers. Returns `{ok: true}` or `{ok:
+//!   bytes, either with `batch?`, `hide_special?` and `mean?` ("heads" | "layers"); `load(null)` goes back to the lab's own numbers. Returns `{ok: true}` or `{ok:
 //!   false, error}`; a refused file changes nothing. `load({model: {files: {"config.json": …,
 //!   "model.safetensors": …, "tokenizer.json": …}, name?}})` opens a Hugging Face model folder
 //!   (each file a string, an ArrayBuffer, a Uint8Array or a Blob) and returns a promise of the
@@ -276,7 +276,8 @@ pub fn load_data(lab: Lab, data: &JsValue, name: Option<&str>) -> Result<(), Str
                     Refusal::Unreadable("JSON.stringify failed".into()),
                 )
             })?;
-        return files::open(lab, name, Some(Format::Json), text.as_bytes(), None);
+        files::open(lab, name, Some(Format::Json), text.as_bytes(), None, None)?;
+        return files::look(lab, data, name);
     }
     let bytes = if let Some(buffer) = bytes.dyn_ref::<js_sys::ArrayBuffer>() {
         js_sys::Uint8Array::new(buffer).to_vec()
@@ -321,7 +322,9 @@ pub fn load_data(lab: Lab, data: &JsValue, name: Option<&str>) -> Result<(), Str
             )
         })?)
     };
-    files::open(lab, name, format, &bytes, tokens)
+    let batch = files::batch_of(lab, data, name)?;
+    files::open(lab, name, format, &bytes, tokens, batch)?;
+    files::look(lab, data, name)
 }
 
 /// `attentionLab.kernelBench({n, d, block, runs})`: the benchmark harness of issue 24's kernel

@@ -87,6 +87,11 @@ pub fn state_json(lab: Lab) -> String {
             object.insert("file".into(), json!(file.name));
             object.insert("n_layers".into(), json!(file.data.tensors.layers()));
             object.insert("imported_heads".into(), json!(file.data.tensors.heads()));
+            let view = lab.import_view.get_untracked();
+            object.insert(
+                "import_view".into(),
+                json!({"hide_special": view.hide_special, "mean": view.mean.map(|m| m.name())}),
+            );
         }
         object.insert(
             "lesson".into(),
@@ -97,9 +102,11 @@ pub fn state_json(lab: Lab) -> String {
         }
         object.insert(
             "tokens".into(),
-            json!(match &imported {
-                Some(file) => Some(file.data.tokens.clone()),
-                None => trace.as_ref().map(|t| t.0.config.tokens().to_vec()),
+            // A file's tokens as shown (its special tokens hidden or not).
+            json!(match (&imported, lab.imported_ok()) {
+                (Some(_), Some(run)) => Some(run.0.tokens.clone()),
+                (Some(file), None) => Some(file.data.tokens.clone()),
+                (None, _) => trace.as_ref().map(|t| t.0.config.tokens().to_vec()),
             }),
         );
         let backend = outcome.result.as_ref().ok().map(|t| t.0.backend.clone());

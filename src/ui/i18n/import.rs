@@ -50,9 +50,6 @@ pub struct ImportTexts {
     pub layer: &'static str,
     pub head: &'static str,
     pub roles_title: &'static str,
-    /// (queries averaged over, whether only repeated tokens' queries).
-    pub roles_help: fn(usize, bool) -> String,
-    pub roles_cross: &'static str,
     pub entropy: &'static str,
     /// (largest difference): FlashAttention's outputs equal the standard ones.
     pub flash_equal: fn(&str) -> String,
@@ -98,8 +95,24 @@ impl Lang {
             (Lang::Zh, ImportNotice::NumberedTokens { count }) => {
                 format!("文件没有附带词元：它的 {count} 个位置按 0、1、2……编号。")
             }
-            (Lang::Zh, ImportNotice::FirstExample { examples }) => format!(
-                "张量是 [layers, batch, heads, …]，含 {examples} 个样本：这里显示第一个（想看别的，保存前先切出来；笔记本里用 batch= 选）。"
+            (Lang::Zh, ImportNotice::Example { examples, shown }) => format!(
+                "张量带有一批 {examples} 个样本：这里显示第 {shown} 个（用 batch= 选别的，从 0 到 {}）。",
+                examples - 1
+            ),
+            (Lang::Zh, ImportNotice::ReadAsLayers { layers }) => format!(
+                "四维张量按 [layers, heads, queries, keys] 读取：共 {layers} 层。如果它的第一维其实是一批样本（[batch, heads, queries, keys]，例如 outputs.attentions 的某一层），请给出 batch=（0 到 {}）来读取其中一个样本的这一层。",
+                layers - 1
+            ),
+            (
+                Lang::Zh,
+                ImportNotice::SpecialHidden {
+                    queries,
+                    keys,
+                    tokens,
+                },
+            ) => format!(
+                "已隐藏特殊词元（{}）：去掉了 {queries} 个查询和 {keys} 个键，每行权重再除以剩下部分的和，使它重新等于 1。",
+                tokens.join(" ")
             ),
             (Lang::Zh, ImportNotice::GroupedHeads { q_heads, kv_heads }) => format!(
                 "k 有 {kv_heads} 个头，q 有 {q_heads} 个：每个键/值头依次供 {} 个查询头使用（分组查询注意力，和 transformers 的 repeat_kv 一样）。",
@@ -156,6 +169,22 @@ fn zh_error(error: &ImportError) -> String {
         ImportError::TooManyTokens { tensor, count, max } => {
             format!("{tensor}：{count} 个词元；实验室最多处理 {max} 个")
         }
+        ImportError::Batch {
+            tensor,
+            shape,
+            batch,
+            examples,
+        } => format!(
+            "{tensor} {shape:?}：要第 {batch} 个样本，但它只有 {examples} 个（0 到 {}）",
+            examples - 1
+        ),
+        ImportError::NoBatch {
+            tensor,
+            shape,
+            batch,
+        } => format!(
+            "{tensor} {shape:?} 没有 batch 维（批量的形状是 [batch, heads, rows, columns] 或 [layers, batch, heads, rows, columns]）：无法读取第 {batch} 个样本"
+        ),
         ImportError::OverBudget { numbers, budget } => format!(
             "共 {numbers} 个数（层 × 头 × 单元格），超过本页的上限 {budget}；请减少层数或头数，或换一段更短的文本"
         ),
@@ -226,18 +255,6 @@ pub static EN: ImportTexts = ImportTexts {
     layer: "Layer",
     head: "Head",
     roles_title: "What each head does on these tokens",
-    roles_help: |queries, repeated| {
-        if repeated {
-            format!(
-                "Shares of each head's weight, averaged over the {queries} queries whose token came before (where every role can show); tokens with the same text count as the same token. Entropy: the mean over rows, in bits."
-            )
-        } else {
-            format!(
-                "Shares of each head's weight, averaged over the {queries} queries after the first (no token repeats, so induction cannot show). Entropy: the mean over rows, in bits."
-            )
-        }
-    },
-    roles_cross: "The keys are not the queries (cross-attention): only the first key's share and the entropy mean anything here.",
     entropy: "entropy (bits)",
     flash_equal: |diff| {
         format!(
@@ -312,18 +329,6 @@ pub static ZH: ImportTexts = ImportTexts {
     layer: "层",
     head: "头",
     roles_title: "每个头在这些词元上做什么",
-    roles_help: |queries, repeated| {
-        if repeated {
-            format!(
-                "每个头的权重份额，在 {queries} 个“词元此前出现过”的查询上取平均（这样每种角色都能显现）；文本相同的词元视为同一个词元。熵：各行的平均值，单位为比特。"
-            )
-        } else {
-            format!(
-                "每个头的权重份额，在第一个之后的 {queries} 个查询上取平均（没有重复的词元，归纳头无从显现）。熵：各行的平均值，单位为比特。"
-            )
-        }
-    },
-    roles_cross: "键不是查询本身（交叉注意力）：这里只有第一个键的份额和熵有意义。",
     entropy: "熵（比特）",
     flash_equal: |diff| {
         format!("FlashAttention 逐块计算并使用在线 softmax，得到相同的输出：最大差值为 {diff}。")

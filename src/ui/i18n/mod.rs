@@ -10,6 +10,7 @@
 pub mod circuits;
 mod en;
 pub mod import;
+pub mod import_roles;
 pub mod learn;
 mod learn_en;
 mod learn_zh;

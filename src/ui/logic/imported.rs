@@ -1,13 +1,16 @@
 //! What the page shows of a user's own attention (`attention_core::io::imported::ImportedRun`): each
 //! matrix of a head as a view, and a cell in words. Pure, tested natively.
 
+use std::ops::Range;
+
 use ndarray::Array2;
 
 use super::colormap::{Scale, ScaleMode};
-use super::matrix::{Legend, MatrixView};
+use super::matrix::{Blocks, Legend, MatrixView};
 use super::stages::own_range;
 use super::visible_all;
 use attention_core::io::imported::{ImportedRun, ShownHead};
+use attention_core::pipeline::overview::{FULL_HEAD_CELLS, Overview, Reduction};
 
 /// The matrices a head of an imported file can have.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -132,6 +135,83 @@ pub fn glance(run: &ImportedRun, layer: usize, head: usize, mode: ScaleMode) -> 
         });
     }
     Some(v)
+}
+
+/// Whether a head of `run` is too large to draw cell by cell (past 512 × 512, as the lab's own
+/// heads): the chosen head is then shown as an overview of blocks with a zoomed region.
+pub fn summarised(run: &ImportedRun) -> bool {
+    run.tokens.len() * run.keys().len() > FULL_HEAD_CELLS
+}
+
+/// `part` (the weights or the scores) of head (`layer`, `head`) as an overview: each block of
+/// at most [`Overview::step`] cells a side reduced to its largest or mean value, labelled by
+/// the positions it spans, on the whole head's scale.
+pub fn overview(
+    run: &ImportedRun,
+    layer: usize,
+    head: usize,
+    part: Part,
+    mode: ScaleMode,
+    reduction: Reduction,
+) -> Option<MatrixView> {
+    let full = view(run, layer, head, part, mode)?;
+    let (n, m) = full.values.dim();
+    let (rs, cs) = (Overview::step(n), Overview::step(m));
+    let values = Array2::from_shape_fn((n.div_ceil(rs), m.div_ceil(cs)), |(r, c)| {
+        let block = full.values.slice(ndarray::s![
+            r * rs..((r + 1) * rs).min(n),
+            c * cs..((c + 1) * cs).min(m)
+        ]);
+        match reduction {
+            Reduction::Max => block.fold(f32::NEG_INFINITY, |a, &v| a.max(v)),
+            Reduction::Mean => block.sum() / block.len() as f32,
+        }
+    });
+    let ranges = |len: usize, step: usize| {
+        (0..len.div_ceil(step))
+            .map(|b| format!("{}–{}", b * step, ((b + 1) * step).min(len) - 1))
+            .collect()
+    };
+    Some(MatrixView {
+        values,
+        row_labels: ranges(n, rs),
+        col_labels: ranges(m, cs),
+        scale: full.scale,
+        legend: full.legend,
+        blocks: Some(Blocks {
+            reduction,
+            rows: rs,
+            cols: cs,
+        }),
+    })
+}
+
+/// Cells `rows` × `cols` of `part` of head (`layer`, `head`) at full resolution with their tokens,
+/// on the whole head's scale: the zoomed region under an overview.
+pub fn region(
+    run: &ImportedRun,
+    layer: usize,
+    head: usize,
+    part: Part,
+    mode: ScaleMode,
+    rows: Range<usize>,
+    cols: Range<usize>,
+) -> Option<MatrixView> {
+    let full = view(run, layer, head, part, mode)?;
+    let (n, m) = full.values.dim();
+    let rows = rows.start.min(n)..rows.end.min(n);
+    let cols = cols.start.min(m)..cols.end.min(m);
+    Some(MatrixView {
+        values: full
+            .values
+            .slice(ndarray::s![rows.clone(), cols.clone()])
+            .to_owned(),
+        row_labels: full.row_labels[rows].to_vec(),
+        col_labels: full.col_labels[cols].to_vec(),
+        scale: full.scale,
+        legend: full.legend,
+        blocks: None,
+    })
 }
 
 /// The query and key tokens of a cell of the weights or scores, and its value.

@@ -7,8 +7,9 @@ use std::sync::Arc;
 use attention_core::api::Request;
 use attention_core::api::RequestError;
 use attention_core::api::import::import_settings;
-use attention_core::io::import::{Format, ImportError, Imported, Tensors, read};
+use attention_core::io::import::{Format, ImportError, Imported, ReadOptions, Tensors, read_with};
 use attention_core::io::imported::{ImportSettings, ImportedRun, run_imported};
+use attention_core::io::imported_views::Mean;
 
 pub use crate::ui::logic::imported::Refusal;
 
@@ -47,14 +48,22 @@ impl PartialEq for RunRef {
     }
 }
 
-/// Reads `bytes` as `format` (tokens given beside it replace the file's), within the page's budget.
+/// Reads `bytes` as `format` (tokens given beside it replace the file's; `batch` picks an
+/// example), within the page's budget.
 pub fn read_file(
     name: &str,
     format: Format,
     bytes: &[u8],
     tokens: Option<Vec<String>>,
+    batch: Option<usize>,
 ) -> Result<ImportedFile, ImportError> {
-    let data = read(format, bytes, tokens, None, Some(PAGE_BUDGET))?;
+    let options = ReadOptions {
+        tokens,
+        key_tokens: None,
+        budget: Some(PAGE_BUDGET),
+        batch,
+    };
+    let data = read_with(format, bytes, options)?;
     Ok(ImportedFile {
         name: name.to_string(),
         data: Arc::new(data),
@@ -71,17 +80,35 @@ pub fn settings_of(request: &Request) -> Result<ImportSettings, RequestError> {
     )
 }
 
-/// Shows `file` under `settings` (weights read as they are ignore them).
+/// How a file is looked at: with its special tokens or without (rows renormalised), head by head
+/// or a mean.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ImportView {
+    pub hide_special: bool,
+    pub mean: Option<Mean>,
+}
+
+/// Shows `file` under `settings` (weights read as they are ignore them), looked at as `view`
+/// (special tokens that cannot be hidden stay: the control says why).
 pub fn run(
     file: &ImportedFile,
     settings: &Result<ImportSettings, RequestError>,
+    view: ImportView,
 ) -> Result<RunRef, RequestError> {
     let settings = match (&file.data.tensors, settings) {
         (Tensors::Attention(_), _) => ImportSettings::default(),
         (Tensors::Vectors { .. }, Ok(settings)) => settings.clone(),
         (Tensors::Vectors { .. }, Err(error)) => return Err(error.clone()),
     };
-    Ok(RunRef(Arc::new(run_imported(&file.data, &settings)?)))
+    let hidden = view
+        .hide_special
+        .then(|| file.data.without_special().ok())
+        .flatten();
+    let run = run_imported(hidden.as_ref().unwrap_or(&file.data), &settings)?;
+    Ok(RunRef(Arc::new(match view.mean {
+        Some(over) => run.averaged(over),
+        None => run,
+    })))
 }
 
 /// The opener's last word: a file being read, or refused (the page keeps what it showed).
@@ -97,12 +124,13 @@ pub fn open_bytes(
     format: Option<Format>,
     bytes: &[u8],
     tokens: Option<Vec<String>>,
+    batch: Option<usize>,
 ) -> Result<ImportedFile, Refusal> {
     let format = format
         .or_else(|| Format::from_file_name(name))
         .or_else(|| Format::sniff(bytes))
         .ok_or(Refusal::UnknownFormat)?;
-    read_file(name, format, bytes, tokens).map_err(Refusal::Import)
+    read_file(name, format, bytes, tokens, batch).map_err(Refusal::Import)
 }
 
 /// Tokens typed beside a file: a JSON list of strings, or words separated by white space;

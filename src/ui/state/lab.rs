@@ -120,7 +120,9 @@ pub struct Lab {
     pub imported_run: Memo<Option<Result<RunRef, RequestError>>>,
     /// Each imported head's roles and entropy (`[layer][head]`), computed once for every view
     /// that shows them.
-    pub imported_roles: Memo<Option<Vec<Vec<attention_core::io::imported::ImportedRoles>>>>,
+    pub imported_roles: Memo<Option<Vec<Vec<attention_core::io::head_roles::ImportedRoles>>>>,
+    /// How the file is looked at: special tokens hidden, a mean over heads or layers.
+    pub import_view: RwSignal<imported::ImportView>,
     /// The opener's last word: a file being read or refused.
     pub open_status: RwSignal<Option<imported::OpenStatus>>,
     /// The address the open file was fetched from (`src=` in a link, or an element's `src`):
@@ -258,13 +260,15 @@ impl Lab {
         let imported_file = RwSignal::new(None::<ImportedFile>);
         // Only the mask, the temperature and the tiles reach a file's Q and K.
         let import_settings = Memo::new(move |_| request.with(imported::settings_of));
+        let import_view = RwSignal::new(imported::ImportView::default());
         let imported_run = Memo::new(move |_| {
+            let view = import_view.get();
             imported_file.with(|file| {
                 let file = file.as_ref()?;
                 Some(if file.from_vectors() {
-                    import_settings.with(|settings| imported::run(file, settings))
+                    import_settings.with(|settings| imported::run(file, settings, view))
                 } else {
-                    imported::run(file, &Ok(Default::default()))
+                    imported::run(file, &Ok(Default::default()), view)
                 })
             })
         });
@@ -315,6 +319,7 @@ impl Lab {
             imported_src: RwSignal::new(None),
             model_src: RwSignal::new(None),
             imported_run,
+            import_view,
             imported_roles: Memo::new(move |_| {
                 imported_run.with(|r| match r {
                     Some(Ok(run)) => Some(run.0.roles()),
@@ -438,6 +443,7 @@ impl Lab {
         self.notice.set(None);
         self.open_status.set(None);
         self.imported_src.set(None);
+        self.import_view.set(Default::default());
         self.imported.set(file);
     }
 

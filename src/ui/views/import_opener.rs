@@ -49,6 +49,7 @@ pub fn ImportOpener() -> impl IntoView {
             Some(Format::Json),
             text.as_bytes(),
             parse_tokens(&tokens.get_untracked()),
+            None,
         );
     };
     view! {

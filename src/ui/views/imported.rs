@@ -10,12 +10,13 @@ use super::head_view::{HeadView, Lines};
 use super::heatmap::Look;
 use super::heatmap::{CellPick, Heatmap};
 use super::import_opener::ImportSummary;
-use super::model_views::role_cells;
+use super::imported_overview::ImportedOverview;
+use super::imported_roles::{ImportViewControls, Roles, dominant_name};
 use crate::ui::logic::format::format_value;
-use crate::ui::logic::imported::{Part, cell, glance, view};
-use crate::ui::logic::roles::{Role, dominant};
+use crate::ui::logic::imported::{Part, cell, glance, summarised, view};
 use crate::ui::logic::visible_all;
 use crate::ui::state::Lab;
+use attention_core::io::imported_views::Mean;
 
 /// The layer and head the views show, within the file's.
 fn chosen(lab: Lab) -> Memo<(usize, usize)> {
@@ -59,6 +60,7 @@ pub fn ImportedViews() -> impl IntoView {
             <p class="note" data-testid="import-link-note">{move || crate::ui::views::share_warnings::link_note(lab)}</p>
             {error}
             <Show when=move || lab.imported_ok().is_some()>
+                <ImportViewControls />
                 <Glance />
                 <Roles />
                 <ChosenHead />
@@ -73,7 +75,6 @@ fn Glance() -> impl IntoView {
     let lab = expect_context::<Lab>();
     let texts = move || lab.lang.get().import();
     let size = Memo::new(move |_| shape(lab));
-    let roles = lab.imported_roles;
     view! {
         <h3>{move || texts().glance_title}</h3>
         <p class="caption">{move || texts().glance_help}</p>
@@ -85,10 +86,8 @@ fn Glance() -> impl IntoView {
                     let data = Memo::new(move |_| {
                         glance(&lab.imported_ok()?.0, l, h, lab.scale_mode.get())
                     });
-                    let role = move || {
-                        roles.with(|r| r.as_ref().and_then(|r| dominant(&r[l][h].roles)).map(|(role, _)| role.name(lab.lang.get())))
-                    };
-                    let title = move || format!("{} {} · {} {}", texts().layer, l + 1, texts().head, h + 1);
+                    let role = move || dominant_name(lab, l, h);
+                    let title = move || title_of(lab, l, h);
                     view! {
                         <button type="button" class="small-multiple" data-testid=format!("imported-head-{l}-{h}")
                             class:active=move || lab.layer.get() == l && lab.selected_head() == h
@@ -109,57 +108,6 @@ fn Glance() -> impl IntoView {
     }
 }
 
-/// Each head's role shares and entropy.
-#[component]
-fn Roles() -> impl IntoView {
-    let lab = expect_context::<Lab>();
-    let texts = move || lab.lang.get().import();
-    // Computed once for the grid and this table (`Lab::imported_roles`).
-    let rows = Memo::new(move |_| lab.imported_roles.get().unwrap_or_default());
-    let cross = move || {
-        lab.imported
-            .with(|f| f.as_ref().is_some_and(|f| f.data.key_tokens.is_some()))
-    };
-    let help = move || {
-        if cross() {
-            return texts().roles_cross.to_string();
-        }
-        rows.with(|r| {
-            r.first()
-                .and_then(|l| l.first())
-                .map(|r| (texts().roles_help)(r.roles.queries, r.roles.repeated_only))
-                .unwrap_or_default()
-        })
-    };
-    view! {
-        <h3>{move || texts().roles_title}</h3>
-        <p class="caption" data-testid="imported-roles-help">{help}</p>
-        <div class="table-scroll" tabindex="0">
-        <table class="roles-table" data-testid="imported-roles">
-            <thead><tr>
-                <th scope="col">{move || texts().layer}</th>
-                <th scope="col">{move || texts().head}</th>
-                {Role::ALL.iter().map(|&role| view! { <th scope="col">{move || role.name(lab.lang.get())}</th> }).collect_view()}
-                <th scope="col">{move || lab.lang.get().text().model.role_other}</th>
-                <th scope="col">{move || texts().entropy}</th>
-            </tr></thead>
-            <tbody>
-                {move || rows.get().into_iter().enumerate().flat_map(|(l, heads)| {
-                    heads.into_iter().enumerate().map(move |(h, r)| {
-                        view! {
-                            <tr data-testid=format!("imported-roles-{l}-{h}")>
-                                {role_cells(l, h, &r.roles)}
-                                <td data-testid="entropy">{format!("{:.2}", r.entropy_bits)}</td>
-                            </tr>
-                        }
-                    }).collect::<Vec<_>>()
-                }).collect_view()}
-            </tbody>
-        </table>
-        </div>
-    }
-}
-
 /// The chosen head: its weights with its pickers, its head view, and from Q and K each matrix
 /// of its computation.
 #[component]
@@ -176,6 +124,11 @@ fn ChosenHead() -> impl IntoView {
     }
 }
 
+/// Whether the shown file's heads are too large to draw cell by cell (past 512 × 512).
+fn long(lab: Lab) -> bool {
+    lab.imported_ok().is_some_and(|run| summarised(&run.0))
+}
+
 /// Whether the open file brought Q, K and V: what FlashAttention's tile player replays.
 fn has_flash(lab: Lab) -> bool {
     lab.imported_ok()
@@ -187,7 +140,22 @@ fn head_title(lab: Lab) -> impl Fn() -> String + Copy + Send + Sync + 'static {
     let at = chosen(lab);
     move || {
         let (l, h) = at.get();
-        (lab.lang.get().import().head_title)(l + 1, h + 1)
+        title_of(lab, l, h)
+    }
+}
+
+/// Head (`l`, `h`)'s title: "Layer 2 · head 3", or in a mean view what it is the mean of.
+fn title_of(lab: Lab, l: usize, h: usize) -> String {
+    let lang = lab.lang.get();
+    let (layers, heads) = lab.imported.with(|f| {
+        f.as_ref().map_or((0, 0), |f| {
+            (f.data.tensors.layers(), f.data.tensors.heads())
+        })
+    });
+    match lab.import_view.with(|v| v.mean) {
+        Some(Mean::Heads) => (lang.import_roles().mean_heads_title)(l + 1, heads),
+        Some(Mean::Layers) => (lang.import_roles().mean_layers_title)(h + 1, layers),
+        None => (lang.import().head_title)(l + 1, h + 1),
     }
 }
 
@@ -239,9 +207,19 @@ fn ImportedWeights() -> impl IntoView {
         </div>
         <div class="imported-card">
             <h4>{move || texts().parts[4]}</h4>
-            <Heatmap data=part_data(lab, Part::Weights) look=Look::of(lab) test_id="heatmap-imported-weights"
-                label=Signal::derive(move || format!("{} · {}", title(), texts().parts[4]))
-                on_cell=Callback::new(move |pick: Option<CellPick>| picked.set(pick.map(|p| (p.row, p.col)))) />
+            {move || if long(lab) {
+                view! {
+                    <ImportedOverview part=Part::Weights at=at
+                        label=Signal::derive(move || format!("{} · {}", title(), texts().parts[4]))
+                        on_cell=Callback::new(move |pick: Option<CellPick>| picked.set(pick.map(|p| (p.row, p.col)))) />
+                }.into_any()
+            } else {
+                view! {
+                    <Heatmap data=part_data(lab, Part::Weights) look=Look::of(lab) test_id="heatmap-imported-weights"
+                        label=Signal::derive(move || format!("{} · {}", title(), texts().parts[4]))
+                        on_cell=Callback::new(move |pick: Option<CellPick>| picked.set(pick.map(|p| (p.row, p.col)))) />
+                }.into_any()
+            }}
             <p class="help block" data-testid="imported-cell" aria-live="polite">{readout}</p>
         </div>
     }
@@ -303,9 +281,18 @@ fn PartCard(part: Part) -> impl IntoView {
             <div class="imported-card">
                 <h4>{move || texts().parts[index]}</h4>
                 {(part == Part::Scores).then(|| view! { <p class="caption">{move || texts().scores_caption}</p> })}
-                <Heatmap data=part_data(lab, part) look=Look::of(lab) test_id=format!("heatmap-imported-{}", part.id())
-                    label=Signal::derive(move || format!("{} · {}", title(), texts().parts[index]))
-                    on_cell=Callback::new(|_| {}) />
+                {move || if long(lab) && part.cols_are_keys() {
+                    view! {
+                        <ImportedOverview part=part at=chosen(lab)
+                            label=Signal::derive(move || format!("{} · {}", title(), texts().parts[index])) />
+                    }.into_any()
+                } else {
+                    view! {
+                        <Heatmap data=part_data(lab, part) look=Look::of(lab) test_id=format!("heatmap-imported-{}", part.id())
+                            label=Signal::derive(move || format!("{} · {}", title(), texts().parts[index]))
+                            on_cell=Callback::new(|_| {}) />
+                    }.into_any()
+                }}
             </div>
         </Show>
     }

@@ -14,6 +14,8 @@ pub mod heads;
 pub mod heatmap;
 pub mod import_opener;
 pub mod imported;
+pub mod imported_overview;
+pub mod imported_roles;
 pub mod input_panel;
 pub mod learn;
 pub mod link_notices;

@@ -3,7 +3,7 @@
 
 use serde::Deserialize;
 
-use crate::io::import::{Format, Tensors, read};
+use crate::io::import::{Format, ReadOptions, Tensors, read_with};
 use crate::io::imported::ImportedRun;
 
 /// The trace CLI's request to compute from a file:
@@ -28,6 +28,13 @@ pub struct LoadRequest {
     pub format: Option<Format>,
     pub tokens: Option<Vec<String>>,
     pub key_tokens: Option<Vec<String>>,
+    /// The example to read from a batch: a 4-D tensor is then `[batch, heads, …]`.
+    pub batch: Option<usize>,
+    /// Hide the special tokens (`[CLS]`, `[SEP]`, `<s>`, …), each row renormalised.
+    #[serde(default)]
+    pub hide_special: bool,
+    /// Show the mean over each layer's heads (`"heads"`) or over the layers (`"layers"`).
+    pub mean: Option<crate::io::imported_views::Mean>,
 }
 
 /// A load command from JSON, or `None` when `json` is not one (an object without `"load"`).
@@ -78,14 +85,24 @@ impl LoadCommand {
     /// mask and temperature. The JSON: the tokens, the notices and, per layer, each head's
     /// weights (with scores and, given V, the output and FlashAttention's output).
     pub fn run(&self, bytes: &[u8]) -> Result<serde_json::Value, String> {
-        let imported = read(
+        let imported = read_with(
             self.format()?,
             bytes,
-            self.load.tokens.clone(),
-            self.load.key_tokens.clone(),
-            None,
+            ReadOptions {
+                tokens: self.load.tokens.clone(),
+                key_tokens: self.load.key_tokens.clone(),
+                budget: None,
+                batch: self.load.batch,
+            },
         )
         .map_err(|e| e.to_string())?;
+        let imported = if self.load.hide_special {
+            imported
+                .without_special()
+                .map_err(|e| format!("load.{e}"))?
+        } else {
+            imported
+        };
         let settings = match &imported.tensors {
             Tensors::Attention(_)
                 if self.mask.is_some() || self.temperature.is_some() || self.position.is_some() =>
@@ -103,6 +120,10 @@ impl LoadCommand {
         };
         let run =
             crate::io::imported::run_imported(&imported, &settings).map_err(|e| e.to_string())?;
+        let run = match self.load.mean {
+            Some(over) => run.averaged(over),
+            None => run,
+        };
         Ok(run_json(&run, 0))
     }
 }
@@ -224,9 +245,37 @@ pub fn run_json(run: &ImportedRun, layer: usize) -> serde_json::Value {
         "flash": run.max_flash_diff.map(|d| serde_json::json!({"max_abs_diff": d})),
         "key_tokens": run.key_tokens,
         "notices": run.notices.iter().map(ToString::to_string).collect::<Vec<_>>(),
+        "mean": run.mean.map(crate::io::imported_views::Mean::name),
+        "rows_are": run.rows_are(),
+        "roles": roles_json(run),
     });
     if let Some(object) = json.as_object_mut() {
         object.extend(own);
     }
     json
+}
+
+/// Every head's roles (`[layer][head]`): each role's mean weight and the queries it is the mean
+/// over (`null` where no query can show it), and the entropy of the rows that are distributions.
+fn roles_json(run: &ImportedRun) -> serde_json::Value {
+    use crate::io::head_roles::HeadRole;
+    run.roles()
+        .iter()
+        .map(|heads| {
+            heads
+                .iter()
+                .map(|roles| {
+                    let mut o = serde_json::Map::new();
+                    for role in HeadRole::ALL {
+                        o.insert(role.name().into(), serde_json::json!(roles.get(role)));
+                    }
+                    o.insert("entropy_bits".into(), serde_json::json!(roles.entropy_bits));
+                    o.insert("entropy_rows".into(), serde_json::json!(roles.entropy_rows));
+                    serde_json::Value::Object(o)
+                })
+                .collect::<Vec<_>>()
+                .into()
+        })
+        .collect::<Vec<serde_json::Value>>()
+        .into()
 }

@@ -67,6 +67,24 @@ pub enum ImportError {
         max: usize,
     },
     #[error(
+        "{tensor} {shape:?}: batch {batch}, but it has {examples} examples (0 to {last})",
+        last = examples - 1
+    )]
+    Batch {
+        tensor: &'static str,
+        shape: Vec<usize>,
+        batch: usize,
+        examples: usize,
+    },
+    #[error(
+        "{tensor} {shape:?} has no batch axis (a batch is [batch, heads, rows, columns] or [layers, batch, heads, rows, columns]): batch {batch} cannot be read"
+    )]
+    NoBatch {
+        tensor: &'static str,
+        shape: Vec<usize>,
+        batch: usize,
+    },
+    #[error(
         "{numbers} numbers (layers × heads × cells) is more than this page's budget of {budget}; take fewer layers or heads, or a shorter text"
     )]
     OverBudget { numbers: usize, budget: usize },
@@ -94,6 +112,8 @@ pub(crate) struct Found {
     /// What else the file holds, by name, unread (an `.npz`'s `arr_0`): said when nothing the
     /// lab reads is there.
     pub others: Vec<String>,
+    /// The example to read from a batch, when the file names one (JSON's `"batch"`).
+    pub batch: Option<usize>,
 }
 
 impl Found {
@@ -105,7 +125,8 @@ impl Found {
     /// Tensors saved one per layer (`layers.0.attn`, `layers.1.attn`, …) stacked into one
     /// `[layers, heads, rows, columns]` under the name the lab reads (`attention`, `q`, `k`,
     /// `v`). Each layer's is `[heads, rows, columns]`, `[rows, columns]` (one head) or with a
-    /// batch of one in front; the layers must run 0, 1, 2, … and agree in shape.
+    /// batch in front (then stacked as `[layers, batch, …]`); the layers must run 0, 1, 2, …
+    /// and agree in shape.
     pub(crate) fn stack_layers(&mut self) -> Result<(), ImportError> {
         for kind in ["attention", "q", "k", "v"] {
             let mut layers: Vec<(usize, String, Raw)> = Vec::new();
@@ -130,16 +151,19 @@ impl Found {
                 });
             }
             layers.sort_by_key(|(layer, _, _)| *layer);
+            // A batch in front stays, as [layers, batch, heads, rows, columns] (one example is
+            // read from it).
             let shape = |raw: &Raw| match raw.shape[..] {
                 [n, m] => Some(vec![1, n, m]),
                 [h, n, m] => Some(vec![h, n, m]),
                 [1, h, n, m] => Some(vec![h, n, m]),
+                [b, h, n, m] => Some(vec![b, h, n, m]),
                 _ => None,
             };
             let first = shape(&layers[0].2).ok_or_else(|| ImportError::Header {
                 tensor: layers[0].1.clone(),
                 detail: format!(
-                    "shape {:?}: a layer's tensor is [heads, rows, columns] (or [rows, columns], or with a batch of one in front)",
+                    "shape {:?}: a layer's tensor is [heads, rows, columns] (or [rows, columns], or with a batch in front)",
                     layers[0].2.shape
                 ),
             })?;

@@ -160,8 +160,17 @@ pub enum ImportNotice {
     NumberedTokens { count: usize },
     /// K (and V) have fewer heads than Q: each serves `q_heads / kv_heads` query heads.
     GroupedHeads { q_heads: usize, kv_heads: usize },
-    /// The tensors carry a batch of `examples`: the first is shown.
-    FirstExample { examples: usize },
+    /// The tensors carry a batch of `examples`: example `shown` (0-based) is shown.
+    Example { examples: usize, shown: usize },
+    /// A 4-D tensor without `batch` given, read as `[layers, heads, rows, columns]`; its first
+    /// axis might have been a batch.
+    ReadAsLayers { layers: usize },
+    /// Special tokens hidden: `queries` rows and `keys` columns, each row renormalised.
+    SpecialHidden {
+        queries: usize,
+        keys: usize,
+        tokens: Vec<String>,
+    },
 }
 
 impl std::fmt::Display for ImportNotice {
@@ -181,9 +190,24 @@ impl std::fmt::Display for ImportNotice {
                 f,
                 "no tokens came with the file: its {count} positions are numbered 0, 1, 2, …"
             ),
-            ImportNotice::FirstExample { examples } => write!(
+            ImportNotice::Example { examples, shown } => write!(
                 f,
-                "the tensors are [layers, batch, heads, …] with {examples} examples: the first is shown (slice another out before saving to see it; the notebook's batch= picks one)"
+                "the tensors carry a batch of {examples} examples: example {shown} is shown (batch= picks another, from 0 to {})",
+                examples - 1
+            ),
+            ImportNotice::SpecialHidden {
+                queries,
+                keys,
+                tokens,
+            } => write!(
+                f,
+                "special tokens hidden ({}): {queries} queries and {keys} keys taken out, and each row of weights divided by what is left of it so that it sums to 1 again",
+                tokens.join(" ")
+            ),
+            ImportNotice::ReadAsLayers { layers } => write!(
+                f,
+                "a tensor of four dimensions is read as [layers, heads, queries, keys]: {layers} layers; if its first axis is a batch ([batch, heads, queries, keys], as one layer of outputs.attentions), give batch= (0 to {}) to read one example of one layer",
+                layers - 1
             ),
             ImportNotice::GroupedHeads { q_heads, kv_heads } => write!(
                 f,
@@ -203,6 +227,46 @@ pub fn read(
     key_tokens: Option<Vec<String>>,
     budget: Option<usize>,
 ) -> Result<Imported, ImportError> {
+    read_with(
+        format,
+        bytes,
+        ReadOptions {
+            tokens,
+            key_tokens,
+            budget,
+            batch: None,
+        },
+    )
+}
+
+/// What is given beside a file.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ReadOptions {
+    /// The queries' tokens (they replace the file's own).
+    pub tokens: Option<Vec<String>>,
+    /// The keys' tokens, for attention across two texts.
+    pub key_tokens: Option<Vec<String>>,
+    /// The most numbers, [`DEFAULT_BUDGET`] when `None`.
+    pub budget: Option<usize>,
+    /// The example to read from a batch. Given, a tensor of four dimensions is `[batch, heads,
+    /// rows, columns]` (one layer) and one of five `[layers, batch, heads, rows, columns]`; not
+    /// given, four are `[layers, heads, rows, columns]` (said when the first axis has more than
+    /// one) and five read example 0.
+    pub batch: Option<usize>,
+}
+
+/// Reads `bytes` as `format` with what is given beside it.
+pub fn read_with(
+    format: Format,
+    bytes: &[u8],
+    options: ReadOptions,
+) -> Result<Imported, ImportError> {
+    let ReadOptions {
+        tokens,
+        key_tokens,
+        budget,
+        batch,
+    } = options;
     let budget = budget.unwrap_or(DEFAULT_BUDGET);
     let mut found = match format {
         Format::Json => crate::io::json::read(bytes)?,
@@ -216,7 +280,8 @@ pub fn read(
     if key_tokens.is_some() {
         found.key_tokens = key_tokens;
     }
-    assemble(found, budget)
+    let batch = batch.or(found.batch);
+    assemble(found, budget, batch)
 }
 
 /// Reads the JSON format from a parsed value (as `attentionLab.load` receives an object).
@@ -224,31 +289,40 @@ pub fn read_value(
     value: &serde_json::Value,
     budget: Option<usize>,
 ) -> Result<Imported, ImportError> {
-    assemble(
-        crate::io::json::from_value(value)?,
-        budget.unwrap_or(DEFAULT_BUDGET),
-    )
+    let found = crate::io::json::from_value(value)?;
+    let batch = found.batch;
+    assemble(found, budget.unwrap_or(DEFAULT_BUDGET), batch)
 }
 
 /// Checks what was found and shapes it.
-fn assemble(mut found: Found, budget: usize) -> Result<Imported, ImportError> {
+fn assemble(
+    mut found: Found,
+    budget: usize,
+    batch: Option<usize>,
+) -> Result<Imported, ImportError> {
     found.stack_layers()?;
-    // Five dimensions are [layers, batch, heads, rows, columns]: the first example is read.
+    // A batch axis: the example `batch` names (0 when five dimensions come without it).
     let mut examples = 1;
-    let mut take = |name: &str| {
-        found.take(name).map(|raw| {
-            let (raw, batch) = first_example(raw);
-            examples = examples.max(batch);
-            raw
-        })
+    let mut as_layers = None;
+    let mut take = |name: &'static str| -> Result<Option<Raw>, ImportError> {
+        let Some(raw) = found.take(name) else {
+            return Ok(None);
+        };
+        let (raw, read) = example(name, raw, batch)?;
+        match read {
+            Batch::Examples(count) => examples = examples.max(count),
+            Batch::Layers(count) => as_layers = as_layers.max(Some(count)),
+            Batch::None => {}
+        }
+        Ok(Some(raw))
     };
-    let attention = take("attention");
+    let attention = take("attention")?;
     let rounding = attention
         .as_ref()
         .map_or(crate::io::found::F32_ROUNDING, |a| a.rounding);
-    let q = take("q");
-    let k = take("k");
-    let v = take("v");
+    let q = take("q")?;
+    let k = take("k")?;
+    let v = take("v")?;
     // Q's heads and K's, when K has fewer (grouped-query attention).
     let mut grouped = None;
     let tensors = match (attention, q, k, v) {
@@ -380,7 +454,13 @@ fn assemble(mut found: Found, budget: usize) -> Result<Imported, ImportError> {
 
     let mut notices = Vec::new();
     if examples > 1 {
-        notices.push(ImportNotice::FirstExample { examples });
+        notices.push(ImportNotice::Example {
+            examples,
+            shown: batch.unwrap_or(0),
+        });
+    }
+    if let Some(layers) = as_layers {
+        notices.push(ImportNotice::ReadAsLayers { layers });
     }
     if let Some((q_heads, kv_heads)) = grouped {
         notices.push(ImportNotice::GroupedHeads { q_heads, kv_heads });
@@ -489,17 +569,57 @@ fn finite(tensor: &'static str, array: &Array4<f32>) -> Result<(), ImportError> 
     }
 }
 
-/// A tensor of five dimensions, [layers, batch, heads, rows, columns] (`np.stack` of Hugging
-/// Face's `outputs.attentions`), as its first example's four; with the batch's size. Any other
-/// tensor as it is, with 1.
-fn first_example(raw: Raw) -> (Raw, usize) {
-    let [layers, batch, heads, rows, columns] = raw.shape[..] else {
-        return (raw, 1);
+/// What a tensor's batch axis was.
+enum Batch {
+    /// None: it has none, or one example.
+    None,
+    /// It had this many examples; one was read.
+    Examples(usize),
+    /// Four dimensions without `batch`: read as this many layers (more than one).
+    Layers(usize),
+}
+
+/// `raw` with its batch axis gone: five dimensions are [layers, batch, heads, rows, columns]
+/// (`np.stack` of Hugging Face's `outputs.attentions`); with `batch` given, four are [batch,
+/// heads, rows, columns] (one layer of them). Example `batch` (0 when not given) is kept.
+fn example(
+    tensor: &'static str,
+    raw: Raw,
+    batch: Option<usize>,
+) -> Result<(Raw, Batch), ImportError> {
+    let (layers, examples, rest) = match (raw.shape.as_slice(), batch) {
+        (&[layers, examples, h, n, m], _) => (layers, examples, [h, n, m]),
+        (&[examples, h, n, m], Some(_)) => (1, examples, [h, n, m]),
+        (&[first, _, _, _], None) => {
+            let read = if first > 1 {
+                Batch::Layers(first)
+            } else {
+                Batch::None
+            };
+            return Ok((raw, read));
+        }
+        (_, Some(b)) if b > 0 => {
+            return Err(ImportError::NoBatch {
+                tensor,
+                shape: raw.shape,
+                batch: b,
+            });
+        }
+        _ => return Ok((raw, Batch::None)),
     };
-    let each = heads * rows * columns;
+    let shown = batch.unwrap_or(0);
+    if shown >= examples {
+        return Err(ImportError::Batch {
+            tensor,
+            shape: raw.shape.clone(),
+            batch: shown,
+            examples,
+        });
+    }
+    let each: usize = rest.iter().product();
     let values = (0..layers)
         .flat_map(|l| {
-            let start = l * batch * each;
+            let start = (l * examples + shown) * each;
             raw.values
                 .get(start..start + each)
                 .unwrap_or_default()
@@ -507,14 +627,21 @@ fn first_example(raw: Raw) -> (Raw, usize) {
                 .copied()
         })
         .collect();
-    (
+    let mut shape = vec![layers];
+    shape.extend(rest);
+    let read = if examples > 1 {
+        Batch::Examples(examples)
+    } else {
+        Batch::None
+    };
+    Ok((
         Raw {
-            shape: vec![layers, heads, rows, columns],
+            shape,
             values,
             rounding: raw.rounding,
         },
-        batch,
-    )
+        read,
+    ))
 }
 
 /// Each head of `x` [layers, heads, n, d] repeated `times` times in place: head h becomes heads

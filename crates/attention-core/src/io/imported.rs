@@ -6,16 +6,16 @@
 use std::ops::Range;
 
 use ndarray::{Array2, Array4, ArrayView2, Axis};
+use serde::{Deserialize, Serialize};
 
+use crate::io::head_roles::{ImportedRoles, RowsAre, head_roles};
 use crate::io::import::{ImportNotice, Imported, Tensors};
 use crate::math::attention::attend;
-use crate::math::fastmath;
 use crate::math::flash::{FlashHead, flash_attention, replay_query_blocks};
 use crate::math::mask::{Mask, MaskSpec};
 use crate::math::scoring::{Pairing, Scoring, rope};
 use crate::pipeline::config::{auto_block, checked_mask, checked_temperature};
 use crate::pipeline::error::ConfigError;
-use crate::pipeline::roles::{HeadRoles, roles};
 use crate::pipeline::trace::max_abs_diff;
 
 /// The score of vectors of `d` dimensions under `temperature`: q·k / (√d · T).
@@ -101,6 +101,25 @@ pub struct ShownHead {
     pub fully_masked_rows: Vec<usize>,
 }
 
+/// What a mean view of a file averages over ([`crate::io::imported_views`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mean {
+    /// Each layer's heads: one "head" per layer.
+    Heads,
+    /// Each head over the layers: one "layer" of every head.
+    Layers,
+}
+
+impl Mean {
+    pub fn name(self) -> &'static str {
+        match self {
+            Mean::Heads => "heads",
+            Mean::Layers => "layers",
+        }
+    }
+}
+
 /// An imported file, computed where it brings Q and K: every layer's heads, ready to show.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ImportedRun {
@@ -118,6 +137,8 @@ pub struct ImportedRun {
     /// RoPE's (base, pairing, first position), when Q and K were turned by it here.
     pub rope: Option<(f64, Pairing, usize)>,
     pub notices: Vec<ImportNotice>,
+    /// What each "head" is the mean of, in a mean view ([`ImportedRun::averaged`]).
+    pub mean: Option<Mean>,
 }
 
 /// The rules an imported file's Q and K were computed under: what FlashAttention's tile player
@@ -282,15 +303,8 @@ pub fn run_imported(
         rope: settings.rope.filter(|_| from_vectors),
         computed_under,
         notices: imported.notices.clone(),
+        mean: None,
     })
-}
-
-/// A head's roles on an imported file (the trained model's shares, tokens told apart by their
-/// text) and the mean entropy of its rows, in bits.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct ImportedRoles {
-    pub roles: HeadRoles,
-    pub entropy_bits: f32,
 }
 
 impl ImportedRun {
@@ -335,81 +349,36 @@ impl ImportedRun {
         &layer[head.min(layer.len() - 1)]
     }
 
-    /// `[layer][head]` roles. Previous-token, induction and same-token roles need keys that are
-    /// the queries (self-attention); with other keys only the first-token share and the entropy
-    /// mean anything, and the rest count as other.
+    /// What the shown numbers are: weights, weights whose rows may sum to less than 1, or
+    /// not weights (scores, logits).
+    pub fn rows_are(&self) -> RowsAre {
+        RowsAre::of(self.layers.iter().enumerate().flat_map(|(l, heads)| {
+            heads
+                .iter()
+                .enumerate()
+                .map(move |(h, head)| (l, h, head.weights.view()))
+        }))
+    }
+
+    /// `[layer][head]` roles ([`head_roles`]): each the mean weight on its keys over the queries
+    /// that can show it; none where the numbers are not weights.
     pub fn roles(&self) -> Vec<Vec<ImportedRoles>> {
-        // Tokens told apart by their text: the same text, the same id.
-        let mut seen: Vec<&str> = Vec::new();
-        let mut query_ids: Vec<u32> = Vec::with_capacity(self.tokens.len());
-        for token in &self.tokens {
-            let at = match seen.iter().position(|t| *t == token.as_str()) {
-                Some(at) => at,
-                None => {
-                    seen.push(token);
-                    seen.len() - 1
-                }
-            };
-            query_ids.push(at as u32);
-        }
-        let self_attention = self.key_tokens.is_none();
+        let are_weights = self.rows_are().are_weights();
         self.layers
             .iter()
             .map(|layer| {
                 layer
                     .iter()
                     .map(|head| {
-                        let roles = if self_attention {
-                            roles(head.weights.view(), &query_ids)
-                        } else {
-                            roles_across(head.weights.view())
-                        };
-                        ImportedRoles {
-                            roles,
-                            entropy_bits: mean_entropy_bits(head.weights.view()),
-                        }
+                        head_roles(
+                            head.weights.view(),
+                            &self.tokens,
+                            self.key_tokens.as_deref(),
+                            are_weights,
+                        )
                     })
                     .collect()
             })
             .collect()
     }
-}
-
-/// Roles where the keys are not the queries: only the first key's share is a role.
-fn roles_across(weights: ArrayView2<f32>) -> HeadRoles {
-    let n = weights.nrows();
-    let mut first = 0.0f32;
-    let mut other = 0.0f32;
-    for row in weights.outer_iter() {
-        first += row.first().copied().unwrap_or(0.0);
-        other += row.iter().skip(1).sum::<f32>();
-    }
-    let count = n.max(1) as f32;
-    HeadRoles {
-        first: first / count,
-        other: other / count,
-        queries: n,
-        ..HeadRoles::default()
-    }
-}
-
-/// The mean over rows of −Σ w·log₂ w (0·log 0 = 0), in bits. Each term in f32 by
-/// [`fastmath::log2_normal`] (libm's is a slow software routine in wasm: a 1024² head took 40 ms),
-/// each row summed in f64.
-pub fn mean_entropy_bits(weights: ArrayView2<f32>) -> f32 {
-    let rows = weights.nrows().max(1) as f64;
-    let total: f64 = weights
-        .outer_iter()
-        .map(|row| {
-            // Only positive weights count: w ≤ 0 becomes 0 · log₂(tiny) = 0 (a file's weights
-            // are finite, checked on reading).
-            row.iter()
-                .map(|&w| {
-                    let w = w.max(0.0);
-                    f64::from(-w * fastmath::log2_normal(w.max(f32::MIN_POSITIVE)))
-                })
-                .sum::<f64>()
-        })
-        .sum();
-    (total / rows) as f32
 }

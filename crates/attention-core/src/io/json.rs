@@ -49,6 +49,14 @@ pub(crate) fn from_value(value: &Value) -> Result<Found, ImportError> {
     if let Some(tokens) = object.get("key_tokens").filter(|v| !v.is_null()) {
         found.key_tokens = Some(tokens_from_json(tokens, "key_tokens")?);
     }
+    // The example to read from a batch, as `batch=` gives it beside a file.
+    if let Some(batch) = object.get("batch").filter(|v| !v.is_null()) {
+        let example = batch.as_u64().ok_or_else(|| ImportError::Header {
+            tensor: "batch".into(),
+            detail: format!("{batch} is not an example's number (0, 1, 2, …)"),
+        })?;
+        found.batch = Some(example as usize);
+    }
     Ok(found)
 }
 
