@@ -70,6 +70,8 @@ def html(
     panels: Any = None,
     lang: Optional[str] = None,
     batch: Optional[int] = None,
+    hide_special: bool = False,
+    mean: Optional[str] = None,
     **params: Any,
 ) -> str:
     """One self-contained HTML page of the lab showing this attention. Keywords other than
@@ -79,7 +81,7 @@ def html(
     params = _params(params)
     link = _link(panels, lang)
     data = arrays(attention, tokens, q=q, k=k, v=v, key_tokens=key_tokens, batch=batch)
-    return page(npz(data), link, params)
+    return page(npz(data), link, params, _view(hide_special, mean))
 
 
 def save_html(path: str, attention: Any = None, tokens: Optional[Sequence[Any]] = None, **options: Any) -> str:
@@ -106,7 +108,7 @@ def show(
     what comes next, generation; editing the sentence in the widget computes it again there."""
     from ._widget import AttentionWidget
 
-    own = {name: options.pop(name) for name in ("q", "k", "v", "key_tokens", "batch", "panels", "lang") if name in options}
+    own = {name: options.pop(name) for name in ("q", "k", "v", "key_tokens", "batch", "panels", "lang", "hide_special", "mean") if name in options}
     if model is not None:
         if attention is not None or any(name in own for name in ("q", "k", "v")):
             raise TypeError("show: a model, or one's own attention (attention or q, k, v), not both")
@@ -140,5 +142,21 @@ def show(
         data=npz(data),
         link=link,
         params=json.dumps(params),
+        view=json.dumps(_view(own.get("hide_special", False), own.get("mean"))),
         height=height,
     )
+
+
+def _view(hide_special: Any, mean: Any) -> dict:
+    """How one's attention is looked at, checked: special tokens hidden (each row renormalised),
+    and the mean over each layer's heads or over the layers."""
+    if not isinstance(hide_special, bool):
+        raise TypeError(f"hide_special: True or False, not {hide_special!r}")
+    if mean not in (None, "heads", "layers"):
+        raise ValueError(f'mean: "heads" or "layers" (or None for each head), not {mean!r}')
+    view: dict = {}
+    if hide_special:
+        view["hide_special"] = True
+    if mean is not None:
+        view["mean"] = mean
+    return view

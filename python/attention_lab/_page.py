@@ -4,6 +4,7 @@ saved from a notebook) or from the widget around it, by a message."""
 from __future__ import annotations
 
 import base64
+from typing import Optional
 import json
 from functools import lru_cache
 from importlib import resources
@@ -96,12 +97,15 @@ if (given) {{
 """
 
 
-def page(data: bytes, link: str, params: dict) -> str:
-    """The page with `data` (the `.npz` bytes) and `params` (`attentionLab.set`'s) inline."""
+def page(data: bytes, link: str, params: dict, view: Optional[dict] = None) -> str:
+    """The page with `data` (the `.npz` bytes), `params` (`attentionLab.set`'s) and how the file
+    is looked at (`view`: `hide_special`, `mean`, as `attentionLab.load` takes them) inline."""
     given = (
-        '{data: {format: "npz", bytes: base64("'
+        '{data: Object.assign({format: "npz", bytes: base64("'
         + base64.b64encode(data).decode("ascii")
-        + '")}, params: '
+        + '")}, '
+        + _script_json(view or {})
+        + "), params: "
         + _script_json(params)
         + "}"
     )

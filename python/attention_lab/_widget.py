@@ -24,6 +24,8 @@ class AttentionWidget(anywidget.AnyWidget):
     model = traitlets.Dict({}).tag(sync=True)
     link = traitlets.Unicode("?embed=1").tag(sync=True)
     params = traitlets.Unicode("{}").tag(sync=True)
+    # How one's attention is looked at: {"hide_special": bool, "mean": "heads" | "layers"}.
+    view = traitlets.Unicode("{}").tag(sync=True)
     height = traitlets.Int(640).tag(sync=True)
 
     @traitlets.default("shell")

@@ -21,7 +21,7 @@ function render({ model, el }) {
   // One's attention (none when the widget shows a model), and a model's files as bytes.
   const data = () => {
     const bytes = bytesOf(model.get('data'));
-    return bytes.length ? { format: 'npz', bytes } : null;
+    return bytes.length ? { format: 'npz', bytes, ...JSON.parse(model.get('view') || '{}') } : null;
   };
   const ownModel = () => {
     const given = model.get('model');
@@ -52,6 +52,7 @@ function render({ model, el }) {
   };
   window.addEventListener('message', onMessage);
   model.on('change:data', onData);
+  model.on('change:view', onData);
   model.on('change:model', onModel);
   model.on('change:params', onParams);
   model.on('change:height', onHeight);
@@ -62,6 +63,7 @@ function render({ model, el }) {
   return () => {
     window.removeEventListener('message', onMessage);
     model.off('change:data', onData);
+    model.off('change:view', onData);
     model.off('change:model', onModel);
     model.off('change:params', onParams);
     model.off('change:height', onHeight);

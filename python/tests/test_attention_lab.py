@@ -151,7 +151,7 @@ def test_the_page_carries_the_lab_and_the_numbers(tmp_path):
     assert 'window.attentionLabLink = "?embed=1&panels=weights,all-heads&lang=zh"' in text
     assert '{"mask": {"kind": "causal"}}' in text
     # The numbers travel as the bytes of an .npz, inline, read by the lab's own reader.
-    inline = re.search(r'\{data: \{format: "npz", bytes: base64\("([A-Za-z0-9+/=]+)"\)\}, params: (.*)\};', text)
+    inline = re.search(r'\{data: Object\.assign\(\{format: "npz", bytes: base64\("([A-Za-z0-9+/=]+)"\)\}, \{\}\), params: (.*)\};', text)
     assert inline, "the data is inline as .npz bytes"
     with np.load(io.BytesIO(base64.b64decode(inline.group(1)))) as npz:
         assert np.array_equal(npz["attention"], ATTENTION)
@@ -203,3 +203,14 @@ def test_the_keywords_are_the_labs_schema():
     schema = json.loads((Path(attention_lab.__file__).parent / "static" / "request.schema.json").read_text("utf-8"))
     assert {"sentence", "temperature", "mask", "n_heads", "qk_norm"} <= set(schema["properties"])
     assert schema["additionalProperties"] is False
+
+
+def test_special_tokens_hidden_and_means_go_to_the_page():
+    tokens = ["[CLS]", "a", "b", "[SEP]"]
+    attention = np.full((2, 2, 4, 4), 0.25, dtype=np.float32)
+    page = attention_lab.html(attention, tokens, hide_special=True, mean="heads")
+    assert '"hide_special": true' in page.replace('":true', '": true') and '"mean": "heads"' in page.replace('":"', '": "')
+    with pytest.raises(ValueError, match=r'mean: "heads" or "layers"'):
+        attention_lab.html(attention, tokens, mean="rows")
+    with pytest.raises(TypeError, match="hide_special"):
+        attention_lab.html(attention, tokens, hide_special="yes")

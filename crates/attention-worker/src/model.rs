@@ -9,9 +9,10 @@
 //! - to the worker: `[id, "forward", request, tokens, ids, whole]`: the trained request's JSON
 //!   (its mask, temperature, tiles, score options, heads knocked out), the window's tokens and
 //!   ids (a `Uint32Array`), and how many tokens the whole text has; the worker runs
-//!   `Model::forward_work` and answers `[id, "forward", buffer, ms, memory]`, the work as
-//!   `ForwardWork::to_flat` in a transferred `ArrayBuffer`, the milliseconds it took and its
-//!   memory's bytes.
+//!   `Model::forward_work` and answers `[id, "forward", buffer, ms, memory, logits]`, the work as
+//!   `ForwardWork::to_flat` in a transferred `ArrayBuffer`, the milliseconds it took, its
+//!   memory's bytes and the next-token logits after the last position (a transferred
+//!   `ArrayBuffer`, or null for no token).
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -86,16 +87,27 @@ pub fn forward(scope: &DedicatedWorkerGlobalScope, message: &Array) {
         let run = run.windowed(whole, whole.saturating_sub(ids.len()));
         MODEL.with_borrow(|model| {
             let model = model.as_ref().ok_or("no model is open in the worker")?;
-            model
+            let (forward, work) = model
                 .forward_work(&tokens, &ids, &run)
-                .map(|(_, work)| work.to_flat())
-                .map_err(|e| e.to_string())
+                .map_err(|e| e.to_string())?;
+            let ms = now() - started;
+            // The next-token logits after the last position, which the page shows first: the
+            // LM head reads the whole unembedding, better here than on the page's thread.
+            let last = ids
+                .len()
+                .checked_sub(1)
+                .map(|at| model.logits(&forward, at));
+            Ok((work.to_flat(), ms, last))
         })
     });
     match result {
-        Ok(flat) => {
+        Ok((flat, ms, last)) => {
             let buffer = Float32Array::from(flat.as_slice()).buffer();
-            let ms = now() - started;
+            let logits = last.map_or(JsValue::NULL, |l| {
+                Float32Array::from(l.as_slice().unwrap_or_default())
+                    .buffer()
+                    .into()
+            });
             let reply = Array::of5(
                 &id,
                 &"forward".into(),
@@ -103,7 +115,12 @@ pub fn forward(scope: &DedicatedWorkerGlobalScope, message: &Array) {
                 &ms.into(),
                 &memory_bytes().into(),
             );
-            post(scope, &reply, Some(&Array::of1(&buffer)));
+            reply.push(&logits);
+            let transfer = Array::of1(&buffer);
+            if !logits.is_null() {
+                transfer.push(&logits);
+            }
+            post(scope, &reply, Some(&transfer));
         }
         Err(error) => error_to(scope, id, &error),
     }

@@ -42,8 +42,7 @@ pub fn state_json(lab: Lab) -> String {
                     .len()
                     .checked_sub(1)
                     .map(|last| {
-                        gpt.0
-                            .predictions(&run.0, last, 5)
+                        crate::ui::state::next_logits::predictions(&gpt.0, &run.0, last, 5)
                             .iter()
                             .map(|p| json!({"token": gpt.0.vocab.get(p.id as usize), "p": p.p}))
                             .collect()

@@ -111,6 +111,8 @@ pub enum FromWorker {
         flat: Numbers,
         ms: f64,
         memory: f64,
+        /// The next-token logits after the last position.
+        last_logits: Option<Numbers>,
     },
     /// The worker could not start (its files are missing, as in wasm-bindgen-test) or stopped.
     Failed,
@@ -374,6 +376,12 @@ fn read(data: &JsValue) -> FromWorker {
             flat: Numbers(Float32Array::new(&message.get(2))),
             ms: message.get(3).as_f64().unwrap_or(0.0),
             memory: message.get(4).as_f64().unwrap_or(0.0),
+            last_logits: {
+                let logits = message.get(5);
+                logits
+                    .is_instance_of::<js_sys::ArrayBuffer>()
+                    .then(|| Numbers(Float32Array::new(&logits)))
+            },
         },
         Some("kernel") => FromWorker::Kernel {
             json: message.get(2).as_string().unwrap_or_default(),

@@ -172,15 +172,14 @@ impl Lab {
                 untrack(|| model_jobs.schedule(current, gpt));
             }
         });
-        // The chosen layer's attention with FlashAttention's steps, and how long it took: again
-        // only when the pass or the layer changes (not on every character typed meanwhile).
+        // The chosen layer's attention (no FlashAttention steps: the tile player replays the head
+        // it shows), and how long it took: again only when the pass or the layer changes.
         let trained_trace = Memo::new(move |_| {
             forward.get().map(|run| {
                 run.map(|run| {
-                    let started = now_ms();
-                    let last = run.0.layers.len().saturating_sub(1);
-                    let trace = TraceRef::new(run.0.layer_trace(layer.get().min(last)));
-                    (trace, now_ms() - started)
+                    let (started, last) = (now_ms(), run.0.layers.len().saturating_sub(1));
+                    let layer = &run.0.layers[layer.get().min(last)];
+                    (TraceRef::new(layer.attention.clone()), now_ms() - started)
                 })
             })
         });
@@ -404,7 +403,9 @@ impl Lab {
             started_ms: now_ms(),
             update_ms: 0.0,
         });
-        self.notice.set(None);
+        if self.notice.with_untracked(Option::is_some) {
+            self.notice.set(None);
+        }
         self.request.update(edit);
     }
 

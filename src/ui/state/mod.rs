@@ -9,6 +9,7 @@ pub mod imported;
 mod lab;
 pub mod model;
 mod model_jobs;
+pub mod next_logits;
 mod outcome;
 
 pub use gpu_jobs::GpuJobs;

@@ -258,6 +258,7 @@ impl ModelJobs {
                 flat,
                 ms,
                 memory,
+                last_logits,
             } => {
                 self.worker_memory.set_value(Some(memory));
                 let mine = self
@@ -282,7 +283,16 @@ impl ModelJobs {
                     .forward_from(tokens, ids, run, work)
                     .map(|mut forward| {
                         forward.dropped = *dropped;
-                        ForwardRef(Arc::new(forward), now_ms() - job.started_ms)
+                        let forward = Arc::new(forward);
+                        if let (Some(logits), Some(last)) =
+                            (last_logits, forward.ids.len().checked_sub(1))
+                        {
+                            let logits = ndarray::Array1::from(logits.to_vec());
+                            if logits.len() == job.model.config.vocab_size {
+                                super::next_logits::seed(&forward, last, logits);
+                            }
+                        }
+                        ForwardRef(forward, now_ms() - job.started_ms)
                     })
                     .map_err(RequestError::from);
                 self.finish(job.request, result);

@@ -169,6 +169,13 @@ fn FullLab() -> impl IntoView {
         lab.shown
             .with(|t| t.as_ref().is_some_and(|t| t.0.is_summarised()))
     });
+    // A user's model: dozens of canvases and tables below the sentence (style/main.css).
+    let own_model = Memo::new(move |_| {
+        matches!(
+            lab.request.with(crate::ui::state::model::ModelKey::of),
+            Some(crate::ui::state::model::ModelKey::Folder(_))
+        )
+    });
     view! {
         <div class="lab" lang=move || lab.lang.get().code() class:controls-open=controls_open
             on:dragover=on_dragover on:dragleave=on_dragleave on:drop=on_drop
@@ -224,7 +231,7 @@ fn FullLab() -> impl IntoView {
                         <Controls />
                     </div>
                 </aside>
-                <main class="main" class:long=long>
+                <main class="main" class:long=long class:own-model=own_model>
                     <Show when=move || lab.lesson.with(Option::is_some)
                         fallback=move || view! {
                             <Show when=move || lab.is_imported() fallback=|| view! { <Pipeline /> }>

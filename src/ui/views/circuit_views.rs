@@ -241,7 +241,9 @@ pub fn WhoWrote(#[prop(into)] position: Signal<usize>) -> impl IntoView {
             .forward
             .with(|f| f.as_ref().and_then(|f| f.as_ref().ok()).cloned())?;
         let at = position.get();
-        let best = model.predictions(&forward.0, at, 1).into_iter().next()?;
+        let best = crate::ui::state::next_logits::predictions(&model, &forward.0, at, 1)
+            .into_iter()
+            .next()?;
         let character = model.vocab.get(best.id as usize)?.clone();
         let (logit, bars) = who_wrote(&model, &forward.0, at, &character, lang)?;
         Some((character, logit, bars))

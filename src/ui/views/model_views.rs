@@ -198,15 +198,16 @@ pub fn NextToken() -> impl IntoView {
         run.with(|r| {
             r.as_ref().map(|r| {
                 lab.model_status.with(|s| match s {
-                    crate::ui::state::model::ModelStatus::Ready(g) if at < r.0.tokens.len() => g
-                        .0
-                        .predictions(&r.0, at, 5)
-                        .into_iter()
-                        .map(|p| {
-                            let token = g.0.vocab.get(p.id as usize).cloned().unwrap_or_default();
-                            (token, p.p)
-                        })
-                        .collect::<Vec<_>>(),
+                    crate::ui::state::model::ModelStatus::Ready(g) if at < r.0.tokens.len() => {
+                        crate::ui::state::next_logits::predictions(&g.0, &r.0, at, 5)
+                            .into_iter()
+                            .map(|p| {
+                                let token =
+                                    g.0.vocab.get(p.id as usize).cloned().unwrap_or_default();
+                                (token, p.p)
+                            })
+                            .collect::<Vec<_>>()
+                    }
                     _ => Vec::new(),
                 })
             })

@@ -94,7 +94,10 @@ pub fn ComputingNote() -> impl IntoView {
     let lab = expect_context::<Lab>();
     let note = Memo::new(move |_| {
         let (pending, later) = lab.outcome.with(|o| (o.pending, o.later));
-        (pending && later).then(|| {
+        // A trained model's pass is said by its badge; this note would come and go with each
+        // pass and move the column below it (and count the wrong tokens for a model's own).
+        let trained = lab.request.with(|r| r.is_trained());
+        (pending && later && !trained).then(|| {
             let (tokens, heads) = lab.request.with(|r| {
                 (
                     r.lengths().0.unwrap_or(0),

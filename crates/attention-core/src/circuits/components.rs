@@ -4,6 +4,8 @@
 //! the page counts, from 1: `"token"`, `"position"`, `"L{l}.H{h}"`, `"L{l}.attn_bias"`,
 //! `"L{l}.mlp"`.
 
+use std::ops::Range;
+
 use ndarray::{Array2, ArrayView2, s};
 
 use crate::models::{Forward, Model};
@@ -50,34 +52,49 @@ impl Components {
     /// What entered layer `layer` (from 0; `n_layers` for what leaves the last block and enters
     /// the final norm) of `forward`.
     pub fn entering(model: &Model, forward: &Forward, layer: usize) -> Self {
+        Self::entering_rows(model, forward, layer, 0..forward.ids.len())
+    }
+
+    /// The same for the positions `rows` only (each part [rows, d_model]): one position's
+    /// parts cost one row's projections, not the sequence's.
+    pub fn entering_rows(
+        model: &Model,
+        forward: &Forward,
+        layer: usize,
+        rows: Range<usize>,
+    ) -> Self {
+        let pick = |x: ArrayView2<f32>| wide(x.slice(s![rows.clone(), ..]));
         let mut out = Self {
             names: vec!["token".into()],
-            parts: vec![wide(forward.embeddings.view())],
+            parts: vec![pick(forward.embeddings.view())],
         };
         if model.position_embedding.is_some() {
             out.names.push("position".into());
-            out.parts.push(wide(forward.positions.view()));
+            out.parts.push(pick(forward.positions.view()));
         }
         for (index, ran) in forward.layers.iter().enumerate().take(layer) {
-            out.add_heads(index, &ran.attention);
+            out.add_heads(index, &ran.attention, rows.clone());
             out.names.push(format!("L{}.mlp", index + 1));
-            out.parts.push(wide(ran.mlp.view()));
+            out.parts.push(pick(ran.mlp.view()));
         }
         out
     }
 
-    /// Each head of `trace` (layer `index` from 0) through its rows of W_O, and the output bias.
-    fn add_heads(&mut self, index: usize, trace: &Trace) {
+    /// Each head of `trace` (layer `index` from 0) through its rows of W_O, and the output bias,
+    /// at the positions `positions`.
+    fn add_heads(&mut self, index: usize, trace: &Trace, positions: Range<usize>) {
         let dims = trace.config.dims();
         let weights = trace.config.weights();
         for (h, head) in trace.heads.iter().enumerate() {
             let rows = weights.w_o.slice(s![h * dims.d_v..(h + 1) * dims.d_v, ..]);
             self.names.push(format!("L{}.H{}", index + 1, h + 1));
-            self.parts
-                .push(wide(head.output.view()).dot(&wide(rows.view())));
+            let output = head.output.slice(s![positions.clone(), ..]);
+            self.parts.push(wide(output).dot(&wide(rows.view())));
         }
         if let Some(biases) = &weights.biases {
-            let n = trace.heads.first().map_or(0, |h| h.output.nrows());
+            let n = positions
+                .len()
+                .min(trace.heads.first().map_or(0, |h| h.output.nrows()));
             let bias = biases.o.mapv(f64::from);
             let mut part = Array2::zeros((n, bias.len()));
             part.rows_mut()

@@ -30,21 +30,8 @@ pub fn logit_attribution(
     chars: &[String],
 ) -> Result<(Vec<String>, Vec<LogitParts>), ExplainError> {
     let at = position("logit_attribution.position", at, forward.ids.len())?;
-    let components = Components::entering(model, forward, forward.layers.len());
-    let input = forward.layers.last().map_or_else(
-        || &forward.embeddings + &forward.positions,
-        |l| l.residual_out.clone(),
-    );
-    let norm = FrozenNorm::at(&model.final_norm, input.view());
-    let d = model.config.d_model;
-    let normed: Vec<Array1<f64>> = components
-        .parts
-        .iter()
-        .map(|part| norm.part(at, part.row(at)))
-        .chain([norm.constant(d)])
-        .collect();
-    let logits = model.logits(forward, at);
-    let parts = chars
+    // The characters first: a refusal costs no arithmetic.
+    let ids = chars
         .iter()
         .map(|text| {
             let mut letters = text.chars();
@@ -54,18 +41,38 @@ pub fn logit_attribution(
                     message: format!("{text:?} is not one character"),
                 });
             };
-            let id = model.id_of(c).ok_or_else(|| ExplainError::Other {
+            model.id_of(c).ok_or_else(|| ExplainError::Other {
                 field: "logit_attribution.chars",
                 message: format!("{c:?} is not in the model's vocabulary"),
-            })?;
-            let row = model.unembedding().row(id as usize).mapv(f64::from);
-            Ok(LogitParts {
-                id,
-                parts: normed.iter().map(|n| n.dot(&row)).collect(),
-                total: logits[id as usize],
             })
         })
         .collect::<Result<Vec<_>, _>>()?;
+    // Only the position asked about: each head's one row through W_O.
+    let components = Components::entering_rows(model, forward, forward.layers.len(), at..at + 1);
+    let input = forward.layers.last().map_or_else(
+        || &forward.embeddings + &forward.positions,
+        |l| l.residual_out.clone(),
+    );
+    let norm = FrozenNorm::at(&model.final_norm, input.view());
+    let d = model.config.d_model;
+    let normed: Vec<Array1<f64>> = components
+        .parts
+        .iter()
+        .map(|part| norm.part(at, part.row(0)))
+        .chain([norm.constant(d)])
+        .collect();
+    let logits = model.logits(forward, at);
+    let parts = ids
+        .into_iter()
+        .map(|id| {
+            let row = model.unembedding().row(id as usize).mapv(f64::from);
+            LogitParts {
+                id,
+                parts: normed.iter().map(|n| n.dot(&row)).collect(),
+                total: logits[id as usize],
+            }
+        })
+        .collect();
     let names = components
         .names
         .into_iter()

@@ -72,7 +72,12 @@ fn Generator() -> impl IntoView {
             return;
         }
         if seen_ready.get_value() {
-            lab.generation.update(|v| *v = GenerationView::default());
+            if lab
+                .generation
+                .with_untracked(|v| *v != GenerationView::default())
+            {
+                lab.generation.set(GenerationView::default());
+            }
             return;
         }
         seen_ready.set_value(true);

@@ -128,12 +128,26 @@ impl Generation {
     /// Forgets the run: nothing generated, nothing on view.
     pub fn reset(self) {
         self.run.set_value(None);
-        self.steps.set(Vec::new());
-        self.prompt.set(Vec::new());
-        self.shown.set(None);
-        self.target.set(0);
-        self.error.set(None);
-        self.hover.set(None);
+        // Only what holds something is cleared: a new sentence typed (each character resets
+        // the run) must not wake every view of the generator when nothing was generated.
+        if self.steps.with_untracked(|s| !s.is_empty()) {
+            self.steps.set(Vec::new());
+        }
+        if self.prompt.with_untracked(|p| !p.is_empty()) {
+            self.prompt.set(Vec::new());
+        }
+        if self.shown.with_untracked(Option::is_some) {
+            self.shown.set(None);
+        }
+        if self.target.get_untracked() != 0 {
+            self.target.set(0);
+        }
+        if self.error.with_untracked(Option::is_some) {
+            self.error.set(None);
+        }
+        if self.hover.with_untracked(Option::is_some) {
+            self.hover.set(None);
+        }
     }
 
     /// A fresh seed, for a run about to start with sampling.
