@@ -95,6 +95,19 @@ pub struct Forward {
     pub final_norm: Array2<f32>,
     /// The heads this pass ran with knocked out (empty: none).
     pub knocked: Vec<HeadKnockout>,
+    /// [`Forward::head_roles`], measured once for every view that asks.
+    pub roles: Kept<Vec<Vec<HeadRoles>>>,
+}
+
+/// Something measured from a pass on first asking and kept with it: not part of what the pass
+/// is (two passes with the same numbers are equal whether or not either was asked).
+#[derive(Debug, Clone, Default)]
+pub struct Kept<T>(std::sync::OnceLock<T>);
+
+impl<T> PartialEq for Kept<T> {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
 }
 
 impl Forward {
@@ -108,19 +121,24 @@ impl Forward {
 }
 
 impl Forward {
-    /// [layers][heads] role shares on this input.
+    /// [layers][heads] role shares on this input (measured on first asking, then kept).
     pub fn head_roles(&self) -> Vec<Vec<HeadRoles>> {
-        self.layers
-            .iter()
-            .map(|layer| {
-                layer
-                    .attention
-                    .heads
+        self.roles
+            .0
+            .get_or_init(|| {
+                self.layers
                     .iter()
-                    .map(|head| roles(head.weights.view(), &self.ids))
+                    .map(|layer| {
+                        layer
+                            .attention
+                            .heads
+                            .iter()
+                            .map(|head| roles(head.weights.view(), &self.ids))
+                            .collect()
+                    })
                     .collect()
             })
-            .collect()
+            .clone()
     }
 }
 

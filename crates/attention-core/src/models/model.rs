@@ -324,6 +324,7 @@ impl Model {
             layers,
             final_norm,
             knocked: run.ablate.clone(),
+            roles: Default::default(),
         })
     }
 

@@ -13,7 +13,15 @@ pub struct Prediction {
 /// The `k` largest entries of `logits`, as softmax probabilities over all of them.
 pub fn top_k(logits: ArrayView1<f32>, k: usize) -> Vec<Prediction> {
     let max = logits.fold(f32::NEG_INFINITY, |m, &v| m.max(v));
-    let sum: f64 = logits.iter().map(|&v| f64::from((v - max).exp())).sum();
+    // Σ exp over the whole vocabulary by the softmax's own loop (libm's expf is a slow software
+    // routine in wasm: 50 257 of them took a few milliseconds a call).
+    let sum: f64 = match logits.as_slice() {
+        Some(slice) => {
+            let mut out = vec![0.0f32; slice.len()];
+            crate::math::fastmath::exp_shifted(slice, max, &mut out)
+        }
+        None => logits.iter().map(|&v| f64::from((v - max).exp())).sum(),
+    };
     // One pass keeping the k best, most likely first (ties: the smaller id), instead of sorting
     // the whole vocabulary at every position.
     let mut best: Vec<usize> = Vec::with_capacity(k + 1);

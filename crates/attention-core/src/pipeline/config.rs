@@ -635,6 +635,15 @@ fn in_range(
 }
 
 fn check_values(field: &'static str, matrix: ArrayView2<f32>) -> Result<(), ConfigError> {
+    // A fast pass over every number (no branch, no index: |v| ≤ the limit is false for NaN and
+    // ±∞ too), then the place of the first bad one only when there is one. A model's layer has
+    // millions of weights, checked each time a config is made of them.
+    if matrix
+        .iter()
+        .fold(true, |ok, v| ok & (v.abs() <= MAX_ABS_VALUE))
+    {
+        return Ok(());
+    }
     match matrix
         .indexed_iter()
         .find(|(_, v)| !(v.is_finite() && v.abs() <= MAX_ABS_VALUE))
@@ -668,7 +677,39 @@ fn check_shape(
     check_values(field, matrix)
 }
 
+/// The weights whose numbers were found good: a model's layers are checked once, not at every
+/// forward pass (weights behind an `Arc` never change; a weight gone takes its entry with it).
+mod checked {
+    use std::sync::{Arc, Mutex, Weak};
+
+    use crate::math::weights::Weights;
+
+    static CHECKED: Mutex<Vec<Weak<Weights>>> = Mutex::new(Vec::new());
+
+    pub fn contains(weights: &Arc<Weights>) -> bool {
+        CHECKED.lock().is_ok_and(|seen| {
+            seen.iter()
+                .any(|w| w.strong_count() > 0 && std::ptr::eq(w.as_ptr(), Arc::as_ptr(weights)))
+        })
+    }
+
+    pub fn insert(weights: &Arc<Weights>) {
+        if let Ok(mut seen) = CHECKED.lock() {
+            seen.retain(|w| w.strong_count() > 0);
+            seen.push(Arc::downgrade(weights));
+        }
+    }
+}
+
 fn check_weights(weights: &Arc<Weights>, dims: &Dims) -> Result<Arc<Weights>, ConfigError> {
+    let known = checked::contains(weights);
+    let check_shape = |field, matrix: ArrayView2<f32>, rows, cols| {
+        if known && matrix.dim() == (rows, cols) {
+            Ok(())
+        } else {
+            check_shape(field, matrix, rows, cols)
+        }
+    };
     let Dims {
         d_model,
         n_heads,
@@ -689,6 +730,9 @@ fn check_weights(weights: &Arc<Weights>, dims: &Dims) -> Result<Arc<Weights>, Co
         ] {
             check_shape(field, bias.view().insert_axis(ndarray::Axis(0)), 1, len)?;
         }
+    }
+    if !known {
+        checked::insert(weights);
     }
     Ok(Arc::clone(weights))
 }
