@@ -10,7 +10,7 @@ use leptos::prelude::*;
 use crate::ui::logic::visible;
 use crate::ui::logic::why::{knocked_out, signed, who_wrote};
 use crate::ui::state::Lab;
-use crate::ui::state::model::{ModelStatus, run};
+use crate::ui::state::model::{ForwardRef, ModelStatus, run};
 use attention_core::api::{AblateRequest, KnockoutRequest, Request};
 use attention_core::models::{Forward, Model};
 
@@ -102,10 +102,14 @@ pub fn AblationControls() -> impl IntoView {
             }
         });
     };
-    // The same sentence with every head on, to compare with.
-    let whole = Memo::new(move |_| {
+    // The same sentence with every head on, to compare with: once its own pass has landed (a
+    // model's pass on every character typed would freeze the page while the worker computes).
+    let whole = Memo::new(move |previous: Option<&Option<ForwardRef>>| {
         if !any() {
             return None;
+        }
+        if lab.outcome.with(|o| o.pending) {
+            return previous.cloned().flatten();
         }
         let model = model(lab)?;
         let request = lab.request.with(|r| Request {
