@@ -213,7 +213,19 @@ pub static EN: ImportTexts = ImportTexts {
         } else {
             format!(" × {keys} keys")
         };
-        format!("{name}: {layers} layers × {heads} heads, {queries} tokens{keys}; {holds}.")
+        let plural = |n: usize, one: &str, many: &str| {
+            if n == 1 {
+                format!("1 {one}")
+            } else {
+                format!("{n} {many}")
+            }
+        };
+        format!(
+            "{name}: {} × {}, {}{keys}; {holds}.",
+            plural(layers, "layer", "layers"),
+            plural(heads, "head", "heads"),
+            plural(queries, "token", "tokens")
+        )
     },
     holds_weights: "attention weights, shown as the file has them",
     holds_vectors: |d, with_v| {

@@ -122,7 +122,13 @@ pub static EN: RolesTexts = RolesTexts {
         }
     },
     cross: "The keys are not the queries (cross-attention): only the first key, special tokens and punctuation are roles here.",
-    over: |queries| format!("{queries} queries"),
+    over: |queries| {
+        if queries == 1 {
+            "1 query".to_string()
+        } else {
+            format!("{queries} queries")
+        }
+    },
     none: "—",
     hide_label: |found| format!("Hide special tokens ({found})"),
     hide_help: "Their rows and columns are taken out, and each row is divided by what is left of it so that it sums to 1 again: where the rest of the weight goes.",
