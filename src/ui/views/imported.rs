@@ -93,11 +93,12 @@ fn Glance() -> impl IntoView {
                             class:active=move || lab.layer.get() == l && lab.selected_head() == h
                             aria-pressed=move || (lab.layer.get() == l && lab.selected_head() == h).to_string()
                             aria-label=move || match role() {
-                                Some(role) => format!("{}, {role}", title()),
+                                Some(role) => format!("{} {role}", title()),
                                 None => title(),
                             }
                             on:click=move |_| { lab.layer.set(l); lab.head.set(h); }>
-                            <span class="small-multiple-title">{title}<span class="role-tag">{role}</span></span>
+                            // A space between: the name reads as the visible text, "Layer 1 · head 1 next".
+                            <span class="small-multiple-title">{title}" "<span class="role-tag">{role}</span></span>
                             <Heatmap data=data look=Look::of(lab) test_id=format!("heatmap-imported-{l}-{h}")
                                 label=Signal::derive(title) compact=true />
                         </button>
