@@ -7,18 +7,10 @@ use leptos::prelude::*;
 use super::controls::Segmented;
 use super::heatmap::look::Look;
 use super::heatmap::{CellPick, Heatmap};
-use super::stage_card::ZOOM;
+use super::stage_card::{ZOOM, zoom_ranges};
 use crate::ui::logic::imported::{Part, overview, region};
 use crate::ui::logic::matrix::Span;
 use crate::ui::state::Lab;
-
-/// The zoomed region of an `n` × `m` head from the lab's zoom corner, kept inside it.
-fn zoom_ranges(lab: Lab, n: usize, m: usize) -> (std::ops::Range<usize>, std::ops::Range<usize>) {
-    let (row, col) = lab.zoom.get();
-    let r0 = row.min(n.saturating_sub(ZOOM));
-    let c0 = col.min(m.saturating_sub(ZOOM));
-    (r0..(r0 + ZOOM).min(n), c0..(c0 + ZOOM).min(m))
-}
 
 /// `part` of the head at `at` as an overview and a zoomed region; `on_cell` gets a cell of the
 /// region in the whole head's rows and columns.

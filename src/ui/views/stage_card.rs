@@ -38,7 +38,11 @@ pub const ZOOM: usize = 32;
 
 /// The zoomed region for a trace of `n` queries and `m` keys: `ZOOM` × `ZOOM` cells from the lab's
 /// zoom corner, kept inside the matrix.
-fn zoom_ranges(lab: Lab, n: usize, m: usize) -> (std::ops::Range<usize>, std::ops::Range<usize>) {
+pub fn zoom_ranges(
+    lab: Lab,
+    n: usize,
+    m: usize,
+) -> (std::ops::Range<usize>, std::ops::Range<usize>) {
     let (row, col) = lab.zoom.get();
     let r0 = row.min(n.saturating_sub(ZOOM));
     let c0 = col.min(m.saturating_sub(ZOOM));
