@@ -183,7 +183,29 @@ fn the_config_decides_what_is_computed() {
         llama.lm_head.is_some(),
         "tie_word_embeddings false: lm_head.weight"
     );
-    assert!(model("llama-bf16").lm_head.is_none(), "tied");
+    let bf16 = model("llama-bf16");
+    assert!(bf16.lm_head.is_none(), "tied");
+    // The file's bf16 kept as bf16: the token embedding and the MLPs take 2 bytes a number.
+    assert_eq!(bf16.token_embedding.dtype(), "bf16");
+    assert!(
+        bf16.blocks[0]
+            .mlp
+            .stored()
+            .iter()
+            .all(|m| m.dtype() == "bf16")
+    );
+    assert_eq!(llama.token_embedding.dtype(), "f32");
+    let halves = bf16.token_embedding.len()
+        + bf16
+            .blocks
+            .iter()
+            .map(|b| b.mlp.stored().iter().map(|m| m.len()).sum::<usize>())
+            .sum::<usize>();
+    assert_eq!(
+        bf16.bytes(),
+        2 * halves + 4 * (bf16.parameter_count() - halves)
+    );
+    assert_eq!(llama.bytes(), 4 * llama.parameter_count());
     assert_eq!(model("mistral").config.sliding_window, Some(6));
     let qwen2 = model("qwen2");
     assert!(qwen2.blocks[0].attention.biases.is_some());

@@ -54,8 +54,13 @@ pub fn state_json(lab: Lab) -> String {
             object.insert("forward_ms".into(), json!(run.1));
         }
         // Whether a user's model runs in its worker, and how long its last pass took there.
-        let in_worker = crate::ui::state::model::in_use(lab.request, lab.model_status)
-            .is_some_and(|gpt| untrack(|| lab.model_jobs.serves(&gpt)));
+        let in_use = crate::ui::state::model::in_use(lab.request, lab.model_status);
+        // The bytes the model's numbers take in each module (page and worker hold one each).
+        object.insert(
+            "model_bytes".into(),
+            json!(in_use.as_ref().map(|gpt| gpt.bytes())),
+        );
+        let in_worker = in_use.is_some_and(|gpt| untrack(|| lab.model_jobs.serves(&gpt)));
         object.insert("model_in_worker".into(), json!(in_worker));
         object.insert(
             "forward_worker_ms".into(),

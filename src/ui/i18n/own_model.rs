@@ -11,7 +11,9 @@ pub struct OwnModelTexts {
     /// The folder could not be opened (the reason follows, as code); the last model is kept.
     pub failed: &'static str,
     /// (its name, its layout, layers, query heads, K/V heads, width, parameters)
-    pub ready: fn(&str, &str, usize, usize, usize, usize, &str) -> String,
+    /// name, layout, layers, query heads, K/V heads, width, parameters, megabytes in memory,
+    /// the number type its embeddings and MLPs keep ("f32", "bf16", "f16").
+    pub ready: fn(&str, &str, usize, usize, usize, usize, &str, &str, &str) -> String,
     /// What the lab does with it.
     pub about: [&'static str; 3],
     /// "What comes next" of a model whose tokens are not characters.
@@ -29,9 +31,16 @@ pub const EN: OwnModelTexts = OwnModelTexts {
     open_help: "A Hugging Face folder (config.json, model.safetensors or its shards, tokenizer.json) of a GPT-2, Llama, Mistral, Qwen2 or Qwen3 model, up to 1 B parameters. It is read here, in your browser: nothing is uploaded. You can also drop the folder's files on the page.",
     opening: "Reading the model's files…",
     failed: "The folder could not be opened; the model in use is kept. The reason:",
-    ready: |name, layout, layers, heads, kv_heads, width, parameters| {
+    ready: |name, layout, layers, heads, kv_heads, width, parameters, megabytes, dtype| {
+        let memory = if dtype == "f32" {
+            format!("{megabytes} MB in memory, in f32")
+        } else {
+            format!(
+                "{megabytes} MB in memory: its embeddings and MLPs stay in {dtype} as its file stores them, and are computed in f32"
+            )
+        };
         format!(
-            "{name}: a {layout} model of {layers} layers × {heads} query heads ({kv_heads} K/V heads), {width} wide, {parameters} parameters, reading text with its own tokenizer."
+            "{name}: a {layout} model of {layers} layers × {heads} query heads ({kv_heads} K/V heads), {width} wide, {parameters} parameters, reading text with its own tokenizer. {memory}."
         )
     },
     about: [
@@ -50,9 +59,16 @@ pub const ZH: OwnModelTexts = OwnModelTexts {
     open_help: "一个 Hugging Face 模型文件夹（config.json、model.safetensors 或其分片、tokenizer.json），架构为 GPT-2、Llama、Mistral、Qwen2 或 Qwen3，参数不超过 10 亿。文件只在你的浏览器里读取，不会上传。也可以把文件夹里的文件拖到页面上。",
     opening: "正在读取模型文件…",
     failed: "无法打开这个文件夹；当前使用的模型保持不变。原因：",
-    ready: |name, layout, layers, heads, kv_heads, width, parameters| {
+    ready: |name, layout, layers, heads, kv_heads, width, parameters, megabytes, dtype| {
+        let memory = if dtype == "f32" {
+            format!("占内存 {megabytes} MB（f32）")
+        } else {
+            format!(
+                "占内存 {megabytes} MB：嵌入和 MLP 按文件里的 {dtype} 原样保存，计算时转成 f32"
+            )
+        };
         format!(
-            "{name}：{layout} 架构，{layers} 层 × {heads} 个查询头（{kv_heads} 个 K/V 头），宽 {width}，{parameters} 个参数，用它自己的分词器读文本。"
+            "{name}：{layout} 架构，{layers} 层 × {heads} 个查询头（{kv_heads} 个 K/V 头），宽 {width}，{parameters} 个参数，用它自己的分词器读文本。{memory}。"
         )
     },
     about: [

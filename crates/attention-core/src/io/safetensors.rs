@@ -11,7 +11,7 @@ use safetensors::tensor::Metadata;
 use safetensors::{Dtype, SafeTensorError, SafeTensors};
 
 use crate::io::found::{Found, ImportError, Raw, tokens_from_json};
-use crate::io::half::{bf16_to_f32, f16_to_f32};
+use crate::io::half::{Half, bf16_to_f32, f16_to_f32};
 
 const NAMES: [&str; 4] = ["attention", "q", "k", "v"];
 
@@ -51,6 +51,27 @@ impl<'a> SafetensorsFile<'a> {
             .as_ref()?
             .get(key)
             .map(String::as_str)
+    }
+
+    /// The tensor `name`: its shape and its numbers, row-major, as the file stores them (f32,
+    /// or bf16 and f16 as their 16 bits; f64 as f32); `None` when the file has no such tensor.
+    pub fn numbers(&self, name: &str) -> Option<Result<(Vec<usize>, Numbers), ImportError>> {
+        let view = self.tensors.tensor(name).ok()?;
+        let data = view.data();
+        let bits = || -> Vec<u16> {
+            data.chunks_exact(2)
+                .map(|b| u16::from_le_bytes([b[0], b[1]]))
+                .collect()
+        };
+        let numbers = match view.dtype() {
+            Dtype::BF16 => Numbers::Half(bits(), Half::Bf16),
+            Dtype::F16 => Numbers::Half(bits(), Half::F16),
+            _ => match self.tensor(name)? {
+                Ok(raw) => Numbers::F32(raw.values),
+                Err(e) => return Some(Err(e)),
+            },
+        };
+        Some(Ok((view.shape().to_vec(), numbers)))
     }
 
     /// The tensor `name`: its shape and its numbers, row-major, as f32; `None` when the file
@@ -95,6 +116,47 @@ impl<'a> SafetensorsFile<'a> {
             values,
             rounding,
         }))
+    }
+}
+
+/// A tensor's numbers as its file stores them.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Numbers {
+    F32(Vec<f32>),
+    /// 16-bit numbers of one type, kept as their bits.
+    Half(Vec<u16>, Half),
+}
+
+impl Numbers {
+    /// How many numbers.
+    pub fn len(&self) -> usize {
+        match self {
+            Self::F32(v) => v.len(),
+            Self::Half(bits, _) => bits.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Each number as f32, exactly.
+    pub fn into_f32(self) -> Vec<f32> {
+        match self {
+            Self::F32(values) => values,
+            Self::Half(bits, kind) => bits.into_iter().map(|b| kind.to_f32(b)).collect(),
+        }
+    }
+
+    /// The first number that is not finite, as f32.
+    pub fn first_not_finite(&self) -> Option<f32> {
+        match self {
+            Self::F32(values) => values.iter().copied().find(|v| !v.is_finite()),
+            Self::Half(bits, kind) => bits
+                .iter()
+                .find(|&&b| !kind.is_finite(b))
+                .map(|&b| kind.to_f32(b)),
+        }
     }
 }
 

@@ -158,12 +158,10 @@ impl Model {
     ) -> Array2<f32> {
         let m = ids.len();
         let start = cache.len;
-        let d = self.config.d_model;
         let d_head = self.config.d_head();
         let (heads, kv_heads) = (self.config.n_heads, self.config.n_kv_heads);
         let group = heads / kv_heads;
-        let mut x =
-            Array2::from_shape_fn((m, d), |(i, j)| self.token_embedding[[ids[i] as usize, j]]);
+        let mut x = self.token_embedding.gather(ids);
         if let Some(wpe) = &self.position_embedding {
             x += &wpe.slice(s![start..start + m, ..]);
         }
@@ -248,7 +246,7 @@ impl Model {
 
     /// The next-character scores after one final-norm row: wte · row, [vocab_size].
     pub fn head(&self, row: ndarray::ArrayView1<f32>) -> Array1<f32> {
-        self.unembedding().dot(&row)
+        self.unembedding().dot_vector(row)
     }
 }
 

@@ -5,7 +5,6 @@
 //! `config.json` names: `n_layer`, `n_head`, `n_embd`, `n_positions`, `vocab_size`,
 //! `layer_norm_epsilon`.
 
-use crate::math::gemm::linear;
 use ndarray::{Array1, Array2, ArrayView2, s};
 
 use crate::io::model_files::ConfigJson;
@@ -15,7 +14,8 @@ use crate::math::weights::{Biases, Weights};
 use crate::models::config::ModelConfig;
 use crate::models::layout::Layout;
 use crate::models::parts::{Block, Parts};
-use crate::models::tensors::{ModelError, Source, matrix, vector};
+use crate::models::stored::Stored;
+use crate::models::tensors::{ModelError, Source, matrix, stored, vector};
 
 /// GPT-2's numbers from its `config.json`; refused when it asks for what the lab does not do (an
 /// activation other than GPT-2's tanh GELU, a width its heads do not divide).
@@ -75,7 +75,7 @@ pub fn load(
         norm_epsilon: epsilon,
         ..
     } = *config;
-    let token_embedding = matrix(tensor, "wte.weight", vocab_size, d)?;
+    let token_embedding = stored(tensor, "wte.weight", vocab_size, d)?;
     let position_embedding = matrix(tensor, "wpe.weight", context, d)?;
     let final_norm = layer_norm(tensor, "ln_f", d, epsilon)?;
     let mut blocks = Vec::with_capacity(n_layers);
@@ -102,11 +102,11 @@ pub fn load(
             mlp_norm: layer_norm(tensor, &name("ln_2"), d, epsilon)?,
             mlp: GeluMlp {
                 c_fc: (
-                    matrix(tensor, &name("mlp.c_fc.weight"), d, d_ff)?,
+                    stored(tensor, &name("mlp.c_fc.weight"), d, d_ff)?,
                     vector(tensor, &name("mlp.c_fc.bias"), d_ff)?,
                 ),
                 c_proj: (
-                    matrix(tensor, &name("mlp.c_proj.weight"), d_ff, d)?,
+                    stored(tensor, &name("mlp.c_proj.weight"), d_ff, d)?,
                     vector(tensor, &name("mlp.c_proj.bias"), d)?,
                 ),
             },
@@ -138,20 +138,21 @@ fn layer_norm(
     })
 }
 
-/// GPT-2's MLP: GELU(x · c_fc + b) · c_proj + b; c_fc [d_model, d_ff], c_proj [d_ff, d_model].
+/// GPT-2's MLP: GELU(x · c_fc + b) · c_proj + b; c_fc [d_model, d_ff], c_proj [d_ff, d_model]
+/// (the matrices in their file's number type, the biases in f32).
 #[derive(Debug, Clone, PartialEq)]
 pub struct GeluMlp {
-    pub c_fc: (Array2<f32>, Array1<f32>),
-    pub c_proj: (Array2<f32>, Array1<f32>),
+    pub c_fc: (Stored, Array1<f32>),
+    pub c_proj: (Stored, Array1<f32>),
 }
 
 impl GeluMlp {
     /// The MLP of the normed rows `x` [seq_len, d_model].
     pub fn apply(&self, x: ArrayView2<f32>) -> Array2<f32> {
-        let mut hidden = linear(x, self.c_fc.0.view());
+        let mut hidden = self.c_fc.0.linear(x);
         hidden += &self.c_fc.1;
         hidden.mapv_inplace(gelu);
-        let mut out = linear(hidden.view(), self.c_proj.0.view());
+        let mut out = self.c_proj.0.linear(hidden.view());
         out += &self.c_proj.1;
         out
     }

@@ -15,7 +15,7 @@ use crate::io::model_files::ConfigJson;
 use crate::io::safetensors::SafetensorsFile;
 use crate::models::config::ModelConfig;
 use crate::models::model::{Mlp, Model};
-use crate::models::tensors::ModelError;
+use crate::models::tensors::{ModelError, Numbers};
 use crate::models::tokenizer::{TextTokenizer, Tokenizer};
 use crate::models::{gpt2, llama};
 
@@ -95,28 +95,28 @@ pub fn from_folder_with(
     } else {
         &[""]
     };
-    let mut tensor = |name: &str, shape: &[usize]| -> Result<Vec<f32>, ModelError> {
+    let mut tensor = |name: &str, shape: &[usize]| -> Result<Numbers, ModelError> {
         for prefix in prefixes {
             let full = format!("{prefix}{name}");
             for (file, st) in &parsed {
-                let Some(raw) = st.tensor(&full) else {
+                let Some(raw) = st.numbers(&full) else {
                     continue;
                 };
-                let raw = raw.map_err(|e| file_error(file, e.to_string()))?;
-                if raw.shape != shape {
+                let (found, numbers) = raw.map_err(|e| file_error(file, e.to_string()))?;
+                if found != shape {
                     return Err(ModelError::Shape {
                         name: full,
                         expected: shape.to_vec(),
-                        found: raw.shape,
+                        found,
                     });
                 }
-                if let Some(bad) = raw.values.iter().find(|v| !v.is_finite()) {
+                if let Some(bad) = numbers.first_not_finite() {
                     return Err(file_error(
                         file,
                         format!("{full} holds {bad}: the lab computes only finite weights"),
                     ));
                 }
-                return Ok(raw.values);
+                return Ok(numbers);
             }
         }
         Err(ModelError::Missing(name.to_string()))

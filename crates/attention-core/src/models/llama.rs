@@ -9,7 +9,6 @@
 //! `hidden_size`, `intermediate_size`, `max_position_embeddings`, `vocab_size`, `rms_norm_eps`,
 //! `rope_theta`, `head_dim`.
 
-use crate::math::gemm::linear;
 use ndarray::{Array2, ArrayView2};
 
 use crate::io::model_files::ConfigJson;
@@ -20,7 +19,8 @@ use crate::math::weights::{Biases, Weights};
 use crate::models::config::ModelConfig;
 use crate::models::layout::Layout;
 use crate::models::parts::{Block, Parts};
-use crate::models::tensors::{ModelError, Source, matrix, vector};
+use crate::models::stored::Stored;
+use crate::models::tensors::{ModelError, Source, matrix, stored, vector};
 
 /// The `model_type`s read as Llama's layout, and what each adds: Mistral a sliding window, Qwen2
 /// biases on q, k and v, Qwen3 QK-norm and heads wider than hidden_size / heads.
@@ -130,11 +130,14 @@ pub fn load(
     }
     let q_width = config.n_heads * d_head;
     let kv_width = config.n_kv_heads * d_head;
-    let token_embedding = matrix(tensor, "model.embed_tokens.weight", vocab_size, d)?;
+    let token_embedding = stored(tensor, "model.embed_tokens.weight", vocab_size, d)?;
     let rms = |tensor: &mut Source, name: &str, len: usize| -> Result<Norm, ModelError> {
         Ok(Norm::rms(vector(tensor, name, len)?, epsilon))
     };
     // [out, in] in the file, [in, out] in the lab.
+    let big = |tensor: &mut Source, name: &str, out: usize, inp: usize| {
+        stored(tensor, name, out, inp).map(Stored::transposed)
+    };
     let linear = |tensor: &mut Source, name: &str, out: usize, inp: usize| {
         matrix(tensor, name, out, inp).map(|w| w.reversed_axes().as_standard_layout().to_owned())
     };
@@ -181,9 +184,9 @@ pub fn load(
             qk_norm,
             mlp_norm: rms(tensor, &name("post_attention_layernorm.weight"), d)?,
             mlp: SwiGluMlp {
-                gate: linear(tensor, &name("mlp.gate_proj.weight"), d_ff, d)?,
-                up: linear(tensor, &name("mlp.up_proj.weight"), d_ff, d)?,
-                down: linear(tensor, &name("mlp.down_proj.weight"), d, d_ff)?,
+                gate: big(tensor, &name("mlp.gate_proj.weight"), d_ff, d)?,
+                up: big(tensor, &name("mlp.up_proj.weight"), d_ff, d)?,
+                down: big(tensor, &name("mlp.down_proj.weight"), d, d_ff)?,
             },
         });
     }
@@ -191,7 +194,7 @@ pub fn load(
     let lm_head = if tied {
         None
     } else {
-        match matrix(tensor, "lm_head.weight", vocab_size, d) {
+        match stored(tensor, "lm_head.weight", vocab_size, d) {
             Ok(m) => Some(m),
             Err(ModelError::Missing(_)) => None,
             Err(e) => return Err(e),
@@ -210,18 +213,18 @@ pub fn load(
 /// d_model].
 #[derive(Debug, Clone, PartialEq)]
 pub struct SwiGluMlp {
-    pub gate: Array2<f32>,
-    pub up: Array2<f32>,
-    pub down: Array2<f32>,
+    pub gate: Stored,
+    pub up: Stored,
+    pub down: Stored,
 }
 
 impl SwiGluMlp {
     /// The MLP of the normed rows `x` [seq_len, d_model].
     pub fn apply(&self, x: ArrayView2<f32>) -> Array2<f32> {
-        let mut hidden = linear(x, self.gate.view());
+        let mut hidden = self.gate.linear(x);
         hidden.mapv_inplace(silu);
-        hidden *= &linear(x, self.up.view());
-        linear(hidden.view(), self.down.view())
+        hidden *= &self.up.linear(x);
+        self.down.linear(hidden.view())
     }
 
     pub fn parameter_count(&self) -> usize {

@@ -27,6 +27,7 @@ pub mod model;
 pub mod parts;
 pub mod remote;
 pub mod sampling;
+pub mod stored;
 pub mod stream;
 pub mod tensors;
 pub mod text;

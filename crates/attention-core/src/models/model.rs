@@ -20,7 +20,8 @@ use crate::models::llama::{self, SwiGluMlp};
 use crate::models::parts::{Block, Parts};
 use crate::models::remote::{ForwardWork, LayerSource, LayerWork};
 use crate::models::sampling::{Prediction, top_k};
-use crate::models::tensors::ModelError;
+use crate::models::stored::Stored;
+use crate::models::tensors::{ModelError, Numbers};
 use crate::models::tokenizer::Tokenizer;
 use crate::pipeline::config::{Config, Input, LayerNormMode, Params};
 use crate::pipeline::error::ConfigError;
@@ -49,6 +50,14 @@ impl Mlp {
             Self::SwiGlu(mlp) => mlp.parameter_count(),
         }
     }
+
+    /// Its matrices, each in its file's number type.
+    pub fn stored(&self) -> Vec<&Stored> {
+        match self {
+            Self::Gelu(mlp) => vec![&mlp.c_fc.0, &mlp.c_proj.0],
+            Self::SwiGlu(mlp) => vec![&mlp.gate, &mlp.up, &mlp.down],
+        }
+    }
 }
 
 /// A text as a model reads it: the tokens in its window, with the run cut to them.
@@ -71,15 +80,16 @@ pub struct Model {
     pub tokenizer: Tokenizer,
     /// What requests and the JSON call it: `"trained"`, `"llama"`, or a folder's name.
     pub name: String,
-    /// [vocab_size, d_model]
-    pub token_embedding: Array2<f32>,
+    /// [vocab_size, d_model], in its file's number type (as the MLPs and the LM head:
+    /// [`Stored`]).
+    pub token_embedding: Stored,
     /// [context, d_model]: GPT-2's learned positions; `None` when the layout adds none.
     pub position_embedding: Option<Array2<f32>>,
     pub blocks: Vec<Block<Mlp>>,
     pub final_norm: Norm,
     /// [vocab_size, d_model]: an untied LM head; `None`: the token embedding scores the next
     /// token (tied, as in the lab's models and GPT-2).
-    pub lm_head: Option<Array2<f32>>,
+    pub lm_head: Option<Stored>,
 }
 
 impl Model {
@@ -90,19 +100,19 @@ impl Model {
         let vocab = vocab_from_json(vocab).map_err(ModelError::Vocab)?;
         let file =
             SafetensorsFile::parse(safetensors).map_err(|e| ModelError::Format(e.to_string()))?;
-        let mut tensor = |name: &str, shape: &[usize]| -> Result<Vec<f32>, ModelError> {
-            let raw = file
-                .tensor(name)
+        let mut tensor = |name: &str, shape: &[usize]| -> Result<Numbers, ModelError> {
+            let (found, numbers) = file
+                .numbers(name)
                 .ok_or_else(|| ModelError::Missing(name.to_string()))?
                 .map_err(|e| ModelError::Format(e.to_string()))?;
-            if raw.shape != shape {
+            if found != shape {
                 return Err(ModelError::Shape {
                     name: name.to_string(),
                     expected: shape.to_vec(),
-                    found: raw.shape,
+                    found,
                 });
             }
-            Ok(raw.values)
+            Ok(numbers)
         };
         match Layout::from_model_type(json.str("model_type")) {
             Some(Layout::Gpt2) => {
@@ -154,7 +164,7 @@ impl Model {
                     .map_or(0, |b| b.q.len() + b.k.len() + b.v.len() + b.o.len())
         };
         self.token_embedding.len()
-            + self.lm_head.as_ref().map_or(0, Array2::len)
+            + self.lm_head.as_ref().map_or(0, Stored::len)
             + self.position_embedding.as_ref().map_or(0, Array2::len)
             + norm(&self.final_norm)
             + self
@@ -168,6 +178,26 @@ impl Model {
                         + b.mlp.parameter_count()
                 })
                 .sum::<usize>()
+    }
+
+    /// The bytes its numbers take in memory: the token embedding, the LM head and the MLPs in
+    /// their file's number type ([`Stored`]), everything else in f32.
+    pub fn bytes(&self) -> usize {
+        let stored = self.token_embedding.bytes()
+            + self.lm_head.as_ref().map_or(0, Stored::bytes)
+            + self
+                .blocks
+                .iter()
+                .map(|b| b.mlp.stored().iter().map(|m| m.bytes()).sum::<usize>())
+                .sum::<usize>();
+        let stored_numbers = self.token_embedding.len()
+            + self.lm_head.as_ref().map_or(0, Stored::len)
+            + self
+                .blocks
+                .iter()
+                .map(|b| b.mlp.stored().iter().map(|m| m.len()).sum::<usize>())
+                .sum::<usize>();
+        stored + 4 * (self.parameter_count() - stored_numbers)
     }
 
     /// The text as the model reads it. The lab's models: full-width letters and digits as
@@ -186,7 +216,7 @@ impl Model {
 
     /// The matrix that scores the next token, [vocab_size, d_model]: the LM head, or the token
     /// embedding when they are tied.
-    pub fn unembedding(&self) -> &Array2<f32> {
+    pub fn unembedding(&self) -> &Stored {
         self.lm_head.as_ref().unwrap_or(&self.token_embedding)
     }
 
@@ -265,8 +295,7 @@ impl Model {
             self.config.n_heads,
         )?;
         let d = self.config.d_model;
-        let embeddings =
-            Array2::from_shape_fn((n, d), |(i, j)| self.token_embedding[[ids[i] as usize, j]]);
+        let embeddings = self.token_embedding.gather(ids);
         // Llama adds no position vector: RoPE turns q and k inside attention.
         let positions = match &self.position_embedding {
             Some(position_embedding) => position_embedding.slice(s![0..n, ..]).to_owned(),
@@ -358,12 +387,14 @@ impl Model {
     /// on demand (one row costs d_model × vocab_size multiply-adds; every row at 128 characters
     /// would be most of a forward pass, and a view shows one position at a time).
     pub fn logits(&self, forward: &Forward, position: usize) -> Array1<f32> {
-        self.unembedding().dot(&forward.final_norm.row(position))
+        self.unembedding()
+            .dot_vector(forward.final_norm.row(position))
     }
 
     /// The next-token scores after every position, [seq_len, vocab_size].
     pub fn all_logits(&self, forward: &Forward) -> Array2<f32> {
-        forward.final_norm.dot(&self.unembedding().t())
+        self.unembedding()
+            .times_transposed(forward.final_norm.view())
     }
 
     /// The mean loss (nats) of predicting each next character of `forward`'s text from the ones

@@ -5,6 +5,8 @@ use std::sync::Arc;
 
 use ndarray::Array2;
 
+use crate::models::stored::Stored;
+
 use crate::math::norm::Norm;
 use crate::math::scoring::QkGain;
 use crate::math::weights::Weights;
@@ -26,15 +28,15 @@ pub struct Block<M> {
 /// Everything a model holds but its numbers' description: what a loader reads from the file.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Parts<M> {
-    /// [vocab_size, d_model]
-    pub token_embedding: Array2<f32>,
+    /// [vocab_size, d_model], in its file's number type.
+    pub token_embedding: Stored,
     /// [context, d_model]: learned positions; `None` when the layout adds none.
     pub position_embedding: Option<Array2<f32>>,
     pub blocks: Vec<Block<M>>,
     pub final_norm: Norm,
     /// [vocab_size, d_model]: the LM head when it is not the token embedding (an untied
     /// Llama); `None` when tied.
-    pub lm_head: Option<Array2<f32>>,
+    pub lm_head: Option<Stored>,
 }
 
 impl<M> Parts<M> {

@@ -166,7 +166,7 @@ pub fn rolling(model: &Model, ids: &[u32], spec: StreamSpec) -> StreamRun {
         cache.kept.retain(|&i| keep(i));
         cache.kept.push(t);
         let position = cache.kept.len() - 1;
-        let mut x = model.token_embedding.row(id as usize).to_owned();
+        let mut x = model.token_embedding.row(id as usize);
         for (layer, block) in model.blocks.iter().enumerate() {
             let w = &block.attention;
             let h = block

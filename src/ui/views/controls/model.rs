@@ -68,6 +68,8 @@ pub fn ModelControl() -> impl IntoView {
                     shape.n_kv_heads,
                     shape.d_model,
                     &parameters,
+                    &group_digits(gpt.0.bytes().div_ceil(1_000_000) as u64),
+                    gpt.0.token_embedding.dtype(),
                 ),
                 (_, Layout::Gpt2) => {
                     (texts().ready)(shape.n_layers, shape.n_heads, shape.d_model, &parameters)
