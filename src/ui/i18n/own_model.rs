@@ -63,9 +63,7 @@ pub const ZH: OwnModelTexts = OwnModelTexts {
         let memory = if dtype == "f32" {
             format!("占内存 {megabytes} MB（f32）")
         } else {
-            format!(
-                "占内存 {megabytes} MB：嵌入和 MLP 按文件里的 {dtype} 原样保存，计算时转成 f32"
-            )
+            format!("占内存 {megabytes} MB：嵌入和 MLP 按文件里的 {dtype} 原样保存，计算时转成 f32")
         };
         format!(
             "{name}：{layout} 架构，{layers} 层 × {heads} 个查询头（{kv_heads} 个 K/V 头），宽 {width}，{parameters} 个参数，用它自己的分词器读文本。{memory}。"

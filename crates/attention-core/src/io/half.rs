@@ -66,6 +66,54 @@ impl Half {
         }
     }
 
+    /// y += x · w, each of `w` widened as it is read (a row of weights streamed into a result).
+    pub fn add_scaled(self, x: f32, w: &[u16], y: &mut [f32]) {
+        match self {
+            Self::Bf16 => {
+                for (y, &b) in y.iter_mut().zip(w) {
+                    *y += x * f32::from_bits(u32::from(b) << 16);
+                }
+            }
+            Self::F16 => {
+                let table = f16_table();
+                for (y, &b) in y.iter_mut().zip(w) {
+                    *y += x * table[usize::from(b)];
+                }
+            }
+        }
+    }
+
+    /// w · v, each of `w` widened as it is read, summed in eight lanes (as a vectorised f32 dot
+    /// product sums).
+    pub fn dot(self, w: &[u16], v: &[f32]) -> f32 {
+        let mut lanes = [0f32; 8];
+        let (w8, v8) = (w.chunks_exact(8), v.chunks_exact(8));
+        let tail: f32 = w8
+            .remainder()
+            .iter()
+            .zip(v8.remainder())
+            .map(|(&b, &v)| self.to_f32(b) * v)
+            .sum();
+        match self {
+            Self::Bf16 => {
+                for (w, v) in w8.zip(v8) {
+                    for k in 0..8 {
+                        lanes[k] += f32::from_bits(u32::from(w[k]) << 16) * v[k];
+                    }
+                }
+            }
+            Self::F16 => {
+                let table = f16_table();
+                for (w, v) in w8.zip(v8) {
+                    for k in 0..8 {
+                        lanes[k] += table[usize::from(w[k])] * v[k];
+                    }
+                }
+            }
+        }
+        lanes.iter().sum::<f32>() + tail
+    }
+
     /// What the file's header calls it.
     pub fn name(self) -> &'static str {
         match self {

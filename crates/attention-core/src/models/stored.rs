@@ -157,14 +157,10 @@ impl Stored {
                 let m = x.nrows();
                 let mut out = Array2::<f32>::zeros((m, cols));
                 if m <= STREAMED_ROWS {
-                    let mut row = vec![0f32; cols];
-                    for i in 0..rows {
-                        kind.widen(&bits[i * cols..(i + 1) * cols], &mut row);
-                        for (xi, mut y) in x.column(i).iter().zip(out.rows_mut()) {
+                    for (i, w) in bits.chunks_exact(cols).enumerate() {
+                        for (&xi, mut y) in x.column(i).iter().zip(out.rows_mut()) {
                             let Some(y) = y.as_slice_mut() else { continue };
-                            for (y, &w) in y.iter_mut().zip(&row) {
-                                *y += xi * w;
-                            }
+                            kind.add_scaled(xi, w, y);
                         }
                     }
                     return out;
@@ -188,22 +184,17 @@ impl Stored {
         }
     }
 
-    /// self · v: [rows, cols] · [cols] → [rows] (the LM head's scores of one final-norm row).
+    /// self · v: [rows, cols] · [cols] → [rows] (the LM head's scores of one final-norm row). A
+    /// half matrix: each row widened as it is read, in the dot product.
     pub fn dot_vector(&self, v: ArrayView1<f32>) -> Array1<f32> {
         match self {
             Self::F32(m) => m.dot(&v),
             Self::Half {
-                bits,
-                rows,
-                cols,
-                kind,
-            } => {
-                let mut row = vec![0f32; *cols];
-                Array1::from_shape_fn(*rows, |i| {
-                    kind.widen(&bits[i * cols..(i + 1) * cols], &mut row);
-                    row.iter().zip(v.iter()).map(|(a, b)| a * b).sum()
-                })
-            }
+                bits, cols, kind, ..
+            } => match v.as_slice() {
+                Some(v) => bits.chunks_exact(*cols).map(|w| kind.dot(w, v)).collect(),
+                None => self.dot_vector(v.to_owned().view()),
+            },
         }
     }
 

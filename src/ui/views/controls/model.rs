@@ -17,7 +17,9 @@ use attention_core::models::Layout;
 pub fn ModelControl() -> impl IntoView {
     let lab = expect_context::<Lab>();
     let texts = move || &lab.lang.get().text().model;
-    let selected = Signal::derive(move || lab.request.with(|r| ModelPick::of(r.model.as_ref())));
+    let selected = Signal::from(Memo::new(move |_| {
+        lab.request.with(|r| ModelPick::of(r.model.as_ref()))
+    }));
     let picker = NodeRef::<leptos::html::Input>::new();
     let select = Callback::new(move |pick: ModelPick| {
         // "Your model": the folder opened last, or the picker when none is open yet.
@@ -46,11 +48,15 @@ pub fn ModelControl() -> impl IntoView {
             }
         });
     });
-    let key = move || lab.request.with(ModelKey::of);
-    let layout = move || match key() {
+    // Memos: a keystroke in the sentence changes the request, not the model, and must not
+    // rebuild the model's paragraphs (their layout was a typed character's frame's work).
+    let key = Memo::new(move |_| lab.request.with(ModelKey::of));
+    let key = move || key.get();
+    let layout = Memo::new(move |_| match key() {
         Some(ModelKey::Shipped(layout)) => Some(layout),
         _ => None,
-    };
+    });
+    let layout = move || layout.get();
     let status = move || match lab.model_status.get() {
         ModelStatus::Idle => String::new(),
         // The other model still in place while this one loads.
