@@ -27,6 +27,13 @@ fn ablated(lab: Lab) -> Vec<AblateRequest> {
     lab.request.with(|r| r.ablate.clone().unwrap_or_default())
 }
 
+/// The heads switched off, as a memo for a grid of heads to share: each cell subscribes to it,
+/// not to the whole request (which every typed character changes: a grid of GPT-2 small's 144
+/// heads re-ran 144 closures a keystroke, each leaving and joining the request's subscribers).
+pub fn ablated_memo(lab: Lab) -> Memo<Vec<AblateRequest>> {
+    Memo::new(move |_| ablated(lab))
+}
+
 /// Switches head `head` of layer `layer` (from 0) off or back on, by zero or its mean.
 fn toggle(lab: Lab, layer: usize, head: usize, mean: bool) {
     let (layer, head) = (layer + 1, head + 1);

@@ -109,7 +109,9 @@ pub fn AllHeads() -> impl IntoView {
             .with(|t| t.as_ref().map_or(0, |t| t.0.heads.len()))
     });
     let section = Section::AllHeads;
-    let random = move || lab.request.with(|r| !r.is_trained());
+    let random = Memo::new(move |_| lab.request.with(|r| !r.is_trained()));
+    let random = move || random.get();
+    let ablated = super::circuit_views::ablated_memo(lab);
     view! {
         <section class="step" data-testid="all-heads" data-view=section.id()
             class:presented=move || presented(lab, section)>
@@ -133,9 +135,7 @@ pub fn AllHeads() -> impl IntoView {
                                 Some(view)
                             });
                             let knocked = move || {
-                                random() && lab.request.with(|r| {
-                                    r.ablate.as_ref().is_some_and(|a| a.iter().any(|a| a.head == h + 1))
-                                })
+                                random() && ablated.with(|a| a.iter().any(|a| a.head == h + 1))
                             };
                             view! {
                                 <div class="small-multiple-cell" class:knocked=knocked>

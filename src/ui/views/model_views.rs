@@ -58,6 +58,7 @@ pub fn ModelOverview() -> impl IntoView {
         })
     });
     let roles = Memo::new(move |_| run.with(|r| r.as_ref().map(|r| r.0.head_roles())));
+    let ablated = super::circuit_views::ablated_memo(lab);
     let section = Section::Model;
     provide_context(super::circuit_views::MeanAblation(RwSignal::new(false)));
     view! {
@@ -85,7 +86,7 @@ pub fn ModelOverview() -> impl IntoView {
                         };
                         let active = move || lab.layer.get() == l && lab.selected_head() == h;
                         view! {
-                            <div class="small-multiple-cell" class:knocked=move || lab.request.with(|r| r.ablate.as_ref().is_some_and(|a| a.iter().any(|a| a.layer == l + 1 && a.head == h + 1)))>
+                            <div class="small-multiple-cell" class:knocked=move || ablated.with(|a| a.iter().any(|a| a.layer == l + 1 && a.head == h + 1))>
                             <button type="button" class="small-multiple" data-testid=format!("model-head-{l}-{h}")
                                 class:active=active
                                 title=move || roles.with(|r| r.as_ref().map(|r| label(&r[l][h], lab.lang.get())).unwrap_or_default())
