@@ -27,12 +27,19 @@ fn ablated(lab: Lab) -> Vec<AblateRequest> {
     lab.request.with(|r| r.ablate.clone().unwrap_or_default())
 }
 
-/// The heads switched off, as a memo for a grid of heads to share: each cell subscribes to it,
-/// not to the whole request (which every typed character changes: a grid of GPT-2 small's 144
-/// heads re-ran 144 closures a keystroke, each leaving and joining the request's subscribers).
+/// The heads switched off, as a memo for a grid of heads to share (and given to its switches as
+/// [`Ablated`]): each cell subscribes to it, not to the whole request, which every typed
+/// character changes (a grid of GPT-2 small's 144 heads re-ran four closures a cell at every
+/// keystroke, each leaving and joining the request's long list of subscribers).
 pub fn ablated_memo(lab: Lab) -> Memo<Vec<AblateRequest>> {
-    Memo::new(move |_| ablated(lab))
+    let memo = Memo::new(move |_| ablated(lab));
+    provide_context(Ablated(memo));
+    memo
 }
+
+/// The switched-off heads' memo of the grid a switch is in.
+#[derive(Clone, Copy)]
+pub struct Ablated(pub Memo<Vec<AblateRequest>>);
 
 /// Switches head `head` of layer `layer` (from 0) off or back on, by zero or its mean.
 fn toggle(lab: Lab, layer: usize, head: usize, mean: bool) {
@@ -68,13 +75,8 @@ pub fn KnockOut(layer: usize, head: usize) -> impl IntoView {
     // Under "every head at a glance" of random weights there is no zero-or-mean choice: zero.
     let mean = use_context::<MeanAblation>().map_or_else(|| RwSignal::new(false), |m| m.0);
     let t = move || lab.lang.get().text().circuits;
-    let on = move || {
-        lab.request.with(|r| {
-            r.ablate
-                .as_ref()
-                .is_some_and(|a| a.iter().any(|a| a.layer == layer + 1 && a.head == head + 1))
-        })
-    };
+    let ablated = use_context::<Ablated>().map_or_else(|| ablated_memo(lab), |a| a.0);
+    let on = move || ablated.with(|a| a.iter().any(|a| a.layer == layer + 1 && a.head == head + 1));
     view! {
         <button type="button" class="knock" class:on=on data-testid=format!("knock-{layer}-{head}")
             aria-pressed=move || if on() { "true" } else { "false" }
