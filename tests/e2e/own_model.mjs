@@ -108,12 +108,32 @@ test('every view draws on the model: its status, every head at a glance, the lay
   assert.equal(await page.locator('[data-testid^=model-head-]').count(), 8, 'every layer × head');
   assert.ok(await page.locator('[data-testid=predictions] li').count() >= 1);
   assert.match(await page.locator('[data-testid=norm-fixed]').textContent(), /ε = 10⁻⁶/, 'the model\'s own ε');
+  assert.match(status, /MB in memory, in f32\./);
+  // A head knocked out: the comparison pass with every head on is the worker's, and the line
+  // compares the shown prediction (before) with the knocked-out one.
+  const before = (await state()).predictions[0].p;
+  await page.locator('[data-testid=knock-0-0]').click();
+  await page.waitForFunction(() => document.querySelector('[data-testid=ablation-change]')?.textContent.includes('→'));
+  const line = await page.locator('[data-testid=ablation-change]').textContent();
+  assert.ok(line.split('→')[0].includes(`${(before * 100).toFixed(1)}%`), `${line} (before: ${before})`);
+  assert.equal((await state()).model_in_worker, true);
+  await page.locator('[data-testid=knock-0-0]').click();
+  await page.waitForFunction(() => document.querySelector('[data-testid=ablation-change]')?.textContent === 'All heads are on.');
+  await settled();
   if (SHOTS) {
     await page.locator('[data-testid=model-status]').scrollIntoViewIfNeeded();
     await page.screenshot({ path: join(SHOTS, 'own-model-en.png') });
     await page.locator('[data-testid=model-view]').scrollIntoViewIfNeeded();
     await page.screenshot({ path: join(SHOTS, 'own-model-heads-en.png') });
   }
+  // bf16 weights stay bf16 in memory: the status says so, and the model's bytes are fewer than
+  // its parameters' in f32.
+  assert.deepEqual(await load('llama-bf16', folder('llama-bf16')), { ok: true });
+  await settled();
+  assert.match(await page.locator('[data-testid=model-status]').textContent(), /MB in memory: its embeddings and MLPs stay in bf16/);
+  assert.ok((await state()).model_bytes > 0);
+  assert.deepEqual(await load('qwen2', folder('qwen2')), { ok: true });
+  await settled();
   // The shipped model and back: "your model" goes back to the folder opened last, no picker.
   await page.locator('[data-testid=model-choice] button', { hasText: 'GPT-2 layout' }).click();
   await page.waitForFunction(() => window.attentionLab.state().model === 'trained');

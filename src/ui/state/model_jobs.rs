@@ -43,6 +43,9 @@ enum Held {
 /// A forward pass the worker is computing.
 struct Job {
     id: u32,
+    /// The pass of the sentence with every head on, to compare knocked-out heads with
+    /// ([`ModelJobs::compare`]), rather than the pass the page shows.
+    compared: bool,
     request: Request,
     model: Arc<Model>,
     reading: Reading,
@@ -66,9 +69,13 @@ pub struct ModelJobs {
     held: RwSignal<Held, LocalStorage>,
     running: StoredValue<Option<Job>, LocalStorage>,
     queued: StoredValue<Option<(Request, Arc<Model>)>, LocalStorage>,
+    /// A comparison pass waiting for the worker (after any pass the page shows).
+    compare_queued: StoredValue<Option<(Request, Arc<Model>)>, LocalStorage>,
     next_id: StoredValue<u32>,
     /// The last forward pass finished and the request it answers.
     pub done: RwSignal<Option<Answered>, LocalStorage>,
+    /// The last comparison pass finished ([`ModelJobs::compare`]) and the request it answers.
+    pub compared: RwSignal<Option<Answered>, LocalStorage>,
     /// Whether a forward pass is being computed.
     pub busy: RwSignal<bool>,
     /// How long the worker's last forward pass took there, ms (for `state()`).
@@ -86,8 +93,10 @@ impl ModelJobs {
             held: RwSignal::new_local(Held::Nothing),
             running: StoredValue::new_local(None),
             queued: StoredValue::new_local(None),
+            compare_queued: StoredValue::new_local(None),
             next_id: StoredValue::new(0),
             done: RwSignal::new_local(None),
+            compared: RwSignal::new_local(None),
             busy: RwSignal::new(false),
             worker_ms: StoredValue::new(None),
             worker_memory: StoredValue::new(None),
@@ -104,8 +113,10 @@ impl ModelJobs {
     pub fn open(self, model: Arc<Model>, files: &BTreeMap<String, Vec<u8>>) {
         self.running.set_value(None);
         self.queued.set_value(None);
+        self.compare_queued.set_value(None);
         self.busy.set(false);
         self.done.set(None);
+        self.compared.set(None);
         if self.worker.with_value(Option::is_none) {
             let handle = WorkerHandle::spawn(move |answer| self.answer(answer));
             if handle.is_none() {
@@ -173,16 +184,40 @@ impl ModelJobs {
             self.queued.set_value(Some((request, model)));
             return;
         }
+        self.start(request, model, false);
+    }
+
+    /// Runs `model` forward on `request` (the sentence with every head on) in the worker for
+    /// the knocked-out heads to be compared with, once no pass the page shows is waiting; the
+    /// answer comes in [`ModelJobs::compared`]. Nothing when it already answers `request`.
+    pub fn compare(self, request: Request, model: Arc<Model>) {
+        let answered = self
+            .compared
+            .with_untracked(|c| c.as_ref().is_some_and(|(r, _)| *r == request));
+        if answered {
+            return;
+        }
+        let busy = self.running.with_value(Option::is_some)
+            || self.queued.with_value(Option::is_some)
+            || !self.listening.get_value();
+        if busy {
+            self.compare_queued.set_value(Some((request, model)));
+            return;
+        }
+        self.start(request, model, true);
+    }
+
+    fn start(self, request: Request, model: Arc<Model>, compared: bool) {
         let started_ms = now_ms();
         let trained = trained_request(&request);
         let reading = match trained.trained_run() {
             Ok((sentence, run)) => model.reading(&sentence, &run),
-            Err(error) => return self.finish(request, Err(error)),
+            Err(error) => return self.finish(request, Err(error), compared),
         };
         if reading.ids.is_empty() {
             // Nothing to send: the page's own pass says why.
             let result = model::run(&model, &request);
-            return self.finish(request, result);
+            return self.finish(request, result, compared);
         }
         let id = self.next_id();
         let json = serde_json::to_string(&trained).unwrap_or_default();
@@ -194,11 +229,14 @@ impl ModelJobs {
         if !posted {
             self.fail();
             let result = model::run(&model, &request);
-            return self.finish(request, result);
+            return self.finish(request, result, compared);
         }
-        self.busy.set(true);
+        if !compared {
+            self.busy.set(true);
+        }
         self.running.set_value(Some(Job {
             id,
+            compared,
             request,
             model,
             reading,
@@ -206,16 +244,25 @@ impl ModelJobs {
         }));
     }
 
-    fn finish(self, request: Request, result: Result<ForwardRef, RequestError>) {
-        self.done.set(Some((request, result)));
-        self.busy.set(false);
+    fn finish(self, request: Request, result: Result<ForwardRef, RequestError>, compared: bool) {
+        if compared {
+            self.compared.set(Some((request, result)));
+        } else {
+            self.done.set(Some((request, result)));
+            self.busy.set(false);
+        }
         if let Some((next, model)) = self.queued.try_update_value(Option::take).flatten() {
             let same = self
                 .done
                 .with_untracked(|d| d.as_ref().is_some_and(|(r, _)| *r == next));
             if !same && self.serves_untracked(&model) {
-                self.schedule(next, model);
+                return self.schedule(next, model);
             }
+        }
+        if let Some((next, model)) = self.compare_queued.try_update_value(Option::take).flatten()
+            && self.serves_untracked(&model)
+        {
+            self.compare(next, model);
         }
     }
 
@@ -230,7 +277,7 @@ impl ModelJobs {
         self.worker.set_value(None);
         if let Some(job) = self.running.try_update_value(Option::take).flatten() {
             let result = model::run(&job.model, &job.request);
-            self.finish(job.request, result);
+            self.finish(job.request, result, job.compared);
         }
     }
 
@@ -295,7 +342,7 @@ impl ModelJobs {
                         ForwardRef(forward, now_ms() - job.started_ms)
                     })
                     .map_err(RequestError::from);
-                self.finish(job.request, result);
+                self.finish(job.request, result, job.compared);
             }
             FromWorker::Error { id, .. } => {
                 let opening = self

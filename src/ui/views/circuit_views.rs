@@ -113,6 +113,8 @@ pub fn AblationControls() -> impl IntoView {
     };
     // The same sentence with every head on, to compare with: once its own pass has landed (a
     // model's pass on every character typed would freeze the page while the worker computes).
+    // A user's model computes it in its worker after the pass the page shows; the lab's own
+    // (small) models here.
     let whole = Memo::new(move |previous: Option<&Option<ForwardRef>>| {
         if !any() {
             return None;
@@ -125,6 +127,13 @@ pub fn AblationControls() -> impl IntoView {
             ablate: None,
             ..r.clone()
         });
+        if lab.model_jobs.serves(&model) {
+            untrack(|| lab.model_jobs.compare(request.clone(), model));
+            return lab.model_jobs.compared.with(|c| match c {
+                Some((r, Ok(forward))) if *r == request => Some(forward.clone()),
+                _ => previous.cloned().flatten(),
+            });
+        }
         run(&model, &request).ok()
     });
     let changed = move || {
@@ -136,7 +145,9 @@ pub fn AblationControls() -> impl IntoView {
             .forward
             .with(|f| f.as_ref().and_then(|f| f.as_ref().ok()).cloned());
         match (model(lab), after, whole.get()) {
-            (Some(model), Some(after), Some(before)) => change_line(
+            // The same text on both sides (a comparison pass of an earlier sentence is not
+            // compared while the new one is computed).
+            (Some(model), Some(after), Some(before)) if before.0.ids == after.0.ids => change_line(
                 &model,
                 &before.0,
                 &after.0,
