@@ -1,6 +1,22 @@
 //! The words of "your own model": opening a Hugging Face model folder in the page, and what the
 //! lab says of it once it runs.
 
+/// What the status line says of a user's model.
+pub struct ModelFacts<'a> {
+    pub name: &'a str,
+    pub layout: &'a str,
+    pub layers: usize,
+    pub heads: usize,
+    pub kv_heads: usize,
+    pub width: usize,
+    /// The parameters, digits grouped.
+    pub parameters: &'a str,
+    /// The megabytes its numbers take in memory, digits grouped.
+    pub megabytes: &'a str,
+    /// The number type its embeddings and MLPs keep: "f32", "bf16" or "f16".
+    pub dtype: &'a str,
+}
+
 /// The texts of a user's own model, in one language.
 pub struct OwnModelTexts {
     /// The button that opens a folder.
@@ -10,10 +26,8 @@ pub struct OwnModelTexts {
     pub opening: &'static str,
     /// The folder could not be opened (the reason follows, as code); the last model is kept.
     pub failed: &'static str,
-    /// (its name, its layout, layers, query heads, K/V heads, width, parameters)
-    /// name, layout, layers, query heads, K/V heads, width, parameters, megabytes in memory,
-    /// the number type its embeddings and MLPs keep ("f32", "bf16", "f16").
-    pub ready: fn(&str, &str, usize, usize, usize, usize, &str, &str, &str) -> String,
+    /// What the model is, once it runs.
+    pub ready: fn(&ModelFacts) -> String,
     /// What the lab does with it.
     pub about: [&'static str; 3],
     /// "What comes next" of a model whose tokens are not characters.
@@ -31,8 +45,19 @@ pub const EN: OwnModelTexts = OwnModelTexts {
     open_help: "A Hugging Face folder (config.json, model.safetensors or its shards, tokenizer.json) of a GPT-2, Llama, Mistral, Qwen2 or Qwen3 model, up to 1 B parameters. It is read here, in your browser: nothing is uploaded. You can also drop the folder's files on the page.",
     opening: "Reading the model's files…",
     failed: "The folder could not be opened; the model in use is kept. The reason:",
-    ready: |name, layout, layers, heads, kv_heads, width, parameters, megabytes, dtype| {
-        let memory = if dtype == "f32" {
+    ready: |m| {
+        let ModelFacts {
+            name,
+            layout,
+            layers,
+            heads,
+            kv_heads,
+            width,
+            parameters,
+            megabytes,
+            dtype,
+        } = m;
+        let memory = if *dtype == "f32" {
             format!("{megabytes} MB in memory, in f32")
         } else {
             format!(
@@ -59,8 +84,19 @@ pub const ZH: OwnModelTexts = OwnModelTexts {
     open_help: "一个 Hugging Face 模型文件夹（config.json、model.safetensors 或其分片、tokenizer.json），架构为 GPT-2、Llama、Mistral、Qwen2 或 Qwen3，参数不超过 10 亿。文件只在你的浏览器里读取，不会上传。也可以把文件夹里的文件拖到页面上。",
     opening: "正在读取模型文件…",
     failed: "无法打开这个文件夹；当前使用的模型保持不变。原因：",
-    ready: |name, layout, layers, heads, kv_heads, width, parameters, megabytes, dtype| {
-        let memory = if dtype == "f32" {
+    ready: |m| {
+        let ModelFacts {
+            name,
+            layout,
+            layers,
+            heads,
+            kv_heads,
+            width,
+            parameters,
+            megabytes,
+            dtype,
+        } = m;
+        let memory = if *dtype == "f32" {
             format!("占内存 {megabytes} MB（f32）")
         } else {
             format!("占内存 {megabytes} MB：嵌入和 MLP 按文件里的 {dtype} 原样保存，计算时转成 f32")

@@ -6,6 +6,7 @@ use leptos::prelude::*;
 use super::own_model::OwnModelOpener;
 use super::widgets::Segmented;
 use crate::ui::bridge::model_files::kept_folder;
+use crate::ui::i18n::own_model::ModelFacts;
 use crate::ui::logic::controls::ModelPick;
 use crate::ui::logic::format::group_digits;
 use crate::ui::state::Lab;
@@ -66,17 +67,19 @@ pub fn ModelControl() -> impl IntoView {
             let shape = gpt.0.config;
             let parameters = group_digits(gpt.0.parameter_count() as u64);
             match (key(), shape.layout) {
-                (Some(ModelKey::Folder(name)), _) => (lab.lang.get().text().own_model.ready)(
-                    &name,
-                    shape.model_type,
-                    shape.n_layers,
-                    shape.n_heads,
-                    shape.n_kv_heads,
-                    shape.d_model,
-                    &parameters,
-                    &group_digits(gpt.0.bytes().div_ceil(1_000_000) as u64),
-                    gpt.0.token_embedding.dtype(),
-                ),
+                (Some(ModelKey::Folder(name)), _) => {
+                    (lab.lang.get().text().own_model.ready)(&ModelFacts {
+                        name: &name,
+                        layout: shape.model_type,
+                        layers: shape.n_layers,
+                        heads: shape.n_heads,
+                        kv_heads: shape.n_kv_heads,
+                        width: shape.d_model,
+                        parameters: &parameters,
+                        megabytes: &group_digits(gpt.0.bytes().div_ceil(1_000_000) as u64),
+                        dtype: gpt.0.token_embedding.dtype(),
+                    })
+                }
                 (_, Layout::Gpt2) => {
                     (texts().ready)(shape.n_layers, shape.n_heads, shape.d_model, &parameters)
                 }
