@@ -17,7 +17,9 @@ use std::collections::BTreeMap;
 
 use attention_core::MaskSpec;
 use attention_core::api::Request;
-use attention_core::io::hf_folder::{MAX_PARAMETERS, header_parameters};
+use attention_core::io::hf_folder::{
+    MAX_PARAMETERS, check_page_memory, header_kept_bytes, header_parameters,
+};
 use attention_core::models::generate::{GenerateSpec, Sampling, generate};
 use attention_core::models::hf::from_folder;
 use attention_core::models::{Model, ModelError, ModelRun};
@@ -206,6 +208,16 @@ fn the_config_decides_what_is_computed() {
         2 * halves + 4 * (bf16.parameter_count() - halves)
     );
     assert_eq!(llama.bytes(), 4 * llama.parameter_count());
+    // What the page checks before building a model (its headers alone) is what the model holds.
+    for name in ["llama-bf16", "llama", "gpt2", "qwen3"] {
+        let (_, files, _) = all.iter().find(|f| f.0 == name).unwrap();
+        let kept: u64 = files
+            .iter()
+            .filter(|(f, _)| f.ends_with(".safetensors"))
+            .map(|(f, bytes)| header_kept_bytes(f, bytes).unwrap().unwrap())
+            .sum();
+        assert_eq!(kept, model(name).bytes() as u64, "{name}");
+    }
     assert_eq!(model("mistral").config.sliding_window, Some(6));
     let qwen2 = model("qwen2");
     assert!(qwen2.blocks[0].attention.biases.is_some());
@@ -476,4 +488,20 @@ fn a_forward_pass_put_together_from_a_workers_numbers_is_the_forward_pass() {
         }
         assert!(ForwardWork::from_flat(&[1.0, 2.0]).is_none());
     }
+}
+
+#[test]
+fn a_model_the_pages_memory_cannot_hold_is_refused_with_its_numbers() {
+    // GPT-2 small in f32 (measured: the page's module 1 009 MB) and a 1 B model in bf16 fit.
+    assert!(check_page_memory(498_000_000, 498_000_000).is_ok());
+    assert!(check_page_memory(2_000_000_000, 1_700_000_000).is_ok());
+    // A 1 B model in f32: 4 GB of files and 4 GB held.
+    let refused = check_page_memory(4_000_000_000, 4_000_000_000)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        refused.starts_with("the model needs about 8.0 GB of the page's memory (4.0 GB of weights files while they are read, then 4.0 GB held"),
+        "{refused}"
+    );
+    assert!(refused.contains("bf16"), "{refused}");
 }

@@ -20,7 +20,8 @@ use crate::ui::state::Lab;
 use crate::ui::state::model::{ModelRef, ModelStatus};
 use attention_core::api::{MaskRequest, ModelChoice, ModelFolder};
 use attention_core::io::hf_folder::{
-    CONFIG, INDEX, TOKENIZER, WEIGHTS, check_size, header_parameters, weight_files,
+    CONFIG, INDEX, TOKENIZER, WEIGHTS, check_page_memory, check_size, header_kept_bytes,
+    header_parameters, weight_files,
 };
 use attention_core::models::hf::from_folder_with;
 
@@ -78,16 +79,19 @@ pub async fn open_entries(
         })
         .collect();
     // Every weights Blob by its header first: the size is checked before anything is read.
-    let mut parameters = 0usize;
+    let (mut parameters, mut weights, mut kept) = (0usize, 0u64, 0u64);
     for (file, value) in &entries {
         if let Some(blob) = value.dyn_ref::<web_sys::Blob>()
             && file.ends_with(".safetensors")
         {
-            let count = blob_parameters(file, blob).await?;
+            let (count, held) = blob_parameters(file, blob).await?;
             parameters = parameters.saturating_add(count);
+            weights = weights.saturating_add(blob.size() as u64);
+            kept = kept.saturating_add(held);
         }
     }
     check_size(parameters).map_err(|e| e.to_string())?;
+    check_page_memory(weights, kept).map_err(|e| e.to_string())?;
     let mut files = BTreeMap::new();
     for (file, value) in &entries {
         files.insert(file.clone(), bytes_of(file, value).await?);
@@ -100,6 +104,16 @@ pub async fn open_entries(
 
 /// A folder's files, read, opened as the lab's model named `name`.
 async fn open_read(lab: Lab, name: String, files: BTreeMap<String, Vec<u8>>) -> Result<(), String> {
+    // What the page can hold, from the headers, before the model is built beside the files
+    // (for files given as bytes, or fetched, the first point where their sizes are all known).
+    let (mut weights, mut kept) = (0u64, 0u64);
+    for (file, bytes) in files.iter().filter(|(f, _)| f.ends_with(".safetensors")) {
+        weights = weights.saturating_add(bytes.len() as u64);
+        if let Ok(Some(held)) = header_kept_bytes(file, bytes) {
+            kept = kept.saturating_add(held);
+        }
+    }
+    check_page_memory(weights, kept).map_err(|e| e.to_string())?;
     // The tokenizer from the tokenizer module (loaded now the first time); a folder without
     // tokenizer.json is refused by the core, naming it.
     let made = match files
@@ -267,8 +281,9 @@ async fn fetch_file(
     Ok(Some(bytes))
 }
 
-/// How many numbers a safetensors Blob holds, from its first bytes alone.
-async fn blob_parameters(file: &str, blob: &web_sys::Blob) -> Result<usize, String> {
+/// How many numbers a safetensors Blob holds, and the bytes they take once held
+/// ([`header_kept_bytes`]), from its first bytes alone.
+async fn blob_parameters(file: &str, blob: &web_sys::Blob) -> Result<(usize, u64), String> {
     let head = read_blob(
         file,
         &blob
@@ -291,9 +306,14 @@ async fn blob_parameters(file: &str, blob: &web_sys::Blob) -> Result<usize, Stri
         )
         .await?,
     );
-    header_parameters(file, &header)
+    let short = || format!("{file}: not safetensors: shorter than its header");
+    let count = header_parameters(file, &header)
         .map_err(|e| e.to_string())?
-        .ok_or_else(|| format!("{file}: not safetensors: shorter than its header"))
+        .ok_or_else(short)?;
+    let kept = header_kept_bytes(file, &header)
+        .map_err(|e| e.to_string())?
+        .ok_or_else(short)?;
+    Ok((count, kept))
 }
 
 /// A file's contents: a string's UTF-8, an ArrayBuffer's or a typed array's bytes, a Blob read.

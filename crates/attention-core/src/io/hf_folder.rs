@@ -15,6 +15,14 @@ pub enum FolderError {
         "the model has {parameters} parameters; the lab opens at most {max} (1 B), read from the weights' headers before anything else"
     )]
     TooLarge { parameters: usize, max: usize },
+    #[error(
+        "the model needs about {needed} GB of the page's memory ({files} GB of weights files while they are read, then {kept} GB held as it is computed); a page's WebAssembly memory holds 4 GB: save the model in bf16 (torch_dtype=torch.bfloat16), open a smaller one, or run it with the command line (\"model\": {{\"path\": …}})"
+    )]
+    PageMemory {
+        needed: String,
+        files: String,
+        kept: String,
+    },
 }
 
 /// A file's error.
@@ -90,6 +98,75 @@ pub fn weight_files(
 /// How many numbers a safetensors file holds, from its header alone (`header` is the file's
 /// first bytes: 8 of length, then at least the JSON header); `None` when more bytes are needed.
 pub fn header_parameters(file: &str, header: &[u8]) -> Result<Option<usize>, FolderError> {
+    Ok(header_tensors(file, header)?.map(|t| t.iter().map(|(_, _, n)| n).sum()))
+}
+
+/// The bytes a weights file's numbers take once a model holds them, from its header alone: the
+/// token embedding, the LM head and the MLPs' matrices in the file's own type (2 bytes for bf16
+/// and f16: `models::stored`), everything else in f32.
+pub fn header_kept_bytes(file: &str, header: &[u8]) -> Result<Option<u64>, FolderError> {
+    let Some(tensors) = header_tensors(file, header)? else {
+        return Ok(None);
+    };
+    Ok(Some(
+        tensors
+            .iter()
+            .map(|(name, dtype, count)| {
+                let half = matches!(dtype.as_str(), "BF16" | "F16");
+                *count as u64
+                    * if half && kept_in_file_type(name) {
+                        2
+                    } else {
+                        4
+                    }
+            })
+            .sum(),
+    ))
+}
+
+/// Whether the loaders keep tensor `name` in its file's number type (`models::gpt2` and
+/// `models::llama`: their token embedding, LM head and MLP matrices; tested against
+/// `Model::bytes`).
+fn kept_in_file_type(name: &str) -> bool {
+    [
+        "wte.weight",
+        "mlp.c_fc.weight",
+        "mlp.c_proj.weight",
+        "embed_tokens.weight",
+        "lm_head.weight",
+        "mlp.gate_proj.weight",
+        "mlp.up_proj.weight",
+        "mlp.down_proj.weight",
+    ]
+    .iter()
+    .any(|end| name.ends_with(end))
+}
+
+/// The most bytes a model may need in the page's WebAssembly memory (4 GiB, less a quarter of a
+/// GiB for everything else): its weights files while they are read, then the model held.
+pub const PAGE_MEMORY: u64 = (4 << 30) - (1 << 28);
+
+/// Refuses a model the page's memory cannot hold: `files` bytes of weights files read, and the
+/// model's numbers held (`kept`, [`header_kept_bytes`]) beside them while it is built.
+pub fn check_page_memory(files: u64, kept: u64) -> Result<(), FolderError> {
+    let needed = files.saturating_add(kept);
+    if needed > PAGE_MEMORY {
+        let gb = |b: u64| format!("{:.1}", b as f64 / 1e9);
+        return Err(FolderError::PageMemory {
+            needed: gb(needed),
+            files: gb(files),
+            kept: gb(kept),
+        });
+    }
+    Ok(())
+}
+
+/// Each tensor of a safetensors header: its name, its dtype as the header spells it, and how
+/// many numbers it holds; `None` when more bytes are needed.
+fn header_tensors(
+    file: &str,
+    header: &[u8],
+) -> Result<Option<Vec<(String, String, usize)>>, FolderError> {
     let Some(len) = header.get(..8) else {
         return Ok(None);
     };
@@ -115,7 +192,7 @@ pub fn header_parameters(file: &str, header: &[u8]) -> Result<Option<usize>, Fol
     let fields = json
         .as_object()
         .ok_or_else(|| file_error(file, "not safetensors: its header is not a JSON object"))?;
-    let mut total = 0usize;
+    let mut tensors = Vec::new();
     for (name, entry) in fields {
         if name == "__metadata__" {
             continue;
@@ -129,11 +206,22 @@ pub fn header_parameters(file: &str, header: &[u8]) -> Result<Option<usize>, Fol
                 .and_then(|d| usize::try_from(d).ok())
                 .and_then(|d| n.checked_mul(d))
         });
-        total = count
-            .and_then(|c| total.checked_add(c))
-            .ok_or_else(|| file_error(file, format!("{name}: a shape too large to hold")))?;
+        let count =
+            count.ok_or_else(|| file_error(file, format!("{name}: a shape too large to hold")))?;
+        let dtype = entry
+            .get("dtype")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+        tensors.push((name.clone(), dtype, count));
     }
-    Ok(Some(total))
+    let total = tensors
+        .iter()
+        .try_fold(0usize, |t, (_, _, n)| t.checked_add(*n));
+    if total.is_none() {
+        return Err(file_error(file, "its shapes hold too many numbers"));
+    }
+    Ok(Some(tensors))
 }
 
 /// Refuses a model over [`MAX_PARAMETERS`], with the number.
