@@ -161,12 +161,15 @@ pub fn check_page_memory(files: u64, kept: u64) -> Result<(), FolderError> {
     Ok(())
 }
 
-/// Each tensor of a safetensors header: its name, its dtype as the header spells it, and how
-/// many numbers it holds; `None` when more bytes are needed.
+/// A tensor of a safetensors header: its name, its dtype as the header spells it, and how many
+/// numbers it holds.
+type HeaderTensor = (String, String, usize);
+
+/// Each tensor of a safetensors header; `None` when more bytes are needed.
 fn header_tensors(
     file: &str,
     header: &[u8],
-) -> Result<Option<Vec<(String, String, usize)>>, FolderError> {
+) -> Result<Option<Vec<HeaderTensor>>, FolderError> {
     let Some(len) = header.get(..8) else {
         return Ok(None);
     };
