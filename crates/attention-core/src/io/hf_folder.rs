@@ -166,10 +166,7 @@ pub fn check_page_memory(files: u64, kept: u64) -> Result<(), FolderError> {
 type HeaderTensor = (String, String, usize);
 
 /// Each tensor of a safetensors header; `None` when more bytes are needed.
-fn header_tensors(
-    file: &str,
-    header: &[u8],
-) -> Result<Option<Vec<HeaderTensor>>, FolderError> {
+fn header_tensors(file: &str, header: &[u8]) -> Result<Option<Vec<HeaderTensor>>, FolderError> {
     let Some(len) = header.get(..8) else {
         return Ok(None);
     };

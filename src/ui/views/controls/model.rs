@@ -76,7 +76,7 @@ pub fn ModelControl() -> impl IntoView {
                         kv_heads: shape.n_kv_heads,
                         width: shape.d_model,
                         parameters: &parameters,
-                        megabytes: &group_digits(gpt.0.bytes().div_ceil(1_000_000) as u64),
+                        megabytes: &megabytes(gpt.0.bytes()),
                         dtype: gpt.0.token_embedding.dtype(),
                     })
                 }
@@ -131,5 +131,15 @@ pub fn ModelControl() -> impl IntoView {
                 }}
             </div>
         </Show>
+    }
+}
+
+/// Bytes as megabytes: one decimal under 10 MB (a small model's 0.1 MB), whole above.
+fn megabytes(bytes: usize) -> String {
+    let mb = bytes as f64 / 1e6;
+    if mb < 10.0 {
+        format!("{mb:.1}")
+    } else {
+        group_digits(mb.round() as u64)
     }
 }
