@@ -114,7 +114,7 @@ impl ModelJobs {
         self.running.set_value(None);
         self.queued.set_value(None);
         self.compare_queued.set_value(None);
-        self.busy.set(false);
+        self.set_busy(false);
         self.done.set(None);
         self.compared.set(None);
         if self.worker.with_value(Option::is_none) {
@@ -182,6 +182,8 @@ impl ModelJobs {
         // Until the worker listens (its first message is its module), and one pass at a time.
         if self.running.with_value(Option::is_some) || !self.listening.get_value() {
             self.queued.set_value(Some((request, model)));
+            // Waiting counts as computing (behind a comparison pass, or the worker's start).
+            self.set_busy(true);
             return;
         }
         self.start(request, model, false);
@@ -232,7 +234,7 @@ impl ModelJobs {
             return self.finish(request, result, compared);
         }
         if !compared {
-            self.busy.set(true);
+            self.set_busy(true);
         }
         self.running.set_value(Some(Job {
             id,
@@ -249,7 +251,6 @@ impl ModelJobs {
             self.compared.set(Some((request, result)));
         } else {
             self.done.set(Some((request, result)));
-            self.busy.set(false);
         }
         if let Some((next, model)) = self.queued.try_update_value(Option::take).flatten() {
             let same = self
@@ -259,10 +260,23 @@ impl ModelJobs {
                 return self.schedule(next, model);
             }
         }
+        // No pass for the page left to compute.
+        self.set_busy(false);
+        self.start_compare_queued();
+    }
+
+    /// The comparison pass that waited, if the worker still holds its model.
+    fn start_compare_queued(self) {
         if let Some((next, model)) = self.compare_queued.try_update_value(Option::take).flatten()
             && self.serves_untracked(&model)
         {
             self.compare(next, model);
+        }
+    }
+
+    fn set_busy(self, busy: bool) {
+        if self.busy.get_untracked() != busy {
+            self.busy.set(busy);
         }
     }
 
@@ -286,8 +300,9 @@ impl ModelJobs {
             FromWorker::Ready => {
                 self.listening.set_value(true);
                 self.post_waiting();
-                if let Some((next, model)) = self.queued.try_update_value(Option::take).flatten() {
-                    self.schedule(next, model);
+                match self.queued.try_update_value(Option::take).flatten() {
+                    Some((next, model)) => self.schedule(next, model),
+                    None => self.start_compare_queued(),
                 }
             }
             FromWorker::ModelOpened { id, memory } => {
@@ -317,7 +332,9 @@ impl ModelJobs {
                 let Some(job) = self.running.try_update_value(Option::take).flatten() else {
                     return;
                 };
-                self.worker_ms.set_value(Some(ms));
+                if !job.compared {
+                    self.worker_ms.set_value(Some(ms));
+                }
                 let work = ForwardWork::from_flat(&flat.to_vec()).unwrap_or_default();
                 let Reading {
                     tokens,

@@ -10,7 +10,7 @@ use leptos::prelude::*;
 use crate::ui::logic::visible;
 use crate::ui::logic::why::{knocked_out, signed, who_wrote};
 use crate::ui::state::Lab;
-use crate::ui::state::model::{ForwardRef, ModelStatus, run};
+use crate::ui::state::model::{ForwardRef, ModelStatus, run, trained_request};
 use attention_core::api::{AblateRequest, KnockoutRequest, Request};
 use attention_core::models::{Forward, Model};
 
@@ -113,27 +113,51 @@ pub fn AblationControls() -> impl IntoView {
     };
     // The same sentence with every head on, to compare with: once its own pass has landed (a
     // model's pass on every character typed would freeze the page while the worker computes).
-    // A user's model computes it in its worker after the pass the page shows; the lab's own
+    // A user's model computes it in its worker, asked once the pass the page shows has landed
+    // (by the effect below, keyed as the worker's passes are: `trained_request`); the lab's own
     // (small) models here.
+    let compared_input = Memo::new(move |_| {
+        any().then(|| {
+            lab.request.with(|r| {
+                trained_request(&Request {
+                    ablate: None,
+                    ..r.clone()
+                })
+            })
+        })
+    });
+    Effect::new(move |_| {
+        let Some(input) = compared_input.get() else {
+            return;
+        };
+        let Some(model) = model(lab) else {
+            return;
+        };
+        let shown = lab.request.with(trained_request);
+        let landed = matches!(lab.model_jobs.last(&shown), Some((_, true)));
+        if landed && lab.model_jobs.serves(&model) {
+            untrack(|| lab.model_jobs.compare(input, model));
+        }
+    });
     let whole = Memo::new(move |previous: Option<&Option<ForwardRef>>| {
         if !any() {
             return None;
         }
+        let model = model(lab)?;
+        if lab.model_jobs.serves(&model) {
+            let input = compared_input.get()?;
+            return lab.model_jobs.compared.with(|c| match c {
+                Some((r, Ok(forward))) if *r == input => Some(forward.clone()),
+                _ => None,
+            });
+        }
         if lab.outcome.with(|o| o.pending) {
             return previous.cloned().flatten();
         }
-        let model = model(lab)?;
         let request = lab.request.with(|r| Request {
             ablate: None,
             ..r.clone()
         });
-        if lab.model_jobs.serves(&model) {
-            untrack(|| lab.model_jobs.compare(request.clone(), model));
-            return lab.model_jobs.compared.with(|c| match c {
-                Some((r, Ok(forward))) if *r == request => Some(forward.clone()),
-                _ => previous.cloned().flatten(),
-            });
-        }
         run(&model, &request).ok()
     });
     let changed = move || {

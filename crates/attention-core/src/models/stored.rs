@@ -39,7 +39,7 @@ impl From<Array2<f32>> for Stored {
 impl Stored {
     /// `bits` [rows, cols], row-major, of type `kind`. `None` when their count is not rows × cols.
     pub fn half(bits: Vec<u16>, rows: usize, cols: usize, kind: Half) -> Option<Self> {
-        (bits.len() == rows * cols).then_some(Self::Half {
+        (cols > 0 && rows.checked_mul(cols) == Some(bits.len())).then_some(Self::Half {
             bits,
             rows,
             cols,
