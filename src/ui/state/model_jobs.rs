@@ -289,10 +289,15 @@ impl ModelJobs {
     fn fail(self) {
         self.held.set(Held::Failed);
         self.worker.set_value(None);
+        // What waited for the worker the page computes itself (its own pass, as for any page
+        // without a worker): nothing is left waiting, and nothing computing.
+        self.queued.set_value(None);
+        self.compare_queued.set_value(None);
         if let Some(job) = self.running.try_update_value(Option::take).flatten() {
             let result = model::run(&job.model, &job.request);
             self.finish(job.request, result, job.compared);
         }
+        self.set_busy(false);
     }
 
     fn answer(self, answer: FromWorker) {
