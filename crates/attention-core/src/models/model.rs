@@ -183,21 +183,12 @@ impl Model {
     /// The bytes its numbers take in memory: the token embedding, the LM head and the MLPs in
     /// their file's number type ([`Stored`]), everything else in f32.
     pub fn bytes(&self) -> usize {
-        let stored = self.token_embedding.bytes()
-            + self.lm_head.as_ref().map_or(0, Stored::bytes)
-            + self
-                .blocks
-                .iter()
-                .map(|b| b.mlp.stored().iter().map(|m| m.bytes()).sum::<usize>())
-                .sum::<usize>();
-        let stored_numbers = self.token_embedding.len()
-            + self.lm_head.as_ref().map_or(0, Stored::len)
-            + self
-                .blocks
-                .iter()
-                .map(|b| b.mlp.stored().iter().map(|m| m.len()).sum::<usize>())
-                .sum::<usize>();
-        stored + 4 * (self.parameter_count() - stored_numbers)
+        let stored: Vec<&Stored> = std::iter::once(&self.token_embedding)
+            .chain(self.lm_head.as_ref())
+            .chain(self.blocks.iter().flat_map(|b| b.mlp.stored()))
+            .collect();
+        let numbers: usize = stored.iter().map(|m| m.len()).sum();
+        stored.iter().map(|m| m.bytes()).sum::<usize>() + 4 * (self.parameter_count() - numbers)
     }
 
     /// The text as the model reads it. The lab's models: full-width letters and digits as
