@@ -3,7 +3,7 @@
 //!
 //! Messages (arrays, as the unit worker's):
 //! - to the worker: `[id, "model", name, files, vocab]`: a folder's files (an object of file name
-//!   → `ArrayBuffer`) and the vocabulary's pieces (the page's tokenizer module read them); the
+//!   → `ArrayBuffer`, handed over by the page, read a tensor at a time) and the vocabulary's pieces (the page's tokenizer module read them); the
 //!   worker builds its copy of the model (`models::hf::from_folder_with`) and answers
 //!   `[id, "model", memory]` (its WebAssembly memory's bytes), or `[id, "error", message]`;
 //! - to the worker: `[id, "forward", request, tokens, ids, whole]`: the trained request's JSON
@@ -19,6 +19,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use attention_core::api::Request;
+use attention_core::io::safetensors::ReadAt;
 use attention_core::models::Model;
 use attention_core::models::hf::from_folder_with;
 use attention_core::models::tokenizer::{PiecesOnly, TextTokenizer};
@@ -38,6 +39,7 @@ pub fn open(scope: &DedicatedWorkerGlobalScope, message: &Array) {
     MODEL.with_borrow_mut(|model| *model = None);
     let name = message.get(2).as_string().unwrap_or_default();
     let files = message.get(3);
+    // The files stay in JavaScript's memory; the model is built from them a tensor at a time.
     let mut read = BTreeMap::new();
     if let Some(object) = files.dyn_ref::<Object>() {
         for key in Object::keys(object).iter() {
@@ -45,7 +47,7 @@ pub fn open(scope: &DedicatedWorkerGlobalScope, message: &Array) {
                 continue;
             };
             let value = js_sys::Reflect::get(&files, &key).unwrap_or(JsValue::NULL);
-            read.insert(file, Uint8Array::new(&value).to_vec());
+            read.insert(file, JsBytes(Uint8Array::new(&value)));
         }
     }
     let vocab: Vec<String> = Array::from(&message.get(4))
@@ -123,6 +125,27 @@ pub fn forward(scope: &DedicatedWorkerGlobalScope, message: &Array) {
             post(scope, &reply, Some(&transfer));
         }
         Err(error) => error_to(scope, id, &error),
+    }
+}
+
+/// A file's bytes in JavaScript's memory, read a range at a time (as the page's own
+/// `browser::js_bytes`).
+struct JsBytes(Uint8Array);
+
+impl ReadAt for JsBytes {
+    fn size(&self) -> u64 {
+        u64::from(self.0.length())
+    }
+
+    fn read_at(&self, offset: u64, out: &mut [u8]) -> Result<(), String> {
+        match offset.checked_add(out.len() as u64) {
+            Some(end) if end <= self.size() => {
+                // Both within the buffer's length, which is a u32.
+                self.0.subarray(offset as u32, end as u32).copy_to(out);
+                Ok(())
+            }
+            _ => Err(format!("{} bytes at {offset} run past its end", out.len())),
+        }
     }
 }
 

@@ -3,7 +3,9 @@
 //! (`config.json`, `model.safetensors` or the index and its shards, `tokenizer.json`), each a
 //! string, an ArrayBuffer, a typed array or a Blob (a picked `File`). A weights Blob is read by its
 //! header first, and nothing more of any file is read until the headers show the model within
-//! the size the lab opens. Its `tokenizer.json` is read by the tokenizer module
+//! the size the lab opens. The files stay in JavaScript's memory, and the model is built from
+//! them a tensor at a time, then handed to its worker. Its `tokenizer.json` is read by the
+//! tokenizer module
 //! ([`super::tokenizer_module`]), the model built by the core (`models::hf::from_folder_with`); a
 //! refused folder changes nothing, the last model is kept. Nothing leaves the page. A folder at an
 //! address (`model-src`, a link's `model_src=`) is fetched file by file ([`open_url`]).
@@ -16,13 +18,15 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
 use super::model_files::keep;
+use crate::ui::browser::js_bytes::JsBytes;
 use crate::ui::state::Lab;
 use crate::ui::state::model::{ModelRef, ModelStatus};
 use attention_core::api::{MaskRequest, ModelChoice, ModelFolder};
 use attention_core::io::hf_folder::{
-    CONFIG, INDEX, TOKENIZER, WEIGHTS, check_page_memory, check_size, header_kept_bytes,
-    header_parameters, weight_files,
+    CONFIG, FolderFiles, Held, INDEX, TOKENIZER, WEIGHTS, check_page_memory, check_size,
+    header_held, header_parameters, weight_files,
 };
+use attention_core::io::safetensors::header_bytes;
 use attention_core::models::hf::from_folder_with;
 
 /// What a folder is called when nothing names it.
@@ -79,19 +83,18 @@ pub async fn open_entries(
         })
         .collect();
     // Every weights Blob by its header first: the size is checked before anything is read.
-    let (mut parameters, mut weights, mut kept) = (0usize, 0u64, 0u64);
+    let (mut parameters, mut held) = (0usize, Held::default());
     for (file, value) in &entries {
         if let Some(blob) = value.dyn_ref::<web_sys::Blob>()
             && file.ends_with(".safetensors")
         {
-            let (count, held) = blob_parameters(file, blob).await?;
+            let (count, file_held) = blob_parameters(file, blob).await?;
             parameters = parameters.saturating_add(count);
-            weights = weights.saturating_add(blob.size() as u64);
-            kept = kept.saturating_add(held);
+            held = held.and(file_held);
         }
     }
     check_size(parameters).map_err(|e| e.to_string())?;
-    check_page_memory(weights, kept).map_err(|e| e.to_string())?;
+    check_page_memory(held).map_err(|e| e.to_string())?;
     let mut files = BTreeMap::new();
     for (file, value) in &entries {
         files.insert(file.clone(), bytes_of(file, value).await?);
@@ -102,25 +105,29 @@ pub async fn open_entries(
     Ok(())
 }
 
-/// A folder's files, read, opened as the lab's model named `name`.
-async fn open_read(lab: Lab, name: String, files: BTreeMap<String, Vec<u8>>) -> Result<(), String> {
-    // What the page can hold, from the headers, before the model is built beside the files
-    // (for files given as bytes, or fetched, the first point where their sizes are all known).
-    let (mut weights, mut kept) = (0u64, 0u64);
+/// A folder's files, in JavaScript's memory, opened as the lab's model named `name`.
+async fn open_read(lab: Lab, name: String, files: BTreeMap<String, JsBytes>) -> Result<(), String> {
+    // What the page can hold, from the headers, before the model is built (for files given as
+    // bytes, or fetched, the first point where their headers are all known).
+    let mut held = Held::default();
     for (file, bytes) in files.iter().filter(|(f, _)| f.ends_with(".safetensors")) {
-        weights = weights.saturating_add(bytes.len() as u64);
-        if let Ok(Some(held)) = header_kept_bytes(file, bytes) {
-            kept = kept.saturating_add(held);
+        if let Ok(Some(file_held)) = header_bytes(bytes)
+            .map_err(|e| e.to_string())
+            .and_then(|header| header_held(file, &header).map_err(|e| e.to_string()))
+        {
+            held = held.and(file_held);
         }
     }
-    check_page_memory(weights, kept).map_err(|e| e.to_string())?;
+    check_page_memory(held).map_err(|e| e.to_string())?;
     // The tokenizer from the tokenizer module (loaded now the first time); a folder without
     // tokenizer.json is refused by the core, naming it.
-    let made = match files
-        .get(TOKENIZER)
-        .map(|b| String::from_utf8_lossy(b).into_owned())
-    {
-        Some(json) => Some(super::tokenizer_module::tokenizer(&json).await),
+    let made = match files.whole(TOKENIZER) {
+        Some(json) => Some(
+            super::tokenizer_module::tokenizer(&String::from_utf8_lossy(
+                &json.map_err(|e| e.to_string())?,
+            ))
+            .await,
+        ),
         None => None,
     };
     let model = from_folder_with(&name, &files, &|_| match &made {
@@ -130,9 +137,8 @@ async fn open_read(lab: Lab, name: String, files: BTreeMap<String, Vec<u8>>) -> 
     .map_err(|e| e.to_string())?;
     let model = Arc::new(model);
     keep(model.clone());
-    // Its forward passes run in a worker of their own, which reads the same files.
-    lab.model_jobs.open(model.clone(), &files);
-    drop(files);
+    // Its forward passes run in a worker of their own, which is handed the files.
+    lab.model_jobs.open(model.clone(), files);
     lab.show_imported(None);
     lab.model_status.set(ModelStatus::Ready(ModelRef(model)));
     lab.edit(|r| {
@@ -183,7 +189,7 @@ pub async fn open_url(lab: Lab, url: String) -> Result<(), String> {
             let index = fetch_file(&base, INDEX, None).await?.ok_or_else(|| {
                 format!("{WEIGHTS}: missing at {base}{WEIGHTS} (404), and no {INDEX} beside it")
             })?;
-            let text = String::from_utf8_lossy(&index).into_owned();
+            let text = String::from_utf8_lossy(&index.to_vec()).into_owned();
             let shards = weight_files(&|_| true, Some(&text)).map_err(|e| e.to_string())?;
             files.insert(INDEX.to_string(), index);
             for shard in shards {
@@ -207,7 +213,7 @@ async fn fetch_file(
     base: &str,
     file: &str,
     counted: Option<&mut usize>,
-) -> Result<Option<Vec<u8>>, String> {
+) -> Result<Option<JsBytes>, String> {
     let url = format!("{base}{file}");
     let window = web_sys::window().ok_or("no window")?;
     let response: web_sys::Response = JsFuture::from(window.fetch_with_str(&url))
@@ -229,13 +235,15 @@ async fn fetch_file(
         let buffer = JsFuture::from(response.array_buffer().map_err(describe(file))?)
             .await
             .map_err(describe(file))?;
-        return Ok(Some(js_sys::Uint8Array::new(&buffer).to_vec()));
+        return Ok(Some(JsBytes::owned(buffer.unchecked_ref())));
     };
     let body = response
         .body()
         .ok_or_else(|| format!("{file}: an empty response from {url}"))?;
     let reader: web_sys::ReadableStreamDefaultReader = body.get_reader().unchecked_into();
-    let mut bytes: Vec<u8> = Vec::new();
+    // The chunks stay in JavaScript's memory; only the header is copied here, to be checked.
+    let mut chunks: Vec<js_sys::Uint8Array> = Vec::new();
+    let (mut total, mut head): (u64, Vec<u8>) = (0, Vec::new());
     let mut checked = false;
     loop {
         let chunk = JsFuture::from(reader.read())
@@ -249,16 +257,21 @@ async fn fetch_file(
             break;
         }
         let value = js_sys::Reflect::get(&chunk, &"value".into()).map_err(describe(file))?;
-        bytes.extend(js_sys::Uint8Array::new(&value).to_vec());
-        if !checked && bytes.len() >= 8 {
-            let len = u64::from_le_bytes(bytes[..8].try_into().unwrap_or([0; 8]));
+        let chunk = js_sys::Uint8Array::new(&value);
+        total += u64::from(chunk.length());
+        if !checked {
+            head.extend(chunk.to_vec());
+        }
+        chunks.push(chunk);
+        if !checked && head.len() >= 8 {
+            let len = u64::from_le_bytes(head[..8].try_into().unwrap_or([0; 8]));
             let refused = if len > 100_000_000 {
                 Some(format!(
                     "{file}: not safetensors: a header of {len} bytes (at most 100 MB)"
                 ))
-            } else if bytes.len() as u64 >= 8 + len {
+            } else if head.len() as u64 >= 8 + len {
                 checked = true;
-                match header_parameters(file, &bytes) {
+                match header_parameters(file, &head) {
                     Ok(Some(count)) => {
                         *counted = counted.saturating_add(count);
                         check_size(*counted).err().map(|e| e.to_string())
@@ -278,12 +291,20 @@ async fn fetch_file(
     if !checked {
         return Err(format!("{file}: not safetensors: shorter than its header"));
     }
-    Ok(Some(bytes))
+    let total = u32::try_from(total)
+        .map_err(|_| format!("{file}: {total} bytes; the page reads files of at most 4 GB"))?;
+    let whole = js_sys::Uint8Array::new_with_length(total);
+    let mut at = 0u32;
+    for chunk in chunks {
+        whole.set(&chunk, at);
+        at += chunk.length();
+    }
+    Ok(Some(JsBytes::owned(&whole.buffer())))
 }
 
-/// How many numbers a safetensors Blob holds, and the bytes they take once held
-/// ([`header_kept_bytes`]), from its first bytes alone.
-async fn blob_parameters(file: &str, blob: &web_sys::Blob) -> Result<(usize, u64), String> {
+/// How many numbers a safetensors Blob holds, and the memory they take ([`header_held`]), from
+/// its first bytes alone.
+async fn blob_parameters(file: &str, blob: &web_sys::Blob) -> Result<(usize, Held), String> {
     let head = read_blob(
         file,
         &blob
@@ -310,19 +331,20 @@ async fn blob_parameters(file: &str, blob: &web_sys::Blob) -> Result<(usize, u64
     let count = header_parameters(file, &header)
         .map_err(|e| e.to_string())?
         .ok_or_else(short)?;
-    let kept = header_kept_bytes(file, &header)
+    let held = header_held(file, &header)
         .map_err(|e| e.to_string())?
         .ok_or_else(short)?;
-    Ok((count, kept))
+    Ok((count, held))
 }
 
-/// A file's contents: a string's UTF-8, an ArrayBuffer's or a typed array's bytes, a Blob read.
-async fn bytes_of(file: &str, value: &JsValue) -> Result<Vec<u8>, String> {
+/// A file's contents, in JavaScript's memory and the page's own: a string's UTF-8, an
+/// ArrayBuffer's or a typed array's bytes copied, a Blob read.
+async fn bytes_of(file: &str, value: &JsValue) -> Result<JsBytes, String> {
     if let Some(text) = value.as_string() {
-        return Ok(text.into_bytes());
+        return Ok(JsBytes::from_slice(text.as_bytes()));
     }
     if let Some(buffer) = value.dyn_ref::<js_sys::ArrayBuffer>() {
-        return Ok(js_sys::Uint8Array::new(buffer).to_vec());
+        return Ok(JsBytes::copied(&js_sys::Uint8Array::new(buffer)));
     }
     if js_sys::ArrayBuffer::is_view(value) {
         let view: &js_sys::Uint8Array = value.unchecked_ref();
@@ -334,10 +356,13 @@ async fn bytes_of(file: &str, value: &JsValue) -> Result<Vec<u8>, String> {
                 .and_then(|v| v.as_f64())
                 .unwrap_or(0.0) as u32,
         );
-        return Ok(bytes.to_vec());
+        return Ok(JsBytes::copied(&bytes));
     }
     if let Some(blob) = value.dyn_ref::<web_sys::Blob>() {
-        return read_blob(file, blob).await;
+        let buffer = JsFuture::from(blob.array_buffer())
+            .await
+            .map_err(describe(file))?;
+        return Ok(JsBytes::owned(buffer.unchecked_ref()));
     }
     Err(format!(
         "{file}: expected a string, an ArrayBuffer, a Uint8Array or a Blob"

@@ -5,6 +5,7 @@
 pub mod address;
 pub mod canvas;
 pub mod clock;
+pub mod js_bytes;
 pub mod observers;
 pub mod share;
 pub mod storage;

@@ -13,12 +13,13 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use js_sys::{Array, Object, Uint8Array};
+use js_sys::{Array, Object};
 use leptos::prelude::*;
 use wasm_bindgen::JsValue;
 
 use super::model::{self, ForwardRef, trained_request};
 use crate::ui::browser::clock::now_ms;
+use crate::ui::browser::js_bytes::JsBytes;
 use crate::ui::browser::worker::{FromWorker, WorkerHandle};
 use attention_core::api::{Request, RequestError};
 use attention_core::models::Model;
@@ -110,7 +111,7 @@ impl ModelJobs {
 
     /// Gives the worker `model`, read from `files` (a folder's files), to hold instead of any
     /// other; its forward passes go there from now on (the page computes them until it can).
-    pub fn open(self, model: Arc<Model>, files: &BTreeMap<String, Vec<u8>>) {
+    pub fn open(self, model: Arc<Model>, files: BTreeMap<String, JsBytes>) {
         self.running.set_value(None);
         self.queued.set_value(None);
         self.compare_queued.set_value(None);
@@ -127,9 +128,9 @@ impl ModelJobs {
             self.worker.set_value(handle);
         }
         let object = Object::new();
+        // Handed over (transferred), not copied: the page built its model from them already.
         for (name, bytes) in files {
-            let buffer = Uint8Array::from(bytes.as_slice()).buffer();
-            let _ = js_sys::Reflect::set(&object, &name.into(), &buffer);
+            let _ = js_sys::Reflect::set(&object, &name.into(), &bytes.buffer());
         }
         let vocab: Array = model.vocab.iter().map(|p| JsValue::from_str(p)).collect();
         let id = self.next_id();

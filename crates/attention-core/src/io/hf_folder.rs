@@ -5,6 +5,8 @@
 
 use serde_json::Value;
 
+use crate::io::safetensors::{ReadAt, header_bytes};
+
 /// Why a folder cannot be opened: a file missing or not what it should be, or a model over the
 /// size the lab opens.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -16,12 +18,12 @@ pub enum FolderError {
     )]
     TooLarge { parameters: usize, max: usize },
     #[error(
-        "the model needs about {needed} GB of the page's memory ({files} GB of weights files while they are read, then {kept} GB held as it is computed); a page's WebAssembly memory holds 4 GB: save the model in bf16 (torch_dtype=torch.bfloat16), open a smaller one, or run it with the command line (\"model\": {{\"path\": …}})"
+        "the model needs about {needed} GB of the page's memory ({kept} GB held as it is computed, and {reading} GB more while its largest tensor is read); a page's WebAssembly memory holds 4 GB: save the model in bf16 (torch_dtype=torch.bfloat16), open a smaller one, or run it with the command line (\"model\": {{\"path\": …}})"
     )]
     PageMemory {
         needed: String,
-        files: String,
         kept: String,
+        reading: String,
     },
 }
 
@@ -101,27 +103,54 @@ pub fn header_parameters(file: &str, header: &[u8]) -> Result<Option<usize>, Fol
     Ok(header_tensors(file, header)?.map(|t| t.iter().map(|(_, _, n)| n).sum()))
 }
 
-/// The bytes a weights file's numbers take once a model holds them, from its header alone: the
-/// token embedding, the LM head and the MLPs' matrices in the file's own type (2 bytes for bf16
-/// and f16: `models::stored`), everything else in f32.
-pub fn header_kept_bytes(file: &str, header: &[u8]) -> Result<Option<u64>, FolderError> {
+/// What a weights file's numbers take in the memory of a model built from it, from its header
+/// alone ([`header_held`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Held {
+    /// Once held: the token embedding, the LM head and the MLPs' matrices in the file's own type
+    /// (2 bytes for bf16 and f16: `models::stored`), everything else in f32.
+    pub kept: u64,
+    /// The most one tensor needs beside what is already held while it is read and put in the
+    /// lab's layout: a copy in the file's type, then in f32 and transposed (a matrix computed in
+    /// f32), or its transposed copy (an MLP's, kept in its type); nothing more for an embedding,
+    /// read straight into what is kept.
+    pub reading: u64,
+}
+
+impl Held {
+    /// Two files' (or a folder's): their numbers held together, read one tensor at a time.
+    pub fn and(self, other: Held) -> Held {
+        Held {
+            kept: self.kept.saturating_add(other.kept),
+            reading: self.reading.max(other.reading),
+        }
+    }
+}
+
+/// [`Held`] of a weights file, from its header alone; `None` when more bytes are needed.
+pub fn header_held(file: &str, header: &[u8]) -> Result<Option<Held>, FolderError> {
     let Some(tensors) = header_tensors(file, header)? else {
         return Ok(None);
     };
-    Ok(Some(
-        tensors
-            .iter()
-            .map(|(name, dtype, count)| {
-                let half = matches!(dtype.as_str(), "BF16" | "F16");
-                *count as u64
-                    * if half && kept_in_file_type(name) {
-                        2
-                    } else {
-                        4
-                    }
-            })
-            .sum(),
-    ))
+    let mut held = Held::default();
+    for (name, dtype, count) in &tensors {
+        let count = *count as u64;
+        let size = match dtype.as_str() {
+            "BF16" | "F16" => 2,
+            "F64" => 8,
+            _ => 4,
+        };
+        let (kept, reading) = if size == 2 && kept_in_file_type(name) {
+            let embedding = ["wte.weight", "embed_tokens.weight", "lm_head.weight"]
+                .iter()
+                .any(|end| name.ends_with(end));
+            (2 * count, if embedding { 0 } else { 2 * count })
+        } else {
+            (4 * count, count * (size + 4))
+        };
+        held = held.and(Held { kept, reading });
+    }
+    Ok(Some(held))
 }
 
 /// Whether the loaders keep tensor `name` in its file's number type (`models::gpt2` and
@@ -143,19 +172,20 @@ fn kept_in_file_type(name: &str) -> bool {
 }
 
 /// The most bytes a model may need in the page's WebAssembly memory (4 GiB, less a quarter of a
-/// GiB for everything else): its weights files while they are read, then the model held.
+/// GiB for everything else). Its weights files stay outside it (JavaScript's memory), read a
+/// tensor at a time.
 pub const PAGE_MEMORY: u64 = (4 << 30) - (1 << 28);
 
-/// Refuses a model the page's memory cannot hold: `files` bytes of weights files read, and the
-/// model's numbers held (`kept`, [`header_kept_bytes`]) beside them while it is built.
-pub fn check_page_memory(files: u64, kept: u64) -> Result<(), FolderError> {
-    let needed = files.saturating_add(kept);
+/// Refuses a model the page's memory cannot hold ([`Held`]: its numbers held, and its largest
+/// tensor read beside them).
+pub fn check_page_memory(held: Held) -> Result<(), FolderError> {
+    let needed = held.kept.saturating_add(held.reading);
     if needed > PAGE_MEMORY {
         let gb = |b: u64| format!("{:.1}", b as f64 / 1e9);
         return Err(FolderError::PageMemory {
             needed: gb(needed),
-            files: gb(files),
-            kept: gb(kept),
+            kept: gb(held.kept),
+            reading: gb(held.reading),
         });
     }
     Ok(())
@@ -235,65 +265,128 @@ pub fn check_size(parameters: usize) -> Result<(), FolderError> {
     Ok(())
 }
 
-/// A folder on disk, read as [`from_folder`] wants it: its JSON files, and its weights files
-/// after their headers (read first, each alone) show the model within [`MAX_PARAMETERS`].
+/// A model folder's files as `models::hf::from_folder_with` reads them: the small ones whole,
+/// the weights one tensor at a time ([`ReadAt`]), so that no weights file need be held whole
+/// beside the model it makes (in the page, a 1 B model's 2 GB of bf16 would not fit twice).
+pub trait FolderFiles {
+    /// The file `name`, if the folder has it.
+    fn file(&self, name: &str) -> Option<&dyn ReadAt>;
+
+    /// Whether the folder has `name`.
+    fn has(&self, name: &str) -> bool {
+        self.file(name).is_some()
+    }
+
+    /// The whole of a small file (a config, a tokenizer, an index); refused past 1 GB.
+    fn whole(&self, name: &str) -> Option<Result<Vec<u8>, FolderError>> {
+        let file = self.file(name)?;
+        let size = file.size();
+        if size > 1 << 30 {
+            return Some(Err(file_error(
+                name,
+                format!("{size} bytes: too large for a JSON file the lab reads whole"),
+            )));
+        }
+        let mut bytes = vec![0u8; size as usize];
+        Some(
+            file.read_at(0, &mut bytes)
+                .map(|()| bytes)
+                .map_err(|e| file_error(name, format!("cannot read it: {e}"))),
+        )
+    }
+}
+
+impl<T: ReadAt> FolderFiles for std::collections::BTreeMap<String, T> {
+    fn file(&self, name: &str) -> Option<&dyn ReadAt> {
+        self.get(name).map(|f| f as &dyn ReadAt)
+    }
+}
+
+/// A file on disk, read by range.
+#[cfg(not(target_arch = "wasm32"))]
+pub struct DiskFile {
+    file: std::sync::Mutex<std::fs::File>,
+    size: u64,
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl ReadAt for DiskFile {
+    fn size(&self) -> u64 {
+        self.size
+    }
+
+    fn read_at(&self, offset: u64, out: &mut [u8]) -> Result<(), String> {
+        use std::io::{Read, Seek, SeekFrom};
+        let mut file = self
+            .file
+            .lock()
+            .map_err(|_| "the file's reader failed".to_string())?;
+        file.seek(SeekFrom::Start(offset))
+            .and_then(|_| file.read_exact(out))
+            .map_err(|e| e.to_string())
+    }
+}
+
+/// A folder on disk, its files opened (each read by range, as [`FolderFiles`]), after checking
+/// that it has a `config.json` and the weights files its index names, and that their headers
+/// (read first, each alone) show the model within [`MAX_PARAMETERS`].
 #[cfg(not(target_arch = "wasm32"))]
 pub fn read_folder(
     path: &std::path::Path,
-) -> Result<std::collections::BTreeMap<String, Vec<u8>>, FolderError> {
-    use std::io::Read;
+) -> Result<std::collections::BTreeMap<String, DiskFile>, FolderError> {
     let shown = path.display().to_string();
     let entries = std::fs::read_dir(path)
         .map_err(|e| file_error(&shown, format!("cannot read the folder: {e}")))?;
-    let mut names: Vec<String> = entries
-        .filter_map(Result::ok)
-        .filter(|e| e.path().is_file())
-        .filter_map(|e| e.file_name().into_string().ok())
-        .collect();
-    names.sort();
     let mut files = std::collections::BTreeMap::new();
-    let read = |name: &str| {
-        std::fs::read(path.join(name)).map_err(|e| file_error(name, format!("cannot read it: {e}")))
-    };
-    // Small files whole; other formats are named by their presence only.
-    for name in &names {
-        if name.ends_with(".json") {
-            files.insert(name.clone(), read(name)?);
-        } else if !name.ends_with(".safetensors") {
-            files.insert(name.clone(), Vec::new());
+    for entry in entries.filter_map(Result::ok) {
+        let Ok(name) = entry.file_name().into_string() else {
+            continue;
+        };
+        if !entry.path().is_file() {
+            continue;
         }
+        let file = std::fs::File::open(entry.path())
+            .map_err(|e| file_error(&name, format!("cannot read it: {e}")))?;
+        let size = file
+            .metadata()
+            .map_err(|e| file_error(&name, format!("cannot read it: {e}")))?
+            .len();
+        files.insert(
+            name,
+            DiskFile {
+                file: std::sync::Mutex::new(file),
+                size,
+            },
+        );
     }
-    if !files.contains_key(CONFIG) {
+    if !files.has(CONFIG) {
         return Err(file_error(
             CONFIG,
             format!("missing from {shown}: {EXPECTED}"),
         ));
     }
-    let index = files
-        .get(INDEX)
-        .map(|b| String::from_utf8_lossy(b).into_owned());
-    let shards = weight_files(&|f| names.iter().any(|n| n == f), index.as_deref())?;
+    let index = match files.whole(INDEX) {
+        Some(bytes) => Some(String::from_utf8_lossy(&bytes?).into_owned()),
+        None => None,
+    };
+    let shards = weight_files(&|f| files.has(f), index.as_deref())?;
+    check_size(folder_parameters(&files, &shards)?)?;
+    Ok(files)
+}
+
+/// How many numbers the weights files `shards` of `files` hold, from their headers alone.
+pub fn folder_parameters(files: &dyn FolderFiles, shards: &[String]) -> Result<usize, FolderError> {
     let mut parameters = 0usize;
-    for shard in &shards {
-        let mut file = std::fs::File::open(path.join(shard))
-            .map_err(|e| file_error(shard, format!("cannot read it: {e}")))?;
-        let mut len = [0u8; 8];
-        file.read_exact(&mut len)
-            .map_err(|_| file_error(shard, "not safetensors: shorter than its header"))?;
-        let header_len = u64::from_le_bytes(len).min(100_000_001) as usize;
-        let mut header = len.to_vec();
-        header.resize(8 + header_len, 0);
-        file.read_exact(&mut header[8..])
-            .map_err(|_| file_error(shard, "not safetensors: shorter than its header"))?;
+    for shard in shards {
+        let file = files
+            .file(shard)
+            .ok_or_else(|| file_error(shard, format!("missing: {EXPECTED}")))?;
+        let header = header_bytes(file).map_err(|e| file_error(shard, e.to_string()))?;
         let count = header_parameters(shard, &header)?
             .ok_or_else(|| file_error(shard, "not safetensors: shorter than its header"))?;
         parameters = parameters.saturating_add(count);
     }
-    check_size(parameters)?;
-    for shard in &shards {
-        files.insert(shard.clone(), read(shard)?);
-    }
-    Ok(files)
+    Ok(parameters)
 }
 
 /// Whether `tokenizer.json`'s pieces are byte-level (its decoder or pre-tokenizer is

@@ -5,14 +5,14 @@
 //! dtype (f32, f16, bf16) and computed in f32. What the lab cannot run is refused naming the file
 //! and the field or tensor.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::io::hf_folder::{
-    self, CONFIG, EXPECTED, INDEX, TOKENIZER, check_size, header_parameters, weight_files,
+    self, CONFIG, EXPECTED, FolderFiles, INDEX, TOKENIZER, check_size, folder_parameters,
+    weight_files,
 };
 use crate::io::model_files::ConfigJson;
-use crate::io::safetensors::SafetensorsFile;
+use crate::io::safetensors::{ReadAt, SafetensorsHeader, header_bytes};
 use crate::models::config::ModelConfig;
 use crate::models::model::{Mlp, Model};
 use crate::models::tensors::{ModelError, Numbers};
@@ -26,37 +26,38 @@ fn file_error(file: &str, message: impl Into<String>) -> ModelError {
 /// What reads a `tokenizer.json`'s text into a tokenizer (or says why it cannot).
 pub type MakeTokenizer<'a> = dyn Fn(&str) -> Result<Arc<dyn TextTokenizer>, String> + 'a;
 
-/// A model from a folder's files (name → bytes), named `name`, its `tokenizer.json` read by
-/// Hugging Face's `tokenizers` ([`HfTokenizer`]).
+/// A model from a folder's files (a map of name → bytes, [`hf_folder::read_folder`]'s files on
+/// disk), named `name`, its `tokenizer.json` read by Hugging Face's `tokenizers`
+/// ([`HfTokenizer`]).
 #[cfg(feature = "hf")]
-pub fn from_folder(name: &str, files: &BTreeMap<String, Vec<u8>>) -> Result<Model, ModelError> {
+pub fn from_folder(name: &str, files: &dyn FolderFiles) -> Result<Model, ModelError> {
     from_folder_with(name, files, &|json| {
         let tokenizer = crate::models::tokenizer::HfTokenizer::parse(json)?;
         Ok(Arc::new(tokenizer) as Arc<dyn TextTokenizer>)
     })
 }
 
-/// A model from a folder's files (name → bytes), named `name`, its `tokenizer.json` read by
-/// `tokenizer` (the page's tokenizer module; natively [`from_folder`]). Nothing but the files is
-/// read; the weights' headers are checked against [`hf_folder::MAX_PARAMETERS`] before any
-/// tensor is.
+/// A model from a folder's files, named `name`, its `tokenizer.json` read by `tokenizer` (the
+/// page's tokenizer module; natively [`from_folder`]). Nothing but the files is read; the
+/// weights' headers are checked against [`hf_folder::MAX_PARAMETERS`] before any tensor is, and
+/// each tensor is then read by itself, so no weights file is ever held whole.
 pub fn from_folder_with(
     name: &str,
-    files: &BTreeMap<String, Vec<u8>>,
+    files: &dyn FolderFiles,
     tokenizer: &MakeTokenizer,
 ) -> Result<Model, ModelError> {
-    let text = |file: &str| -> Result<&str, ModelError> {
+    let text = |file: &str| -> Result<String, ModelError> {
         let bytes = files
-            .get(file)
-            .ok_or_else(|| file_error(file, format!("missing: {EXPECTED}")))?;
-        std::str::from_utf8(bytes).map_err(|_| file_error(file, "not UTF-8 text"))
+            .whole(file)
+            .ok_or_else(|| file_error(file, format!("missing: {EXPECTED}")))??;
+        String::from_utf8(bytes).map_err(|_| file_error(file, "not UTF-8 text"))
     };
-    let json = ConfigJson::parse(text(CONFIG)?).map_err(|e| file_error(CONFIG, e))?;
+    let json = ConfigJson::parse(&text(CONFIG)?).map_err(|e| file_error(CONFIG, e))?;
     let config = layout_config(&json)?;
-    if !files.contains_key(TOKENIZER) {
+    if !files.has(TOKENIZER) {
         let other = ["tokenizer.model", "vocab.txt", "vocab.json", "merges.txt"]
             .into_iter()
-            .find(|f| files.contains_key(*f));
+            .find(|f| files.has(f));
         return Err(match other {
             Some(other) => file_error(
                 TOKENIZER,
@@ -67,28 +68,23 @@ pub fn from_folder_with(
             None => file_error(TOKENIZER, format!("missing: {EXPECTED}")),
         });
     }
-    let tokenizer = tokenizer(text(TOKENIZER)?).map_err(|e| file_error(TOKENIZER, e))?;
-    let index = match files.get(INDEX) {
-        Some(_) => Some(text(INDEX)?),
-        None => None,
+    let tokenizer = tokenizer(&text(TOKENIZER)?).map_err(|e| file_error(TOKENIZER, e))?;
+    let index = match files.has(INDEX) {
+        true => Some(text(INDEX)?),
+        false => None,
     };
-    let shards = weight_files(&|f| files.contains_key(f), index)?;
-    let mut parameters = 0usize;
+    let shards = weight_files(&|f| files.has(f), index.as_deref())?;
+    check_size(folder_parameters(files, &shards)?)?;
+    let mut parsed: Vec<(&str, &dyn ReadAt, SafetensorsHeader)> = Vec::new();
     for shard in &shards {
-        let bytes = &files[shard];
-        let count = header_parameters(shard, bytes)?
-            .ok_or_else(|| file_error(shard, "not safetensors: shorter than its header"))?;
-        parameters = parameters.saturating_add(count);
+        let Some(file) = files.file(shard) else {
+            return Err(file_error(shard, format!("missing: {EXPECTED}")));
+        };
+        let header = header_bytes(file)
+            .and_then(|bytes| SafetensorsHeader::parse(&bytes, file.size()))
+            .map_err(|e| file_error(shard, e.to_string()))?;
+        parsed.push((shard.as_str(), file, header));
     }
-    check_size(parameters)?;
-    let parsed: Vec<(&str, SafetensorsFile)> = shards
-        .iter()
-        .map(|shard| {
-            SafetensorsFile::parse(&files[shard])
-                .map(|f| (shard.as_str(), f))
-                .map_err(|e| file_error(shard, e.to_string()))
-        })
-        .collect::<Result<_, _>>()?;
     // GPT-2's names are `h.0.…` on the Hub and `transformer.h.0.…` from save_pretrained.
     let prefixes: &[&str] = if config.model_type == "gpt2" {
         &["", "transformer."]
@@ -98,8 +94,8 @@ pub fn from_folder_with(
     let mut tensor = |name: &str, shape: &[usize]| -> Result<Numbers, ModelError> {
         for prefix in prefixes {
             let full = format!("{prefix}{name}");
-            for (file, st) in &parsed {
-                let Some(raw) = st.numbers(&full) else {
+            for (file, bytes, header) in &parsed {
+                let Some(raw) = header.numbers(*bytes, &full) else {
                     continue;
                 };
                 let (found, numbers) = raw.map_err(|e| file_error(file, e.to_string()))?;

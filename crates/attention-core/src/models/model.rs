@@ -8,7 +8,7 @@
 use ndarray::{Array1, Array2, ArrayView2, s};
 
 use crate::io::model_files::{ConfigJson, vocab_from_json};
-use crate::io::safetensors::SafetensorsFile;
+use crate::io::safetensors::{ReadAt, SafetensorsHeader, header_bytes};
 use crate::math::mask::MaskSpec;
 use crate::math::norm::Norm;
 use crate::math::weights::Weights;
@@ -98,13 +98,17 @@ impl Model {
     pub fn from_files(safetensors: &[u8], config: &str, vocab: &str) -> Result<Self, ModelError> {
         let json = ConfigJson::parse(config).map_err(ModelError::Config)?;
         let vocab = vocab_from_json(vocab).map_err(ModelError::Vocab)?;
-        let file =
-            SafetensorsFile::parse(safetensors).map_err(|e| ModelError::Format(e.to_string()))?;
+        let format = |e: crate::io::found::ImportError| ModelError::Format(e.to_string());
+        let header = SafetensorsHeader::parse(
+            &header_bytes(&safetensors).map_err(format)?,
+            safetensors.size(),
+        )
+        .map_err(format)?;
         let mut tensor = |name: &str, shape: &[usize]| -> Result<Numbers, ModelError> {
-            let (found, numbers) = file
-                .numbers(name)
+            let (found, numbers) = header
+                .numbers(&safetensors, name)
                 .ok_or_else(|| ModelError::Missing(name.to_string()))?
-                .map_err(|e| ModelError::Format(e.to_string()))?;
+                .map_err(format)?;
             if found != shape {
                 return Err(ModelError::Shape {
                     name: name.to_string(),
