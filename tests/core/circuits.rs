@@ -4,7 +4,9 @@
 //! zeroed, and every refusal names the field and the range.
 
 use super::*;
-use attention_core::circuits::composition::{baseline, composition, sentence_shares};
+use attention_core::circuits::composition::{
+    baseline, composition, composition_cost, composition_pairs, sentence_shares,
+};
 use attention_core::circuits::explain::Reading;
 use attention_core::circuits::logit::logit_attribution;
 use attention_core::circuits::{Components, explain_cell};
@@ -325,4 +327,17 @@ fn composition_scores_are_between_0_and_1_only_from_earlier_heads_and_beat_a_fai
         assert!((side.iter().sum::<f64>() - 1.0).abs() < 1e-9);
     }
     assert_eq!(shares.names.len(), shares.query.len());
+    // What it costs is what the page weighs before computing it unasked: the pairs scored,
+    // three products of [d_k, d] by [d, d_k] each.
+    let scored = scores.q.iter().flatten().filter(|c| c.is_some()).count() as u64;
+    assert_eq!(composition_pairs(&model.config), scored);
+    let (d, d_k) = (model.config.d_model as u64, model.config.d_head() as u64);
+    assert_eq!(composition_cost(&model.config), scored * 3 * d_k * d_k * d);
+    assert!(composition_cost(&model.config) < 2_000_000_000);
+    // GPT-2 small's shape: 144 heads, 9 504 pairs, about 90 billion multiply-adds.
+    let mut small = model.config;
+    (small.n_layers, small.n_heads, small.n_kv_heads, small.d_model, small.head_dim) =
+        (12, 12, 12, 768, 64);
+    assert_eq!(composition_pairs(&small), 9_504);
+    assert_eq!(composition_cost(&small), 9_504 * 3 * 64 * 64 * 768);
 }

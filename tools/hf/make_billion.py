@@ -10,6 +10,7 @@ the test command: the folder is 2 GB. Needs only numpy.
 """
 
 import json
+import os
 import shutil
 import struct
 import sys
@@ -21,6 +22,9 @@ ROOT = Path(__file__).resolve().parents[2]
 FIXTURE = ROOT / "tests" / "fixtures" / "hf" / "llama"
 
 HIDDEN, LAYERS, HEADS, KV_HEADS, HEAD_DIM, FF, VOCAB = 2048, 12, 32, 8, 64, 8192, 128256
+# Smaller variants for probing what the time goes to: LAYERS=2 VOCAB=32000 … make_billion.py DIR
+LAYERS = int(os.environ.get("LAYERS", LAYERS))
+VOCAB = int(os.environ.get("VOCAB", VOCAB))
 
 
 def shapes():

@@ -70,6 +70,11 @@ pub struct CircuitsTexts {
     pub baseline_line: fn(&str) -> String,
     /// Said when the switches leave no arrow to draw.
     pub no_arrows: &'static str,
+    /// Said instead of the drawing for a model whose heads are too many to compare at once:
+    /// (heads, pairs of heads, multiply-adds).
+    pub too_costly: fn(usize, u64, u64) -> String,
+    /// The button that computes it all the same.
+    pub compute_anyway: &'static str,
     /// A node's accessible name, its visible text first: (layer, head, its role's short name
     /// or "", its role in a sentence with its share).
     pub node_label: fn(usize, usize, &str, &str) -> String,
@@ -184,6 +189,13 @@ pub const EN: CircuitsTexts = CircuitsTexts {
         )
     },
     no_arrows: "No arrow to draw: switch a kind of composition back on.",
+    too_costly: |heads, pairs, madds| {
+        let billions = (madds as f64 / 1e9).round();
+        format!(
+            "This model has {heads} heads: comparing every earlier head with every later one is {pairs} pairs, about {billions} billion multiply-adds. The page would stop responding while it works, so it waits for you to ask."
+        )
+    },
+    compute_anyway: "Compute how the heads compose",
     node_label: |l, h, role, label| {
         if role.is_empty() {
             format!("L{l}·H{h}: layer {l}, head {h}; {label}")
@@ -284,6 +296,13 @@ pub const ZH: CircuitsTexts = CircuitsTexts {
     },
     baseline_line: |b| format!("同样形状的随机矩阵平均得 {b}；只画高于它的头对。"),
     no_arrows: "没有箭头可画：请重新打开一种组合。",
+    too_costly: |heads, pairs, madds| {
+        let yi = (madds as f64 / 1e8).round();
+        format!(
+            "这个模型有 {heads} 个头：把每个较早的头和每个较晚的头两两比较，共 {pairs} 对，约 {yi} 亿次乘加。计算期间页面会停止响应，所以等你要求时才算。"
+        )
+    },
+    compute_anyway: "计算各个头如何组合",
     node_label: |l, h, role, label| {
         if role.is_empty() {
             format!("L{l}·H{h}：第 {l} 层第 {h} 个头；{label}")

@@ -12,12 +12,22 @@ use crate::ui::logic::circuit::{
 };
 use crate::ui::logic::roles::{dominant, label};
 use crate::ui::state::Lab;
-use attention_core::circuits::composition::{Composition, composition, sentence_shares};
+use attention_core::circuits::composition::{
+    Composition, composition, composition_cost, composition_pairs, sentence_shares,
+};
 
-/// The composition of the model in use, computed once per model.
-fn composed(lab: Lab) -> Memo<Option<Arc<(Composition, CircuitLayout)>>> {
+/// The most multiply-adds the composition is computed with unasked (on the page's thread: a
+/// second or so). The lab's models take a few million; a user's GPT-2 small, 90 billion.
+const UNASKED_COST: u64 = 2_000_000_000;
+
+/// The composition of the model in use, computed once per model: unasked when it is cheap
+/// (`asked`: the reader asked for it all the same).
+fn composed(lab: Lab, asked: RwSignal<bool>) -> Memo<Option<Arc<(Composition, CircuitLayout)>>> {
     Memo::new(move |_| {
         let model = model(lab)?;
+        if composition_cost(&model.config) > UNASKED_COST && !asked.get() {
+            return None;
+        }
         let c = composition(&model);
         let layout = CircuitLayout::of(&c, model.config.n_heads);
         Some(Arc::new((c, layout)))
@@ -29,10 +39,30 @@ fn composed(lab: Lab) -> Memo<Option<Arc<(Composition, CircuitLayout)>>> {
 pub fn CircuitGraph() -> impl IntoView {
     let lab = expect_context::<Lab>();
     let t = move || lab.lang.get().text().circuits;
-    let data = composed(lab);
+    let asked = RwSignal::new(false);
+    let data = composed(lab, asked);
     let shown = RwSignal::new([true, true, true]);
     let only_chosen = RwSignal::new(false);
-    move || {
+    // A model with too many heads to compare unasked: what it would cost, and a button.
+    let costly = move || {
+        let model = model(lab)?;
+        let cost = composition_cost(&model.config);
+        (cost > UNASKED_COST && !asked.get()).then(|| {
+            let c = &model.config;
+            let heads = c.n_layers * c.n_heads;
+            let pairs = composition_pairs(c);
+            view! {
+                <div class="circuit" data-testid="circuit-costly">
+                    <h3>{move || t().graph_title}</h3>
+                    <p class="note">{move || (t().too_costly)(heads, pairs, cost)}</p>
+                    <button type="button" data-testid="circuit-compute" on:click=move |_| asked.set(true)>
+                        {move || t().compute_anyway}
+                    </button>
+                </div>
+            }
+        })
+    };
+    let drawn = move || {
         data.get().map(|data| {
             let data2 = data.clone();
             let per_layer = data.1.per_layer;
@@ -122,7 +152,8 @@ pub fn CircuitGraph() -> impl IntoView {
                 </div>
             }
         })
-    }
+    };
+    view! { {costly} {drawn} }
 }
 
 /// The heads, as buttons laid over the drawing: a click (or Enter) chooses one.

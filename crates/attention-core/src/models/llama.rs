@@ -139,7 +139,7 @@ pub fn load(
         stored(tensor, name, out, inp).map(Stored::transposed)
     };
     let linear = |tensor: &mut Source, name: &str, out: usize, inp: usize| {
-        matrix(tensor, name, out, inp).map(|w| w.reversed_axes().as_standard_layout().to_owned())
+        matrix(tensor, name, out, inp).map(crate::models::stored::transpose)
     };
     let final_norm = rms(tensor, "model.norm.weight", d)?;
     let mut blocks = Vec::with_capacity(n_layers);

@@ -225,33 +225,73 @@ impl Stored {
     /// x · W [in, out]), in its own number type.
     pub fn transposed(self) -> Self {
         match self {
-            Self::F32(m) => Self::F32(m.reversed_axes().as_standard_layout().to_owned()),
+            Self::F32(m) => Self::F32(transpose(m)),
             Self::Half {
                 bits,
                 rows,
                 cols,
                 kind,
-            } => {
-                let mut out = vec![0u16; bits.len()];
-                for i in 0..rows {
-                    for j in 0..cols {
-                        out[j * rows + i] = bits[i * cols + j];
-                    }
-                }
-                Self::Half {
-                    bits: out,
-                    rows: cols,
-                    cols: rows,
-                    kind,
+            } => Self::Half {
+                bits: transpose_slice(&bits, rows, cols),
+                rows: cols,
+                cols: rows,
+                kind,
+            },
+        }
+    }
+}
+
+/// `m` transposed, in row-major order ([`transpose_slice`]).
+pub fn transpose(m: Array2<f32>) -> Array2<f32> {
+    let (rows, cols) = m.dim();
+    let m = m.as_standard_layout();
+    let values = m.as_slice().map(|v| transpose_slice(v, rows, cols));
+    match values.and_then(|v| Array2::from_shape_vec((cols, rows), v).ok()) {
+        Some(t) => t,
+        None => m.t().as_standard_layout().to_owned(),
+    }
+}
+
+/// The row-major [rows, cols] `values` as row-major [cols, rows], a 64 × 64 tile at a time: a
+/// row of the result read from one column is 64 writes to 64 rows, each far from the last, and
+/// in the page's WebAssembly memory such a transposition of a Llama MLP, element by element,
+/// took minutes.
+pub fn transpose_slice<T: Copy + Default>(values: &[T], rows: usize, cols: usize) -> Vec<T> {
+    const TILE: usize = 64;
+    let mut out = vec![T::default(); values.len()];
+    for i0 in (0..rows).step_by(TILE) {
+        let i1 = (i0 + TILE).min(rows);
+        for j0 in (0..cols).step_by(TILE) {
+            let j1 = (j0 + TILE).min(cols);
+            for i in i0..i1 {
+                let row = &values[i * cols + j0..i * cols + j1];
+                for (j, &v) in (j0..j1).zip(row) {
+                    out[j * rows + i] = v;
                 }
             }
         }
     }
+    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_tiled_transpose_is_the_transpose() {
+        for (rows, cols) in [(1, 1), (3, 130), (130, 67), (64, 64), (65, 129)] {
+            let values: Vec<u32> = (0..(rows * cols) as u32).collect();
+            let out = transpose_slice(&values, rows, cols);
+            for i in 0..rows {
+                for j in 0..cols {
+                    assert_eq!(out[j * rows + i], values[i * cols + j]);
+                }
+            }
+            let m = Array2::from_shape_fn((rows, cols), |(i, j)| (i * 1000 + j) as f32);
+            assert_eq!(transpose(m.clone()), m.t());
+        }
+    }
 
     fn pair(rows: usize, cols: usize, kind: Half) -> (Stored, Array2<f32>) {
         let bits: Vec<u16> = (0..rows * cols)
