@@ -1,5 +1,6 @@
 //! The app's glue to the browser that knows nothing of the lab's state: the clock, the Web
-//! Workers, canvases, observers, local storage, the page's address, downloads and the clipboard.
+//! Workers, canvases, observers, local storage, the page's address, downloads, the clipboard,
+//! and files held in JavaScript's memory (`js_bytes`).
 //! Any layer above may use it (`tests/architecture.rs` checks that it uses none of them).
 
 pub mod address;
