@@ -336,8 +336,13 @@ fn composition_scores_are_between_0_and_1_only_from_earlier_heads_and_beat_a_fai
     assert!(composition_cost(&model.config) < 2_000_000_000);
     // GPT-2 small's shape: 144 heads, 9 504 pairs, about 90 billion multiply-adds.
     let mut small = model.config;
-    (small.n_layers, small.n_heads, small.n_kv_heads, small.d_model, small.head_dim) =
-        (12, 12, 12, 768, 64);
+    (
+        small.n_layers,
+        small.n_heads,
+        small.n_kv_heads,
+        small.d_model,
+        small.head_dim,
+    ) = (12, 12, 12, 768, 64);
     assert_eq!(composition_pairs(&small), 9_504);
     assert_eq!(composition_cost(&small), 9_504 * 3 * 64 * 64 * 768);
 }
