@@ -340,6 +340,18 @@ async fn blob_parameters(file: &str, blob: &web_sys::Blob) -> Result<(usize, Hel
 /// A file's contents, in JavaScript's memory and the page's own: a string's UTF-8, an
 /// ArrayBuffer's or a typed array's bytes copied, a Blob read.
 async fn bytes_of(file: &str, value: &JsValue) -> Result<JsBytes, String> {
+    // The page reads a file through a typed array, whose length is at most 4 GB.
+    let length = match value.dyn_ref::<web_sys::Blob>() {
+        Some(blob) => Some(blob.size()),
+        None => js_sys::Reflect::get(value, &"byteLength".into())
+            .ok()
+            .and_then(|n| n.as_f64()),
+    };
+    if let Some(length) = length.filter(|&n| n > f64::from(u32::MAX)) {
+        return Err(format!(
+            "{file}: {length} bytes; the page reads files of at most 4 GB (split the weights into shards: save_pretrained's max_shard_size)"
+        ));
+    }
     if let Some(text) = value.as_string() {
         return Ok(JsBytes::from_slice(text.as_bytes()));
     }

@@ -15,17 +15,28 @@ use crate::ui::state::Lab;
 use attention_core::circuits::composition::{
     Composition, composition, composition_cost, composition_pairs, sentence_shares,
 };
+use attention_core::models::Model;
 
 /// The most multiply-adds the composition is computed with unasked (on the page's thread: a
 /// second or so). The lab's models take a few million; a user's GPT-2 small, 90 billion.
 const UNASKED_COST: u64 = 2_000_000_000;
 
-/// The composition of the model in use, computed once per model: unasked when it is cheap
-/// (`asked`: the reader asked for it all the same).
-fn composed(lab: Lab, asked: RwSignal<bool>) -> Memo<Option<Arc<(Composition, CircuitLayout)>>> {
+/// The model the reader asked the composition of, by address (`None`: none yet).
+type Asked = RwSignal<Option<usize>>;
+
+/// Whether the composition of `model` waits to be asked for: it costs more than
+/// [`UNASKED_COST`] and this model's was not asked for (asking for one model's does not ask
+/// for the next one's).
+fn waits(model: &Arc<Model>, asked: Asked) -> bool {
+    composition_cost(&model.config) > UNASKED_COST
+        && asked.get() != Some(Arc::as_ptr(model) as usize)
+}
+
+/// The composition of the model in use, computed once per model: unasked when it is cheap.
+fn composed(lab: Lab, asked: Asked) -> Memo<Option<Arc<(Composition, CircuitLayout)>>> {
     Memo::new(move |_| {
         let model = model(lab)?;
-        if composition_cost(&model.config) > UNASKED_COST && !asked.get() {
+        if waits(&model, asked) {
             return None;
         }
         let c = composition(&model);
@@ -39,7 +50,7 @@ fn composed(lab: Lab, asked: RwSignal<bool>) -> Memo<Option<Arc<(Composition, Ci
 pub fn CircuitGraph() -> impl IntoView {
     let lab = expect_context::<Lab>();
     let t = move || lab.lang.get().text().circuits;
-    let asked = RwSignal::new(false);
+    let asked: Asked = RwSignal::new(None);
     let data = composed(lab, asked);
     let shown = RwSignal::new([true, true, true]);
     let only_chosen = RwSignal::new(false);
@@ -47,7 +58,8 @@ pub fn CircuitGraph() -> impl IntoView {
     let costly = move || {
         let model = model(lab)?;
         let cost = composition_cost(&model.config);
-        (cost > UNASKED_COST && !asked.get()).then(|| {
+        let address = Arc::as_ptr(&model) as usize;
+        waits(&model, asked).then(|| {
             let c = &model.config;
             let heads = c.n_layers * c.n_heads;
             let pairs = composition_pairs(c);
@@ -55,7 +67,7 @@ pub fn CircuitGraph() -> impl IntoView {
                 <div class="circuit" data-testid="circuit-costly">
                     <h3>{move || t().graph_title}</h3>
                     <p class="note">{move || (t().too_costly)(heads, pairs, cost)}</p>
-                    <button type="button" data-testid="circuit-compute" on:click=move |_| asked.set(true)>
+                    <button type="button" data-testid="circuit-compute" on:click=move |_| asked.set(Some(address))>
                         {move || t().compute_anyway}
                     </button>
                 </div>

@@ -302,10 +302,12 @@ impl<T: ReadAt> FolderFiles for std::collections::BTreeMap<String, T> {
     }
 }
 
-/// A file on disk, read by range.
+/// A file on disk, read by range (opened at its first read: a folder's other files are never
+/// opened).
 #[cfg(not(target_arch = "wasm32"))]
 pub struct DiskFile {
-    file: std::sync::Mutex<std::fs::File>,
+    path: std::path::PathBuf,
+    file: std::sync::Mutex<Option<std::fs::File>>,
     size: u64,
 }
 
@@ -317,17 +319,23 @@ impl ReadAt for DiskFile {
 
     fn read_at(&self, offset: u64, out: &mut [u8]) -> Result<(), String> {
         use std::io::{Read, Seek, SeekFrom};
-        let mut file = self
+        let mut opened = self
             .file
             .lock()
             .map_err(|_| "the file's reader failed".to_string())?;
+        if opened.is_none() {
+            *opened = Some(std::fs::File::open(&self.path).map_err(|e| e.to_string())?);
+        }
+        let Some(file) = opened.as_mut() else {
+            return Err("the file could not be opened".into());
+        };
         file.seek(SeekFrom::Start(offset))
             .and_then(|_| file.read_exact(out))
             .map_err(|e| e.to_string())
     }
 }
 
-/// A folder on disk, its files opened (each read by range, as [`FolderFiles`]), after checking
+/// A folder on disk, its files found (each read by range, as [`FolderFiles`]), after checking
 /// that it has a `config.json` and the weights files its index names, and that their headers
 /// (read first, each alone) show the model within [`MAX_PARAMETERS`].
 #[cfg(not(target_arch = "wasm32"))]
@@ -345,16 +353,15 @@ pub fn read_folder(
         if !entry.path().is_file() {
             continue;
         }
-        let file = std::fs::File::open(entry.path())
-            .map_err(|e| file_error(&name, format!("cannot read it: {e}")))?;
-        let size = file
+        let size = entry
             .metadata()
             .map_err(|e| file_error(&name, format!("cannot read it: {e}")))?
             .len();
         files.insert(
             name,
             DiskFile {
-                file: std::sync::Mutex::new(file),
+                path: entry.path(),
+                file: std::sync::Mutex::new(None),
                 size,
             },
         );

@@ -178,11 +178,18 @@ impl SafetensorsHeader {
             .ok_or_else(|| ImportError::Truncated {
                 detail: "safetensors: shorter than its header".into(),
             })?;
-        let metadata: Metadata = serde_json::from_slice(json).map_err(|e| ImportError::Format {
+        let data_len = usize::try_from(data).map_err(|_| ImportError::Format {
             format: "safetensors",
-            detail: format!("its header: {e}"),
+            detail: format!("{size} bytes: more than this machine can address"),
         })?;
-        let data_len = usize::try_from(data).unwrap_or(usize::MAX);
+        // The crate's own reading checks offsets against shapes as it parses; a header it refuses
+        // is named by its entry that does not fit, as a file held whole is.
+        let metadata: Metadata = serde_json::from_slice(json).map_err(|e| {
+            lying_entry(json, data_len).unwrap_or_else(|| ImportError::Format {
+                format: "safetensors",
+                detail: format!("its header: {e}"),
+            })
+        })?;
         let mut entries: Vec<(String, &TensorInfo)> = metadata.tensors().into_iter().collect();
         entries.sort_by_key(|(_, info)| info.data_offsets);
         let mut end = 0usize;
