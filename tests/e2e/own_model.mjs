@@ -291,3 +291,60 @@ test('a link and the element name a folder by its address (model_src=, model-src
     models.close();
   }
 });
+
+test('a model with many heads asks before working out how they compose, and the button computes it; the caller\'s buffer stays theirs', async () => {
+  // Built in the page: Llama's layout, 4 layers of 64 heads of 32 (one K/V head), hidden 64, zero
+  // weights: 24 576 pairs of heads, 4.8 billion multiply-adds (over the 2 billion computed unasked).
+  const tokenizer = readFileSync(join(FIXTURES, 'llama', 'tokenizer.json'), 'utf8');
+  const result = await page.evaluate(async (tokenizer) => {
+    const [layers, heads, headDim, hidden, ff, vocab] = [4, 64, 32, 64, 64, 659];
+    const shapes = [['model.embed_tokens.weight', [vocab, hidden]], ['model.norm.weight', [hidden]]];
+    for (let i = 0; i < layers; i++) {
+      const p = `model.layers.${i}.`;
+      shapes.push([p + 'input_layernorm.weight', [hidden]], [p + 'post_attention_layernorm.weight', [hidden]],
+        [p + 'self_attn.q_proj.weight', [heads * headDim, hidden]], [p + 'self_attn.k_proj.weight', [headDim, hidden]],
+        [p + 'self_attn.v_proj.weight', [headDim, hidden]], [p + 'self_attn.o_proj.weight', [hidden, heads * headDim]],
+        [p + 'mlp.gate_proj.weight', [ff, hidden]], [p + 'mlp.up_proj.weight', [ff, hidden]], [p + 'mlp.down_proj.weight', [hidden, ff]]);
+    }
+    const header = {};
+    let offset = 0;
+    for (const [name, shape] of shapes) {
+      const bytes = 4 * shape.reduce((a, b) => a * b, 1);
+      header[name] = { dtype: 'F32', shape, data_offsets: [offset, offset + bytes] };
+      offset += bytes;
+    }
+    const json = new TextEncoder().encode(JSON.stringify(header));
+    const buffer = new ArrayBuffer(8 + json.length + offset);
+    new DataView(buffer).setBigUint64(0, BigInt(json.length), true);
+    new Uint8Array(buffer, 8, json.length).set(json);
+    const config = {
+      architectures: ['LlamaForCausalLM'], model_type: 'llama', hidden_size: hidden, num_hidden_layers: layers,
+      num_attention_heads: heads, num_key_value_heads: 1, head_dim: headDim, intermediate_size: ff,
+      max_position_embeddings: 128, vocab_size: vocab, rms_norm_eps: 1e-6, rope_theta: 10000, hidden_act: 'silu',
+      tie_word_embeddings: true,
+    };
+    const loaded = await window.attentionLab.load({ model: { name: 'many-heads', files: {
+      'config.json': JSON.stringify(config), 'tokenizer.json': tokenizer, 'model.safetensors': buffer,
+    } } });
+    return { loaded, kept: buffer.byteLength };
+  }, tokenizer);
+  assert.deepEqual(result.loaded, { ok: true });
+  // The page copied the caller's buffer before handing its own to the worker.
+  assert.ok(result.kept > 4_000_000, `the caller's buffer: ${result.kept} bytes`);
+  await settled();
+  const costly = page.locator('[data-testid=circuit-costly]');
+  await costly.waitFor();
+  await page.evaluate(() => window.attentionLab.set({ lang: 'en' }));
+  await nextFrames(page);
+  const said = await costly.locator('p').textContent();
+  assert.match(said, /256 heads.*24576 pairs.*about 5 billion multiply-adds/, said);
+  await page.evaluate(() => window.attentionLab.set({ lang: 'zh' }));
+  await nextFrames(page);
+  const zh = await costly.locator('p').textContent();
+  assert.match(zh, /256 个头.*24576 对.*约 48 亿次乘加/, zh);
+  assert.equal(await page.locator('[data-testid=circuit]').count(), 0, 'no graph until asked');
+  await page.click('[data-testid=circuit-compute]');
+  await page.locator('[data-testid=circuit]').waitFor({ timeout: 120000 });
+  assert.equal(await costly.count(), 0);
+  assert.deepEqual(errors, []);
+});
