@@ -337,11 +337,11 @@ test('a model with many heads asks before working out how they compose, and the 
   await page.evaluate(() => window.attentionLab.set({ lang: 'en' }));
   await nextFrames(page);
   const said = await costly.locator('p').textContent();
-  assert.match(said, /256 heads.*24576 pairs.*about 5 billion multiply-adds/, said);
+  assert.match(said, /256 heads.*24,576 pairs.*about 5 billion multiply-adds/, said);
   await page.evaluate(() => window.attentionLab.set({ lang: 'zh' }));
   await nextFrames(page);
   const zh = await costly.locator('p').textContent();
-  assert.match(zh, /256 个头.*24576 对.*约 48 亿次乘加/, zh);
+  assert.match(zh, /256 个头.*24,576 对.*约 48 亿次乘加/, zh);
   assert.equal(await page.locator('[data-testid=circuit]').count(), 0, 'no graph until asked');
   await page.click('[data-testid=circuit-compute]');
   await page.locator('[data-testid=circuit]').waitFor({ timeout: 120000 });

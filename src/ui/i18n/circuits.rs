@@ -71,8 +71,8 @@ pub struct CircuitsTexts {
     /// Said when the switches leave no arrow to draw.
     pub no_arrows: &'static str,
     /// Said instead of the drawing for a model whose heads are too many to compare at once:
-    /// (heads, pairs of heads, multiply-adds).
-    pub too_costly: fn(usize, u64, u64) -> String,
+    /// (heads, pairs of heads with digits grouped, multiply-adds).
+    pub too_costly: fn(usize, &str, u64) -> String,
     /// The button that computes it all the same.
     pub compute_anyway: &'static str,
     /// A node's accessible name, its visible text first: (layer, head, its role's short name

@@ -10,6 +10,7 @@ use super::circuit_views::{model, writer_bar};
 use crate::ui::logic::circuit::{
     CircuitLayout, Kind, chosen_head, pair_rows, percent, spread_labels, strongest_lines,
 };
+use crate::ui::logic::format::group_digits;
 use crate::ui::logic::roles::{dominant, label};
 use crate::ui::state::Lab;
 use attention_core::circuits::composition::{
@@ -62,11 +63,11 @@ pub fn CircuitGraph() -> impl IntoView {
         waits(&model, asked).then(|| {
             let c = &model.config;
             let heads = c.n_layers * c.n_heads;
-            let pairs = composition_pairs(c);
+            let pairs = group_digits(composition_pairs(c));
             view! {
                 <div class="circuit" data-testid="circuit-costly">
                     <h3>{move || t().graph_title}</h3>
-                    <p class="note">{move || (t().too_costly)(heads, pairs, cost)}</p>
+                    <p class="note">{move || (t().too_costly)(heads, &pairs, cost)}</p>
                     <button type="button" data-testid="circuit-compute" on:click=move |_| asked.set(Some(address))>
                         {move || t().compute_anyway}
                     </button>
