@@ -26,7 +26,7 @@ use attention_core::io::hf_folder::{
     CONFIG, FolderFiles, Held, INDEX, TOKENIZER, WEIGHTS, check_page_memory, check_size,
     header_held, header_parameters, weight_files,
 };
-use attention_core::io::safetensors::header_bytes;
+use attention_core::io::safetensors::{MAX_HEADER, header_bytes};
 use attention_core::models::hf::from_folder_with;
 
 /// What a folder is called when nothing names it.
@@ -265,7 +265,7 @@ async fn fetch_file(
         chunks.push(chunk);
         if !checked && head.len() >= 8 {
             let len = u64::from_le_bytes(head[..8].try_into().unwrap_or([0; 8]));
-            let refused = if len > 100_000_000 {
+            let refused = if len > MAX_HEADER {
                 Some(format!(
                     "{file}: not safetensors: a header of {len} bytes (at most 100 MB)"
                 ))
@@ -316,7 +316,7 @@ async fn blob_parameters(file: &str, blob: &web_sys::Blob) -> Result<(usize, Hel
         .get(..8)
         .map(|b| u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]))
         .ok_or_else(|| format!("{file}: not safetensors: shorter than its header"))?;
-    let end = (8 + len.min(100_000_001)) as f64;
+    let end = (8 + len.min(MAX_HEADER + 1)) as f64;
     let mut header = head;
     header.extend(
         read_blob(

@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use crate::io::safetensors::{ReadAt, header_bytes};
+use crate::io::safetensors::{MAX_HEADER, ReadAt, header_bytes};
 
 /// Why a folder cannot be opened: a file missing or not what it should be, or a model over the
 /// size the lab opens.
@@ -204,7 +204,7 @@ fn header_tensors(file: &str, header: &[u8]) -> Result<Option<Vec<HeaderTensor>>
     le.copy_from_slice(len);
     let len = usize::try_from(u64::from_le_bytes(le))
         .map_err(|_| file_error(file, "its header's length does not fit in memory"))?;
-    if len > 100_000_000 {
+    if len as u64 > MAX_HEADER {
         return Err(file_error(
             file,
             format!("not safetensors: a header of {len} bytes"),
