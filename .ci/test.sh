@@ -13,17 +13,19 @@ failed=()
 step() {
   local name=$1
   shift
-  printf '\n==> %s: %s\n' "$name" "$*"
-  local log
+  printf '\n==> %s: %s (at %d s)\n' "$name" "$*" "$SECONDS"
+  local log start
   log=$(mktemp)
+  start=$SECONDS
   # The runners' summary lines: cargo's `test result:`, node:test's `ℹ pass` / `ℹ fail`, pytest's.
   local lines='^test result:|^ℹ (tests|pass|fail) |^[0-9]+ (passed|failed)'
   if "$@" 2>&1 | tee "$log"; then
     grep -E "$lines" "$log" | sed "s/^/[$name] /" >>"$summary"
     grep -qE "$lines" "$log" || echo "[$name] ok" >>"$summary"
+    echo "[$name] took $((SECONDS - start)) s" >>"$summary"
   else
     grep -E "$lines" "$log" | sed "s/^/[$name] /" >>"$summary"
-    echo "[$name] FAILED" >>"$summary"
+    echo "[$name] FAILED after $((SECONDS - start)) s" >>"$summary"
     failed+=("$name")
   fi
   rm -f "$log"
@@ -55,7 +57,8 @@ if [ -f dist/index.html ]; then
   # `make wheel`'s package, as a user installs it elsewhere: the lab's build inside.
   step wheel .venv/bin/python python/build_wheel.py
   for script in smoke embed keyboard phone learn long truth shaping import element notebook jupyter llama circuits own_model a11y; do
-    step "e2e-$script" node --test --test-reporter=spec "tests/e2e/$script.mjs"
+    # A page that stops answering fails its own step (and names it) instead of the whole run.
+    step "e2e-$script" timeout --kill-after=30 1200 node --test --test-reporter=spec "tests/e2e/$script.mjs"
   done
 fi
 
