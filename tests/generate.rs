@@ -242,3 +242,61 @@ fn bad_requests_are_refused_by_name() {
     };
     assert!(run("abc", unchecked).is_ok(), "up to the context exactly");
 }
+
+/// What a model's worker does for the page: the page checks the request with
+/// [`Decoder::prompt_for`] (the same refusals as [`Decoder::new`], the same prompt), the worker
+/// starts from those ids ([`Decoder::from_ids`], refusing ids past the vocabulary), checks only
+/// the steps it is told to, and each step travels as JSON, unchanged.
+#[test]
+fn the_workers_steps_are_the_pages_checked_when_asked_and_travel_unchanged() {
+    let model = llama();
+    let greedy = |steps| spec(steps, true, Sampling::Greedy);
+    for (prompt, asked) in [
+        ("", greedy(3)),
+        ("abc", greedy(0)),
+        ("abc", greedy(model.config.context)),
+        ("a🙂", greedy(3)),
+    ] {
+        let refused =
+            Decoder::new(&model, prompt, &asked, 1.0, &|| 0.0).map(|d| d.prompt().to_vec());
+        assert_eq!(
+            Decoder::prompt_for(&model, prompt, &asked),
+            refused,
+            "{prompt:?}"
+        );
+        assert!(refused.is_err(), "{prompt:?}");
+    }
+    let asked = GenerateSpec {
+        check: false,
+        ..greedy(5)
+    };
+    let mut page = Decoder::new(&model, "the cat ", &greedy(5), 1.0, &|| 0.0).unwrap();
+    // The worker is given the page's ids (it holds no tokenizer).
+    let ids = Decoder::prompt_for(&model, "the cat ", &asked).unwrap();
+    let mut worker = Decoder::from_ids(&model, ids.clone(), &asked, 1.0, &|| 0.0).unwrap();
+    assert_eq!(ids, page.prompt());
+    let past = model.vocab.len() as u32;
+    let refused = Decoder::from_ids(&model, vec![1, past], &asked, 1.0, &|| 0.0).map(|_| ());
+    assert_eq!(
+        refused,
+        Err(GenerateError::UnknownCharacters(format!("#{past}")))
+    );
+    let refused = Decoder::from_ids(&model, Vec::new(), &asked, 1.0, &|| 0.0).map(|_| ());
+    assert_eq!(refused, Err(GenerateError::EmptyPrompt));
+    for i in 0..5 {
+        let checked = page.step(&model, &|| 0.0).unwrap();
+        let last = i == 4;
+        let step = worker.step_checked(&model, &|| 0.0, last).unwrap();
+        assert_eq!(step.max_delta.is_some(), last, "step {i}");
+        assert!(checked.max_delta.unwrap() < TOLERANCE);
+        assert_eq!(
+            (step.id, &step.attention, &step.top),
+            (checked.id, &checked.attention, &checked.top)
+        );
+        let json = serde_json::to_string(&Some(&step)).unwrap();
+        let back: Option<attention_core::models::generate::Step> =
+            serde_json::from_str(&json).unwrap();
+        assert_eq!(back.as_ref(), Some(&step), "f32s survive JSON exactly");
+    }
+    assert!(worker.step_checked(&model, &|| 0.0, true).is_none());
+}

@@ -89,6 +89,19 @@ test('a folder opened through attentionLab.load runs with its own tokenizer, and
     assert.deepEqual(generated.steps.map((st) => st.token_id), want.generated, `${name}: generate = transformers' generate`);
     assert.ok(generated.max_delta <= 1e-4);
     assert.equal(generated.prompt_tokens, want.ids.length);
+    // The Generate view generates in the model's worker, a step asked for at a time: the same
+    // tokens, and only the last step of the run is checked against a recompute there.
+    await page.locator('[data-testid=generator]').scrollIntoViewIfNeeded();
+    await page.fill('[data-testid=generate-steps]', '8');
+    await page.locator('[data-testid=generate-steps]').dispatchEvent('change');
+    await page.click('[data-testid=generate]');
+    await page.waitForFunction(() => document.querySelector('[data-testid=generate-at]')?.textContent === '8 / 8', null, { timeout: 60000 });
+    const shown = await page.locator('[data-testid=generated] .generated-char').allTextContents();
+    const visible = (t) => ({ ' ': '␣', '\n': '⏎', '\t': '⇥' })[t] ?? t;
+    assert.deepEqual(shown, generated.steps.map((st) => visible(st.token)), `${name}: the view's tokens are generate()'s`);
+    const checked = await page.locator('[data-testid=generate-check]').textContent();
+    assert.match(checked, /^Checked at the end of each run asked for \(1 of 8 steps\).*the largest difference is (\d\.\de-\d+)\.$/, name);
+    assert.ok(Number(/is (\S+)\.$/.exec(checked)[1]) <= 1e-4, checked);
     // trace(): the chosen layer's heads, on the model's own tokens.
     const trace = await page.evaluate(() => window.attentionLab.trace());
     assert.equal(trace.heads.length, 4, 'every fixture has 4 query heads');

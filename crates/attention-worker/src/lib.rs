@@ -79,6 +79,8 @@ pub mod worker {
             match message.get(1).as_string().as_deref() {
                 Some("model") => super::model::open(&reply, &message),
                 Some("forward") => super::model::forward(&reply, &message),
+                Some("generate") => super::model::generate(&reply, &message),
+                Some("step") => super::model::step(&reply, &message),
                 Some("kernel") => {
                     let options = message.get(2).as_string().unwrap_or_default();
                     kernel(&reply, id, &options)

@@ -12,15 +12,24 @@
 //!   `Model::forward_work` and answers `[id, "forward", buffer, ms, memory, logits]`, the work as
 //!   `ForwardWork::to_flat` in a transferred `ArrayBuffer`, the milliseconds it took, its
 //!   memory's bytes and the next-token logits after the last position (a transferred
-//!   `ArrayBuffer`, or null for no token).
+//!   `ArrayBuffer`, or null for no token);
+//! - to the worker: `[id, "generate", request, steps, cache, temperature, seed, ids]`: a
+//!   generation of the held model after the prompt's ids (a `Uint32Array`, the page tokenized
+//!   the sentence) under the trained request (its JSON: the attention's temperature;
+//!   `temperature` 0 for greedy sampling, `seed` a decimal string), prefilled at once (the worker answers only
+//!   `[id, "error", message]`, when it cannot start);
+//! - to the worker: `[id, "step", check]`: the next step of generation `id` (compared with a
+//!   recompute of the whole text when `check`); the worker answers `[id, "step", json]`, the
+//!   step as `Step`'s JSON (`null` once every asked step is taken), or `[id, "error", message]`.
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use attention_core::api::Request;
+use attention_core::api::{Request, generation_input};
 use attention_core::io::safetensors::ReadAt;
 use attention_core::models::Model;
+use attention_core::models::generate::{Decoder, GenerateSpec, Sampling};
 use attention_core::models::hf::from_folder_with;
 use attention_core::models::tokenizer::{PiecesOnly, TextTokenizer};
 use js_sys::{Array, Float32Array, Object, Uint8Array, Uint32Array};
@@ -31,12 +40,15 @@ use super::scope::{now, post};
 
 thread_local! {
     static MODEL: RefCell<Option<Model>> = const { RefCell::new(None) };
+    /// The generation under way: its message's id and its decoder (one at a time).
+    static DECODER: RefCell<Option<(f64, Decoder)>> = const { RefCell::new(None) };
 }
 
 /// Builds the model from `[id, "model", name, files, vocab]`.
 pub fn open(scope: &DedicatedWorkerGlobalScope, message: &Array) {
     let id = message.get(0);
     MODEL.with_borrow_mut(|model| *model = None);
+    DECODER.with_borrow_mut(|decoder| *decoder = None);
     let name = message.get(2).as_string().unwrap_or_default();
     let files = message.get(3);
     // The files stay in JavaScript's memory; the model is built from them a tensor at a time.
@@ -124,6 +136,73 @@ pub fn forward(scope: &DedicatedWorkerGlobalScope, message: &Array) {
             }
             post(scope, &reply, Some(&transfer));
         }
+        Err(error) => error_to(scope, id, &error),
+    }
+}
+
+/// Starts `[id, "generate", request, steps, cache, temperature, seed, ids]`: its prompt
+/// prefilled.
+pub fn generate(scope: &DedicatedWorkerGlobalScope, message: &Array) {
+    let id = message.get(0);
+    DECODER.with_borrow_mut(|decoder| *decoder = None);
+    let request = message.get(2).as_string().unwrap_or_default();
+    let temperature = message.get(5).as_f64().unwrap_or(0.0);
+    let spec = GenerateSpec {
+        steps: message.get(3).as_f64().unwrap_or(0.0) as usize,
+        cache: message.get(4).as_bool().unwrap_or(true),
+        sampling: if temperature > 0.0 {
+            Sampling::Temperature {
+                temperature,
+                seed: message
+                    .get(6)
+                    .as_string()
+                    .and_then(|s| s.parse().ok())
+                    .unwrap_or(0),
+            }
+        } else {
+            Sampling::Greedy
+        },
+        // Each step says whether it is checked.
+        check: false,
+    };
+    let decoder = serde_json::from_str::<Request>(&request)
+        .map_err(|e| e.to_string())
+        .and_then(|r| generation_input(&r).map_err(|e| e.to_string()))
+        .and_then(|(_, attention_t)| {
+            let ids = Uint32Array::new(&message.get(7)).to_vec();
+            MODEL.with_borrow(|model| {
+                let model = model.as_ref().ok_or("no model is open in the worker")?;
+                Decoder::from_ids(model, ids, &spec, attention_t, &now).map_err(|e| e.to_string())
+            })
+        });
+    match decoder {
+        Ok(decoder) => {
+            let number = id.as_f64().unwrap_or(f64::NAN);
+            DECODER.with_borrow_mut(|slot| *slot = Some((number, decoder)));
+        }
+        Err(error) => error_to(scope, id, &error),
+    }
+}
+
+/// Runs `[id, "step", check]`: the next step of generation `id`.
+pub fn step(scope: &DedicatedWorkerGlobalScope, message: &Array) {
+    let id = message.get(0);
+    let number = id.as_f64().unwrap_or(f64::NAN);
+    let check = message.get(2).as_bool().unwrap_or(false);
+    let stepped = MODEL.with_borrow(|model| {
+        let model = model.as_ref().ok_or("no model is open in the worker")?;
+        DECODER.with_borrow_mut(|slot| match slot {
+            Some((of, decoder)) if *of == number => {
+                let step = decoder.step_checked(model, &now, check);
+                serde_json::to_string(&step).map_err(|e| e.to_string())
+            }
+            _ => Err(format!(
+                "generation {number} is not under way in the worker"
+            )),
+        })
+    });
+    match stepped {
+        Ok(json) => post(scope, &Array::of3(&id, &"step".into(), &json.into()), None),
         Err(error) => error_to(scope, id, &error),
     }
 }

@@ -114,6 +114,9 @@ pub enum FromWorker {
         /// The next-token logits after the last position.
         last_logits: Option<Numbers>,
     },
+    /// The next step of the model worker's generation `id`, as `Step`'s JSON (`null`: every
+    /// asked step is taken).
+    Stepped { id: u32, json: String },
     /// The worker could not start (its files are missing, as in wasm-bindgen-test) or stopped.
     Failed,
 }
@@ -224,6 +227,39 @@ impl WorkerHandle {
             &js_sys::Uint32Array::from(ids),
         );
         message.push(&(whole as f64).into());
+        self.worker.post_message(&message).is_ok()
+    }
+
+    /// Starts a generation of the held model after the prompt `ids` (the sentence of the
+    /// trained request `request`, its JSON, tokenized here): `steps` at most, with the cache or
+    /// not, greedy (`temperature` 0) or drawn from `seed`.
+    #[allow(clippy::too_many_arguments)] // One message's fields, each named.
+    pub fn generate(
+        &self,
+        id: u32,
+        request: &str,
+        ids: &[u32],
+        steps: usize,
+        cache: bool,
+        temperature: f64,
+        seed: u64,
+    ) -> bool {
+        let message = Array::of5(
+            &id.into(),
+            &"generate".into(),
+            &request.into(),
+            &(steps as f64).into(),
+            &cache.into(),
+        );
+        message.push(&temperature.into());
+        message.push(&seed.to_string().into());
+        message.push(&js_sys::Uint32Array::from(ids));
+        self.worker.post_message(&message).is_ok()
+    }
+
+    /// Asks for the next step of generation `id`, compared with a recompute or not (`check`).
+    pub fn step(&self, id: u32, check: bool) -> bool {
+        let message = Array::of3(&id.into(), &"step".into(), &check.into());
         self.worker.post_message(&message).is_ok()
     }
 
@@ -382,6 +418,10 @@ fn read(data: &JsValue) -> FromWorker {
                     .is_instance_of::<js_sys::ArrayBuffer>()
                     .then(|| Numbers(Float32Array::new(&logits)))
             },
+        },
+        Some("step") => FromWorker::Stepped {
+            id,
+            json: message.get(2).as_string().unwrap_or_default(),
         },
         Some("kernel") => FromWorker::Kernel {
             json: message.get(2).as_string().unwrap_or_default(),

@@ -398,10 +398,16 @@ pub static TEXT: Text = Text {
                 }
             },
             speed_help: "Each step's time counts only the model's work for that character, not the check or the drawing. Switch the KV cache off or on and generate again to measure the other; the longer the text, the wider the gap.",
-            checked: |delta| {
-                format!(
-                    "Checked: every step's scores equal a recompute of the whole text by the lab's traced forward pass; the largest difference so far is {delta:.1e}."
-                )
+            checked: |delta, checked, taken| {
+                if checked == taken {
+                    format!(
+                        "Checked: every step's scores equal a recompute of the whole text by the lab's traced forward pass; the largest difference so far is {delta:.1e}."
+                    )
+                } else {
+                    format!(
+                        "Checked at the end of each run asked for ({checked} of {taken} steps): a recompute of the whole text is a whole forward pass of this model, too slow to repeat at every step. Those steps' scores equal the recompute by the lab's traced forward pass; the largest difference is {delta:.1e}."
+                    )
+                }
             },
         },
         stream: StreamTexts {

@@ -209,8 +209,10 @@ pub struct GenerateTexts {
     /// (with the cache, measured: (characters, milliseconds))
     pub speed_row: fn(bool, Option<(usize, f64)>) -> String,
     pub speed_help: &'static str,
-    /// The largest difference of any step's logits from a recompute of the whole text.
-    pub checked: fn(f32) -> String,
+    /// The largest difference of any checked step's logits from a recompute of the whole text,
+    /// the steps checked and the steps taken (a user's model in its worker checks the last
+    /// step of each run asked for, not each).
+    pub checked: fn(f32, usize, usize) -> String,
 }
 
 /// The streaming view.

@@ -370,10 +370,16 @@ pub static TEXT: Text = Text {
                 }
             },
             speed_help: "每一步的时间只算模型为这个字符做的计算，不算校验和绘图。把 KV 缓存关掉或打开再生成一次，就能测另一种；文字越长，差距越大。",
-            checked: |delta| {
-                format!(
-                    "已校验：每一步的分数都与实验室逐步追踪的前向计算对整段文字的重算结果一致，目前最大差值为 {delta:.1e}。"
-                )
+            checked: |delta, checked, taken| {
+                if checked == taken {
+                    format!(
+                        "已校验：每一步的分数都与实验室逐步追踪的前向计算对整段文字的重算结果一致，目前最大差值为 {delta:.1e}。"
+                    )
+                } else {
+                    format!(
+                        "只在每次要求的生成结束时校验（{taken} 步中校验了 {checked} 步）：对整段文字重算一次就是这个模型完整的一次前向计算，每一步都重算太慢。被校验的这些步，分数与实验室逐步追踪的前向计算的重算结果一致，最大差值为 {delta:.1e}。"
+                    )
+                }
             },
         },
         stream: StreamTexts {

@@ -9,8 +9,13 @@
 //! forward pass together (`Model::forward_from`, no projection or MLP computed again). One pass
 //! runs at a time; edits made meanwhile are coalesced into the next. Where no worker can start,
 //! or it fails, the page computes the pass itself as before.
+//!
+//! The worker generates too ([`ModelJobs::generate`]): the page asks for one step at a time and
+//! draws each as it comes, so a large model's step (a fifth of a second for a billion
+//! parameters) never holds up the page's thread.
 
 use std::collections::BTreeMap;
+use std::rc::Rc;
 use std::sync::Arc;
 
 use js_sys::{Array, Object};
@@ -23,6 +28,7 @@ use crate::ui::browser::js_bytes::JsBytes;
 use crate::ui::browser::worker::{FromWorker, WorkerHandle};
 use attention_core::api::{Request, RequestError};
 use attention_core::models::Model;
+use attention_core::models::generate::{GenerateSpec, Sampling, Step};
 use attention_core::models::model::Reading;
 use attention_core::models::remote::ForwardWork;
 
@@ -53,6 +59,17 @@ struct Job {
     started_ms: f64,
 }
 
+/// What the model worker says of the generation it runs for the page.
+pub enum Generated {
+    /// The next step (`None`: every asked step is taken).
+    Step(Option<Step>),
+    /// The worker stopped, or refused the generation: the page generates instead.
+    Failed,
+}
+
+/// Where a generation's answers go.
+type OnGenerated = Rc<dyn Fn(Generated)>;
+
 /// The model's message, waiting for the worker to listen.
 struct Opening {
     id: u32,
@@ -73,6 +90,8 @@ pub struct ModelJobs {
     /// A comparison pass waiting for the worker (after any pass the page shows).
     compare_queued: StoredValue<Option<(Request, Arc<Model>)>, LocalStorage>,
     next_id: StoredValue<u32>,
+    /// The generation the worker runs, by message id, and where its answers go.
+    generator: StoredValue<Option<(u32, OnGenerated)>, LocalStorage>,
     /// The last forward pass finished and the request it answers.
     pub done: RwSignal<Option<Answered>, LocalStorage>,
     /// The last comparison pass finished ([`ModelJobs::compare`]) and the request it answers.
@@ -96,6 +115,7 @@ impl ModelJobs {
             queued: StoredValue::new_local(None),
             compare_queued: StoredValue::new_local(None),
             next_id: StoredValue::new(0),
+            generator: StoredValue::new_local(None),
             done: RwSignal::new_local(None),
             compared: RwSignal::new_local(None),
             busy: RwSignal::new(false),
@@ -115,6 +135,8 @@ impl ModelJobs {
         self.running.set_value(None);
         self.queued.set_value(None);
         self.compare_queued.set_value(None);
+        // A generation of the model before is forgotten with it.
+        self.generator.set_value(None);
         self.set_busy(false);
         self.done.set(None);
         self.compared.set(None);
@@ -166,6 +188,77 @@ impl ModelJobs {
             Held::Opening(_, m) | Held::Holding(m) => Arc::ptr_eq(m, model),
             Held::Nothing | Held::Failed => false,
         })
+    }
+
+    /// Whether the worker holds `model`, read and ready (untracked).
+    pub fn holds(self, model: &Arc<Model>) -> bool {
+        self.listening.get_value()
+            && self
+                .held
+                .with_untracked(|held| matches!(held, Held::Holding(m) if Arc::ptr_eq(m, model)))
+    }
+
+    /// Starts a generation of `model` in the worker after `prompt` (the ids of the trained
+    /// request `request`'s sentence, which the page tokenized and checked), as `spec` says;
+    /// each step is asked for with [`ModelJobs::step`] and answered to `on`. `None` when the
+    /// worker does not hold `model` (the page generates). A generation started replaces the one
+    /// before.
+    pub fn generate(
+        self,
+        model: &Arc<Model>,
+        request: &Request,
+        prompt: &[u32],
+        spec: &GenerateSpec,
+        on: impl Fn(Generated) + 'static,
+    ) -> Option<u32> {
+        if !self.holds(model) {
+            return None;
+        }
+        let id = self.next_id();
+        let json = serde_json::to_string(request).ok()?;
+        let (temperature, seed) = match spec.sampling {
+            Sampling::Temperature { temperature, seed } => (temperature, seed),
+            Sampling::Greedy => (0.0, 0),
+        };
+        let posted = self.worker.with_value(|w| {
+            w.as_ref().is_some_and(|w| {
+                w.generate(id, &json, prompt, spec.steps, spec.cache, temperature, seed)
+            })
+        });
+        if !posted {
+            return None;
+        }
+        self.generator.set_value(Some((id, Rc::new(on))));
+        Some(id)
+    }
+
+    /// Asks the worker for the next step of generation `id`, compared with a recompute of the
+    /// whole text when `check`; `false` when it is not the generation under way or the worker
+    /// is gone.
+    pub fn step(self, id: u32, check: bool) -> bool {
+        let current = self
+            .generator
+            .with_value(|g| g.as_ref().is_some_and(|(i, _)| *i == id));
+        current
+            && self
+                .worker
+                .with_value(|w| w.as_ref().is_some_and(|w| w.step(id, check)))
+    }
+
+    /// Tells the generation under way (message `id`, or any) what the worker said of it; a
+    /// failure ends it.
+    fn tell_generator(self, id: Option<u32>, answer: Generated) {
+        let on = self.generator.with_value(|g| {
+            g.as_ref()
+                .filter(|(i, _)| id.is_none_or(|id| id == *i))
+                .map(|(_, on)| on.clone())
+        });
+        if let Some(on) = on {
+            if matches!(answer, Generated::Failed) {
+                self.generator.set_value(None);
+            }
+            on(answer);
+        }
     }
 
     /// The worker's last answer for `model`, whatever the request it answered (what the page
@@ -299,6 +392,7 @@ impl ModelJobs {
             self.finish(job.request, result, job.compared);
         }
         self.set_busy(false);
+        self.tell_generator(None, Generated::Failed);
     }
 
     fn answer(self, answer: FromWorker) {
@@ -367,7 +461,14 @@ impl ModelJobs {
                     .map_err(RequestError::from);
                 self.finish(job.request, result, job.compared);
             }
+            FromWorker::Stepped { id, json } => {
+                let answer = serde_json::from_str::<Option<Step>>(&json)
+                    .map_or(Generated::Failed, Generated::Step);
+                self.tell_generator(Some(id), answer);
+            }
             FromWorker::Error { id, .. } => {
+                // A generation the worker refused: the page generates it.
+                self.tell_generator(Some(id), Generated::Failed);
                 let opening = self
                     .held
                     .with_untracked(|held| matches!(held, Held::Opening(i, _) if *i == id));

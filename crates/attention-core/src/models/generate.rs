@@ -271,8 +271,8 @@ pub struct GenerateSpec {
     pub check: bool,
 }
 
-/// One generated character.
-#[derive(Debug, Clone, PartialEq)]
+/// One generated character (serialised as it travels from a model's worker to the page).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Step {
     pub id: u32,
     pub token: String,
@@ -331,6 +331,35 @@ pub enum GenerateError {
         "generate.sampling.temperature must be above 0 and finite (got {0}); use \"greedy\" for the most likely character"
     )]
     SamplingTemperature(f64),
+}
+
+/// The steps asked for and the sampling temperature, checked.
+fn check_spec(spec: &GenerateSpec) -> Result<(), GenerateError> {
+    if spec.steps == 0 || spec.steps > MAX_STEPS {
+        return Err(GenerateError::Steps {
+            value: spec.steps,
+            max: MAX_STEPS,
+        });
+    }
+    if let Sampling::Temperature { temperature, .. } = spec.sampling
+        && !(temperature > 0.0 && temperature.is_finite())
+    {
+        return Err(GenerateError::SamplingTemperature(temperature));
+    }
+    Ok(())
+}
+
+/// A prompt of `prompt` tokens and the steps asked for, within the model's context.
+fn check_context(model: &Model, prompt: usize, spec: &GenerateSpec) -> Result<(), GenerateError> {
+    let context = model.config.context;
+    if prompt + spec.steps > context {
+        return Err(GenerateError::PastContext {
+            prompt,
+            steps: spec.steps,
+            context,
+        });
+    }
+    Ok(())
 }
 
 /// The prompt's ids, refusing characters the model does not know (each named once).
@@ -397,26 +426,33 @@ impl Decoder {
         temperature: f64,
         clock: &dyn Fn() -> f64,
     ) -> Result<Self, GenerateError> {
-        if spec.steps == 0 || spec.steps > MAX_STEPS {
-            return Err(GenerateError::Steps {
-                value: spec.steps,
-                max: MAX_STEPS,
-            });
+        let ids = Self::prompt_for(model, prompt, spec)?;
+        Self::from_ids(model, ids, spec, temperature, clock)
+    }
+
+    /// [`Decoder::new`] from the prompt's ids (tokenized by the caller: a model's worker holds
+    /// no tokenizer, the page sends the ids), checked as [`Decoder::prompt_for`] checks them;
+    /// an id past the vocabulary is refused as a token the model does not know.
+    pub fn from_ids(
+        model: &Model,
+        ids: Vec<u32>,
+        spec: &GenerateSpec,
+        temperature: f64,
+        clock: &dyn Fn() -> f64,
+    ) -> Result<Self, GenerateError> {
+        check_spec(spec)?;
+        if ids.is_empty() {
+            return Err(GenerateError::EmptyPrompt);
         }
-        if let Sampling::Temperature { temperature, .. } = spec.sampling
-            && !(temperature > 0.0 && temperature.is_finite())
-        {
-            return Err(GenerateError::SamplingTemperature(temperature));
+        let outside: Vec<String> = ids
+            .iter()
+            .filter(|&&id| id as usize >= model.vocab.len())
+            .map(|id| format!("#{id}"))
+            .collect();
+        if !outside.is_empty() {
+            return Err(GenerateError::UnknownCharacters(outside.join(", ")));
         }
-        let ids = prompt_ids(model, prompt)?;
-        let context = model.config.context;
-        if ids.len() + spec.steps > context {
-            return Err(GenerateError::PastContext {
-                prompt: ids.len(),
-                steps: spec.steps,
-                context,
-            });
-        }
+        check_context(model, ids.len(), spec)?;
         let rng = match spec.sampling {
             Sampling::Temperature { seed, .. } => Some(SplitMix64::new(seed)),
             Sampling::Greedy => None,
@@ -439,6 +475,19 @@ impl Decoder {
             rng,
             prefill_ms: clock() - started,
         })
+    }
+
+    /// The prompt's ids, or what [`Decoder::new`] would refuse, without its prefill: the page
+    /// checks a generation this way before its model's worker starts it.
+    pub fn prompt_for(
+        model: &Model,
+        prompt: &str,
+        spec: &GenerateSpec,
+    ) -> Result<Vec<u32>, GenerateError> {
+        check_spec(spec)?;
+        let ids = prompt_ids(model, prompt)?;
+        check_context(model, ids.len(), spec)?;
+        Ok(ids)
     }
 
     /// Without the cache: the same arithmetic over the whole text, afresh.
@@ -471,6 +520,17 @@ impl Decoder {
     /// Chooses the next character, appends it and runs its row (or, without the cache, the
     /// whole text again); `None` once every asked step is taken.
     pub fn step(&mut self, model: &Model, clock: &dyn Fn() -> f64) -> Option<Step> {
+        self.step_checked(model, clock, self.spec.check)
+    }
+
+    /// [`Decoder::step`], compared with a recompute of the whole text or not (`check`), whatever
+    /// the spec says: a large model's worker checks the last step it was asked for, not each.
+    pub fn step_checked(
+        &mut self,
+        model: &Model,
+        clock: &dyn Fn() -> f64,
+        check: bool,
+    ) -> Option<Step> {
         if self.done() {
             return None;
         }
@@ -500,9 +560,7 @@ impl Decoder {
             Self::whole(model, &self.ids, attention_t, Some(&mut attention))
         };
         let ms = clock() - started;
-        let max_delta = self
-            .spec
-            .check
+        let max_delta = check
             .then(|| recompute(model, &self.ids, self.temperature))
             .flatten()
             .map(|full| {

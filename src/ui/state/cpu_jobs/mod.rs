@@ -359,7 +359,8 @@ fn on_answer(queue: Queue, index: usize, answer: FromWorker) {
         | FromWorker::Error { .. }
         | FromWorker::Kernel { .. }
         | FromWorker::ModelOpened { .. }
-        | FromWorker::Forward { .. } => {}
+        | FromWorker::Forward { .. }
+        | FromWorker::Stepped { .. } => {}
     }
 }
 

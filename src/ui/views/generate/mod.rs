@@ -2,11 +2,14 @@
 //! every step's new query row against the growing cache (per layer, per K/V head); what the
 //! cache holds for this model and for MHA, GQA, MQA and MLA; characters per second with and
 //! without the cache, measured here. The core's `Decoder` does the work, one step per call, so
-//! the page draws between steps and never blocks.
+//! the page draws between steps and never blocks; a user's model steps in the worker that holds
+//! it.
 //!
-//! [`run`] holds a generation's state and takes its steps; [`strips`] draws the step on view;
-//! [`readout`] says it in numbers; this file lays out the controls and the parts.
+//! [`run`] holds a generation's state and takes its steps; [`in_worker`] takes them in the
+//! model's worker; [`strips`] draws the step on view; [`readout`] says it in numbers; this file
+//! lays out the controls and the parts.
 
+mod in_worker;
 mod readout;
 mod run;
 mod strips;

@@ -119,10 +119,11 @@ pub fn CacheReadout(generation: Generation) -> impl IntoView {
         })
     };
     let checked = move || {
-        let delta = g
-            .steps
-            .with(|s| s.iter().filter_map(|s| s.max_delta).reduce(f32::max))?;
-        Some((texts().checked)(delta))
+        let (delta, checked, taken) = g.steps.with(|s| {
+            let deltas = || s.iter().filter_map(|s| s.max_delta);
+            (deltas().reduce(f32::max), deltas().count(), s.len())
+        });
+        Some((texts().checked)(delta?, checked, taken))
     };
     view! {
         <p class="help block" data-testid="generate-cache-line">{cache_line}</p>

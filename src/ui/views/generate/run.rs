@@ -1,12 +1,16 @@
 //! A generation's state, shared by the Generate view's parts: the settings (steps, cache,
 //! sampling), the decoder under way, the steps taken and the one on view; and how steps are
 //! taken, a frame's budget at a time (or one per pace while playing), the page drawing in between.
+//! A user's model held by its worker generates there, a step asked for at a time; its steps are
+//! checked against a recompute only at the end of each run asked for (a recompute of the whole
+//! text is a forward pass of the model: a second for GPT-2 small), the lab's own at every step.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use leptos::prelude::*;
 
+use super::in_worker::Stepper;
 use crate::ui::browser::clock::now_ms;
 use crate::ui::i18n::model_errors::ModelProblem;
 use crate::ui::logic::link::GenerationView;
@@ -36,10 +40,10 @@ pub fn random_draw() -> f64 {
     }
 }
 
-/// A generation under way: the model it runs and its decoder.
+/// A generation under way: the model it runs and where its decoder is.
 pub struct Run {
     pub model: Arc<Model>,
-    pub decoder: Decoder,
+    pub stepper: Stepper,
     pub cache: bool,
 }
 
@@ -61,8 +65,10 @@ pub struct Generation {
     pub shown: RwSignal<Option<usize>>,
     /// Steps to take before stopping.
     pub target: RwSignal<usize>,
-    pace: StoredValue<Duration>,
-    ticking: StoredValue<bool>,
+    pub(super) pace: StoredValue<Duration>,
+    pub(super) ticking: StoredValue<bool>,
+    /// The worker refused or lost a generation: the page generates from now on.
+    pub(super) page_only: StoredValue<bool>,
     /// Why it cannot generate, worded in the reader's language when shown.
     pub error: RwSignal<Option<ModelProblem>>,
     /// Measured: (steps, ms) with the cache and without, for the latest run of each.
@@ -89,6 +95,7 @@ impl Generation {
             target: RwSignal::new(0),
             pace: StoredValue::new(Duration::ZERO),
             ticking: StoredValue::new(false),
+            page_only: StoredValue::new(false),
             error: RwSignal::new(None),
             speed: RwSignal::new([None; 2]),
             hover: RwSignal::new(None),
@@ -127,6 +134,20 @@ impl Generation {
 
     /// Forgets the run: nothing generated, nothing on view.
     pub fn reset(self) {
+        // A run in the worker ticks when its step is answered, which is now ignored: nothing
+        // ticks any more. (A run on the page ticks until it finds no run.)
+        let in_worker = self.run.with_value(|r| {
+            matches!(
+                r,
+                Some(Run {
+                    stepper: Stepper::Worker { .. },
+                    ..
+                })
+            )
+        });
+        if in_worker {
+            self.ticking.set_value(false);
+        }
         self.run.set_value(None);
         // Only what holds something is cleared: a new sentence typed (each character resets
         // the run) must not wake every view of the generator when nothing was generated.
@@ -200,29 +221,22 @@ impl Generation {
             },
             check: true,
         };
-        let decoder = generation_input(&request)
-            .map_err(ModelProblem::Refused)
-            .and_then(|(sentence, temperature)| {
-                Decoder::new(&model, &sentence, &spec, temperature, &now_ms)
-                    .map_err(ModelProblem::Generate)
-            });
+        let input = generation_input(&request).map_err(ModelProblem::Refused);
+        if let Some(started) = self.start_in_worker(&model, &request, &spec, &input) {
+            return started;
+        }
+        let decoder = input.and_then(|(sentence, temperature)| {
+            Decoder::new(&model, &sentence, &spec, temperature, &now_ms)
+                .map_err(ModelProblem::Generate)
+        });
         match decoder {
             Ok(decoder) => {
-                self.prompt.set(
-                    decoder
-                        .prompt()
-                        .iter()
-                        .map(|&id| model.vocab[id as usize].clone())
-                        .collect(),
-                );
-                let slot = usize::from(!spec.cache);
-                self.speed.update(|s| s[slot] = None);
+                self.started(&model, decoder.prompt(), &spec);
                 self.run.set_value(Some(Run {
                     model,
-                    decoder,
+                    stepper: Stepper::Page(decoder),
                     cache: spec.cache,
                 }));
-                self.error.set(None);
                 true
             }
             Err(message) => {
@@ -230,6 +244,19 @@ impl Generation {
                 false
             }
         }
+    }
+
+    /// A run started: its prompt shown, its speed slot cleared, no error.
+    pub(super) fn started(self, model: &Model, prompt: &[u32], spec: &GenerateSpec) {
+        self.prompt.set(
+            prompt
+                .iter()
+                .map(|&id| model.vocab[id as usize].clone())
+                .collect(),
+        );
+        let slot = usize::from(!spec.cache);
+        self.speed.update(|s| s[slot] = None);
+        self.error.set(None);
     }
 
     /// Generates up to `to` steps, `step_pace` apart (zero: a frame's budget at a time).
@@ -246,11 +273,15 @@ impl Generation {
         }
     }
 
-    /// Steps until the target, a frame's budget at a time (or one per pace while playing).
-    fn tick(self) {
+    /// Steps until the target, a frame's budget at a time (or one per pace while playing); in
+    /// the worker, one step asked for at a time (its answer ticks again).
+    pub(super) fn tick(self) {
         let began = now_ms();
         let mut taken = Vec::new();
         let mut slot = 0;
+        let wanted = self.target.get_untracked();
+        let jobs = self.lab.model_jobs;
+        let mut lost = false;
         let more = self
             .run
             .try_update_value(|run| {
@@ -258,20 +289,46 @@ impl Generation {
                     return false;
                 };
                 slot = usize::from(!run.cache);
-                let wanted = self.target.get_untracked();
-                while run.decoder.taken() < wanted {
-                    let Some(step) = run.decoder.step(&run.model, &now_ms) else {
-                        break;
-                    };
-                    taken.push(step);
-                    if self.pace.get_value() > Duration::ZERO || now_ms() - began > FRAME_BUDGET_MS
-                    {
-                        break;
+                match &mut run.stepper {
+                    Stepper::Page(decoder) => {
+                        while decoder.taken() < wanted {
+                            let Some(step) = decoder.step(&run.model, &now_ms) else {
+                                break;
+                            };
+                            taken.push(step);
+                            if self.pace.get_value() > Duration::ZERO
+                                || now_ms() - began > FRAME_BUDGET_MS
+                            {
+                                break;
+                            }
+                        }
+                        decoder.taken() < wanted && !decoder.done()
+                    }
+                    Stepper::Worker {
+                        id,
+                        steps,
+                        taken,
+                        waiting,
+                        done,
+                    } => {
+                        if *done || *taken >= wanted.min(*steps) {
+                            return false;
+                        }
+                        if !*waiting {
+                            // The last step of what was asked for is checked.
+                            let check = *taken + 1 == wanted.min(*steps);
+                            *waiting = jobs.step(*id, check);
+                            lost = !*waiting;
+                        }
+                        // Its answer ticks again.
+                        true
                     }
                 }
-                run.decoder.taken() < wanted && !run.decoder.done()
             })
             .unwrap_or(false);
+        if lost {
+            return self.again_on_page();
+        }
         if !taken.is_empty() {
             let ms: f64 = taken.iter().map(|s| s.ms).sum();
             self.speed.update(|s| {
@@ -280,7 +337,18 @@ impl Generation {
             });
             self.steps.update(|s| s.extend(taken));
         }
-        if more {
+        let in_worker = self.run.with_value(|r| {
+            matches!(
+                r,
+                Some(Run {
+                    stepper: Stepper::Worker { .. },
+                    ..
+                })
+            )
+        });
+        if more && in_worker {
+            // The worker's answer ticks again.
+        } else if more {
             set_timeout(move || self.tick(), self.pace.get_value());
         } else {
             self.ticking.set_value(false);
@@ -292,6 +360,6 @@ impl Generation {
     /// Whether the run under way has generated all it will.
     pub fn done(self) -> bool {
         self.run
-            .with_value(|r| r.as_ref().is_some_and(|r| r.decoder.done()))
+            .with_value(|r| r.as_ref().is_some_and(|r| r.stepper.done()))
     }
 }
