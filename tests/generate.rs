@@ -293,10 +293,14 @@ fn the_workers_steps_are_the_pages_checked_when_asked_and_travel_unchanged() {
             (step.id, &step.attention, &step.top),
             (checked.id, &checked.attention, &checked.top)
         );
-        let json = serde_json::to_string(&Some(&step)).unwrap();
-        let back: Option<attention_core::models::generate::Step> =
-            serde_json::from_str(&json).unwrap();
+        let json = attention_core::api::step_json(Some(step.clone()));
+        let back = attention_core::api::step_from_json(&json).unwrap();
         assert_eq!(back.as_ref(), Some(&step), "f32s survive JSON exactly");
     }
     assert!(worker.step_checked(&model, &|| 0.0, true).is_none());
+    let done = attention_core::api::step_json(None);
+    assert_eq!(
+        (done.as_str(), attention_core::api::step_from_json(&done)),
+        ("null", Ok(None))
+    );
 }

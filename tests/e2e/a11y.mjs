@@ -188,6 +188,15 @@ const ownModel = (lang, refused) => async (page) => {
   await nextFrames(page);
 };
 state('your own model, Chinese', ownModel('zh', false));
+// Generated in the model's worker: the check line says how many steps were checked.
+const ownGenerated = (lang) => async (page) => {
+  await ownModel(lang, false)(page);
+  await page.locator('[data-testid=generator]').scrollIntoViewIfNeeded();
+  await page.click('[data-testid=generate]');
+  await page.waitForFunction(() => /\d+ \/ \d+/.test(document.querySelector('[data-testid=generate-at]')?.textContent ?? '')
+    && document.querySelector('[data-testid=generate-check]')?.textContent, null, { timeout: 60000 });
+};
+state('your own model, generated in its worker, Chinese, dark', ownGenerated('zh'), { dark: true });
 state('your own model, a folder refused, phone', ownModel('en', true), { viewport: { width: 390, height: 844 } });
 state('the element on a course page', async (page) => {
   await page.goto(`${server.url}course.html`);
@@ -358,6 +367,18 @@ test('the generator\'s strip labels sit on their rows, on a phone and a desktop'
     } finally {
       await page.close();
     }
+  }
+});
+
+test('a user\'s model generated in its worker is said in Chinese, the steps checked counted', async () => {
+  const page = await context.newPage();
+  try {
+    await ownGenerated('zh')(page);
+    await page.waitForFunction(() => document.querySelector('[data-testid=generate-at]')?.textContent === '40 / 40', null, { timeout: 60000 });
+    assert.match(await page.textContent('[data-testid=generate-check]'), /^只在每次要求的生成结束时校验（40 步中校验了 1 步）/);
+    assert.deepEqual(await englishOnChinesePage(page), []);
+  } finally {
+    await page.close();
   }
 });
 

@@ -122,6 +122,11 @@ test('every view draws on the model: its status, every head at a glance, the lay
   assert.ok(await page.locator('[data-testid=predictions] li').count() >= 1);
   assert.match(await page.locator('[data-testid=norm-fixed]').textContent(), /ε = 10⁻⁶/, 'the model\'s own ε');
   assert.match(status, /MB in memory, in f32\./);
+  // Streaming: a folder of one's own (rotary positions) is not streamed in the page, and the
+  // view says so and how the command line does it, instead of asking for the Llama model.
+  await page.locator('[data-testid=stream]').scrollIntoViewIfNeeded();
+  assert.match(await page.locator('[data-testid=stream-unavailable]').textContent(),
+    /A model folder of your own is not streamed in the page yet.*"stream_eval"/);
   // A head knocked out: the comparison pass with every head on is the worker's, and the line
   // compares the shown prediction (before) with the knocked-out one.
   const before = (await state()).predictions[0].p;

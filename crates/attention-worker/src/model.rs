@@ -26,7 +26,7 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use attention_core::api::{Request, generation_input};
+use attention_core::api::{Request, generation_input, step_json};
 use attention_core::io::safetensors::ReadAt;
 use attention_core::models::Model;
 use attention_core::models::generate::{Decoder, GenerateSpec, Sampling};
@@ -193,8 +193,7 @@ pub fn step(scope: &DedicatedWorkerGlobalScope, message: &Array) {
         let model = model.as_ref().ok_or("no model is open in the worker")?;
         DECODER.with_borrow_mut(|slot| match slot {
             Some((of, decoder)) if *of == number => {
-                let step = decoder.step_checked(model, &now, check);
-                serde_json::to_string(&step).map_err(|e| e.to_string())
+                Ok(step_json(decoder.step_checked(model, &now, check)))
             }
             _ => Err(format!(
                 "generation {number} is not under way in the worker"

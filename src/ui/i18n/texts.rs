@@ -222,6 +222,8 @@ pub struct StreamTexts {
     /// With the GPT-2 model (learned positions): why it cannot run.
     pub learned_positions: &'static str,
     pub need_model: &'static str,
+    /// A model folder of one's own with rotary positions: not streamed in the page (yet).
+    pub own_model: &'static str,
     pub text: &'static str,
     pub window: &'static str,
     pub sinks: &'static str,

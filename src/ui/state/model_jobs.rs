@@ -26,7 +26,7 @@ use super::model::{self, ForwardRef, trained_request};
 use crate::ui::browser::clock::now_ms;
 use crate::ui::browser::js_bytes::JsBytes;
 use crate::ui::browser::worker::{FromWorker, WorkerHandle};
-use attention_core::api::{Request, RequestError};
+use attention_core::api::{Request, RequestError, step_from_json};
 use attention_core::models::Model;
 use attention_core::models::generate::{GenerateSpec, Sampling, Step};
 use attention_core::models::model::Reading;
@@ -462,8 +462,7 @@ impl ModelJobs {
                 self.finish(job.request, result, job.compared);
             }
             FromWorker::Stepped { id, json } => {
-                let answer = serde_json::from_str::<Option<Step>>(&json)
-                    .map_or(Generated::Failed, Generated::Step);
+                let answer = step_from_json(&json).map_or(Generated::Failed, Generated::Step);
                 self.tell_generator(Some(id), answer);
             }
             FromWorker::Error { id, .. } => {

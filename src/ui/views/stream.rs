@@ -272,10 +272,19 @@ pub fn StreamSection() -> impl IntoView {
             }
         }
     };
-    let state = move || match layout() {
-        Some(layout) if layout.streams() => 0,
-        Some(_) => 1,
-        None => 2,
+    // A model folder of one's own: its layout is its config's, once it is loaded.
+    let own = Memo::new(move |_| {
+        lab.request
+            .with(|r| r.model.as_ref().and_then(|m| m.folder()).is_some())
+            .then(|| model().map(|m| m.config.layout))
+    });
+    let state = move || match (own.get(), layout()) {
+        (Some(Some(layout)), _) if layout.streams() => 3,
+        (Some(Some(_)), _) => 1,
+        (Some(None), _) => 2,
+        (None, Some(layout)) if layout.streams() => 0,
+        (None, Some(_)) => 1,
+        (None, None) => 2,
     };
     view! {
         <section class="step stream-view" data-view=section.id() data-testid="stream"
@@ -285,6 +294,7 @@ pub fn StreamSection() -> impl IntoView {
             {move || match state() {
                 1 => view! { <p class="help block" data-testid="stream-unavailable">{texts().learned_positions}</p> }.into_any(),
                 2 => view! { <p class="help block" data-testid="stream-unavailable">{texts().need_model}</p> }.into_any(),
+                3 => view! { <p class="help block" data-testid="stream-unavailable">{texts().own_model}</p> }.into_any(),
                 _ => view! {
                     <label class="field-label stream-text">
                         {move || texts().text}

@@ -19,7 +19,8 @@ pub use circuits::{explain_json, model_circuits_json, trace_circuits_json, with_
 pub use kernel_bench::kernel_bench;
 pub use lesson::lesson_json;
 pub use model::{
-    GenerationRefusal, forward_json, generate_json, generation_input, stream_eval_json,
+    GenerationRefusal, forward_json, generate_json, generation_input, step_from_json, step_json,
+    stream_eval_json,
 };
 pub use request::{FIELDS, Request, field, parse_request, request_schema, request_schema_text};
 pub use request_types::{

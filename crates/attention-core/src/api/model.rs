@@ -5,8 +5,8 @@ use serde_json::{Value, json};
 use super::response::{matrix_json, trace_heads_json};
 use super::{Request, RequestError};
 use crate::MaskSpec;
-use crate::models::generate::CacheSizes;
-use crate::models::{Forward, Model};
+use crate::models::generate::{CacheSizes, Step};
+use crate::models::{Forward, Model, Prediction};
 
 /// A forward pass as JSON: the tokens, each layer's heads (in the trace's per-head shape: q, k,
 /// v, scores, weights, output) with the residual stream in and out, and the five most likely
@@ -174,4 +174,53 @@ pub fn stream_eval_json(model: &Model, request: &Request) -> Result<Value, Strin
         "recompute": run(&eval.recompute),
         "first_token_share": eval.first_token_share,
     }))
+}
+
+/// A generation step as it travels from a model's worker to the page: every field, the numbers
+/// exactly (an f32 written shortest and read back is the same f32); `None` (every step taken)
+/// is `null`.
+pub fn step_json(step: Option<Step>) -> String {
+    let wire = step.map(|s| StepWire {
+        id: s.id,
+        token: s.token,
+        top: s.top.iter().map(|p| (p.id, p.p)).collect(),
+        cache_len: s.cache_len,
+        cache_bytes: s.cache_bytes,
+        ms: s.ms,
+        max_delta: s.max_delta,
+        attention: s.attention,
+    });
+    serde_json::to_string(&wire).unwrap_or_else(|_| "null".into())
+}
+
+/// [`step_json`] read back.
+pub fn step_from_json(json: &str) -> Result<Option<Step>, String> {
+    let wire: Option<StepWire> = serde_json::from_str(json).map_err(|e| e.to_string())?;
+    Ok(wire.map(|w| Step {
+        id: w.id,
+        token: w.token,
+        top: w
+            .top
+            .into_iter()
+            .map(|(id, p)| Prediction { id, p })
+            .collect(),
+        cache_len: w.cache_len,
+        cache_bytes: w.cache_bytes,
+        ms: w.ms,
+        max_delta: w.max_delta,
+        attention: w.attention,
+    }))
+}
+
+/// [`Step`]'s fields, for [`step_json`].
+#[derive(serde::Serialize, serde::Deserialize)]
+struct StepWire {
+    id: u32,
+    token: String,
+    top: Vec<(u32, f32)>,
+    cache_len: usize,
+    cache_bytes: usize,
+    ms: f64,
+    max_delta: Option<f32>,
+    attention: Vec<Vec<Vec<f32>>>,
 }

@@ -271,8 +271,8 @@ pub struct GenerateSpec {
     pub check: bool,
 }
 
-/// One generated character (serialised as it travels from a model's worker to the page).
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+/// One generated character (as JSON from a model's worker to the page: `api::step_json`).
+#[derive(Debug, Clone, PartialEq)]
 pub struct Step {
     pub id: u32,
     pub token: String,

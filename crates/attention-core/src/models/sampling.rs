@@ -4,7 +4,7 @@
 use ndarray::ArrayView1;
 
 /// One next token and its probability.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Prediction {
     pub id: u32,
     pub p: f32,

@@ -5,7 +5,7 @@
 //! the page draws between steps and never blocks; a user's model steps in the worker that holds
 //! it.
 //!
-//! [`run`] holds a generation's state and takes its steps; [`in_worker`] takes them in the
+//! [`run`] holds a generation's state and takes its steps; [`in_worker`] starts them in the
 //! model's worker; [`strips`] draws the step on view; [`readout`] says it in numbers; this file
 //! lays out the controls and the parts.
 

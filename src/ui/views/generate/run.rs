@@ -10,12 +10,12 @@ use std::time::Duration;
 
 use leptos::prelude::*;
 
-use super::in_worker::Stepper;
+use super::in_worker::{self, Stepper};
 use crate::ui::browser::clock::now_ms;
 use crate::ui::i18n::model_errors::ModelProblem;
 use crate::ui::logic::link::GenerationView;
-use crate::ui::state::Lab;
 use crate::ui::state::model::trained_request;
+use crate::ui::state::{Generated, Lab};
 use attention_core::api::generation_input;
 use attention_core::models::generate::{Decoder, GenerateSpec, Sampling, Step};
 use attention_core::models::{Model, ModelConfig};
@@ -65,10 +65,10 @@ pub struct Generation {
     pub shown: RwSignal<Option<usize>>,
     /// Steps to take before stopping.
     pub target: RwSignal<usize>,
-    pub(super) pace: StoredValue<Duration>,
-    pub(super) ticking: StoredValue<bool>,
+    pace: StoredValue<Duration>,
+    ticking: StoredValue<bool>,
     /// The worker refused or lost a generation: the page generates from now on.
-    pub(super) page_only: StoredValue<bool>,
+    page_only: StoredValue<bool>,
     /// Why it cannot generate, worded in the reader's language when shown.
     pub error: RwSignal<Option<ModelProblem>>,
     /// Measured: (steps, ms) with the cache and without, for the latest run of each.
@@ -222,8 +222,24 @@ impl Generation {
             check: true,
         };
         let input = generation_input(&request).map_err(ModelProblem::Refused);
-        if let Some(started) = self.start_in_worker(&model, &request, &spec, &input) {
-            return started;
+        if !self.page_only.get_value() {
+            let on = move |answer| self.answered(answer);
+            match in_worker::start(self.lab.model_jobs, &model, &request, &spec, &input, on) {
+                Some(Ok((prompt, stepper))) => {
+                    self.started(&model, &prompt, &spec);
+                    self.run.set_value(Some(Run {
+                        model,
+                        stepper,
+                        cache: spec.cache,
+                    }));
+                    return true;
+                }
+                Some(Err(problem)) => {
+                    self.error.set(Some(problem));
+                    return false;
+                }
+                None => {}
+            }
         }
         let decoder = input.and_then(|(sentence, temperature)| {
             Decoder::new(&model, &sentence, &spec, temperature, &now_ms)
@@ -247,7 +263,7 @@ impl Generation {
     }
 
     /// A run started: its prompt shown, its speed slot cleared, no error.
-    pub(super) fn started(self, model: &Model, prompt: &[u32], spec: &GenerateSpec) {
+    fn started(self, model: &Model, prompt: &[u32], spec: &GenerateSpec) {
         self.prompt.set(
             prompt
                 .iter()
@@ -257,6 +273,83 @@ impl Generation {
         let slot = usize::from(!spec.cache);
         self.speed.update(|s| s[slot] = None);
         self.error.set(None);
+    }
+
+    /// What the worker said of the run's step asked for.
+    fn answered(self, answer: Generated) {
+        if matches!(answer, Generated::Failed) {
+            return self.again_on_page();
+        }
+        let mut stepped = None;
+        let mut slot = 0;
+        let ours = self
+            .run
+            .try_update_value(|run| {
+                let Some(Run {
+                    stepper:
+                        Stepper::Worker {
+                            taken,
+                            waiting,
+                            done,
+                            ..
+                        },
+                    cache,
+                    ..
+                }) = run.as_mut()
+                else {
+                    return false;
+                };
+                slot = usize::from(!*cache);
+                *waiting = false;
+                match answer {
+                    Generated::Step(Some(step)) => {
+                        *taken += 1;
+                        stepped = Some(step);
+                    }
+                    Generated::Step(None) => *done = true,
+                    Generated::Failed => {}
+                }
+                true
+            })
+            .unwrap_or(false);
+        if !ours {
+            return;
+        }
+        if let Some(step) = stepped {
+            self.speed.update(|s| {
+                let (n, total) = s[slot].unwrap_or((0, 0.0));
+                s[slot] = Some((n + 1, total + step.ms));
+            });
+            self.steps.update(|s| s.push(step));
+        }
+        // Unpaced, the next step is asked for at once: the worker computes it while the page
+        // draws this one.
+        match self.pace.get_value() {
+            Duration::ZERO => self.tick(),
+            pace => set_timeout(move || self.tick(), pace),
+        }
+    }
+
+    /// The worker stopped or refused the run: the page runs it again from its start, with the
+    /// same settings and seed (so the same characters), and generates from now on.
+    fn again_on_page(self) {
+        let worker_run = self.run.with_value(|r| {
+            matches!(
+                r,
+                Some(Run {
+                    stepper: Stepper::Worker { .. },
+                    ..
+                })
+            )
+        });
+        if !worker_run {
+            return;
+        }
+        self.page_only.set_value(true);
+        self.run.set_value(None);
+        self.steps.set(Vec::new());
+        self.ticking.set_value(false);
+        self.go(self.target.get_untracked(), self.pace.get_value());
     }
 
     /// Generates up to `to` steps, `step_pace` apart (zero: a frame's budget at a time).
@@ -275,7 +368,7 @@ impl Generation {
 
     /// Steps until the target, a frame's budget at a time (or one per pace while playing); in
     /// the worker, one step asked for at a time (its answer ticks again).
-    pub(super) fn tick(self) {
+    fn tick(self) {
         let began = now_ms();
         let mut taken = Vec::new();
         let mut slot = 0;
