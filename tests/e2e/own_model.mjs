@@ -102,6 +102,11 @@ test('a folder opened through attentionLab.load runs with its own tokenizer, and
     const checked = await page.locator('[data-testid=generate-check]').textContent();
     assert.match(checked, /^Checked at the end of each run asked for \(1 of 8 steps\).*the largest difference is (\d\.\de-\d+)\.$/, name);
     assert.ok(Number(/is (\S+)\.$/.exec(checked)[1]) <= 1e-4, checked);
+    // "One step" twice in a row, the first step still on its way from the worker: two steps.
+    await page.click('[data-testid=generate-restart]');
+    await page.click('[data-testid=generate-step]');
+    await page.click('[data-testid=generate-step]');
+    await page.waitForFunction(() => document.querySelector('[data-testid=generate-at]')?.textContent === '2 / 2', null, { timeout: 60000 });
     // trace(): the chosen layer's heads, on the model's own tokens.
     const trace = await page.evaluate(() => window.attentionLab.trace());
     assert.equal(trace.heads.length, 4, 'every fixture has 4 query heads');

@@ -415,7 +415,7 @@ pub static TEXT: Text = Text {
             help: "A model reads at most its context. A streaming server keeps going with a rolling cache: the last characters (the window) and, as StreamingLLM proposed, the first few (sink tokens), because many large models pour spare attention onto the first token and break when it is evicted. Positions are counted inside the cache, so RoPE never sees one it was not trained on. Here the Llama model reads a text longer than its context three ways.",
             learned_positions: "GPT-2's learned positions are added to its input before K and V are computed, so its cached entries cannot move to new positions. Choose the Llama layout to stream.",
             need_model: "Choose the Llama-layout model above to stream.",
-            own_model: "This view streams the lab's own Llama-layout model. A model folder of your own is not streamed in the page yet: both readings take a step of the model for every character of the text, about a thousand steps, and the page would wait on them. The command line reads your folder this way: give it {\"model\": {\"path\": …}, \"stream_eval\": {\"text\": …, \"window\": 64, \"sink_tokens\": 4}}.",
+            own_model: "This view streams the lab's own Llama-layout model. A model folder of your own is not streamed in the page yet: each reading takes a step of the model for every token of the text (hundreds of them), the recompute a forward pass for each, and the page would wait on them all. The command line reads your folder this way: give it {\"model\": {\"path\": …}, \"stream_eval\": {\"text\": …, \"window\": 64, \"sink_tokens\": 4}}.",
             text: "Text",
             window: "window",
             sinks: "sink tokens",

@@ -65,6 +65,8 @@ pub enum Generated {
     Step(Option<Step>),
     /// The worker stopped, or refused the generation: the page generates instead.
     Failed,
+    /// Another model was given to the worker: the generation is over.
+    Dropped,
 }
 
 /// Where a generation's answers go.
@@ -135,8 +137,10 @@ impl ModelJobs {
         self.running.set_value(None);
         self.queued.set_value(None);
         self.compare_queued.set_value(None);
-        // A generation of the model before is forgotten with it.
-        self.generator.set_value(None);
+        // A generation of the model before ends with it.
+        if let Some((_, on)) = self.generator.try_update_value(Option::take).flatten() {
+            on(Generated::Dropped);
+        }
         self.set_busy(false);
         self.done.set(None);
         self.compared.set(None);
@@ -190,12 +194,15 @@ impl ModelJobs {
         })
     }
 
-    /// Whether the worker holds `model`, read and ready (untracked).
+    /// Whether the worker holds `model`, or is reading it from a message already posted (it
+    /// reads its messages in order, so what is asked next waits for the model) (untracked).
     pub fn holds(self, model: &Arc<Model>) -> bool {
-        self.listening.get_value()
-            && self
-                .held
-                .with_untracked(|held| matches!(held, Held::Holding(m) if Arc::ptr_eq(m, model)))
+        let posted = self.listening.get_value() && self.waiting.with_value(Option::is_none);
+        posted
+            && self.held.with_untracked(|held| match held {
+                Held::Opening(_, m) | Held::Holding(m) => Arc::ptr_eq(m, model),
+                Held::Nothing | Held::Failed => false,
+            })
     }
 
     /// Starts a generation of `model` in the worker after `prompt` (the ids of the trained

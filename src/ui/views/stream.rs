@@ -281,7 +281,8 @@ pub fn StreamSection() -> impl IntoView {
     let state = move || match (own.get(), layout()) {
         (Some(Some(layout)), _) if layout.streams() => 3,
         (Some(Some(_)), _) => 1,
-        (Some(None), _) => 2,
+        // Still being read: whatever its layout, a folder is not streamed here.
+        (Some(None), _) => 3,
         (None, Some(layout)) if layout.streams() => 0,
         (None, Some(_)) => 1,
         (None, None) => 2,

@@ -176,9 +176,10 @@ pub fn stream_eval_json(model: &Model, request: &Request) -> Result<Value, Strin
     }))
 }
 
-/// A generation step as it travels from a model's worker to the page: every field, the numbers
-/// exactly (an f32 written shortest and read back is the same f32); `None` (every step taken)
-/// is `null`.
+/// A generation step as it travels from a model's worker to the page: every field, its finite
+/// numbers exactly (an f32 written shortest and read back is the same f32; a model's weights are
+/// checked finite when it is read, so its steps' numbers are); `None` (every step taken) is
+/// `null`.
 pub fn step_json(step: Option<Step>) -> String {
     let wire = step.map(|s| StepWire {
         id: s.id,

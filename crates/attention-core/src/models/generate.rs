@@ -512,6 +512,11 @@ impl Decoder {
         self.ids.len() - self.prompt_len
     }
 
+    /// The steps asked for.
+    pub fn asked(&self) -> usize {
+        self.spec.steps
+    }
+
     /// Whether every asked step is taken.
     pub fn done(&self) -> bool {
         self.taken() >= self.spec.steps

@@ -110,7 +110,8 @@ fn Generator() -> impl IntoView {
     let one = move |_| {
         g.playing.set(false);
         g.draw_seed();
-        g.go(g.taken() + 1, Duration::ZERO);
+        // One more than asked for so far: a step still on its way from the worker counts.
+        g.go(g.target.get_untracked().max(g.taken()) + 1, Duration::ZERO);
     };
     let all = move |_| {
         g.playing.set(false);

@@ -45,6 +45,10 @@ pub struct Run {
     pub model: Arc<Model>,
     pub stepper: Stepper,
     pub cache: bool,
+    /// Every step checked against a recompute of the whole text (the lab's own models); else
+    /// only the last of each run asked for (a model folder's: a recompute is a whole forward
+    /// pass of it).
+    pub check_each: bool,
 }
 
 /// Everything the Generate view's parts read and change (reactive, so `Copy`).
@@ -148,6 +152,12 @@ impl Generation {
         if in_worker {
             self.ticking.set_value(false);
         }
+        // Nothing plays on (a step in flight is dropped with its run), and the next run tries
+        // the model's worker again.
+        if self.playing.get_untracked() {
+            self.playing.set(false);
+        }
+        self.page_only.set_value(false);
         self.run.set_value(None);
         // Only what holds something is cleared: a new sentence typed (each character resets
         // the run) must not wake every view of the generator when nothing was generated.
@@ -222,6 +232,7 @@ impl Generation {
             check: true,
         };
         let input = generation_input(&request).map_err(ModelProblem::Refused);
+        let check_each = request.model.as_ref().and_then(|m| m.folder()).is_none();
         if !self.page_only.get_value() {
             let on = move |answer| self.answered(answer);
             match in_worker::start(self.lab.model_jobs, &model, &request, &spec, &input, on) {
@@ -231,6 +242,7 @@ impl Generation {
                         model,
                         stepper,
                         cache: spec.cache,
+                        check_each,
                     }));
                     return true;
                 }
@@ -252,6 +264,7 @@ impl Generation {
                     model,
                     stepper: Stepper::Page(decoder),
                     cache: spec.cache,
+                    check_each,
                 }));
                 true
             }
@@ -277,8 +290,11 @@ impl Generation {
 
     /// What the worker said of the run's step asked for.
     fn answered(self, answer: Generated) {
-        if matches!(answer, Generated::Failed) {
-            return self.again_on_page();
+        match answer {
+            Generated::Failed => return self.again_on_page(),
+            // Its model was replaced in the worker: the run is over.
+            Generated::Dropped => return self.reset(),
+            Generated::Step(_) => {}
         }
         let mut stepped = None;
         let mut slot = 0;
@@ -307,7 +323,7 @@ impl Generation {
                         stepped = Some(step);
                     }
                     Generated::Step(None) => *done = true,
-                    Generated::Failed => {}
+                    Generated::Failed | Generated::Dropped => {}
                 }
                 true
             })
@@ -346,6 +362,11 @@ impl Generation {
             return;
         }
         self.page_only.set_value(true);
+        // A run already over stays on view; asking it for more steps finds the worker gone
+        // and comes back here, ticking.
+        if !self.ticking.get_value() {
+            return;
+        }
         self.run.set_value(None);
         self.steps.set(Vec::new());
         self.ticking.set_value(false);
@@ -385,7 +406,10 @@ impl Generation {
                 match &mut run.stepper {
                     Stepper::Page(decoder) => {
                         while decoder.taken() < wanted {
-                            let Some(step) = decoder.step(&run.model, &now_ms) else {
+                            let last = decoder.taken() + 1 >= wanted.min(decoder.asked());
+                            let check = run.check_each || last;
+                            let Some(step) = decoder.step_checked(&run.model, &now_ms, check)
+                            else {
                                 break;
                             };
                             taken.push(step);
