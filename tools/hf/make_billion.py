@@ -12,11 +12,12 @@ the test command: the folder is 2 GB. Needs only numpy.
 import json
 import os
 import shutil
-import struct
 import sys
 from pathlib import Path
 
 import numpy as np
+
+import random_safetensors
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURE = ROOT / "tests" / "fixtures" / "hf" / "llama"
@@ -43,33 +44,17 @@ def shapes():
     yield "model.norm.weight", (HIDDEN,)
 
 
-def bf16(values):
-    """f32 → bf16 bits, rounded to nearest even."""
-    bits = values.astype(np.float32).view(np.uint32)
-    return ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype("<u2")
-
-
 def main(out):
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(0)
-    header, offset, count = {}, 0, 0
-    for name, shape in shapes():
-        n = int(np.prod(shape))
-        header[name] = {"dtype": "BF16", "shape": list(shape), "data_offsets": [offset, offset + 2 * n]}
-        offset += 2 * n
-        count += n
-    text = json.dumps(header).encode()
-    text += b" " * (-len(text) % 8)
-    with open(out / "model.safetensors", "wb") as f:
-        f.write(struct.pack("<Q", len(text)))
-        f.write(text)
-        for name, shape in shapes():
-            if name.endswith("norm.weight"):
-                values = np.ones(shape, np.float32)
-            else:
-                values = rng.standard_normal(shape, dtype=np.float32) * 0.02
-            f.write(bf16(values).tobytes())
+
+    def value(name, shape):
+        if name.endswith("norm.weight"):
+            return np.ones(shape, np.float32)
+        return rng.standard_normal(shape, dtype=np.float32) * 0.02
+
+    count, offset = random_safetensors.write(out / "model.safetensors", shapes, "BF16", value)
     config = json.loads((FIXTURE / "config.json").read_text())
     config.update(
         hidden_size=HIDDEN, num_hidden_layers=LAYERS, num_attention_heads=HEADS,

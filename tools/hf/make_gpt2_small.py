@@ -11,11 +11,12 @@ tokenizer of the GPT-2 fixture (the rows past its ids are padding). The same fol
 
 import json
 import shutil
-import struct
 import sys
 from pathlib import Path
 
 import numpy as np
+
+import random_safetensors
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURE = ROOT / "tests" / "fixtures" / "hf" / "gpt2"
@@ -50,25 +51,17 @@ def main(out):
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(0)
-    header, offset, count = {"__metadata__": {"format": "pt"}}, 0, 0
-    for name, shape in shapes():
-        n = int(np.prod(shape))
-        header[name] = {"dtype": "F32", "shape": list(shape), "data_offsets": [offset, offset + 4 * n]}
-        offset += 4 * n
-        count += n
-    text = json.dumps(header).encode()
-    text += b" " * (-len(text) % 8)
-    with open(out / "model.safetensors", "wb") as f:
-        f.write(struct.pack("<Q", len(text)))
-        f.write(text)
-        for name, shape in shapes():
-            if name.endswith(".bias"):
-                values = np.zeros(shape, np.float32)
-            elif ".ln_" in name:
-                values = np.ones(shape, np.float32)
-            else:
-                values = rng.standard_normal(shape, dtype=np.float32) * 0.02
-            f.write(values.astype("<f4").tobytes())
+
+    def value(name, shape):
+        if name.endswith(".bias"):
+            return np.zeros(shape, np.float32)
+        if ".ln_" in name:
+            return np.ones(shape, np.float32)
+        return rng.standard_normal(shape, dtype=np.float32) * 0.02
+
+    count, offset = random_safetensors.write(
+        out / "model.safetensors", shapes, "F32", value, metadata={"format": "pt"}
+    )
     config = json.loads((FIXTURE / "config.json").read_text())
     config.update(n_embd=EMBD, n_layer=LAYERS, n_head=HEADS, n_positions=POSITIONS, vocab_size=VOCAB)
     (out / "config.json").write_text(json.dumps(config, indent=2))

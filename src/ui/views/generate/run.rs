@@ -140,15 +140,7 @@ impl Generation {
     pub fn reset(self) {
         // A run in the worker ticks when its step is answered, which is now ignored: nothing
         // ticks any more. (A run on the page ticks until it finds no run.)
-        let in_worker = self.run.with_value(|r| {
-            matches!(
-                r,
-                Some(Run {
-                    stepper: Stepper::Worker { .. },
-                    ..
-                })
-            )
-        });
+        let in_worker = self.in_worker();
         if in_worker {
             self.ticking.set_value(false);
         }
@@ -349,15 +341,7 @@ impl Generation {
     /// The worker stopped or refused the run: the page runs it again from its start, with the
     /// same settings and seed (so the same characters), and generates from now on.
     fn again_on_page(self) {
-        let worker_run = self.run.with_value(|r| {
-            matches!(
-                r,
-                Some(Run {
-                    stepper: Stepper::Worker { .. },
-                    ..
-                })
-            )
-        });
+        let worker_run = self.in_worker();
         if !worker_run {
             return;
         }
@@ -454,15 +438,7 @@ impl Generation {
             });
             self.steps.update(|s| s.extend(taken));
         }
-        let in_worker = self.run.with_value(|r| {
-            matches!(
-                r,
-                Some(Run {
-                    stepper: Stepper::Worker { .. },
-                    ..
-                })
-            )
-        });
+        let in_worker = self.in_worker();
         if more && in_worker {
             // The worker's answer ticks again.
         } else if more {
@@ -472,6 +448,14 @@ impl Generation {
             self.playing.set(false);
             self.keep_link();
         }
+    }
+
+    /// Whether the run under way steps in the model's worker.
+    fn in_worker(self) -> bool {
+        self.run.with_value(|r| {
+            r.as_ref()
+                .is_some_and(|r| matches!(r.stepper, Stepper::Worker { .. }))
+        })
     }
 
     /// Whether the run under way has generated all it will.
