@@ -467,6 +467,28 @@ fn a_forward_pass_put_together_from_a_workers_numbers_is_the_forward_pass() {
             let work = ForwardWork::from_flat(&work.to_flat()).unwrap();
             let expected = page.forward(tokens, ids, &reading.run).unwrap();
             assert_eq!(worked, expected, "{name}: the worker's own pass");
+            // The worker's pass a block at a time, as it runs between its messages.
+            let mut layered = worker.begin_work(tokens, ids, &reading.run).unwrap();
+            let blocks = worker.config.n_layers;
+            for done in 1..=blocks {
+                assert_eq!(layered.layers_done(), done - 1, "{name}");
+                assert_eq!(worker.work_layer(&mut layered).unwrap(), done == blocks);
+            }
+            assert!(
+                worker.work_layer(&mut layered).unwrap(),
+                "{name}: no block past the last"
+            );
+            assert_eq!(layered.layers_done(), blocks, "{name}");
+            let (stepped, stepped_work) = worker.finish_work(layered).unwrap();
+            assert_eq!(stepped, expected, "{name}: a block at a time");
+            assert_eq!(stepped_work, work, "{name}: the same work kept");
+            let half = worker.begin_work(tokens, ids, &reading.run).unwrap();
+            assert_eq!(
+                worker.finish_work(half).unwrap().0,
+                expected,
+                "{name}: finished at once"
+            );
+            assert!(worker.begin_work(tokens, &[], &reading.run).is_err());
             let together = page
                 .forward_from(tokens, ids, &reading.run, work.clone())
                 .unwrap();

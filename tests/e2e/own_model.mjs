@@ -12,6 +12,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { serve } from './serve.mjs';
 import { launch, ROOT, nextFrames } from './browser.mjs';
+import { typeCharacters } from './typing.mjs';
 
 const DIST = process.env.DIST ?? join(ROOT, 'dist');
 const FIXTURES = join(ROOT, 'tests', 'fixtures', 'hf');
@@ -23,6 +24,21 @@ before(async () => {
   server = await serve(DIST);
   context = await launch();
   page = await context.newPage();
+  // Counts the model worker's forward passes: asked for by the page, and answered.
+  await page.addInitScript(() => {
+    window.__forwards = { posted: 0, answered: 0 };
+    const Base = window.Worker;
+    window.Worker = class extends Base {
+      constructor(...args) {
+        super(...args);
+        this.addEventListener('message', (e) => { if (Array.isArray(e.data) && e.data[1] === 'forward') window.__forwards.answered++; });
+      }
+      postMessage(message, ...rest) {
+        if (Array.isArray(message) && message[1] === 'forward') window.__forwards.posted++;
+        return super.postMessage(message, ...rest);
+      }
+    };
+  });
   page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
   page.on('pageerror', (e) => errors.push(String(e)));
   await page.goto(server.url);
@@ -112,6 +128,32 @@ test('a folder opened through attentionLab.load runs with its own tokenizer, and
     assert.equal(trace.heads.length, 4, 'every fixture has 4 query heads');
     assert.deepEqual(trace.tokens, s.tokens);
   }
+  assert.deepEqual(errors, []);
+});
+
+test('while a sentence is typed, the model\'s worker waits for a pause and computes the newest sentence only', async () => {
+  assert.deepEqual(await load('llama', folder('llama')), { ok: true });
+  await page.evaluate(() => window.attentionLab.set({ sentence: 'The cat' }));
+  await settled();
+  const before = await page.evaluate(() => ({ ...window.__forwards }));
+  await page.focus('[data-testid=sentence]');
+  await page.keyboard.press('End');
+  await page.evaluate(typeCharacters, 12);
+  const typed = await page.evaluate(() => document.querySelector('[data-testid=sentence]').value);
+  assert.equal(typed, 'The cat' + 'y'.repeat(12));
+  await page.waitForFunction((t) => { const s = window.attentionLab.state(); return s.sentence === t && !s.pending; }, typed);
+  const after = await page.evaluate(() => ({ ...window.__forwards }));
+  const posted = after.posted - before.posted;
+  const answered = after.answered - before.answered;
+  // Each character's sentence is sent at once, replacing the one before; the worker computes the
+  // first (nothing came before it) and, once the typing pauses, the last.
+  console.log(`# passes asked for ${posted}, answered ${answered}`);
+  assert.ok(posted >= 10, `passes asked for: ${posted}`);
+  assert.ok(answered >= 1 && answered <= 2, `passes answered: ${answered} of ${posted}`);
+  const s = await state();
+  assert.equal(s.sentence, typed);
+  assert.ok(s.tokens.length > 2 && s.forward_worker_ms > 0);
+  await page.evaluate(() => document.activeElement?.blur());
   assert.deepEqual(errors, []);
 });
 

@@ -10,7 +10,7 @@
 import { join } from 'node:path';
 import { serve } from './serve.mjs';
 import { launch, ROOT } from './browser.mjs';
-import { quantile, styledBareBox, typeCharacters } from './typing.mjs';
+import { quantile, styledBareBox, typeCharacters, typeCharactersPaced } from './typing.mjs';
 
 const DIST = process.env.DIST ?? join(ROOT, 'dist');
 const FOLDER = process.env.HF_BENCH_FOLDER;
@@ -74,6 +74,45 @@ const [lab, box] = [labTimes, boxTimes].map((t) => {
   return { median: quantile(sorted, 0.5), p95: quantile(sorted, 0.95) };
 });
 console.log(`typed character → next painted frame, 120 characters while the model computes: lab median ${lab.median.toFixed(1)} ms, p95 ${lab.p95.toFixed(1)} ms; a bare text box styled as the lab's ${box.median.toFixed(1)} / ${box.p95.toFixed(1)} ms (the lab's median ${(lab.median / box.median).toFixed(2)}×, p95 ${(lab.p95 / box.p95).toFixed(2)}×)`);
+
+// The same at a person's pace: 20 characters one every 200 ms (a fast typist) and 20 one every
+// 400 ms (a slow one), in turns with the bare box. The worker waits while edits come within its
+// hold of each other (crates/attention-worker/src/model.rs, HOLD_MS) and drops a pass of an
+// older sentence between two blocks; at 400 ms it computes between the characters.
+for (const gap of [200, 400]) {
+  const pacedLab = [];
+  const pacedBox = [];
+  for (const [p, out] of [[page, pacedLab], [bare, pacedBox]]) {
+    await p.bringToFront();
+    await p.focus('[data-testid=sentence]');
+    await p.keyboard.press('End');
+    out.push(...(await p.evaluate(typeCharactersPaced, [20, gap])));
+    await p.evaluate(() => document.activeElement?.blur());
+    if (p === page) {
+      await page.evaluate((t) => window.attentionLab.set({ sentence: t }), typedText);
+      await page.waitForFunction((t) => { const s = window.attentionLab.state(); return s.sentence === t && !s.pending; }, typedText, { timeout: 600000 });
+    } else {
+      await bare.evaluate((t) => { document.querySelector('textarea').value = t; }, typedText);
+    }
+  }
+  const [l, b] = [pacedLab, pacedBox].map((t) => {
+    const sorted = t.slice().sort((x, y) => x - y);
+    return { median: quantile(sorted, 0.5), p95: quantile(sorted, 0.95) };
+  });
+  console.log(`typed character at one every ${gap} ms: lab median ${l.median.toFixed(1)} ms, p95 ${l.p95.toFixed(1)} ms; bare box ${b.median.toFixed(1)} / ${b.p95.toFixed(1)} ms (${(l.median / b.median).toFixed(2)}×, ${(l.p95 / b.p95).toFixed(2)}×)`);
+}
+// From the last character typed to its pass drawn.
+{
+  await page.bringToFront();
+  await page.focus('[data-testid=sentence]');
+  await page.keyboard.press('End');
+  await page.evaluate(typeCharacters, 10);
+  const typed = await page.evaluate(() => document.querySelector('[data-testid=sentence]').value);
+  const started = Date.now();
+  await page.waitForFunction((t) => { const s = window.attentionLab.state(); return s.sentence === t && !s.pending; }, typed, { timeout: 600000 });
+  console.log(`the last of 10 characters typed → its pass drawn: ${Date.now() - started} ms`);
+  await page.evaluate(() => document.activeElement?.blur());
+}
 await bare.close();
 await page.bringToFront();
 const generated = await page.evaluate(() => window.attentionLab.generate({ steps: 16, cache: true, sampling: 'greedy' }));

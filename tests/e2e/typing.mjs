@@ -27,6 +27,28 @@ export const typeCharacters = async (count) => {
   return out;
 };
 
+/** In the page: types `count` characters as a person does, one every `gapMs` milliseconds
+ * (a fast typist's keys come 100–250 ms apart, a slow one's 300–500), and returns each one's time
+ * from its input event to the first task after the next painted frame, as `typeCharacters`. */
+export const typeCharactersPaced = async ([count, gapMs]) => {
+  const box = document.querySelector('[data-testid=sentence]');
+  const out = [];
+  for (let i = 0; i < count; i++) {
+    await new Promise((resolve) => setTimeout(resolve, gapMs));
+    out.push(await new Promise((resolve) => {
+      const start = performance.now();
+      box.value += 'y';
+      box.dispatchEvent(new InputEvent('input', { bubbles: true, data: 'y', inputType: 'insertText' }));
+      requestAnimationFrame(() => {
+        const channel = new MessageChannel();
+        channel.port1.onmessage = () => resolve(performance.now() - start);
+        channel.port2.postMessage(0);
+      });
+    }));
+  }
+  return out;
+};
+
 /** A page (made by `newPage`) holding only a text box with the lab's sentence box's width, height,
  * padding and font, read from `lab`: the same text laid out the same way, nothing else to draw. */
 export async function styledBareBox(lab, newPage) {

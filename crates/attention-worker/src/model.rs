@@ -9,8 +9,9 @@
 //! - to the worker: `[id, "forward", request, tokens, ids, whole]`: the trained request's JSON
 //!   (its mask, temperature, tiles, score options, heads knocked out), the window's tokens and
 //!   ids (a `Uint32Array`), and how many tokens the whole text has; the worker runs
-//!   `Model::forward_work` and answers `[id, "forward", buffer, ms, memory, logits]`, the work as
-//!   `ForwardWork::to_flat` in a transferred `ArrayBuffer`, the milliseconds it took, its
+//!   `Model::forward_work` a block at a time (a newer `forward` replaces it between two blocks,
+//!   and it waits while they come faster than one per `HOLD_MS`: see [`forward`]) and answers `[id, "forward", buffer, ms, memory, logits]`, the work as
+//!   `ForwardWork::to_flat` in a transferred `ArrayBuffer`, the milliseconds it computed, its
 //!   memory's bytes and the next-token logits after the last position (a transferred
 //!   `ArrayBuffer`, or null for no token);
 //! - to the worker: `[id, "generate", request, steps, cache, temperature, seed, ids]`: a
@@ -22,7 +23,7 @@
 //!   recompute of the whole text when `check`); the worker answers `[id, "step", json]`, the
 //!   step as `Step`'s JSON (`null` once every asked step is taken), or `[id, "error", message]`.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -31,15 +32,23 @@ use attention_core::io::safetensors::ReadAt;
 use attention_core::models::Model;
 use attention_core::models::generate::{Decoder, GenerateSpec, Sampling};
 use attention_core::models::hf::from_folder_with;
+use attention_core::models::remote::LayeredWork;
 use attention_core::models::tokenizer::{PiecesOnly, TextTokenizer};
 use js_sys::{Array, Float32Array, Object, Uint8Array, Uint32Array};
 use wasm_bindgen::prelude::*;
-use web_sys::DedicatedWorkerGlobalScope;
+use web_sys::{DedicatedWorkerGlobalScope, MessageChannel};
 
 use super::scope::{now, post};
 
 thread_local! {
     static MODEL: RefCell<Option<Model>> = const { RefCell::new(None) };
+    /// The forward pass under way (one at a time: a newer one replaces it).
+    static PASS: RefCell<Option<Pending>> = const { RefCell::new(None) };
+    /// When the last `forward` message came, and when the pass may go on (ms, the worker's clock).
+    static LAST_EDIT: Cell<f64> = const { Cell::new(f64::NEG_INFINITY) };
+    static RESUME_AT: Cell<f64> = const { Cell::new(f64::NEG_INFINITY) };
+    static SCHEDULED: Cell<bool> = const { Cell::new(false) };
+    static TURN: RefCell<Option<Turn>> = const { RefCell::new(None) };
     /// The generation under way: its message's id and its decoder (one at a time).
     static DECODER: RefCell<Option<(f64, Decoder)>> = const { RefCell::new(None) };
 }
@@ -48,6 +57,7 @@ thread_local! {
 pub fn open(scope: &DedicatedWorkerGlobalScope, message: &Array) {
     let id = message.get(0);
     MODEL.with_borrow_mut(|model| *model = None);
+    PASS.with_borrow_mut(|pass| *pass = None);
     DECODER.with_borrow_mut(|decoder| *decoder = None);
     let name = message.get(2).as_string().unwrap_or_default();
     let files = message.get(3);
@@ -83,7 +93,11 @@ pub fn open(scope: &DedicatedWorkerGlobalScope, message: &Array) {
     }
 }
 
-/// Runs `[id, "forward", request, tokens, ids, whole]`.
+/// Starts `[id, "forward", request, tokens, ids, whole]`, in place of any pass under way (a
+/// pass of an older edit is not wanted any more). It runs a block per turn of the worker's event
+/// loop; while edits keep coming (each a message within [`HOLD_MS`] of the one before: a
+/// sentence being typed), it waits for them to pause, so that the page's thread has the
+/// machine's other core to itself while a person types.
 pub fn forward(scope: &DedicatedWorkerGlobalScope, message: &Array) {
     let id = message.get(0);
     let started = now();
@@ -94,28 +108,154 @@ pub fn forward(scope: &DedicatedWorkerGlobalScope, message: &Array) {
         .collect();
     let ids = Uint32Array::new(&message.get(4)).to_vec();
     let whole = message.get(5).as_f64().unwrap_or(0.0) as usize;
+    PASS.with_borrow_mut(|pass| *pass = None);
     let run = serde_json::from_str::<Request>(&request)
         .map_err(|e| e.to_string())
         .and_then(|r| r.trained_run().map_err(|e| e.to_string()));
-    let result = run.and_then(|(_, run)| {
+    let begun = run.and_then(|(_, run)| {
         let run = run.windowed(whole, whole.saturating_sub(ids.len()));
         MODEL.with_borrow(|model| {
             let model = model.as_ref().ok_or("no model is open in the worker")?;
-            let (forward, work) = model
-                .forward_work(&tokens, &ids, &run)
-                .map_err(|e| e.to_string())?;
-            let ms = now() - started;
-            // The next-token logits after the last position, which the page shows first: the
-            // LM head reads the whole unembedding, better here than on the page's thread.
-            let last = ids
-                .len()
-                .checked_sub(1)
-                .map(|at| model.logits(&forward, at));
-            Ok((work.to_flat(), ms, last))
+            model
+                .begin_work(&tokens, &ids, &run)
+                .map_err(|e| e.to_string())
         })
     });
-    match result {
-        Ok((flat, ms, last)) => {
+    match begun {
+        Ok(work) => {
+            let edited = LAST_EDIT.replace(started);
+            if started - edited < HOLD_MS {
+                RESUME_AT.set(started + HOLD_MS);
+            }
+            PASS.with_borrow_mut(|pass| {
+                *pass = Some(Pending {
+                    id,
+                    work,
+                    positions: ids.len(),
+                    ms: now() - started,
+                })
+            });
+            schedule(scope);
+        }
+        Err(error) => error_to(scope, id, &error),
+    }
+}
+
+/// How soon after the edit before it an edit counts as typing, ms (a fast typist's keys come
+/// 100–250 ms apart).
+const HOLD_MS: f64 = 250.0;
+
+/// The forward pass under way.
+struct Pending {
+    id: JsValue,
+    work: LayeredWork,
+    /// Its number of tokens.
+    positions: usize,
+    /// The milliseconds computed so far (not the waits).
+    ms: f64,
+}
+
+/// Runs the pass under way's next block on the worker's next turn, or when the typing pauses.
+fn schedule(scope: &DedicatedWorkerGlobalScope) {
+    if SCHEDULED.replace(true) {
+        return;
+    }
+    let wait = RESUME_AT.get() - now();
+    let scheduled = TURN.with_borrow_mut(|turn| {
+        let turn = turn.get_or_insert_with(|| Turn::new(scope));
+        if wait > 0.0 {
+            scope
+                .set_timeout_with_callback_and_timeout_and_arguments_0(
+                    turn.callback.as_ref().unchecked_ref(),
+                    wait.ceil() as i32,
+                )
+                .is_ok()
+        } else {
+            turn.channel
+                .as_ref()
+                .is_some_and(|c| c.port2().post_message(&JsValue::NULL).is_ok())
+        }
+    });
+    if !scheduled {
+        SCHEDULED.set(false);
+        next_block(scope);
+    }
+}
+
+/// The worker's own turn: a message to itself (no timer's delay) or a timeout while typing.
+struct Turn {
+    channel: Option<MessageChannel>,
+    callback: Closure<dyn Fn(JsValue)>,
+}
+
+impl Turn {
+    fn new(scope: &DedicatedWorkerGlobalScope) -> Self {
+        let on = scope.clone();
+        let callback = Closure::<dyn Fn(JsValue)>::new(move |_| next_block(&on));
+        let channel = MessageChannel::new().ok();
+        if let Some(channel) = &channel {
+            channel
+                .port1()
+                .set_onmessage(Some(callback.as_ref().unchecked_ref()));
+        }
+        Self { channel, callback }
+    }
+}
+
+/// One block of the pass under way, then back to the event loop (where a newer edit replaces
+/// it); the pass's answer once its last block has run.
+fn next_block(scope: &DedicatedWorkerGlobalScope) {
+    SCHEDULED.set(false);
+    if PASS.with_borrow(Option::is_none) {
+        return;
+    }
+    if RESUME_AT.get() > now() {
+        return schedule(scope);
+    }
+    let Some(mut pending) = PASS.with_borrow_mut(Option::take) else {
+        return;
+    };
+    let started = now();
+    let done = MODEL.with_borrow(|model| match model {
+        Some(model) => model
+            .work_layer(&mut pending.work)
+            .map_err(|e| e.to_string()),
+        None => Err("no model is open in the worker".to_string()),
+    });
+    pending.ms += now() - started;
+    match done {
+        Ok(false) => {
+            PASS.with_borrow_mut(|pass| *pass = Some(pending));
+            schedule(scope);
+        }
+        Ok(true) => answer(scope, pending),
+        Err(error) => error_to(scope, pending.id, &error),
+    }
+}
+
+/// Posts the answer of a pass whose every block has run: its work, the milliseconds computed,
+/// the worker's memory and the next-token logits after its last position.
+fn answer(scope: &DedicatedWorkerGlobalScope, pending: Pending) {
+    let Pending {
+        id,
+        work,
+        positions,
+        mut ms,
+    } = pending;
+    let started = now();
+    let finished = MODEL.with_borrow(|model| {
+        let model = model.as_ref().ok_or("no model is open in the worker")?;
+        let (forward, work) = model.finish_work(work).map_err(|e| e.to_string())?;
+        // The next-token logits after the last position, which the page shows first: the
+        // LM head reads the whole unembedding, better here than on the page's thread.
+        let last = positions
+            .checked_sub(1)
+            .map(|at| model.logits(&forward, at));
+        Ok::<_, String>((work.to_flat(), last))
+    });
+    ms += now() - started;
+    match finished {
+        Ok((flat, last)) => {
             let buffer = Float32Array::from(flat.as_slice()).buffer();
             let logits = last.map_or(JsValue::NULL, |l| {
                 Float32Array::from(l.as_slice().unwrap_or_default())

@@ -149,7 +149,7 @@ impl Lab {
         // `None` while the model is not loaded.
         let trained_input =
             Memo::new(move |_| request.with(|r| r.is_trained().then(|| trained_request(r))));
-        let model_jobs = ModelJobs::new();
+        let model_jobs = ModelJobs::default();
         let forward = Memo::new(move |_| {
             let current = trained_input.get()?;
             // Only the model asked for: the other layout may still be in place for a moment.

@@ -6,13 +6,10 @@
 //! position's logits, the circuit views) and tokenizes the text (its tokenizer module is here);
 //! the worker holds a second copy, built from the same files, and runs each forward pass
 //! (`Model::forward_work`), sending back each layer's matrix products; the page puts the same
-//! forward pass together (`Model::forward_from`, no projection or MLP computed again). One pass
-//! runs at a time; edits made meanwhile are coalesced into the next. Where no worker can start,
-//! or it fails, the page computes the pass itself as before.
-//!
-//! The worker generates too ([`ModelJobs::generate`]): the page asks for one step at a time and
-//! draws each as it comes, so a large model's step (a fifth of a second for a billion
-//! parameters) never holds up the page's thread.
+//! forward pass together (`Model::forward_from`, no projection or MLP computed again). An edit's
+//! pass replaces the one under way (the worker drops it between two blocks, and waits while edits
+//! come as fast as typing). Where no worker can start, or it fails, the page computes the pass.
+//! The worker generates too ([`ModelJobs::generate`]), one step asked for at a time.
 
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -106,8 +103,8 @@ pub struct ModelJobs {
     pub worker_memory: StoredValue<Option<f64>>,
 }
 
-impl ModelJobs {
-    pub fn new() -> Self {
+impl Default for ModelJobs {
+    fn default() -> Self {
         Self {
             worker: StoredValue::new_local(None),
             listening: StoredValue::new(false),
@@ -125,7 +122,9 @@ impl ModelJobs {
             worker_memory: StoredValue::new(None),
         }
     }
+}
 
+impl ModelJobs {
     fn next_id(self) -> u32 {
         self.next_id.update_value(|id| *id = id.wrapping_add(1));
         self.next_id.get_value()
@@ -277,15 +276,23 @@ impl ModelJobs {
         })
     }
 
-    /// Runs `model` forward on `request`'s sentence in the worker, now or after the pass under
-    /// way.
+    /// Runs `model` forward on `request`'s sentence in the worker, in place of the pass under
+    /// way (the worker drops it between two blocks, and waits while edits come as fast as
+    /// typing); a comparison pass under way is asked for again after it.
     pub fn schedule(self, request: Request, model: Arc<Model>) {
-        // Until the worker listens (its first message is its module), and one pass at a time.
-        if self.running.with_value(Option::is_some) || !self.listening.get_value() {
+        // Until the worker listens (its first message is its module).
+        if !self.listening.get_value() {
             self.queued.set_value(Some((request, model)));
-            // Waiting counts as computing (behind a comparison pass, or the worker's start).
+            // Waiting counts as computing (behind the worker's start).
             self.set_busy(true);
             return;
+        }
+        if let Some(job) = self.running.try_update_value(Option::take).flatten()
+            && job.compared
+            && self.compare_queued.with_value(Option::is_none)
+        {
+            self.compare_queued
+                .set_value(Some((job.request, job.model)));
         }
         self.start(request, model, false);
     }
@@ -390,8 +397,7 @@ impl ModelJobs {
     fn fail(self) {
         self.held.set(Held::Failed);
         self.worker.set_value(None);
-        // What waited for the worker the page computes itself (its own pass, as for any page
-        // without a worker): nothing is left waiting, and nothing computing.
+        // What waited for the worker the page computes itself: nothing is left waiting.
         self.queued.set_value(None);
         self.compare_queued.set_value(None);
         if let Some(job) = self.running.try_update_value(Option::take).flatten() {
@@ -488,11 +494,5 @@ impl ModelJobs {
             FromWorker::Failed => self.fail(),
             _ => {}
         }
-    }
-}
-
-impl Default for ModelJobs {
-    fn default() -> Self {
-        Self::new()
     }
 }

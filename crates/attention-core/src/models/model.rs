@@ -18,7 +18,7 @@ use crate::models::gpt2::{self, GeluMlp};
 use crate::models::layout::Layout;
 use crate::models::llama::{self, SwiGluMlp};
 use crate::models::parts::{Block, Parts};
-use crate::models::remote::{ForwardWork, LayerSource, LayerWork};
+use crate::models::remote::{ForwardWork, LayerSource, LayerWork, LayeredWork, Pass};
 use crate::models::sampling::{Prediction, top_k};
 use crate::models::stored::Stored;
 use crate::models::tensors::{ModelError, Numbers};
@@ -241,9 +241,8 @@ impl Model {
         ids: &[u32],
         run: &ModelRun,
     ) -> Result<(Forward, ForwardWork), ConfigError> {
-        let mut kept = Vec::with_capacity(self.blocks.len());
-        let forward = self.forward_by(tokens, ids, run, &mut LayerSource::Here(Some(&mut kept)))?;
-        Ok((forward, ForwardWork { layers: kept }))
+        let work = self.begin_work(tokens, ids, run)?;
+        self.finish_work(work)
     }
 
     /// The forward pass [`Model::forward_work`] computed elsewhere on the same `tokens`, `ids`
@@ -273,6 +272,20 @@ impl Model {
         run: &ModelRun,
         source: &mut LayerSource,
     ) -> Result<Forward, ConfigError> {
+        let mut pass = self.begin_pass(tokens, ids, run)?;
+        while pass.layers.len() < self.blocks.len() {
+            self.next_layer(&mut pass, source)?;
+        }
+        Ok(self.end_pass(pass))
+    }
+
+    /// A forward pass's start: the input checked, the embeddings looked up.
+    pub(crate) fn begin_pass(
+        &self,
+        tokens: &[String],
+        ids: &[u32],
+        run: &ModelRun,
+    ) -> Result<Pass, ConfigError> {
         let n = ids.len();
         if n == 0 {
             return Err(ConfigError::EmptyInput { field: "sentence" });
@@ -296,60 +309,83 @@ impl Model {
             Some(position_embedding) => position_embedding.slice(s![0..n, ..]).to_owned(),
             None => Array2::zeros((n, d)),
         };
-        let mut x = &embeddings + &positions;
-        let mut layers = Vec::with_capacity(self.blocks.len());
-        for (index, block) in self.blocks.iter().enumerate() {
-            let residual_in = x.clone();
-            let parts = (index == 0).then(|| (embeddings.clone(), positions.clone()));
-            let config = self.layer_config(index, tokens, residual_in.clone(), parts, run)?;
-            let given = match source {
-                LayerSource::Given(work) => work.next().filter(|w| w.fits(&config)),
-                LayerSource::Here(_) => None,
-            };
-            let (computed, given_mlp) = match given {
-                Some(work) => (work.computed, Some(work.mlp)),
-                None => (compute_parts(&config), None),
-            };
-            let kept = match source {
-                LayerSource::Here(Some(_)) => Some(computed.clone()),
-                _ => None,
-            };
-            let mut attention =
-                trace_from(&config, computed, Backend::Cpu, FlashDetail::OutputOnly);
-            attention.knock_out(&crate::models::forward::knocked_in(&run.ablate, index));
-            // The lab's Pre-LN block: its output is x + Attn(LN₁(x)).
-            let after_attention = attention.output.clone();
-            let mlp = given_mlp.unwrap_or_else(|| {
-                let normed = block.mlp_norm.apply(after_attention.view());
-                block.mlp.apply(normed.view())
-            });
-            if let (LayerSource::Here(Some(record)), Some(computed)) = (&mut *source, kept) {
-                record.push(LayerWork {
-                    computed,
-                    mlp: mlp.clone(),
-                });
-            }
-            x = &after_attention + &mlp;
-            layers.push(ForwardLayer {
-                residual_in,
-                attention,
-                after_attention,
-                mlp,
-                residual_out: x.clone(),
-            });
-        }
-        let final_norm = self.final_norm.apply(x.view());
-        Ok(Forward {
+        let x = &embeddings + &positions;
+        Ok(Pass {
             tokens: tokens.to_vec(),
             ids: ids.to_vec(),
-            dropped: 0,
+            run: run.clone(),
             embeddings,
             positions,
-            layers,
-            final_norm,
-            knocked: run.ablate.clone(),
-            roles: Default::default(),
+            x,
+            layers: Vec::with_capacity(self.blocks.len()),
         })
+    }
+
+    /// Runs `pass`'s next block (nothing once every block has run).
+    pub(crate) fn next_layer(
+        &self,
+        pass: &mut Pass,
+        source: &mut LayerSource,
+    ) -> Result<(), ConfigError> {
+        let index = pass.layers.len();
+        let Some(block) = self.blocks.get(index) else {
+            return Ok(());
+        };
+        let run = &pass.run;
+        let residual_in = pass.x.clone();
+        let parts = (index == 0).then(|| (pass.embeddings.clone(), pass.positions.clone()));
+        let config = self.layer_config(index, &pass.tokens, residual_in.clone(), parts, run)?;
+        let given = match source {
+            LayerSource::Given(work) => work.next().filter(|w| w.fits(&config)),
+            LayerSource::Here(_) => None,
+        };
+        let (computed, given_mlp) = match given {
+            Some(work) => (work.computed, Some(work.mlp)),
+            None => (compute_parts(&config), None),
+        };
+        let kept = match source {
+            LayerSource::Here(Some(_)) => Some(computed.clone()),
+            _ => None,
+        };
+        let mut attention = trace_from(&config, computed, Backend::Cpu, FlashDetail::OutputOnly);
+        attention.knock_out(&crate::models::forward::knocked_in(&run.ablate, index));
+        // The lab's Pre-LN block: its output is x + Attn(LN₁(x)).
+        let after_attention = attention.output.clone();
+        let mlp = given_mlp.unwrap_or_else(|| {
+            let normed = block.mlp_norm.apply(after_attention.view());
+            block.mlp.apply(normed.view())
+        });
+        if let (LayerSource::Here(Some(record)), Some(computed)) = (&mut *source, kept) {
+            record.push(LayerWork {
+                computed,
+                mlp: mlp.clone(),
+            });
+        }
+        pass.x = &after_attention + &mlp;
+        pass.layers.push(ForwardLayer {
+            residual_in,
+            attention,
+            after_attention,
+            mlp,
+            residual_out: pass.x.clone(),
+        });
+        Ok(())
+    }
+
+    /// The forward pass of `pass` once every block has run: the final norm applied.
+    pub(crate) fn end_pass(&self, pass: Pass) -> Forward {
+        let final_norm = self.final_norm.apply(pass.x.view());
+        Forward {
+            tokens: pass.tokens,
+            ids: pass.ids,
+            dropped: 0,
+            embeddings: pass.embeddings,
+            positions: pass.positions,
+            layers: pass.layers,
+            final_norm,
+            knocked: pass.run.ablate,
+            roles: Default::default(),
+        }
     }
 
     /// Runs the model on `text` as it reads it: one token per character, and of a text longer
@@ -468,5 +504,39 @@ impl Model {
             ..Params::sentence("")
         }
         .validate()
+    }
+}
+
+impl Model {
+    /// The start of [`Model::forward_work`] on `tokens`, `ids` under `run` (checked as it
+    /// checks them); no block has run yet.
+    pub fn begin_work(
+        &self,
+        tokens: &[String],
+        ids: &[u32],
+        run: &ModelRun,
+    ) -> Result<LayeredWork, ConfigError> {
+        Ok(LayeredWork {
+            pass: self.begin_pass(tokens, ids, run)?,
+            kept: Vec::with_capacity(self.blocks.len()),
+        })
+    }
+
+    /// Runs `work`'s next block; `true` once every block has run.
+    pub fn work_layer(&self, work: &mut LayeredWork) -> Result<bool, ConfigError> {
+        if work.pass.layers.len() < self.blocks.len() {
+            self.next_layer(&mut work.pass, &mut LayerSource::Here(Some(&mut work.kept)))?;
+        }
+        Ok(work.pass.layers.len() >= self.blocks.len())
+    }
+
+    /// The forward pass of `work` and what it kept, running any block not yet run: what
+    /// [`Model::forward_work`] returns.
+    pub fn finish_work(
+        &self,
+        mut work: LayeredWork,
+    ) -> Result<(Forward, ForwardWork), ConfigError> {
+        while !self.work_layer(&mut work)? {}
+        Ok((self.end_pass(work.pass), ForwardWork { layers: work.kept }))
     }
 }

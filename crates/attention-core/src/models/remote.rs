@@ -12,6 +12,7 @@
 
 use ndarray::Array2;
 
+use crate::models::forward::{ForwardLayer, ModelRun};
 use crate::pipeline::computed::Computed;
 use crate::pipeline::config::Config;
 
@@ -34,6 +35,34 @@ pub struct ForwardWork {
 pub(crate) enum LayerSource<'a> {
     Here(Option<&'a mut Vec<LayerWork>>),
     Given(std::vec::IntoIter<LayerWork>),
+}
+
+/// A forward pass part of the way through: the residual stream after the blocks run so far.
+pub(crate) struct Pass {
+    pub tokens: Vec<String>,
+    pub ids: Vec<u32>,
+    pub run: ModelRun,
+    pub embeddings: Array2<f32>,
+    pub positions: Array2<f32>,
+    /// The residual stream leaving the last block run.
+    pub x: Array2<f32>,
+    pub layers: Vec<ForwardLayer>,
+}
+
+/// `Model::forward_work` a block at a time (`Model::begin_work`, `work_layer`,
+/// `finish_work`): the model's worker runs one block per turn of its event loop, so
+/// that a newer request read between two blocks can replace a pass no longer wanted, and the
+/// worker can wait while the page is busy.
+pub struct LayeredWork {
+    pub(crate) pass: Pass,
+    pub(crate) kept: Vec<LayerWork>,
+}
+
+impl LayeredWork {
+    /// How many blocks have run.
+    pub fn layers_done(&self) -> usize {
+        self.pass.layers.len()
+    }
 }
 
 impl LayerWork {
