@@ -177,3 +177,99 @@ fn the_small_llama_model_shows_no_sink_effect_on_the_pages_text() {
         "with sinks {with:.4}, without {without:.4}; largest first-character share {share:.4}"
     );
 }
+
+/// The share of attention on the first token, read through a KV cache (no query's weights
+/// kept), is the traced forward pass's column 0, averaged over queries 1 … n − 1; and a stream
+/// evaluation read a piece at a time (as the model's worker reads it) is `stream_eval`.
+#[test]
+fn the_sink_share_and_a_stream_read_in_pieces_are_the_whole_computations() {
+    use attention_core::models::ModelRun;
+    use attention_core::models::stream::{
+        SHARE_TOKENS, StreamPhase, StreamSteps, first_token_share, stream_ids,
+    };
+    let model = llama();
+    let ids = stream_ids(
+        &model,
+        TEXT,
+        StreamSpec {
+            window: 16,
+            sink_tokens: 2,
+        },
+    )
+    .unwrap();
+    let n = ids.len().min(model.config.context).min(SHARE_TOKENS);
+    let tokens: Vec<String> = ids[..n]
+        .iter()
+        .map(|&i| model.vocab[i as usize].clone())
+        .collect();
+    let forward = model
+        .forward(&tokens, &ids[..n], &ModelRun::default())
+        .unwrap();
+    let share = first_token_share(&model, &ids);
+    assert_eq!(share.len(), model.config.n_layers);
+    for (layer, row) in forward.layers.iter().zip(&share) {
+        assert_eq!(row.len(), model.config.n_heads);
+        for (head, &got) in layer.attention.heads.iter().zip(row) {
+            let column = head.weights.slice(ndarray::s![1..n, 0]);
+            let want = column.sum() / (n - 1) as f32;
+            assert!((got - want).abs() < 1e-5, "{got} vs {want}");
+        }
+    }
+    // Piece by piece: the phases in order, each one's progress counting up to its end.
+    let spec = StreamSpec {
+        window: 16,
+        sink_tokens: 2,
+    };
+    let whole = stream_eval(&model, TEXT, spec).unwrap();
+    let mut steps = StreamSteps::new(&model, ids.clone(), spec).unwrap();
+    let mut seen = vec![steps.phase()];
+    let mut last = (0, 0);
+    loop {
+        let before = (steps.phase(), steps.progress());
+        let after = steps.advance(&model);
+        if after == StreamPhase::Done {
+            break;
+        }
+        if after == before.0 {
+            assert!(steps.progress().0 > before.1.0, "{before:?}");
+        } else {
+            seen.push(after);
+        }
+        last = steps.progress();
+    }
+    assert!(last.0 <= last.1);
+    assert_eq!(
+        seen,
+        [
+            StreamPhase::WithSinks,
+            StreamPhase::WithoutSinks,
+            StreamPhase::Share,
+            StreamPhase::Recompute
+        ]
+    );
+    assert_eq!(
+        steps.advance(&model),
+        StreamPhase::Done,
+        "nothing after the end"
+    );
+    assert_eq!(steps.into_eval(), whole);
+    // The worker's refusals: a token past the vocabulary, one token, a model without rotary
+    // positions (named as stream_eval names them).
+    let past = model.vocab.len() as u32;
+    assert!(StreamSteps::new(&model, vec![1, past], spec).is_err());
+    assert!(matches!(
+        StreamSteps::new(&model, vec![1], spec),
+        Err(StreamError::Length { count: 1, .. })
+    ));
+    assert!(matches!(
+        StreamSteps::new(
+            &model,
+            ids.clone(),
+            StreamSpec {
+                window: 0,
+                sink_tokens: 0
+            }
+        ),
+        Err(StreamError::ZeroWindow)
+    ));
+}

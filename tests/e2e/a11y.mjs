@@ -198,6 +198,14 @@ const ownGenerated = (lang) => async (page) => {
 };
 state('your own model, generated in its worker, Chinese, dark', ownGenerated('zh'), { dark: true });
 state('your own model, a folder refused, phone', ownModel('en', true), { viewport: { width: 390, height: 844 } });
+// Streamed in the model's worker: its progress, then the chart, the means and the share table.
+state('your own model, streamed in its worker, Chinese, phone', async (page) => {
+  await ownModel('zh', false)(page);
+  await page.locator('[data-testid=stream-run]').scrollIntoViewIfNeeded();
+  await page.click('[data-testid=stream-run]');
+  await page.waitForSelector('[data-testid=stream-shares]', { timeout: 120000 });
+  await page.locator('[data-testid=stream-means]').scrollIntoViewIfNeeded();
+}, { viewport: { width: 390, height: 844 } });
 state('the element on a course page', async (page) => {
   await page.goto(`${server.url}course.html`);
   await page.waitForFunction(() => {

@@ -79,6 +79,8 @@ pub mod worker {
             match message.get(1).as_string().as_deref() {
                 Some("model") => super::model::open(&reply, &message),
                 Some("forward") => super::model::forward(&reply, &message),
+                Some("drop") => super::model::drop_pass(),
+                Some("stream") => super::model::stream(&reply, &message),
                 Some("generate") => super::model::generate(&reply, &message),
                 Some("step") => super::model::step(&reply, &message),
                 Some("kernel") => {

@@ -6,7 +6,7 @@
 //!   → `ArrayBuffer`, handed over by the page, read a tensor at a time) and the vocabulary's pieces (the page's tokenizer module read them); the
 //!   worker builds its copy of the model (`models::hf::from_folder_with`) and answers
 //!   `[id, "model", memory]` (its WebAssembly memory's bytes), or `[id, "error", message]`;
-//! - to the worker: `[id, "forward", request, tokens, ids, whole]`: the trained request's JSON
+//! - to the worker: `[id, "forward", request, tokens, ids, whole, edit]`: the trained request's JSON
 //!   (its mask, temperature, tiles, score options, heads knocked out), the window's tokens and
 //!   ids (a `Uint32Array`), and how many tokens the whole text has; the worker runs
 //!   `Model::forward_work` a block at a time (a newer `forward` replaces it between two blocks,
@@ -19,6 +19,8 @@
 //!   the sentence) under the trained request (its JSON: the attention's temperature;
 //!   `temperature` 0 for greedy sampling, `seed` a decimal string), prefilled at once (the worker answers only
 //!   `[id, "error", message]`, when it cannot start);
+//! - to the worker: `[id, "stream", ids, window, sinks]`: a stream evaluation of the held model
+//!   (see [`stream`] for its answers); `[0, "drop"]`: the forward pass under way is not wanted;
 //! - to the worker: `[id, "step", check]`: the next step of generation `id` (compared with a
 //!   recompute of the whole text when `check`); the worker answers `[id, "step", json]`, the
 //!   step as `Step`'s JSON (`null` once every asked step is taken), or `[id, "error", message]`.
@@ -33,6 +35,7 @@ use attention_core::models::Model;
 use attention_core::models::generate::{Decoder, GenerateSpec, Sampling};
 use attention_core::models::hf::from_folder_with;
 use attention_core::models::remote::LayeredWork;
+use attention_core::models::stream::{StreamPhase, StreamSpec, StreamSteps};
 use attention_core::models::tokenizer::{PiecesOnly, TextTokenizer};
 use js_sys::{Array, Float32Array, Object, Uint8Array, Uint32Array};
 use wasm_bindgen::prelude::*;
@@ -44,6 +47,8 @@ thread_local! {
     static MODEL: RefCell<Option<Model>> = const { RefCell::new(None) };
     /// The forward pass under way (one at a time: a newer one replaces it).
     static PASS: RefCell<Option<Pending>> = const { RefCell::new(None) };
+    /// The stream evaluation under way (after any forward pass; a newer one replaces it).
+    static STREAM: RefCell<Option<Streaming>> = const { RefCell::new(None) };
     /// When the last `forward` message came, and when the pass may go on (ms, the worker's clock).
     static LAST_EDIT: Cell<f64> = const { Cell::new(f64::NEG_INFINITY) };
     static RESUME_AT: Cell<f64> = const { Cell::new(f64::NEG_INFINITY) };
@@ -58,6 +63,7 @@ pub fn open(scope: &DedicatedWorkerGlobalScope, message: &Array) {
     let id = message.get(0);
     MODEL.with_borrow_mut(|model| *model = None);
     PASS.with_borrow_mut(|pass| *pass = None);
+    STREAM.with_borrow_mut(|stream| *stream = None);
     DECODER.with_borrow_mut(|decoder| *decoder = None);
     let name = message.get(2).as_string().unwrap_or_default();
     let files = message.get(3);
@@ -93,11 +99,11 @@ pub fn open(scope: &DedicatedWorkerGlobalScope, message: &Array) {
     }
 }
 
-/// Starts `[id, "forward", request, tokens, ids, whole]`, in place of any pass under way (a
-/// pass of an older edit is not wanted any more). It runs a block per turn of the worker's event
-/// loop; while edits keep coming (each a message within [`HOLD_MS`] of the one before: a
-/// sentence being typed), it waits for them to pause, so that the page's thread has the
-/// machine's other core to itself while a person types.
+/// Starts `[id, "forward", request, tokens, ids, whole, edit]`, in place of any pass under way
+/// (a pass of an older edit is not wanted any more). It runs a block per turn of the worker's
+/// event loop; while edits keep coming (each an `edit` message within [`HOLD_MS`] of the one
+/// before: a sentence being typed), it waits for them to pause, so that the page's thread has
+/// the machine's other core to itself while a person types.
 pub fn forward(scope: &DedicatedWorkerGlobalScope, message: &Array) {
     let id = message.get(0);
     let started = now();
@@ -108,6 +114,7 @@ pub fn forward(scope: &DedicatedWorkerGlobalScope, message: &Array) {
         .collect();
     let ids = Uint32Array::new(&message.get(4)).to_vec();
     let whole = message.get(5).as_f64().unwrap_or(0.0) as usize;
+    let edit = message.get(6).as_bool().unwrap_or(true);
     PASS.with_borrow_mut(|pass| *pass = None);
     let run = serde_json::from_str::<Request>(&request)
         .map_err(|e| e.to_string())
@@ -123,9 +130,11 @@ pub fn forward(scope: &DedicatedWorkerGlobalScope, message: &Array) {
     });
     match begun {
         Ok(work) => {
-            let edited = LAST_EDIT.replace(started);
-            if started - edited < HOLD_MS {
-                RESUME_AT.set(started + HOLD_MS);
+            if edit {
+                let edited = LAST_EDIT.replace(started);
+                if started - edited < HOLD_MS {
+                    RESUME_AT.set(started + HOLD_MS);
+                }
             }
             PASS.with_borrow_mut(|pass| {
                 *pass = Some(Pending {
@@ -139,6 +148,11 @@ pub fn forward(scope: &DedicatedWorkerGlobalScope, message: &Array) {
         }
         Err(error) => error_to(scope, id, &error),
     }
+}
+
+/// Drops the pass under way (`[0, "drop"]`: the page wants it no longer).
+pub fn drop_pass() {
+    PASS.with_borrow_mut(|pass| *pass = None);
 }
 
 /// How soon after the edit before it an edit counts as typing, ms (a fast typist's keys come
@@ -177,7 +191,9 @@ fn schedule(scope: &DedicatedWorkerGlobalScope) {
         }
     });
     if !scheduled {
+        // No timer or channel: the pass goes on now, without waiting.
         SCHEDULED.set(false);
+        RESUME_AT.set(f64::NEG_INFINITY);
         next_block(scope);
     }
 }
@@ -206,14 +222,14 @@ impl Turn {
 /// it); the pass's answer once its last block has run.
 fn next_block(scope: &DedicatedWorkerGlobalScope) {
     SCHEDULED.set(false);
-    if PASS.with_borrow(Option::is_none) {
+    if PASS.with_borrow(Option::is_none) && STREAM.with_borrow(Option::is_none) {
         return;
     }
     if RESUME_AT.get() > now() {
         return schedule(scope);
     }
     let Some(mut pending) = PASS.with_borrow_mut(Option::take) else {
-        return;
+        return stream_turn(scope);
     };
     let started = now();
     let done = MODEL.with_borrow(|model| match model {
@@ -277,6 +293,124 @@ fn answer(scope: &DedicatedWorkerGlobalScope, pending: Pending) {
             post(scope, &reply, Some(&transfer));
         }
         Err(error) => error_to(scope, id, &error),
+    }
+}
+
+/// Starts `[id, "stream", ids, window, sinks]`: the held model reads the text's `ids` (a
+/// `Uint32Array`; the page tokenized it) through rolling caches with and without sinks, measures
+/// each head's share of attention on the first token and recomputes each position on its
+/// window alone (`StreamSteps`), in place of any stream under way, behind any forward pass,
+/// and waiting as forward passes wait while a sentence is typed. Each turn of about
+/// [`STREAM_TURN_MS`] posts what it read: `[id, "streaming", phase, done, total]` while the
+/// rolling caches and the share are read (phase 0, 1, 2), then `[id, "streamed", with_sinks,
+/// without_sinks, share, heads]` (the losses and the shares [layers × heads] as `Float32Array`s),
+/// then `[id, "recomputed", from, losses]` for the recompute's new positions until the last.
+pub fn stream(scope: &DedicatedWorkerGlobalScope, message: &Array) {
+    let id = message.get(0);
+    STREAM.with_borrow_mut(|stream| *stream = None);
+    let ids = Uint32Array::new(&message.get(2)).to_vec();
+    let spec = StreamSpec {
+        window: message.get(3).as_f64().unwrap_or(0.0) as usize,
+        sink_tokens: message.get(4).as_f64().unwrap_or(0.0) as usize,
+    };
+    let steps = MODEL.with_borrow(|model| {
+        let model = model.as_ref().ok_or("no model is open in the worker")?;
+        StreamSteps::new(model, ids, spec).map_err(|e| e.to_string())
+    });
+    match steps {
+        Ok(steps) => {
+            STREAM.with_borrow_mut(|stream| {
+                *stream = Some(Streaming {
+                    id,
+                    steps,
+                    read_sent: false,
+                    recomputed_sent: 0,
+                })
+            });
+            schedule(scope);
+        }
+        Err(error) => error_to(scope, id, &error),
+    }
+}
+
+/// How long a turn of a stream evaluation reads before the worker reads its messages, ms.
+const STREAM_TURN_MS: f64 = 40.0;
+
+/// A stream evaluation under way, and what of it the page has been sent.
+struct Streaming {
+    id: JsValue,
+    steps: StreamSteps,
+    /// Whether the rolling runs and the share have been sent.
+    read_sent: bool,
+    /// How many positions of the recompute have been sent.
+    recomputed_sent: usize,
+}
+
+/// Reads the stream evaluation under way for about [`STREAM_TURN_MS`] and posts what it read.
+fn stream_turn(scope: &DedicatedWorkerGlobalScope) {
+    let Some(mut job) = STREAM.with_borrow_mut(Option::take) else {
+        return;
+    };
+    let deadline = now() + STREAM_TURN_MS;
+    let phase = MODEL.with_borrow(|model| {
+        let model = model.as_ref()?;
+        loop {
+            let phase = job.steps.advance(model);
+            if phase == StreamPhase::Done || now() >= deadline {
+                return Some(phase);
+            }
+        }
+    });
+    let Some(phase) = phase else {
+        return error_to(scope, job.id, "no model is open in the worker");
+    };
+    let read = matches!(phase, StreamPhase::Recompute | StreamPhase::Done);
+    if read && !job.read_sent {
+        let (with_sinks, without_sinks) = job.steps.rolling_losses();
+        let share = job.steps.first_token_share();
+        let heads = share.first().map_or(0, Vec::len);
+        let reply = Array::of5(
+            &job.id,
+            &"streamed".into(),
+            &Float32Array::from(with_sinks),
+            &Float32Array::from(without_sinks),
+            &Float32Array::from(share.concat().as_slice()),
+        );
+        reply.push(&(heads as f64).into());
+        post(scope, &reply, None);
+        job.read_sent = true;
+    }
+    if job.read_sent {
+        let fresh = &job.steps.recomputed()[job.recomputed_sent..];
+        if !fresh.is_empty() {
+            let reply = Array::of4(
+                &job.id,
+                &"recomputed".into(),
+                &(job.recomputed_sent as f64).into(),
+                &Float32Array::from(fresh),
+            );
+            post(scope, &reply, None);
+            job.recomputed_sent += fresh.len();
+        }
+    } else {
+        let (done, total) = job.steps.progress();
+        let index = match phase {
+            StreamPhase::WithSinks => 0,
+            StreamPhase::WithoutSinks => 1,
+            _ => 2,
+        };
+        let reply = Array::of5(
+            &job.id,
+            &"streaming".into(),
+            &f64::from(index).into(),
+            &(done as f64).into(),
+            &(total as f64).into(),
+        );
+        post(scope, &reply, None);
+    }
+    if phase != StreamPhase::Done {
+        STREAM.with_borrow_mut(|stream| *stream = Some(job));
+        schedule(scope);
     }
 }
 

@@ -117,6 +117,29 @@ pub enum FromWorker {
     /// The next step of the model worker's generation `id`, as `Step`'s JSON (`null`: every
     /// asked step is taken).
     Stepped { id: u32, json: String },
+    /// How far the model worker's stream evaluation `id` has read: its rolling cache with sinks
+    /// (phase 0), without (1) or the share on the first token (2), `done` of `total`.
+    Streaming {
+        id: u32,
+        phase: usize,
+        done: usize,
+        total: usize,
+    },
+    /// The stream evaluation `id`'s two rolling runs' losses and each head's share of attention
+    /// on the first token ([layers × heads], `heads` to a layer).
+    Streamed {
+        id: u32,
+        with_sinks: Numbers,
+        without_sinks: Numbers,
+        share: Numbers,
+        heads: usize,
+    },
+    /// The stream evaluation `id`'s recompute at positions `from ..`.
+    Recomputed {
+        id: u32,
+        from: usize,
+        losses: Numbers,
+    },
     /// The worker could not start (its files are missing, as in wasm-bindgen-test) or stopped.
     Failed,
 }
@@ -209,7 +232,8 @@ impl WorkerHandle {
     }
 
     /// Runs the held model forward on `ids` (their pieces `tokens`, the last of a text of
-    /// `whole` tokens) under the trained request `request` (its JSON).
+    /// `whole` tokens) under the trained request `request` (its JSON), in place of the pass
+    /// under way; `edit` for a pass the page shows (edits that come as fast as typing wait).
     pub fn forward(
         &self,
         id: u32,
@@ -217,6 +241,7 @@ impl WorkerHandle {
         tokens: &[String],
         ids: &[u32],
         whole: usize,
+        edit: bool,
     ) -> bool {
         let tokens: Array = tokens.iter().map(|t| JsValue::from_str(t)).collect();
         let message = Array::of5(
@@ -227,7 +252,29 @@ impl WorkerHandle {
             &js_sys::Uint32Array::from(ids),
         );
         message.push(&(whole as f64).into());
+        message.push(&edit.into());
         self.worker.post_message(&message).is_ok()
+    }
+
+    /// Starts a stream evaluation of the held model on a text's `ids` (tokenized here) with a
+    /// rolling cache of `window` tokens and `sinks` sink tokens.
+    pub fn stream(&self, id: u32, ids: &[u32], window: usize, sinks: usize) -> bool {
+        let message = Array::of5(
+            &id.into(),
+            &"stream".into(),
+            &js_sys::Uint32Array::from(ids),
+            &(window as f64).into(),
+            &(sinks as f64).into(),
+        );
+        self.worker.post_message(&message).is_ok()
+    }
+
+    /// Drops the forward pass under way in the model worker (no longer wanted, nothing to
+    /// replace it).
+    pub fn drop_pass(&self) {
+        let _ = self
+            .worker
+            .post_message(&Array::of2(&0.into(), &"drop".into()));
     }
 
     /// Starts a generation of the held model after the prompt `ids` (the sentence of the
@@ -422,6 +469,24 @@ fn read(data: &JsValue) -> FromWorker {
         Some("step") => FromWorker::Stepped {
             id,
             json: message.get(2).as_string().unwrap_or_default(),
+        },
+        Some("streaming") => FromWorker::Streaming {
+            id,
+            phase: number(2),
+            done: number(3),
+            total: number(4),
+        },
+        Some("streamed") => FromWorker::Streamed {
+            id,
+            with_sinks: Numbers(Float32Array::new(&message.get(2))),
+            without_sinks: Numbers(Float32Array::new(&message.get(3))),
+            share: Numbers(Float32Array::new(&message.get(4))),
+            heads: number(5),
+        },
+        Some("recomputed") => FromWorker::Recomputed {
+            id,
+            from: number(2),
+            losses: Numbers(Float32Array::new(&message.get(3))),
         },
         Some("kernel") => FromWorker::Kernel {
             json: message.get(2).as_string().unwrap_or_default(),

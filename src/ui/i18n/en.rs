@@ -415,7 +415,27 @@ pub static TEXT: Text = Text {
             help: "A model reads at most its context. A streaming server keeps going with a rolling cache: the last characters (the window) and, as StreamingLLM proposed, the first few (sink tokens), because many large models pour spare attention onto the first token and break when it is evicted. Positions are counted inside the cache, so RoPE never sees one it was not trained on. Here the Llama model reads a text longer than its context three ways.",
             learned_positions: "GPT-2's learned positions are added to its input before K and V are computed, so its cached entries cannot move to new positions. Choose the Llama layout to stream.",
             need_model: "Choose the Llama-layout model above to stream.",
-            own_model: "This view streams the lab's own Llama-layout model. A model folder of your own is not streamed in the page yet: each reading takes a step of the model for every token of the text (hundreds of them), the recompute a forward pass for each, and the page would wait on them all. The command line reads your folder this way: give it {\"model\": {\"path\": …}, \"stream_eval\": {\"text\": …, \"window\": 64, \"sink_tokens\": 4}}.",
+            own_model: "A model folder of your own is streamed in its worker, which could not start in this browser; on the page's thread each reading (a step of the model for every token of the text, and a forward pass for every position of the recompute) would stop the page for as long. The command line reads your folder this way: give it {\"model\": {\"path\": …}, \"stream_eval\": {\"text\": …, \"window\": 64, \"sink_tokens\": 4}}.",
+            reading: |phase, done, all| match phase {
+                0 => format!(
+                    "Your model reads the text through the rolling cache with its sink tokens: {done} of {all} tokens…"
+                ),
+                1 => format!("…and again without the sink tokens: {done} of {all} tokens…"),
+                _ => format!(
+                    "Measuring each head's attention on the first token: {done} of {all} tokens…"
+                ),
+            },
+            worker_ended: "The reading stopped before its end: the model's worker stopped, or was given another model. Press “Read it” to read again.",
+            own_chart_title: "Loss of each next token (nats; lower is better), smoothed over 32; the grey line marks the context",
+            own_share_title: "Share of attention on the first token",
+            own_help: "A model reads at most its context. A streaming server keeps going with a rolling cache: the last tokens (the window) and, as StreamingLLM proposed, the first few (sink tokens), because many large models pour spare attention onto the first token and break when it is evicted. Positions are counted inside the cache, so RoPE never sees one it was not trained on. Here your model reads a text three ways, in its worker, a token at a time.",
+            own_share_help: "Each head's mean weight on the text's first token, over every query after the first of the first context window (at most 512 tokens). A sink head gives it a large share whatever the query.",
+            own_finding: |gain, share, read, sinks| {
+                format!(
+                    "Keeping the first {sinks} tokens changes your model's mean loss by {gain:+.3} nats, and the head that leans on the first token most gives it {:.1}% of its attention (over the text's first {read} tokens). A large share with a clear gain is a sink; a small model or a random one may show neither.",
+                    share * 100.0
+                )
+            },
             text: "Text",
             window: "window",
             sinks: "sink tokens",

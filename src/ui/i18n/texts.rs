@@ -222,8 +222,22 @@ pub struct StreamTexts {
     /// With the GPT-2 model (learned positions): why it cannot run.
     pub learned_positions: &'static str,
     pub need_model: &'static str,
-    /// A model folder of one's own with rotary positions: not streamed in the page (yet).
+    /// A model folder of one's own with rotary positions, without its worker (which streams
+    /// it): not streamed in the page.
     pub own_model: &'static str,
+    /// (phase: 0 the rolling cache with sinks, 1 without, 2 the share on the first token;
+    /// tokens done, all) while a folder's model reads in its worker.
+    pub reading: fn(usize, usize, usize) -> String,
+    /// The worker stopped, or was given another model, before the reading was done.
+    pub worker_ended: &'static str,
+    /// A folder's model: the chart's title, the share table's title, and the finding (mean loss
+    /// with sinks − without, the largest share, the tokens the share read, the sink tokens).
+    pub own_chart_title: &'static str,
+    pub own_share_title: &'static str,
+    /// The view's last sentence and the share table's help, for a folder's model.
+    pub own_help: &'static str,
+    pub own_share_help: &'static str,
+    pub own_finding: fn(f32, f32, usize, usize) -> String,
     pub text: &'static str,
     pub window: &'static str,
     pub sinks: &'static str,

@@ -2,7 +2,8 @@
 //! without sink tokens, beside a sliding-window recompute: the loss curves, their means, each
 //! head's share of attention on the first character, and what these numbers say. The rolling
 //! runs are fast and land at once; the recompute (a forward pass per position) lands a frame's
-//! worth at a time, the curve filling in.
+//! worth at a time, the curve filling in. A model folder of one's own (rotary positions) reads
+//! in its worker (`ModelJobs::stream`), its progress shown, the same numbers coming back.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -15,10 +16,10 @@ use crate::ui::browser::clock::now_ms;
 use crate::ui::i18n::model_errors::ModelProblem;
 use crate::ui::logic::line_chart::{COLORS, LineChart, Series};
 use crate::ui::logic::sections::Section;
-use crate::ui::state::Lab;
+use crate::ui::state::{Lab, Streamed};
 use attention_core::models::Model;
 use attention_core::models::stream::{
-    SAMPLE_TEXT, StreamSpec, first_token_share, recompute_at, rolling, stream_ids,
+    SAMPLE_TEXT, SHARE_TOKENS, StreamSpec, first_token_share, recompute_at, rolling, stream_ids,
 };
 
 /// The recompute runs for this long before the page draws.
@@ -59,6 +60,50 @@ fn smoothed(losses: &[f32]) -> Vec<(f64, f64)> {
     points
 }
 
+/// What the model's worker read, into the view's signals: the reading's progress, both rolling
+/// runs and the share at once, then the recompute as it comes.
+fn from_worker(
+    answer: Streamed,
+    spec: StreamSpec,
+    total: usize,
+    reading: RwSignal<Option<Reading>>,
+    progress: RwSignal<Option<(usize, usize, usize)>>,
+    ended: RwSignal<bool>,
+) {
+    match answer {
+        Streamed::Reading { phase, done, total } => progress.set(Some((phase, done, total))),
+        Streamed::Read {
+            with_sinks,
+            without_sinks,
+            share,
+        } => {
+            progress.set(None);
+            reading.set(Some(Reading {
+                window: spec.window,
+                sinks: spec.sink_tokens,
+                total,
+                with_sinks,
+                without_sinks,
+                recompute: Vec::new(),
+                share,
+            }));
+        }
+        Streamed::Recomputed { from, losses } => reading.update(|r| {
+            if let Some(r) = r
+                && r.recompute.len() == from
+            {
+                r.recompute.extend(losses);
+            }
+        }),
+        Streamed::Ended => {
+            progress.set(None);
+            let whole = reading
+                .with_untracked(|r| r.as_ref().is_some_and(|r| r.recompute.len() == r.total));
+            ended.set(!whole);
+        }
+    }
+}
+
 #[component]
 pub fn StreamSection() -> impl IntoView {
     let lab = expect_context::<Lab>();
@@ -73,6 +118,10 @@ pub fn StreamSection() -> impl IntoView {
     let sinks = RwSignal::new(4usize);
     let reading = RwSignal::new(None::<Reading>);
     let error = RwSignal::new(None::<ModelProblem>);
+    // A folder's model reading in its worker: (phase, tokens done, all), and whether the worker
+    // stopped before the end.
+    let worker_reading = RwSignal::new(None::<(usize, usize, usize)>);
+    let ended = RwSignal::new(false);
     // What the shown results were read with; when the inputs differ, the results say so.
     let read_with = RwSignal::new(None::<(String, usize, usize)>);
     let stale = move || {
@@ -89,6 +138,10 @@ pub fn StreamSection() -> impl IntoView {
         layout();
         reading.set(None);
         error.set(None);
+        worker_reading.set(None);
+        ended.set(false);
+        // What an earlier model's reading still sends is not this one's.
+        generation.update_value(|g| *g += 1);
     });
     fn recompute_more(
         reading: RwSignal<Option<Reading>>,
@@ -123,6 +176,12 @@ pub fn StreamSection() -> impl IntoView {
             );
         }
     }
+    // A model folder of one's own: its layout is its config's, once it is loaded.
+    let own = Memo::new(move |_| {
+        lab.request
+            .with(|r| r.model.as_ref().and_then(|m| m.folder()).is_some())
+            .then(|| model().map(|m| m.config.layout))
+    });
     let read = move |_| {
         let Some(model) = model() else { return };
         let spec = StreamSpec {
@@ -139,7 +198,24 @@ pub fn StreamSection() -> impl IntoView {
             }
         };
         error.set(None);
+        ended.set(false);
         read_with.set(Some((text.get_untracked(), spec.window, spec.sink_tokens)));
+        let mine = generation.get_value() + 1;
+        generation.set_value(mine);
+        if own.get_untracked().is_some() {
+            // A folder's model reads in its worker, what it read coming back as it goes.
+            reading.set(None);
+            let total = ids.len() - 1;
+            let on = move |answer: Streamed| {
+                if generation.get_value() == mine {
+                    from_worker(answer, spec, total, reading, worker_reading, ended);
+                }
+            };
+            if lab.model_jobs.stream(&model, &ids, spec, on).is_none() {
+                ended.set(true);
+            }
+            return;
+        }
         let with_sinks = rolling(&model, &ids, spec).losses;
         let without_sinks = rolling(
             &model,
@@ -159,8 +235,6 @@ pub fn StreamSection() -> impl IntoView {
             recompute: Vec::new(),
             share: first_token_share(&model, &ids),
         }));
-        let mine = generation.get_value() + 1;
-        generation.set_value(mine);
         let ids = Arc::new(ids);
         set_timeout(
             move || recompute_more(reading, generation, mine, model, ids),
@@ -197,7 +271,12 @@ pub fn StreamSection() -> impl IntoView {
                 });
             }
             Some(LineChart {
-                title: t.chart_title.into(),
+                title: if own.get().is_some() {
+                    t.own_chart_title
+                } else {
+                    t.chart_title
+                }
+                .into(),
                 x_label: t.x_label.into(),
                 y_label: t.y_label.into(),
                 x_log: false,
@@ -221,6 +300,9 @@ pub fn StreamSection() -> impl IntoView {
         })
     };
     let progress = move || {
+        if let Some((phase, done, all)) = worker_reading.get() {
+            return Some((texts().reading)(phase, done, all));
+        }
         reading.with(|r| {
             r.as_ref()
                 .filter(|r| r.recompute.len() < r.total)
@@ -233,6 +315,11 @@ pub fn StreamSection() -> impl IntoView {
             let r = r.as_ref()?;
             let share = r.share.iter().flatten().copied().fold(0.0f32, f32::max);
             let read = (r.total + 1).min(context);
+            if own.get().is_some() {
+                let gain = mean(&r.with_sinks) - mean(&r.without_sinks);
+                let read = read.min(SHARE_TOKENS);
+                return Some((texts().own_finding)(gain, share, read, r.sinks));
+            }
             Some((texts().finding)(
                 mean(&r.with_sinks) - mean(&r.without_sinks),
                 share,
@@ -272,14 +359,15 @@ pub fn StreamSection() -> impl IntoView {
             }
         }
     };
-    // A model folder of one's own: its layout is its config's, once it is loaded.
-    let own = Memo::new(move |_| {
-        lab.request
-            .with(|r| r.model.as_ref().and_then(|m| m.folder()).is_some())
-            .then(|| model().map(|m| m.config.layout))
-    });
     let state = move || match (own.get(), layout()) {
-        (Some(Some(layout)), _) if layout.streams() => 3,
+        // In its worker; without one, not on the page's thread.
+        (Some(Some(layout)), _) if layout.streams() => {
+            if model().is_some_and(|m| lab.model_jobs.serves(&m)) {
+                0
+            } else {
+                3
+            }
+        }
         (Some(Some(_)), _) => 1,
         // Still being read: whatever its layout, a folder is not streamed here.
         (Some(None), _) => 3,
@@ -291,7 +379,7 @@ pub fn StreamSection() -> impl IntoView {
         <section class="step stream-view" data-view=section.id() data-testid="stream"
             class:presented=move || presented(lab, section)>
             <SectionHeading section=section />
-            <p class="help block">{move || texts().help}</p>
+            <p class="help block">{move || if own.get().is_some() && state() == 0 { texts().own_help } else { texts().help }}</p>
             {move || match state() {
                 1 => view! { <p class="help block" data-testid="stream-unavailable">{texts().learned_positions}</p> }.into_any(),
                 2 => view! { <p class="help block" data-testid="stream-unavailable">{texts().need_model}</p> }.into_any(),
@@ -319,6 +407,12 @@ pub fn StreamSection() -> impl IntoView {
                     {move || error.get().map(|e| view! {
                         <p class="error" role="alert" data-testid="stream-error">{move || lab.lang.get().model_problem(&e)}</p>
                     })}
+                    <Show when=move || reading.with(Option::is_none) && worker_reading.with(Option::is_some)>
+                        <p class="help block" role="status" data-testid="stream-progress">{progress}</p>
+                    </Show>
+                    <Show when=move || ended.get()>
+                        <p class="error" role="alert" data-testid="stream-ended">{move || texts().worker_ended}</p>
+                    </Show>
                     <Show when=stale>
                         <p class="note" role="status" data-testid="stream-stale">{move || texts().stale}</p>
                     </Show>
@@ -327,8 +421,8 @@ pub fn StreamSection() -> impl IntoView {
                         <p class="help block" data-testid="stream-progress">{progress}</p>
                         <p class="help block" data-testid="stream-means">{means}</p>
                         <p class="block" data-testid="stream-finding">{finding}</p>
-                        <h3>{move || texts().share_title}</h3>
-                        <p class="help block">{move || texts().share_help}</p>
+                        <h3>{move || if own.get().is_some() { texts().own_share_title } else { texts().share_title }}</h3>
+                        <p class="help block">{move || if own.get().is_some() { texts().own_share_help } else { texts().share_help }}</p>
                         {shares}
                     </Show>
                 }.into_any(),

@@ -147,6 +147,18 @@ impl Model {
         self.extend_recording(cache, ids, temperature, None)
     }
 
+    /// [`Model::extend`] at temperature 1, adding each new row's attention weight on the cache's
+    /// first key to `first_key` ([layer][query head]), for every row after the first position
+    /// (the attention-sink measure, without keeping any row's weights).
+    pub(crate) fn extend_first_key(
+        &self,
+        cache: &mut KvCache,
+        ids: &[u32],
+        first_key: &mut [Vec<f64>],
+    ) -> Array2<f32> {
+        self.extend_with(cache, ids, 1.0, None, Some(first_key))
+    }
+
     /// [`Model::extend`], and the last new row's attention weights written to `last_row`:
     /// [layer][query head][cached position].
     fn extend_recording(
@@ -154,7 +166,18 @@ impl Model {
         cache: &mut KvCache,
         ids: &[u32],
         temperature: f32,
+        last_row: Option<&mut Vec<Vec<Vec<f32>>>>,
+    ) -> Array2<f32> {
+        self.extend_with(cache, ids, temperature, last_row, None)
+    }
+
+    fn extend_with(
+        &self,
+        cache: &mut KvCache,
+        ids: &[u32],
+        temperature: f32,
         mut last_row: Option<&mut Vec<Vec<Vec<f32>>>>,
+        mut first_key: Option<&mut [Vec<f64>]>,
     ) -> Array2<f32> {
         let m = ids.len();
         let start = cache.len;
@@ -226,6 +249,12 @@ impl Model {
                         &mut scores[first..visible],
                         concat.slice_mut(s![i, head * d_head..(head + 1) * d_head]),
                     );
+                    if let Some(sums) = first_key.as_deref_mut()
+                        && first == 0
+                        && visible > 1
+                    {
+                        sums[layer][head] += f64::from(scores[0] * inverse);
+                    }
                     if i + 1 == m && last_row.is_some() {
                         let mut row = vec![0.0; first];
                         row.extend(scores[first..visible].iter().map(|e| e * inverse));

@@ -141,19 +141,59 @@ impl Turns {
 
 /// The loss of the next character after each position through a rolling cache.
 pub fn rolling(model: &Model, ids: &[u32], spec: StreamSpec) -> StreamRun {
-    let config = model.config;
-    let d_head = config.d_head();
-    let group = config.n_heads / config.n_kv_heads;
-    let scale = 1.0 / (d_head as f32).sqrt();
-    let layers = model.blocks.len();
-    let mut cache = Rolling {
-        keys: vec![Vec::new(); layers],
-        values: vec![Vec::new(); layers],
-        kept: Vec::new(),
-    };
-    let turns = Turns::new(config.rope_theta, d_head, spec.window + spec.sink_tokens);
-    let mut losses = Vec::with_capacity(ids.len() - 1);
-    for (t, &id) in ids.iter().enumerate().take(ids.len() - 1) {
+    let mut reader = RollingReader::new(model, spec);
+    while reader.read_next(model, ids) {}
+    StreamRun {
+        losses: reader.losses,
+    }
+}
+
+/// [`rolling`] a character at a time (a worker reads a few per turn of its event loop).
+pub struct RollingReader {
+    spec: StreamSpec,
+    cache: Rolling,
+    turns: Turns,
+    losses: Vec<f32>,
+}
+
+impl RollingReader {
+    pub fn new(model: &Model, spec: StreamSpec) -> Self {
+        let layers = model.blocks.len();
+        Self {
+            spec,
+            cache: Rolling {
+                keys: vec![Vec::new(); layers],
+                values: vec![Vec::new(); layers],
+                kept: Vec::new(),
+            },
+            turns: Turns::new(
+                model.config.rope_theta,
+                model.config.d_head(),
+                spec.window + spec.sink_tokens,
+            ),
+            losses: Vec::new(),
+        }
+    }
+
+    /// The losses read so far, one per position.
+    pub fn losses(&self) -> &[f32] {
+        &self.losses
+    }
+
+    /// Reads the next character of `ids` and the loss of the one after it; `false` once every
+    /// character but the last is read (nothing is read then).
+    pub fn read_next(&mut self, model: &Model, ids: &[u32]) -> bool {
+        let t = self.losses.len();
+        if t + 1 >= ids.len() {
+            return false;
+        }
+        let id = ids[t];
+        let (spec, cache, turns) = (self.spec, &mut self.cache, &self.turns);
+        let config = model.config;
+        let d_head = config.d_head();
+        let group = config.n_heads / config.n_kv_heads;
+        let scale = 1.0 / (d_head as f32).sqrt();
+        let layers = model.blocks.len();
         // Evict what is neither a sink nor within the window (the current character included).
         let keep = |index: usize| index < spec.sink_tokens || index + spec.window > t;
         let retained: Vec<bool> = cache.kept.iter().map(|&i| keep(i)).collect();
@@ -230,9 +270,10 @@ pub fn rolling(model: &Model, ids: &[u32], spec: StreamSpec) -> StreamRun {
         let last = model
             .final_norm
             .apply(x.view().insert_axis(ndarray::Axis(0)));
-        losses.push(loss(model.head(last.row(0)).view(), ids[t + 1]));
+        self.losses
+            .push(loss(model.head(last.row(0)).view(), ids[t + 1]));
+        true
     }
-    StreamRun { losses }
 }
 
 /// −log softmax(logits)[target], in nats.
@@ -252,64 +293,218 @@ pub fn recompute_at(model: &Model, ids: &[u32], t: usize, window: usize) -> f32 
     loss(model.head(rows.row(rows.nrows() - 1)).view(), ids[t + 1])
 }
 
-/// For every position, the model on the last `window` characters alone.
-fn recompute(model: &Model, ids: &[u32], window: usize) -> StreamRun {
-    let losses = (0..ids.len() - 1)
-        .map(|t| recompute_at(model, ids, t, window))
-        .collect();
-    StreamRun { losses }
-}
+/// The most tokens the attention-sink share reads: the first context window, up to this many
+/// (the lab's models' whole context; a large model's 32 768 would be hours of a page's time).
+pub const SHARE_TOKENS: usize = 512;
 
 /// Each head's mean weight on the first character, over queries 1 … n − 1 of the first context
-/// window (the traced forward pass under the causal mask).
+/// window (n at most [`SHARE_TOKENS`]), under the causal mask: the forward pass through a KV
+/// cache, keeping no query's weights but the one on the first key.
 pub fn first_token_share(model: &Model, ids: &[u32]) -> Vec<Vec<f32>> {
-    let n = ids.len().min(model.config.context);
-    let tokens: Vec<String> = ids[..n]
-        .iter()
-        .map(|&id| model.vocab[id as usize].clone())
-        .collect();
-    let Ok(forward) = model.forward(&tokens, &ids[..n], &crate::models::ModelRun::default()) else {
-        return Vec::new();
-    };
-    forward
-        .layers
-        .iter()
-        .map(|layer| {
-            layer
-                .attention
-                .heads
-                .iter()
-                .map(|head| {
-                    let column = head.weights.slice(s![1..n, 0]);
-                    column.sum() / (n - 1).max(1) as f32
-                })
-                .collect()
-        })
-        .collect()
+    let mut reader = ShareReader::new(model, ids);
+    while reader.read_next(model, ids, SHARE_TOKENS) {}
+    reader.share()
+}
+
+/// [`first_token_share`] a chunk of tokens at a time.
+pub struct ShareReader {
+    cache: crate::models::generate::KvCache,
+    sums: Vec<Vec<f64>>,
+    /// How many tokens it reads in all.
+    total: usize,
+}
+
+impl ShareReader {
+    pub fn new(model: &Model, ids: &[u32]) -> Self {
+        Self {
+            cache: crate::models::generate::KvCache::new(model),
+            sums: vec![vec![0.0; model.config.n_heads]; model.blocks.len()],
+            total: ids.len().min(model.config.context).min(SHARE_TOKENS),
+        }
+    }
+
+    /// (tokens read, tokens to read).
+    pub fn progress(&self) -> (usize, usize) {
+        (self.cache.len, self.total)
+    }
+
+    /// Reads up to `chunk` more tokens; `false` once every token is read (nothing is read then).
+    pub fn read_next(&mut self, model: &Model, ids: &[u32], chunk: usize) -> bool {
+        let from = self.cache.len;
+        if from >= self.total || chunk == 0 {
+            return false;
+        }
+        let to = (from + chunk).min(self.total);
+        model.extend_first_key(&mut self.cache, &ids[from..to], &mut self.sums);
+        true
+    }
+
+    /// [layers][heads]: the mean weight on the first token so far (over every query read after
+    /// the first).
+    pub fn share(&self) -> Vec<Vec<f32>> {
+        let queries = self.cache.len.saturating_sub(1).max(1) as f64;
+        self.sums
+            .iter()
+            .map(|row| row.iter().map(|&s| (s / queries) as f32).collect())
+            .collect()
+    }
 }
 
 /// Reads `text` through rolling caches with and without sinks and through a sliding-window
 /// recompute.
 pub fn stream_eval(model: &Model, text: &str, spec: StreamSpec) -> Result<StreamEval, StreamError> {
     let ids = stream_ids(model, text, spec)?;
-    Ok(StreamEval {
-        with_sinks: rolling(model, &ids, spec),
-        without_sinks: rolling(
-            model,
-            &ids,
-            StreamSpec {
-                sink_tokens: 0,
-                ..spec
-            },
-        ),
-        recompute: recompute(model, &ids, spec.window),
-        first_token_share: first_token_share(model, &ids),
-        ids,
-    })
+    let mut steps = StreamSteps::new(model, ids, spec)?;
+    while steps.advance(model) != StreamPhase::Done {}
+    Ok(steps.into_eval())
 }
 
-/// `text`'s ids, when `model` can stream it under `spec`: the checks of [`stream_eval`].
-pub fn stream_ids(model: &Model, text: &str, spec: StreamSpec) -> Result<Vec<u32>, StreamError> {
+/// What a stream evaluation is reading.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StreamPhase {
+    /// The rolling cache with the sink tokens kept.
+    WithSinks,
+    /// The same cache without them.
+    WithoutSinks,
+    /// Each head's share of attention on the first token.
+    Share,
+    /// The sliding-window recompute, a position at a time.
+    Recompute,
+    Done,
+}
+
+/// [`stream_eval`] a small piece at a time (a character of a rolling run, a few tokens of the
+/// share, one position of the recompute): a worker runs pieces for a few tens of milliseconds a
+/// turn of its event loop, posting what is read, so the page draws the curves as they come.
+pub struct StreamSteps {
+    ids: Vec<u32>,
+    spec: StreamSpec,
+    with_sinks: RollingReader,
+    without_sinks: RollingReader,
+    share: ShareReader,
+    recompute: Vec<f32>,
+}
+
+impl StreamSteps {
+    /// The evaluation of `ids` (a text's tokens, at least two, each in the vocabulary) under
+    /// `spec`, checked as [`stream_ids`] checks a text (its length apart).
+    pub fn new(model: &Model, ids: Vec<u32>, spec: StreamSpec) -> Result<Self, StreamError> {
+        stream_check(model, spec)?;
+        if !(2..=MAX_STREAM_CHARS).contains(&ids.len()) {
+            return Err(StreamError::Length {
+                count: ids.len(),
+                max: MAX_STREAM_CHARS,
+            });
+        }
+        if let Some(&id) = ids.iter().find(|&&id| id as usize >= model.vocab.len()) {
+            return Err(GenerateError::UnknownCharacters(format!("#{id}")).into());
+        }
+        Ok(Self {
+            with_sinks: RollingReader::new(model, spec),
+            without_sinks: RollingReader::new(
+                model,
+                StreamSpec {
+                    sink_tokens: 0,
+                    ..spec
+                },
+            ),
+            share: ShareReader::new(model, &ids),
+            recompute: Vec::with_capacity(ids.len() - 1),
+            ids,
+            spec,
+        })
+    }
+
+    /// What the next piece reads.
+    pub fn phase(&self) -> StreamPhase {
+        let positions = self.ids.len() - 1;
+        if self.with_sinks.losses.len() < positions {
+            StreamPhase::WithSinks
+        } else if self.without_sinks.losses.len() < positions {
+            StreamPhase::WithoutSinks
+        } else if self.share.cache.len < self.share.total {
+            StreamPhase::Share
+        } else if self.recompute.len() < positions {
+            StreamPhase::Recompute
+        } else {
+            StreamPhase::Done
+        }
+    }
+
+    /// (done, to do) in the phase under way.
+    pub fn progress(&self) -> (usize, usize) {
+        let positions = self.ids.len() - 1;
+        match self.phase() {
+            StreamPhase::WithSinks => (self.with_sinks.losses.len(), positions),
+            StreamPhase::WithoutSinks => (self.without_sinks.losses.len(), positions),
+            StreamPhase::Share => self.share.progress(),
+            StreamPhase::Recompute | StreamPhase::Done => (self.recompute.len(), positions),
+        }
+    }
+
+    /// Reads one piece; the phase after it.
+    pub fn advance(&mut self, model: &Model) -> StreamPhase {
+        match self.phase() {
+            StreamPhase::WithSinks => {
+                self.with_sinks.read_next(model, &self.ids);
+            }
+            StreamPhase::WithoutSinks => {
+                self.without_sinks.read_next(model, &self.ids);
+            }
+            StreamPhase::Share => {
+                self.share.read_next(model, &self.ids, 16);
+            }
+            StreamPhase::Recompute => {
+                let t = self.recompute.len();
+                self.recompute
+                    .push(recompute_at(model, &self.ids, t, self.spec.window));
+            }
+            StreamPhase::Done => {}
+        }
+        self.phase()
+    }
+
+    pub fn ids(&self) -> &[u32] {
+        &self.ids
+    }
+
+    /// The losses through the rolling cache with sinks, and without them, read so far.
+    pub fn rolling_losses(&self) -> (&[f32], &[f32]) {
+        (self.with_sinks.losses(), self.without_sinks.losses())
+    }
+
+    /// The share of attention on the first token ([layers][heads]), once its phase is over.
+    pub fn first_token_share(&self) -> Vec<Vec<f32>> {
+        self.share.share()
+    }
+
+    /// The recompute's losses read so far.
+    pub fn recomputed(&self) -> &[f32] {
+        &self.recompute
+    }
+
+    /// Everything read (complete once [`StreamSteps::advance`] has returned
+    /// [`StreamPhase::Done`]).
+    pub fn into_eval(self) -> StreamEval {
+        StreamEval {
+            first_token_share: self.share.share(),
+            with_sinks: StreamRun {
+                losses: self.with_sinks.losses,
+            },
+            without_sinks: StreamRun {
+                losses: self.without_sinks.losses,
+            },
+            recompute: StreamRun {
+                losses: self.recompute,
+            },
+            ids: self.ids,
+        }
+    }
+}
+
+/// Whether `model` can stream under `spec`: a rotary layout, a window of at least one, fewer
+/// sinks than the window, and both within the context.
+pub fn stream_check(model: &Model, spec: StreamSpec) -> Result<(), StreamError> {
     if !model.config.layout.streams() {
         return Err(StreamError::LearnedPositions);
     }
@@ -330,6 +525,12 @@ pub fn stream_ids(model: &Model, text: &str, spec: StreamSpec) -> Result<Vec<u32
             context,
         });
     }
+    Ok(())
+}
+
+/// `text`'s ids, when `model` can stream it under `spec`: the checks of [`stream_eval`].
+pub fn stream_ids(model: &Model, text: &str, spec: StreamSpec) -> Result<Vec<u32>, StreamError> {
+    stream_check(model, spec)?;
     let count = crate::models::normalise(text).chars().count();
     if !(2..=MAX_STREAM_CHARS).contains(&count) {
         return Err(StreamError::Length {

@@ -360,7 +360,10 @@ fn on_answer(queue: Queue, index: usize, answer: FromWorker) {
         | FromWorker::Kernel { .. }
         | FromWorker::ModelOpened { .. }
         | FromWorker::Forward { .. }
-        | FromWorker::Stepped { .. } => {}
+        | FromWorker::Stepped { .. }
+        | FromWorker::Streaming { .. }
+        | FromWorker::Streamed { .. }
+        | FromWorker::Recomputed { .. } => {}
     }
 }
 

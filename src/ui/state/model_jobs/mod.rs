@@ -19,13 +19,16 @@ use js_sys::{Array, Object};
 use leptos::prelude::*;
 use wasm_bindgen::JsValue;
 
+mod generation;
+mod streaming;
+
 use super::model::{self, ForwardRef, trained_request};
 use crate::ui::browser::clock::now_ms;
 use crate::ui::browser::js_bytes::JsBytes;
 use crate::ui::browser::worker::{FromWorker, WorkerHandle};
 use attention_core::api::{Request, RequestError, step_from_json};
 use attention_core::models::Model;
-use attention_core::models::generate::{GenerateSpec, Sampling, Step};
+use attention_core::models::generate::Step;
 use attention_core::models::model::Reading;
 use attention_core::models::remote::ForwardWork;
 
@@ -69,6 +72,31 @@ pub enum Generated {
 /// Where a generation's answers go.
 type OnGenerated = Rc<dyn Fn(Generated)>;
 
+/// What the model worker says of the stream evaluation it runs for the page
+/// ([`ModelJobs::stream`]).
+pub enum Streamed {
+    /// How far it has read: the rolling cache with sinks (phase 0), without (1), the share on
+    /// the first token (2); `done` of `total` tokens.
+    Reading {
+        phase: usize,
+        done: usize,
+        total: usize,
+    },
+    /// Both rolling runs' losses and each head's share on the first token [layer][head].
+    Read {
+        with_sinks: Vec<f32>,
+        without_sinks: Vec<f32>,
+        share: Vec<Vec<f32>>,
+    },
+    /// The recompute's losses at positions `from ..`.
+    Recomputed { from: usize, losses: Vec<f32> },
+    /// The worker stopped or refused it, or another model was given to it.
+    Ended,
+}
+
+/// Where a stream evaluation's answers go.
+type OnStreamed = Rc<dyn Fn(Streamed)>;
+
 /// The model's message, waiting for the worker to listen.
 struct Opening {
     id: u32,
@@ -91,6 +119,8 @@ pub struct ModelJobs {
     next_id: StoredValue<u32>,
     /// The generation the worker runs, by message id, and where its answers go.
     generator: StoredValue<Option<(u32, OnGenerated)>, LocalStorage>,
+    /// The stream evaluation the worker runs, by message id, and where its answers go.
+    streamer: StoredValue<Option<(u32, OnStreamed)>, LocalStorage>,
     /// The last forward pass finished and the request it answers.
     pub done: RwSignal<Option<Answered>, LocalStorage>,
     /// The last comparison pass finished ([`ModelJobs::compare`]) and the request it answers.
@@ -115,6 +145,7 @@ impl Default for ModelJobs {
             compare_queued: StoredValue::new_local(None),
             next_id: StoredValue::new(0),
             generator: StoredValue::new_local(None),
+            streamer: StoredValue::new_local(None),
             done: RwSignal::new_local(None),
             compared: RwSignal::new_local(None),
             busy: RwSignal::new(false),
@@ -140,6 +171,7 @@ impl ModelJobs {
         if let Some((_, on)) = self.generator.try_update_value(Option::take).flatten() {
             on(Generated::Dropped);
         }
+        self.tell_streamer(None, Streamed::Ended);
         self.set_busy(false);
         self.done.set(None);
         self.compared.set(None);
@@ -204,69 +236,6 @@ impl ModelJobs {
             })
     }
 
-    /// Starts a generation of `model` in the worker after `prompt` (the ids of the trained
-    /// request `request`'s sentence, which the page tokenized and checked), as `spec` says;
-    /// each step is asked for with [`ModelJobs::step`] and answered to `on`. `None` when the
-    /// worker does not hold `model` (the page generates). A generation started replaces the one
-    /// before.
-    pub fn generate(
-        self,
-        model: &Arc<Model>,
-        request: &Request,
-        prompt: &[u32],
-        spec: &GenerateSpec,
-        on: impl Fn(Generated) + 'static,
-    ) -> Option<u32> {
-        if !self.holds(model) {
-            return None;
-        }
-        let id = self.next_id();
-        let json = serde_json::to_string(request).ok()?;
-        let (temperature, seed) = match spec.sampling {
-            Sampling::Temperature { temperature, seed } => (temperature, seed),
-            Sampling::Greedy => (0.0, 0),
-        };
-        let posted = self.worker.with_value(|w| {
-            w.as_ref().is_some_and(|w| {
-                w.generate(id, &json, prompt, spec.steps, spec.cache, temperature, seed)
-            })
-        });
-        if !posted {
-            return None;
-        }
-        self.generator.set_value(Some((id, Rc::new(on))));
-        Some(id)
-    }
-
-    /// Asks the worker for the next step of generation `id`, compared with a recompute of the
-    /// whole text when `check`; `false` when it is not the generation under way or the worker
-    /// is gone.
-    pub fn step(self, id: u32, check: bool) -> bool {
-        let current = self
-            .generator
-            .with_value(|g| g.as_ref().is_some_and(|(i, _)| *i == id));
-        current
-            && self
-                .worker
-                .with_value(|w| w.as_ref().is_some_and(|w| w.step(id, check)))
-    }
-
-    /// Tells the generation under way (message `id`, or any) what the worker said of it; a
-    /// failure ends it.
-    fn tell_generator(self, id: Option<u32>, answer: Generated) {
-        let on = self.generator.with_value(|g| {
-            g.as_ref()
-                .filter(|(i, _)| id.is_none_or(|id| id == *i))
-                .map(|(_, on)| on.clone())
-        });
-        if let Some(on) = on {
-            if matches!(answer, Generated::Failed) {
-                self.generator.set_value(None);
-            }
-            on(answer);
-        }
-    }
-
     /// The worker's last answer for `model`, whatever the request it answered (what the page
     /// shows while the next one is computed), and whether it answers `request`.
     pub fn last(self, request: &Request) -> Option<(Result<ForwardRef, RequestError>, bool)> {
@@ -278,7 +247,7 @@ impl ModelJobs {
 
     /// Runs `model` forward on `request`'s sentence in the worker, in place of the pass under
     /// way (the worker drops it between two blocks, and waits while edits come as fast as
-    /// typing); a comparison pass under way is asked for again after it.
+    /// typing); nothing when that pass is already asked for.
     pub fn schedule(self, request: Request, model: Arc<Model>) {
         // Until the worker listens (its first message is its module).
         if !self.listening.get_value() {
@@ -287,13 +256,15 @@ impl ModelJobs {
             self.set_busy(true);
             return;
         }
-        if let Some(job) = self.running.try_update_value(Option::take).flatten()
-            && job.compared
-            && self.compare_queued.with_value(Option::is_none)
-        {
-            self.compare_queued
-                .set_value(Some((job.request, job.model)));
+        let asked = self.running.with_value(|job| {
+            job.as_ref().is_some_and(|j| {
+                !j.compared && j.request == request && Arc::ptr_eq(&j.model, &model)
+            })
+        });
+        if asked {
+            return;
         }
+        // A comparison under way is dropped: it is asked for again once this pass lands.
         self.start(request, model, false);
     }
 
@@ -322,9 +293,13 @@ impl ModelJobs {
         let trained = trained_request(&request);
         let reading = match trained.trained_run() {
             Ok((sentence, run)) => model.reading(&sentence, &run),
-            Err(error) => return self.finish(request, Err(error), compared),
+            Err(error) => {
+                self.drop_running();
+                return self.finish(request, Err(error), compared);
+            }
         };
         if reading.ids.is_empty() {
+            self.drop_running();
             // Nothing to send: the page's own pass says why.
             let result = model::run(&model, &request);
             return self.finish(request, result, compared);
@@ -333,8 +308,9 @@ impl ModelJobs {
         let json = serde_json::to_string(&trained).unwrap_or_default();
         let whole = reading.ids.len() + reading.dropped;
         let posted = self.worker.with_value(|w| {
-            w.as_ref()
-                .is_some_and(|w| w.forward(id, &json, &reading.tokens, &reading.ids, whole))
+            w.as_ref().is_some_and(|w| {
+                w.forward(id, &json, &reading.tokens, &reading.ids, whole, !compared)
+            })
         });
         if !posted {
             self.fail();
@@ -352,6 +328,19 @@ impl ModelJobs {
             reading,
             started_ms,
         }));
+    }
+
+    /// The pass under way is no longer wanted, and no other replaces it.
+    fn drop_running(self) {
+        if self
+            .running
+            .try_update_value(Option::take)
+            .flatten()
+            .is_some()
+        {
+            self.worker
+                .with_value(|w| w.as_ref().map(WorkerHandle::drop_pass));
+        }
     }
 
     fn finish(self, request: Request, result: Result<ForwardRef, RequestError>, compared: bool) {
@@ -406,6 +395,7 @@ impl ModelJobs {
         }
         self.set_busy(false);
         self.tell_generator(None, Generated::Failed);
+        self.tell_streamer(None, Streamed::Ended);
     }
 
     fn answer(self, answer: FromWorker) {
@@ -478,9 +468,13 @@ impl ModelJobs {
                 let answer = step_from_json(&json).map_or(Generated::Failed, Generated::Step);
                 self.tell_generator(Some(id), answer);
             }
+            FromWorker::Streaming { .. }
+            | FromWorker::Streamed { .. }
+            | FromWorker::Recomputed { .. } => self.answer_stream(answer),
             FromWorker::Error { id, .. } => {
                 // A generation the worker refused: the page generates it.
                 self.tell_generator(Some(id), Generated::Failed);
+                self.tell_streamer(Some(id), Streamed::Ended);
                 let opening = self
                     .held
                     .with_untracked(|held| matches!(held, Held::Opening(i, _) if *i == id));
