@@ -5,7 +5,8 @@
 
 use super::*;
 use attention_core::circuits::composition::{
-    baseline, composition, composition_cost, composition_pairs, sentence_shares,
+    Composition, CompositionSteps, baseline, composition, composition_cost, composition_pairs,
+    sentence_shares,
 };
 use attention_core::circuits::explain::Reading;
 use attention_core::circuits::logit::logit_attribution;
@@ -345,4 +346,20 @@ fn composition_scores_are_between_0_and_1_only_from_earlier_heads_and_beat_a_fai
     ) = (12, 12, 12, 768, 64);
     assert_eq!(composition_pairs(&small), 9_504);
     assert_eq!(composition_cost(&small), 9_504 * 3 * 64 * 64 * 768);
+    // A step at a time (as a model's worker computes it, saying how far it is), the same
+    // scores; and they travel to the page in one buffer unchanged.
+    let mut steps = CompositionSteps::new(&model);
+    let heads = model.config.n_layers * per_layer;
+    let mut done = 0;
+    while !steps.advance(&model) {
+        done += 1;
+        assert_eq!(steps.progress(), (done, 2 * heads));
+    }
+    assert_eq!(done, 2 * heads);
+    assert!(steps.advance(&model), "nothing past the end");
+    let stepped = steps.finish(&model);
+    assert_eq!(stepped, scores);
+    let back = Composition::from_flat(&model.config, &scores.to_flat()).unwrap();
+    assert_eq!(back, scores);
+    assert!(Composition::from_flat(&model.config, &[0.5; 7]).is_none());
 }

@@ -4,7 +4,8 @@
 // page's, from the edit to the pass put together), a typed character's frame while the model
 // computes against a bare text box's, and generation with the KV cache (attentionLab.generate's
 // chars_per_second, here tokens per second), with the memory of the page's and the worker's
-// modules. Not part of the test command: the folder is 475 MB and made by hand.
+// modules, and for a folder with rotary positions its streaming in the worker. Not part of the
+// test command: the folder is 475 MB and made by hand.
 //
 // HF_BENCH_FOLDER=/tmp/gpt2-small node tests/e2e/own_model_bench.mjs   (after trunk build --release)
 import { join } from 'node:path';
@@ -117,6 +118,71 @@ await bare.close();
 await page.bringToFront();
 const generated = await page.evaluate(() => window.attentionLab.generate({ steps: 16, cache: true, sampling: 'greedy' }));
 console.log(`generation with the KV cache: prefill ${generated.prefill_ms.toFixed(0)} ms, ${generated.chars_per_second.toFixed(1)} tokens/s`);
+// How the heads compose (asked for: too costly unasked), computed in the model's worker: how
+// long, and the page's frames meanwhile.
+if (await page.locator('[data-testid=circuit-compute]').count()) {
+  await page.locator('[data-testid=circuit-compute]').scrollIntoViewIfNeeded();
+  const composed = await page.evaluate(async () => {
+    const gaps = [];
+    let last = performance.now();
+    let on = true;
+    const tick = (t) => { gaps.push(t - last); last = t; if (on) requestAnimationFrame(tick); };
+    requestAnimationFrame(tick);
+    const started = performance.now();
+    document.querySelector('[data-testid=circuit-compute]').click();
+    while (!document.querySelector('[data-testid=circuit]') && performance.now() - started < 1200000) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const drawn = performance.now() - started;
+    on = false;
+    const sorted = gaps.slice(1).sort((a, b) => a - b);
+    return { drawn, median: sorted[Math.floor(sorted.length / 2)], longest: sorted[sorted.length - 1] };
+  });
+  console.log(`how the heads compose, in the model's worker: drawn after ${(composed.drawn / 1000).toFixed(1)} s; the page's frames meanwhile median ${composed.median.toFixed(1)} ms, longest ${composed.longest.toFixed(0)} ms`);
+}
+// Streaming (a folder with rotary positions): the page's passage cut to STREAM_CHARS characters
+// (default 400), window 32, 4 sinks, read in the model's worker; how fast each phase reads, and
+// the page's frames meanwhile (every animation frame's interval).
+const streams = await page.locator('[data-testid=stream-run]').count();
+if (streams) {
+  const chars = Number(process.env.STREAM_CHARS ?? 400);
+  await page.locator('[data-testid=stream-text]').fill(await page.locator('[data-testid=stream-text]').inputValue().then((t) => t.slice(0, chars)));
+  await page.locator('[data-testid=stream-text]').dispatchEvent('change');
+  for (const [field, value] of [['stream-window', '32'], ['stream-sinks', '4']]) {
+    await page.fill(`[data-testid=${field}]`, value);
+    await page.locator(`[data-testid=${field}]`).dispatchEvent('change');
+  }
+  const timeline = await page.evaluate(async () => {
+    const marks = [];
+    const frames = [];
+    let last = performance.now();
+    let running = true;
+    const tick = (t) => { frames.push(t - last); last = t; if (running) requestAnimationFrame(tick); };
+    requestAnimationFrame(tick);
+    const started = performance.now();
+    document.querySelector('[data-testid=stream-run]').click();
+    let seen = '';
+    while (performance.now() - started < 600000) {
+      await new Promise((r) => setTimeout(r, 50));
+      const progress = document.querySelector('[data-testid=stream-progress]')?.textContent ?? '';
+      const means = document.querySelector('[data-testid=stream-means]')?.textContent ?? '';
+      if (progress !== seen) { seen = progress; marks.push([performance.now() - started, progress]); }
+      if (/by the recompute/.test(means)) { marks.push([performance.now() - started, means]); break; }
+    }
+    running = false;
+    return { marks, frames };
+  });
+  const phase = (re) => timeline.marks.filter(([, text]) => re.test(text) && /\d+ of \d+/.test(text));
+  const rate = (list) => {
+    if (list.length < 2) return 'too fast to time';
+    const [[t0, a], [t1, b]] = [list[0], list[list.length - 1]];
+    const n = (text) => Number(/(\d+) of/.exec(text)?.[1] ?? 0);
+    return `${((n(b) - n(a)) / ((t1 - t0) / 1000)).toFixed(1)} a second`;
+  };
+  const sorted = timeline.frames.slice(1).sort((x, y) => x - y);
+  const end = timeline.marks[timeline.marks.length - 1];
+  console.log(`streaming ${chars} characters in the worker: with sinks ${rate(phase(/with its sink tokens/))} tokens, without ${rate(phase(/without the sink/))}, share ${rate(phase(/first token/))}, recompute ${rate(phase(/recompute/))} positions; all read after ${(end[0] / 1000).toFixed(1)} s (${end[1]}); the page's frames meanwhile median ${quantile(sorted, 0.5).toFixed(1)} ms, p95 ${quantile(sorted, 0.95).toFixed(1)} ms, longest ${sorted[sorted.length - 1].toFixed(0)} ms`);
+}
 const memory = await page.evaluate(() => performance.memory?.usedJSHeapSize ?? null);
 console.log(`JS heap (wasm memory apart): ${memory && (memory / 1e6).toFixed(0)} MB`);
 const modules = await page.evaluate(() => window.attentionLab.state());

@@ -81,6 +81,7 @@ pub mod worker {
                 Some("forward") => super::model::forward(&reply, &message),
                 Some("drop") => super::model::drop_pass(),
                 Some("stream") => super::model::stream(&reply, &message),
+                Some("compose") => super::model::compose(&reply, &message),
                 Some("generate") => super::model::generate(&reply, &message),
                 Some("step") => super::model::step(&reply, &message),
                 Some("kernel") => {

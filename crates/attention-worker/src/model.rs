@@ -20,7 +20,8 @@
 //!   `temperature` 0 for greedy sampling, `seed` a decimal string), prefilled at once (the worker answers only
 //!   `[id, "error", message]`, when it cannot start);
 //! - to the worker: `[id, "stream", ids, window, sinks]`: a stream evaluation of the held model
-//!   (see [`stream`] for its answers); `[0, "drop"]`: the forward pass under way is not wanted;
+//!   (see [`stream`] for its answers); `[id, "compose"]`: the composition of its heads (see
+//!   [`compose`]); `[0, "drop"]`: the forward pass under way is not wanted;
 //! - to the worker: `[id, "step", check]`: the next step of generation `id` (compared with a
 //!   recompute of the whole text when `check`); the worker answers `[id, "step", json]`, the
 //!   step as `Step`'s JSON (`null` once every asked step is taken), or `[id, "error", message]`.
@@ -30,6 +31,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use attention_core::api::{Request, generation_input, step_json};
+use attention_core::circuits::composition::CompositionSteps;
 use attention_core::io::safetensors::ReadAt;
 use attention_core::models::Model;
 use attention_core::models::generate::{Decoder, GenerateSpec, Sampling};
@@ -49,6 +51,8 @@ thread_local! {
     static PASS: RefCell<Option<Pending>> = const { RefCell::new(None) };
     /// The stream evaluation under way (after any forward pass; a newer one replaces it).
     static STREAM: RefCell<Option<Streaming>> = const { RefCell::new(None) };
+    /// The composition of the held model's heads under way (after any forward pass), and its id.
+    static COMPOSE: RefCell<Option<(JsValue, CompositionSteps)>> = const { RefCell::new(None) };
     /// When the last `forward` message came, and when the pass may go on (ms, the worker's clock).
     static LAST_EDIT: Cell<f64> = const { Cell::new(f64::NEG_INFINITY) };
     static RESUME_AT: Cell<f64> = const { Cell::new(f64::NEG_INFINITY) };
@@ -64,6 +68,7 @@ pub fn open(scope: &DedicatedWorkerGlobalScope, message: &Array) {
     MODEL.with_borrow_mut(|model| *model = None);
     PASS.with_borrow_mut(|pass| *pass = None);
     STREAM.with_borrow_mut(|stream| *stream = None);
+    COMPOSE.with_borrow_mut(|compose| *compose = None);
     DECODER.with_borrow_mut(|decoder| *decoder = None);
     let name = message.get(2).as_string().unwrap_or_default();
     let files = message.get(3);
@@ -222,13 +227,19 @@ impl Turn {
 /// it); the pass's answer once its last block has run.
 fn next_block(scope: &DedicatedWorkerGlobalScope) {
     SCHEDULED.set(false);
-    if PASS.with_borrow(Option::is_none) && STREAM.with_borrow(Option::is_none) {
+    let idle = PASS.with_borrow(Option::is_none)
+        && COMPOSE.with_borrow(Option::is_none)
+        && STREAM.with_borrow(Option::is_none);
+    if idle {
         return;
     }
     if RESUME_AT.get() > now() {
         return schedule(scope);
     }
     let Some(mut pending) = PASS.with_borrow_mut(Option::take) else {
+        if COMPOSE.with_borrow(Option::is_some) {
+            return compose_turn(scope);
+        }
         return stream_turn(scope);
     };
     let started = now();
@@ -411,6 +422,59 @@ fn stream_turn(scope: &DedicatedWorkerGlobalScope) {
     if phase != StreamPhase::Done {
         STREAM.with_borrow_mut(|stream| *stream = Some(job));
         schedule(scope);
+    }
+}
+
+/// Starts `[id, "compose"]`: the composition of the held model's heads (`CompositionSteps`),
+/// behind any forward pass, a turn of about [`STREAM_TURN_MS`] at a time, each posting
+/// `[id, "composing", done, total]`, the last `[id, "composed", flat]` (`Composition::to_flat`
+/// as a `Float64Array`).
+pub fn compose(scope: &DedicatedWorkerGlobalScope, message: &Array) {
+    let id = message.get(0);
+    let steps = MODEL.with_borrow(|model| model.as_ref().map(CompositionSteps::new));
+    match steps {
+        Some(steps) => {
+            COMPOSE.with_borrow_mut(|compose| *compose = Some((id, steps)));
+            schedule(scope);
+        }
+        None => error_to(scope, id, "no model is open in the worker"),
+    }
+}
+
+/// Computes the composition under way for about [`STREAM_TURN_MS`] and says how far it is.
+fn compose_turn(scope: &DedicatedWorkerGlobalScope) {
+    let Some((id, mut steps)) = COMPOSE.with_borrow_mut(Option::take) else {
+        return;
+    };
+    let deadline = now() + STREAM_TURN_MS;
+    let finished = MODEL.with_borrow(|model| {
+        let model = model.as_ref()?;
+        while now() < deadline {
+            if steps.advance(model) {
+                return Some(true);
+            }
+        }
+        Some(false)
+    });
+    match finished {
+        None => error_to(scope, id, "no model is open in the worker"),
+        Some(true) => {
+            let flat = MODEL.with_borrow(|model| model.as_ref().map(|m| steps.finish(m).to_flat()));
+            let flat = js_sys::Float64Array::from(flat.unwrap_or_default().as_slice());
+            post(scope, &Array::of3(&id, &"composed".into(), &flat), None);
+        }
+        Some(false) => {
+            let (done, total) = steps.progress();
+            let reply = Array::of4(
+                &id,
+                &"composing".into(),
+                &(done as f64).into(),
+                &(total as f64).into(),
+            );
+            post(scope, &reply, None);
+            COMPOSE.with_borrow_mut(|compose| *compose = Some((id, steps)));
+            schedule(scope);
+        }
     }
 }
 

@@ -6,6 +6,7 @@
 pub mod address;
 pub mod canvas;
 pub mod clock;
+pub mod from_worker;
 pub mod js_bytes;
 pub mod observers;
 pub mod share;

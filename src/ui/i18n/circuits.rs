@@ -73,6 +73,10 @@ pub struct CircuitsTexts {
     /// Said instead of the drawing for a model whose heads are too many to compare at once:
     /// (heads, pairs of heads with digits grouped, multiply-adds).
     pub too_costly: fn(usize, &str, u64) -> String,
+    /// The same for a folder's model, which its worker computes (the page keeps responding).
+    pub too_costly_worker: fn(usize, &str, u64) -> String,
+    /// While the worker computes it: (steps done, all; a step is a head's factors or its row).
+    pub composing: fn(usize, usize) -> String,
     /// The button that computes it all the same.
     pub compute_anyway: &'static str,
     /// A node's accessible name, its visible text first: (layer, head, its role's short name
@@ -195,6 +199,17 @@ pub const EN: CircuitsTexts = CircuitsTexts {
             "This model has {heads} heads: comparing every earlier head with every later one is {pairs} pairs, about {billions} billion multiply-adds. The page would stop responding while it works, so it waits for you to ask."
         )
     },
+    too_costly_worker: |heads, pairs, madds| {
+        let billions = (madds as f64 / 1e9).round();
+        format!(
+            "This model has {heads} heads: comparing every earlier head with every later one is {pairs} pairs, about {billions} billion multiply-adds. The model's worker computes them while the page keeps responding; it waits for you to ask, since it takes a while."
+        )
+    },
+    composing: |done, all| {
+        format!(
+            "The model's worker is working out how the heads compose: {done} of {all} steps (each head's matrices, then each head against the later ones)…"
+        )
+    },
     compute_anyway: "Compute how the heads compose",
     node_label: |l, h, role, label| {
         if role.is_empty() {
@@ -300,6 +315,17 @@ pub const ZH: CircuitsTexts = CircuitsTexts {
         let yi = (madds as f64 / 1e8).round();
         format!(
             "这个模型有 {heads} 个头：把每个较早的头和每个较晚的头两两比较，共 {pairs} 对，约 {yi} 亿次乘加。计算期间页面会停止响应，所以等你要求时才算。"
+        )
+    },
+    too_costly_worker: |heads, pairs, madds| {
+        let yi = (madds as f64 / 1e8).round();
+        format!(
+            "这个模型有 {heads} 个头：把每个较早的头和每个较晚的头两两比较，共 {pairs} 对，约 {yi} 亿次乘加。模型的后台线程会去算，页面照常响应；因为要算一阵子，所以等你要求时才算。"
+        )
+    },
+    composing: |done, all| {
+        format!(
+            "模型的后台线程正在计算各个头如何组合：已完成 {done} / {all} 步（先是每个头的矩阵，再把每个头和后面的头逐一比较）……"
         )
     },
     compute_anyway: "计算各个头如何组合",

@@ -14,5 +14,5 @@ mod outcome;
 
 pub use gpu_jobs::GpuJobs;
 pub use lab::{ActiveCell, Lab};
-pub use model_jobs::{Generated, ModelJobs, Streamed};
+pub use model_jobs::{Composed, Generated, ModelJobs, Streamed};
 pub use outcome::{Outcome, Timing, compute, validate};

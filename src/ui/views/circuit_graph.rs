@@ -12,7 +12,7 @@ use crate::ui::logic::circuit::{
 };
 use crate::ui::logic::format::group_digits;
 use crate::ui::logic::roles::{dominant, label};
-use crate::ui::state::Lab;
+use crate::ui::state::{Composed, Lab};
 use attention_core::circuits::composition::{
     Composition, composition, composition_cost, composition_pairs, sentence_shares,
 };
@@ -33,17 +33,99 @@ fn waits(model: &Arc<Model>, asked: Asked) -> bool {
         && asked.get() != Some(Arc::as_ptr(model) as usize)
 }
 
-/// The composition of the model in use, computed once per model: unasked when it is cheap.
-fn composed(lab: Lab, asked: Asked) -> Memo<Option<Arc<(Composition, CircuitLayout)>>> {
+/// A composition and its drawing's layout.
+type Drawn = Arc<(Composition, CircuitLayout)>;
+
+/// The composition of the model in use, computed once per model: unasked when it is cheap; a
+/// folder's model's in its worker once asked (`from_worker`, by the model's address), the page
+/// computing it only where no worker holds the model.
+fn composed(lab: Lab, asked: Asked, from_worker: WorkerComposition) -> Memo<Option<Drawn>> {
     Memo::new(move |_| {
         let model = model(lab)?;
         if waits(&model, asked) {
             return None;
         }
+        let address = Arc::as_ptr(&model) as usize;
+        let worker = from_worker.with(|w| InWorker::for_model(w, address));
+        match worker {
+            WorkerAnswer::Done(drawn) => return Some(drawn),
+            WorkerAnswer::Computing => return None,
+            WorkerAnswer::None => {}
+        }
         let c = composition(&model);
         let layout = CircuitLayout::of(&c, model.config.n_heads);
         Some(Arc::new((c, layout)))
     })
+}
+
+/// What the model's worker computes of a folder's model's composition: for which model (its
+/// address), and how far it is or its scores.
+#[derive(Clone, Default)]
+struct InWorker {
+    model: usize,
+    progress: Option<(usize, usize)>,
+    done: Option<Drawn>,
+    /// It stopped: the page computes it.
+    ended: bool,
+}
+
+type WorkerComposition = RwSignal<Option<InWorker>, LocalStorage>;
+
+enum WorkerAnswer {
+    Done(Drawn),
+    Computing,
+    None,
+}
+
+impl InWorker {
+    fn for_model(this: &Option<Self>, address: usize) -> WorkerAnswer {
+        match this {
+            Some(w) if w.model == address && !w.ended => match &w.done {
+                Some(drawn) => WorkerAnswer::Done(drawn.clone()),
+                None => WorkerAnswer::Computing,
+            },
+            _ => WorkerAnswer::None,
+        }
+    }
+}
+
+/// Asks the model's worker for the composition of a folder's model once the reader asked for
+/// it (or of any model too costly to compute unasked that the worker holds).
+fn compose_in_worker(lab: Lab, asked: Asked, from_worker: WorkerComposition) {
+    Effect::new(move |_| {
+        let Some(model) = model(lab) else { return };
+        let address = Arc::as_ptr(&model) as usize;
+        let costly = composition_cost(&model.config) > UNASKED_COST;
+        if !costly || waits(&model, asked) || !lab.model_jobs.serves(&model) {
+            return;
+        }
+        if from_worker.with_untracked(|w| w.as_ref().is_some_and(|w| w.model == address)) {
+            return;
+        }
+        let n_heads = model.config.n_heads;
+        let on = move |answer: Composed| {
+            from_worker.update(|w| {
+                let Some(w) = w.as_mut().filter(|w| w.model == address) else {
+                    return;
+                };
+                match answer {
+                    Composed::Progress(done, all) => w.progress = Some((done, all)),
+                    Composed::Done(c) => {
+                        let layout = CircuitLayout::of(&c, n_heads);
+                        w.done = Some(Arc::new((c, layout)));
+                    }
+                    Composed::Ended => w.ended = true,
+                }
+            });
+        };
+        let started = untrack(|| lab.model_jobs.compose(&model, on)).is_some();
+        from_worker.set(Some(InWorker {
+            model: address,
+            progress: None,
+            done: None,
+            ended: !started,
+        }));
+    });
 }
 
 /// The section's circuit: the drawing, its legend and switches, the chosen head, the table.
@@ -52,7 +134,9 @@ pub fn CircuitGraph() -> impl IntoView {
     let lab = expect_context::<Lab>();
     let t = move || lab.lang.get().text().circuits;
     let asked: Asked = RwSignal::new(None);
-    let data = composed(lab, asked);
+    let from_worker: WorkerComposition = RwSignal::new_local(None);
+    compose_in_worker(lab, asked, from_worker);
+    let data = composed(lab, asked, from_worker);
     let shown = RwSignal::new([true, true, true]);
     let only_chosen = RwSignal::new(false);
     // A model with too many heads to compare unasked: what it would cost, and a button.
@@ -60,20 +144,34 @@ pub fn CircuitGraph() -> impl IntoView {
         let model = model(lab)?;
         let cost = composition_cost(&model.config);
         let address = Arc::as_ptr(&model) as usize;
-        waits(&model, asked).then(|| {
-            let c = &model.config;
-            let heads = c.n_layers * c.n_heads;
-            let pairs = group_digits(composition_pairs(c));
-            view! {
-                <div class="circuit" data-testid="circuit-costly">
+        let c = &model.config;
+        let heads = c.n_layers * c.n_heads;
+        let pairs = group_digits(composition_pairs(c));
+        if !waits(&model, asked) {
+            // Asked, and its worker computing it: how far it is.
+            let progress = from_worker.with(|w| match w {
+                Some(w) if w.model == address && w.done.is_none() && !w.ended => {
+                    Some(w.progress.unwrap_or((0, 2 * heads)))
+                }
+                _ => None,
+            })?;
+            return Some(view! {
+                <div class="circuit" data-testid="circuit-composing">
                     <h3>{move || t().graph_title}</h3>
-                    <p class="note">{move || (t().too_costly)(heads, &pairs, cost)}</p>
-                    <button type="button" data-testid="circuit-compute" on:click=move |_| asked.set(Some(address))>
-                        {move || t().compute_anyway}
-                    </button>
+                    <p class="note" role="status">{move || (t().composing)(progress.0, progress.1)}</p>
                 </div>
-            }
-        })
+            }.into_any());
+        }
+        let in_worker = lab.model_jobs.serves(&model);
+        Some(view! {
+            <div class="circuit" data-testid="circuit-costly">
+                <h3>{move || t().graph_title}</h3>
+                <p class="note">{move || if in_worker { (t().too_costly_worker)(heads, &pairs, cost) } else { (t().too_costly)(heads, &pairs, cost) }}</p>
+                <button type="button" data-testid="circuit-compute" on:click=move |_| asked.set(Some(address))>
+                    {move || t().compute_anyway}
+                </button>
+            </div>
+        }.into_any())
     };
     let drawn = move || {
         data.get().map(|data| {

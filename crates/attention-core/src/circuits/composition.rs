@@ -146,6 +146,43 @@ pub struct Composition {
     pub baseline: f64,
 }
 
+impl Composition {
+    /// Its scores as one buffer for a worker to send: Q's, K's then V's rows, n × n each, NaN
+    /// where a pair is not scored; then the baseline.
+    pub fn to_flat(&self) -> Vec<f64> {
+        let mut flat: Vec<f64> = [&self.q, &self.k, &self.v]
+            .into_iter()
+            .flat_map(|m| m.iter().flatten().map(|x| x.unwrap_or(f64::NAN)))
+            .collect();
+        flat.push(self.baseline);
+        flat
+    }
+
+    /// [`Composition::to_flat`] read back for a model of `config`'s shape; `None` for a buffer
+    /// of another length.
+    pub fn from_flat(config: &crate::models::ModelConfig, flat: &[f64]) -> Option<Self> {
+        let n = config.n_layers * config.n_heads;
+        if flat.len() != 3 * n * n + 1 {
+            return None;
+        }
+        let matrix = |m: usize| -> Vec<Vec<Option<f64>>> {
+            flat[m * n * n..(m + 1) * n * n]
+                .chunks(n.max(1))
+                .map(|row| row.iter().map(|&x| (!x.is_nan()).then_some(x)).collect())
+                .collect()
+        };
+        Some(Self {
+            heads: (0..n)
+                .map(|i| format!("L{}.H{}", i / config.n_heads + 1, i % config.n_heads + 1))
+                .collect(),
+            q: matrix(0),
+            k: matrix(1),
+            v: matrix(2),
+            baseline: flat[3 * n * n],
+        })
+    }
+}
+
 /// The multiply-adds [`composition`] takes on a model of `config`'s shape: for each pair of
 /// heads in different layers, three products of one head's [d_k, d_model] by the other's
 /// [d_model, d_k]. It grows as the square of the heads: about 90 billion for GPT-2 small's
@@ -164,38 +201,94 @@ pub fn composition_pairs(config: &crate::models::ModelConfig) -> u64 {
 /// The composition scores of `model`'s heads, from its weights ([`composition_cost`]
 /// multiply-adds).
 pub fn composition(model: &Model) -> Composition {
-    let config = &model.config;
-    let at: Vec<(usize, usize)> = (0..config.n_layers)
-        .flat_map(|l| (0..config.n_heads).map(move |h| (l, h)))
-        .collect();
-    let factors: Vec<Factors> = at
-        .iter()
-        .map(|&(l, h)| Factors::of_model(model, l, h))
-        .collect();
-    let grams: Vec<Grams> = factors.iter().map(Grams::of).collect();
-    let n = at.len();
-    let mut q = vec![vec![None; n]; n];
-    let mut k = q.clone();
-    let mut v = q.clone();
-    for a in 0..n {
-        for b in 0..n {
-            if at[a].0 < at[b].0 {
-                let [sq, sk, sv] = scores(&factors[a], &grams[a], &factors[b], &grams[b]);
-                q[a][b] = Some(sq);
-                k[a][b] = Some(sk);
-                v[a][b] = Some(sv);
-            }
+    let mut steps = CompositionSteps::new(model);
+    while !steps.advance(model) {}
+    steps.finish(model)
+}
+
+/// [`composition`] a head at a time: each head's factors, then each head's row of scores
+/// against the heads of later layers (a model's worker computes a few a turn of its event
+/// loop, saying how far it is).
+pub struct CompositionSteps {
+    at: Vec<(usize, usize)>,
+    factors: Vec<Factors>,
+    grams: Vec<Grams>,
+    q: Vec<Vec<Option<f64>>>,
+    k: Vec<Vec<Option<f64>>>,
+    v: Vec<Vec<Option<f64>>>,
+    /// The rows of scores computed.
+    rows: usize,
+}
+
+impl CompositionSteps {
+    pub fn new(model: &Model) -> Self {
+        let config = &model.config;
+        let at: Vec<(usize, usize)> = (0..config.n_layers)
+            .flat_map(|l| (0..config.n_heads).map(move |h| (l, h)))
+            .collect();
+        let n = at.len();
+        Self {
+            factors: Vec::with_capacity(n),
+            grams: Vec::with_capacity(n),
+            q: vec![vec![None; n]; n],
+            k: vec![vec![None; n]; n],
+            v: vec![vec![None; n]; n],
+            rows: 0,
+            at,
         }
     }
-    Composition {
-        heads: at
-            .iter()
-            .map(|&(l, h)| format!("L{}.H{}", l + 1, h + 1))
-            .collect(),
-        q,
-        k,
-        v,
-        baseline: baseline(config.d_model, config.d_head(), 16),
+
+    /// (steps done, all): a step is a head's factors or a head's row of scores.
+    pub fn progress(&self) -> (usize, usize) {
+        (self.factors.len() + self.rows, 2 * self.at.len())
+    }
+
+    /// Computes the next step; `true` once every step is done (nothing is computed then).
+    pub fn advance(&mut self, model: &Model) -> bool {
+        let n = self.at.len();
+        if self.factors.len() < n {
+            let (l, h) = self.at[self.factors.len()];
+            let factors = Factors::of_model(model, l, h);
+            self.grams.push(Grams::of(&factors));
+            self.factors.push(factors);
+            return false;
+        }
+        if self.rows >= n {
+            return true;
+        }
+        let a = self.rows;
+        for b in 0..n {
+            if self.at[a].0 < self.at[b].0 {
+                let [sq, sk, sv] = scores(
+                    &self.factors[a],
+                    &self.grams[a],
+                    &self.factors[b],
+                    &self.grams[b],
+                );
+                self.q[a][b] = Some(sq);
+                self.k[a][b] = Some(sk);
+                self.v[a][b] = Some(sv);
+            }
+        }
+        self.rows += 1;
+        false
+    }
+
+    /// The scores, once [`CompositionSteps::advance`] has returned `true` (rows not yet
+    /// computed stay `None`).
+    pub fn finish(self, model: &Model) -> Composition {
+        let config = &model.config;
+        Composition {
+            heads: self
+                .at
+                .iter()
+                .map(|&(l, h)| format!("L{}.H{}", l + 1, h + 1))
+                .collect(),
+            q: self.q,
+            k: self.k,
+            v: self.v,
+            baseline: baseline(config.d_model, config.d_head(), 16),
+        }
     }
 }
 

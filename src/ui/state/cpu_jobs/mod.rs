@@ -363,7 +363,9 @@ fn on_answer(queue: Queue, index: usize, answer: FromWorker) {
         | FromWorker::Stepped { .. }
         | FromWorker::Streaming { .. }
         | FromWorker::Streamed { .. }
-        | FromWorker::Recomputed { .. } => {}
+        | FromWorker::Recomputed { .. }
+        | FromWorker::Composing { .. }
+        | FromWorker::Composed { .. } => {}
     }
 }
 

@@ -9,7 +9,8 @@ use attention_core::models::Model;
 use attention_core::models::generate::{GenerateSpec, Sampling};
 use leptos::prelude::*;
 
-use super::{Generated, ModelJobs};
+use super::ModelJobs;
+use super::answers::Generated;
 
 impl ModelJobs {
     /// Starts a generation of `model` in the worker after `prompt` (the ids of the trained

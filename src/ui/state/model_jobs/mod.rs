@@ -12,25 +12,28 @@
 //! The worker generates too ([`ModelJobs::generate`]), one step asked for at a time.
 
 use std::collections::BTreeMap;
-use std::rc::Rc;
 use std::sync::Arc;
 
 use js_sys::{Array, Object};
 use leptos::prelude::*;
 use wasm_bindgen::JsValue;
 
+mod answers;
+mod composing;
 mod generation;
 mod streaming;
+
+pub use answers::{Composed, Generated, Streamed};
+use answers::{OnComposed, OnGenerated, OnStreamed};
 
 use super::model::{self, ForwardRef, trained_request};
 use crate::ui::browser::clock::now_ms;
 use crate::ui::browser::js_bytes::JsBytes;
 use crate::ui::browser::worker::{FromWorker, WorkerHandle};
 use attention_core::api::{Request, RequestError, step_from_json};
-use attention_core::models::Model;
-use attention_core::models::generate::Step;
 use attention_core::models::model::Reading;
 use attention_core::models::remote::ForwardWork;
+use attention_core::models::{Model, ModelConfig};
 
 /// A forward pass finished, and the request it answers.
 pub type Answered = (Request, Result<ForwardRef, RequestError>);
@@ -59,44 +62,6 @@ struct Job {
     started_ms: f64,
 }
 
-/// What the model worker says of the generation it runs for the page.
-pub enum Generated {
-    /// The next step (`None`: every asked step is taken).
-    Step(Option<Step>),
-    /// The worker stopped, or refused the generation: the page generates instead.
-    Failed,
-    /// Another model was given to the worker: the generation is over.
-    Dropped,
-}
-
-/// Where a generation's answers go.
-type OnGenerated = Rc<dyn Fn(Generated)>;
-
-/// What the model worker says of the stream evaluation it runs for the page
-/// ([`ModelJobs::stream`]).
-pub enum Streamed {
-    /// How far it has read: the rolling cache with sinks (phase 0), without (1), the share on
-    /// the first token (2); `done` of `total` tokens.
-    Reading {
-        phase: usize,
-        done: usize,
-        total: usize,
-    },
-    /// Both rolling runs' losses and each head's share on the first token [layer][head].
-    Read {
-        with_sinks: Vec<f32>,
-        without_sinks: Vec<f32>,
-        share: Vec<Vec<f32>>,
-    },
-    /// The recompute's losses at positions `from ..`.
-    Recomputed { from: usize, losses: Vec<f32> },
-    /// The worker stopped or refused it, or another model was given to it.
-    Ended,
-}
-
-/// Where a stream evaluation's answers go.
-type OnStreamed = Rc<dyn Fn(Streamed)>;
-
 /// The model's message, waiting for the worker to listen.
 struct Opening {
     id: u32,
@@ -121,6 +86,8 @@ pub struct ModelJobs {
     generator: StoredValue<Option<(u32, OnGenerated)>, LocalStorage>,
     /// The stream evaluation the worker runs, by message id, and where its answers go.
     streamer: StoredValue<Option<(u32, OnStreamed)>, LocalStorage>,
+    /// The composition the worker computes, by message id, for a model of which shape.
+    composer: StoredValue<Option<(u32, ModelConfig, OnComposed)>, LocalStorage>,
     /// The last forward pass finished and the request it answers.
     pub done: RwSignal<Option<Answered>, LocalStorage>,
     /// The last comparison pass finished ([`ModelJobs::compare`]) and the request it answers.
@@ -146,6 +113,7 @@ impl Default for ModelJobs {
             next_id: StoredValue::new(0),
             generator: StoredValue::new_local(None),
             streamer: StoredValue::new_local(None),
+            composer: StoredValue::new_local(None),
             done: RwSignal::new_local(None),
             compared: RwSignal::new_local(None),
             busy: RwSignal::new(false),
@@ -172,6 +140,7 @@ impl ModelJobs {
             on(Generated::Dropped);
         }
         self.tell_streamer(None, Streamed::Ended);
+        self.tell_composer(None, Composed::Ended);
         self.set_busy(false);
         self.done.set(None);
         self.compared.set(None);
@@ -396,6 +365,7 @@ impl ModelJobs {
         self.set_busy(false);
         self.tell_generator(None, Generated::Failed);
         self.tell_streamer(None, Streamed::Ended);
+        self.tell_composer(None, Composed::Ended);
     }
 
     fn answer(self, answer: FromWorker) {
@@ -471,10 +441,14 @@ impl ModelJobs {
             FromWorker::Streaming { .. }
             | FromWorker::Streamed { .. }
             | FromWorker::Recomputed { .. } => self.answer_stream(answer),
+            FromWorker::Composing { .. } | FromWorker::Composed { .. } => {
+                self.answer_compose(answer)
+            }
             FromWorker::Error { id, .. } => {
                 // A generation the worker refused: the page generates it.
                 self.tell_generator(Some(id), Generated::Failed);
                 self.tell_streamer(Some(id), Streamed::Ended);
+                self.tell_composer(Some(id), Composed::Ended);
                 let opening = self
                     .held
                     .with_untracked(|held| matches!(held, Held::Opening(i, _) if *i == id));

@@ -8,7 +8,8 @@ use attention_core::models::Model;
 use attention_core::models::stream::StreamSpec;
 use leptos::prelude::*;
 
-use super::{ModelJobs, Streamed};
+use super::ModelJobs;
+use super::answers::Streamed;
 use crate::ui::browser::worker::FromWorker;
 
 impl ModelJobs {
