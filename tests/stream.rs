@@ -253,13 +253,13 @@ fn the_sink_share_and_a_stream_read_in_pieces_are_the_whole_computations() {
         "nothing after the end"
     );
     assert_eq!(steps.into_eval(), whole);
-    // The worker's refusals: a token past the vocabulary, one token, a model without rotary
-    // positions (named as stream_eval names them).
+    // The worker's refusals: a token past the vocabulary, one token (counted as tokens: a
+    // folder's tokenizer can read two characters as one), a window of nothing.
     let past = model.vocab.len() as u32;
     assert!(StreamSteps::new(&model, vec![1, past], spec).is_err());
     assert!(matches!(
         StreamSteps::new(&model, vec![1], spec),
-        Err(StreamError::Length { count: 1, .. })
+        Err(StreamError::TooFewTokens { count: 1 })
     ));
     assert!(matches!(
         StreamSteps::new(

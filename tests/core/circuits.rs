@@ -350,12 +350,17 @@ fn composition_scores_are_between_0_and_1_only_from_earlier_heads_and_beat_a_fai
     // scores; and they travel to the page in one buffer unchanged.
     let mut steps = CompositionSteps::new(&model);
     let heads = model.config.n_layers * per_layer;
+    let all = heads + scored as usize;
     let mut done = 0;
     while !steps.advance(&model) {
-        done += 1;
-        assert_eq!(steps.progress(), (done, 2 * heads));
+        let (now, of) = steps.progress();
+        assert!(
+            now > done && now <= all && of == all,
+            "{now} of {of} after {done}"
+        );
+        done = now;
     }
-    assert_eq!(done, 2 * heads);
+    assert_eq!(steps.progress(), (all, all));
     assert!(steps.advance(&model), "nothing past the end");
     let stepped = steps.finish(&model);
     assert_eq!(stepped, scores);

@@ -204,6 +204,14 @@ test('every view draws on the model: its status, every head at a glance, the lay
   cells.forEach((c, i) => assert.ok(Math.abs(c - shares[i]) <= 0.051, `${cells} vs ${shares}`));
   assert.match(await page.locator('[data-testid=stream-finding]').textContent(), /^Keeping the first 2 tokens changes your model's mean loss by [+-]\d\.\d{3} nats/);
   assert.equal(await page.locator('[data-testid=stream-ended]').count(), 0);
+  // Another folder is another model: the reading of the one before is gone, and no message
+  // says it stopped; then the Qwen2 folder again for what follows.
+  assert.deepEqual(await load('llama', folder('llama')), { ok: true });
+  await settled();
+  assert.equal(await page.locator('[data-testid=stream-means]').count(), 0, 'no reading of the folder before');
+  assert.equal(await page.locator('[data-testid=stream-ended]').count(), 0);
+  assert.deepEqual(await load('qwen2', folder('qwen2')), { ok: true });
+  await settled();
   // A head knocked out: the comparison pass with every head on is the worker's, and the line
   // compares the shown prediction (before) with the knocked-out one.
   const before = (await state()).predictions[0].p;
@@ -458,8 +466,11 @@ test('a model with many heads asks before working out how they compose, and the 
     return { seen, longest: Math.max(...gaps.slice(1)), ms: performance.now() - started };
   });
   console.log(`# composition in the worker: ${computed.ms.toFixed(0)} ms, ${computed.seen.length} progress lines, longest frame ${computed.longest.toFixed(0)} ms`);
-  assert.ok(computed.seen.length >= 1, 'the worker says how far it is');
-  assert.match(computed.seen[computed.seen.length - 1], /^模型的后台线程正在计算各个头如何组合：已完成 \d+ \/ 512 步/);
+  // 256 heads' matrices, then 24 576 pairs; the page's frames never wait for it (computing it
+  // on the page's thread took seconds).
+  const done = computed.seen.map((line) => Number(/已完成 (\d+) \/ 24832 步/.exec(line)?.[1] ?? -1));
+  assert.ok(done.some((d) => d > 256), `the worker says how far it is: ${computed.seen.slice(-2)}`);
+  assert.ok(computed.longest < 1000, `a frame of ${computed.longest} ms`);
   await page.locator('[data-testid=circuit]').waitFor({ timeout: 120000 });
   assert.equal(await costly.count(), 0);
   assert.deepEqual(errors, []);

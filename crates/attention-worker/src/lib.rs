@@ -79,7 +79,7 @@ pub mod worker {
             match message.get(1).as_string().as_deref() {
                 Some("model") => super::model::open(&reply, &message),
                 Some("forward") => super::model::forward(&reply, &message),
-                Some("drop") => super::model::drop_pass(),
+                Some("drop") => super::model::drop_job(&message),
                 Some("stream") => super::model::stream(&reply, &message),
                 Some("compose") => super::model::compose(&reply, &message),
                 Some("generate") => super::model::generate(&reply, &message),

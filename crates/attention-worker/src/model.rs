@@ -21,7 +21,8 @@
 //!   `[id, "error", message]`, when it cannot start);
 //! - to the worker: `[id, "stream", ids, window, sinks]`: a stream evaluation of the held model
 //!   (see [`stream`] for its answers); `[id, "compose"]`: the composition of its heads (see
-//!   [`compose`]); `[0, "drop"]`: the forward pass under way is not wanted;
+//!   [`compose`]); `[0, "drop", what]`: the forward pass, the stream or the composition under
+//!   way is not wanted ([`drop_job`]);
 //! - to the worker: `[id, "step", check]`: the next step of generation `id` (compared with a
 //!   recompute of the whole text when `check`); the worker answers `[id, "step", json]`, the
 //!   step as `Step`'s JSON (`null` once every asked step is taken), or `[id, "error", message]`.
@@ -53,6 +54,9 @@ thread_local! {
     static STREAM: RefCell<Option<Streaming>> = const { RefCell::new(None) };
     /// The composition of the held model's heads under way (after any forward pass), and its id.
     static COMPOSE: RefCell<Option<(JsValue, CompositionSteps)>> = const { RefCell::new(None) };
+    /// Whether the last turn went to the stream evaluation (so that the next goes to the
+    /// composition when both wait).
+    static STREAMED_LAST: Cell<bool> = const { Cell::new(false) };
     /// When the last `forward` message came, and when the pass may go on (ms, the worker's clock).
     static LAST_EDIT: Cell<f64> = const { Cell::new(f64::NEG_INFINITY) };
     static RESUME_AT: Cell<f64> = const { Cell::new(f64::NEG_INFINITY) };
@@ -155,9 +159,14 @@ pub fn forward(scope: &DedicatedWorkerGlobalScope, message: &Array) {
     }
 }
 
-/// Drops the pass under way (`[0, "drop"]`: the page wants it no longer).
-pub fn drop_pass() {
-    PASS.with_borrow_mut(|pass| *pass = None);
+/// Drops what the page wants no longer: `[0, "drop", what]`, the forward pass under way
+/// (`what` absent or "pass"), the stream evaluation ("stream") or the composition ("compose").
+pub fn drop_job(message: &Array) {
+    match message.get(2).as_string().as_deref() {
+        Some("stream") => STREAM.with_borrow_mut(|stream| *stream = None),
+        Some("compose") => COMPOSE.with_borrow_mut(|compose| *compose = None),
+        _ => PASS.with_borrow_mut(|pass| *pass = None),
+    }
 }
 
 /// How soon after the edit before it an edit counts as typing, ms (a fast typist's keys come
@@ -237,10 +246,16 @@ fn next_block(scope: &DedicatedWorkerGlobalScope) {
         return schedule(scope);
     }
     let Some(mut pending) = PASS.with_borrow_mut(Option::take) else {
-        if COMPOSE.with_borrow(Option::is_some) {
-            return compose_turn(scope);
-        }
-        return stream_turn(scope);
+        // A composition and a stream evaluation take turns.
+        let composes = COMPOSE.with_borrow(Option::is_some);
+        let streams = STREAM.with_borrow(Option::is_some);
+        let stream_now = streams && !(composes && STREAMED_LAST.get());
+        STREAMED_LAST.set(stream_now);
+        return if stream_now {
+            stream_turn(scope)
+        } else {
+            compose_turn(scope)
+        };
     };
     let started = now();
     let done = MODEL.with_borrow(|model| match model {

@@ -214,12 +214,12 @@ impl WorkerHandle {
         self.worker.post_message(&message).is_ok()
     }
 
-    /// Drops the forward pass under way in the model worker (no longer wanted, nothing to
-    /// replace it).
-    pub fn drop_pass(&self) {
-        let _ = self
-            .worker
-            .post_message(&Array::of2(&0.into(), &"drop".into()));
+    /// Drops what the model worker computes and the page wants no longer, nothing to replace
+    /// it: the forward pass (`"pass"`), the stream evaluation (`"stream"`) or the composition
+    /// (`"compose"`).
+    pub fn drop_job(&self, what: &str) {
+        let message = Array::of3(&0.into(), &"drop".into(), &what.into());
+        let _ = self.worker.post_message(&message);
     }
 
     /// Starts a generation of the held model after the prompt `ids` (the sentence of the

@@ -75,7 +75,7 @@ pub struct CircuitsTexts {
     pub too_costly: fn(usize, &str, u64) -> String,
     /// The same for a folder's model, which its worker computes (the page keeps responding).
     pub too_costly_worker: fn(usize, &str, u64) -> String,
-    /// While the worker computes it: (steps done, all; a step is a head's factors or its row).
+    /// While the worker computes it: (steps done, all; a step is a head's factors or a pair).
     pub composing: fn(usize, usize) -> String,
     /// The button that computes it all the same.
     pub compute_anyway: &'static str,
@@ -207,7 +207,7 @@ pub const EN: CircuitsTexts = CircuitsTexts {
     },
     composing: |done, all| {
         format!(
-            "The model's worker is working out how the heads compose: {done} of {all} steps (each head's matrices, then each head against the later ones)…"
+            "The model's worker is working out how the heads compose: {done} of {all} steps (each head's matrices, then each pair of heads)…"
         )
     },
     compute_anyway: "Compute how the heads compose",

@@ -134,6 +134,9 @@ fn en_stream(e: &StreamError) -> String {
         StreamError::Length { count, max } => {
             format!("The text has {count} characters: give between 2 and {max}.")
         }
+        StreamError::TooFewTokens { count } => format!(
+            "The model reads this text as {count} token: give one of at least 2 tokens, so that one can be predicted from another."
+        ),
     }
 }
 
@@ -157,6 +160,11 @@ fn zh_stream(e: &StreamError) -> String {
         ),
         StreamError::Length { count, max } => {
             format!("这段文字有 {count} 个字符：请给出 2 到 {max} 个。")
+        }
+        StreamError::TooFewTokens { count } => {
+            format!(
+                "模型把这段文字读成 {count} 个词元：请至少给出 2 个词元，才能用一个去预测下一个。"
+            )
         }
     }
 }

@@ -230,6 +230,8 @@ pub struct StreamTexts {
     pub reading: fn(usize, usize, usize) -> String,
     /// The worker stopped, or was given another model, before the reading was done.
     pub worker_ended: &'static str,
+    /// A folder's model still being read (in the page, or by its worker).
+    pub own_loading: &'static str,
     /// A folder's model: the chart's title, the share table's title, and the finding (mean loss
     /// with sinks − without, the largest share, the tokens the share read, the sink tokens).
     pub own_chart_title: &'static str,

@@ -52,6 +52,10 @@ fn composed(lab: Lab, asked: Asked, from_worker: WorkerComposition) -> Memo<Opti
             WorkerAnswer::Computing => return None,
             WorkerAnswer::None => {}
         }
+        // Too costly for the page's thread and held by a worker: asked for there.
+        if composition_cost(&model.config) > UNASKED_COST && lab.model_jobs.serves(&model) {
+            return None;
+        }
         let c = composition(&model);
         let layout = CircuitLayout::of(&c, model.config.n_heads);
         Some(Arc::new((c, layout)))
@@ -104,7 +108,11 @@ fn compose_in_worker(lab: Lab, asked: Asked, from_worker: WorkerComposition) {
         }
         let n_heads = model.config.n_heads;
         let on = move |answer: Composed| {
-            from_worker.update(|w| {
+            if matches!(answer, Composed::Ended) {
+                // Its worker stopped: asked again, the page computes it (and says it stops).
+                asked.try_set(None);
+            }
+            from_worker.try_update(|w| {
                 let Some(w) = w.as_mut().filter(|w| w.model == address) else {
                     return;
                 };
@@ -118,13 +126,15 @@ fn compose_in_worker(lab: Lab, asked: Asked, from_worker: WorkerComposition) {
                 }
             });
         };
-        let started = untrack(|| lab.model_jobs.compose(&model, on)).is_some();
-        from_worker.set(Some(InWorker {
-            model: address,
-            progress: None,
-            done: None,
-            ended: !started,
-        }));
+        // Asked again once the worker holds the model, if it has not had it yet.
+        if untrack(|| lab.model_jobs.compose(&model, on)).is_some() {
+            from_worker.set(Some(InWorker {
+                model: address,
+                progress: None,
+                done: None,
+                ended: false,
+            }));
+        }
     });
 }
 
@@ -136,6 +146,8 @@ pub fn CircuitGraph() -> impl IntoView {
     let asked: Asked = RwSignal::new(None);
     let from_worker: WorkerComposition = RwSignal::new_local(None);
     compose_in_worker(lab, asked, from_worker);
+    // The view gone, what its worker computes is not wanted.
+    on_cleanup(move || lab.model_jobs.stop_compose());
     let data = composed(lab, asked, from_worker);
     let shown = RwSignal::new([true, true, true]);
     let only_chosen = RwSignal::new(false);

@@ -71,14 +71,16 @@ fn from_worker(
     ended: RwSignal<bool>,
 ) {
     match answer {
-        Streamed::Reading { phase, done, total } => progress.set(Some((phase, done, total))),
+        Streamed::Reading { phase, done, total } => {
+            progress.try_set(Some((phase, done, total)));
+        }
         Streamed::Read {
             with_sinks,
             without_sinks,
             share,
         } => {
-            progress.set(None);
-            reading.set(Some(Reading {
+            progress.try_set(None);
+            reading.try_set(Some(Reading {
                 window: spec.window,
                 sinks: spec.sink_tokens,
                 total,
@@ -88,18 +90,20 @@ fn from_worker(
                 share,
             }));
         }
-        Streamed::Recomputed { from, losses } => reading.update(|r| {
-            if let Some(r) = r
-                && r.recompute.len() == from
-            {
-                r.recompute.extend(losses);
-            }
-        }),
+        Streamed::Recomputed { from, losses } => {
+            reading.try_update(|r| {
+                if let Some(r) = r
+                    && r.recompute.len() == from
+                {
+                    r.recompute.extend(losses);
+                }
+            });
+        }
         Streamed::Ended => {
-            progress.set(None);
+            progress.try_set(None);
             let whole = reading
-                .with_untracked(|r| r.as_ref().is_some_and(|r| r.recompute.len() == r.total));
-            ended.set(!whole);
+                .try_with_untracked(|r| r.as_ref().is_some_and(|r| r.recompute.len() == r.total));
+            ended.try_set(whole == Some(false));
         }
     }
 }
@@ -113,6 +117,8 @@ pub fn StreamSection() -> impl IntoView {
     let layout = Memo::new(move |_| lab.request.with(|r| r.trained_layout()));
     let layout = move || layout.get();
     let model = move || -> Option<Arc<Model>> { super::generate::model(lab) };
+    // Which model (a folder's layout is none of the lab's: another folder is another model).
+    let model_address = Memo::new(move |_| model().map(|m| Arc::as_ptr(&m) as usize));
     let text = RwSignal::new(SAMPLE_TEXT.to_string());
     let window = RwSignal::new(64usize);
     let sinks = RwSignal::new(4usize);
@@ -122,6 +128,9 @@ pub fn StreamSection() -> impl IntoView {
     // stopped before the end.
     let worker_reading = RwSignal::new(None::<(usize, usize, usize)>);
     let ended = RwSignal::new(false);
+    let not_ready = RwSignal::new(false);
+    // The view gone, what its worker reads is not wanted.
+    on_cleanup(move || lab.model_jobs.stop_stream());
     // What the shown results were read with; when the inputs differ, the results say so.
     let read_with = RwSignal::new(None::<(String, usize, usize)>);
     let stale = move || {
@@ -136,7 +145,9 @@ pub fn StreamSection() -> impl IntoView {
     let generation = StoredValue::new(0u64);
     Effect::new(move |_| {
         layout();
+        model_address.track();
         reading.set(None);
+        not_ready.set(false);
         error.set(None);
         worker_reading.set(None);
         ended.set(false);
@@ -199,6 +210,7 @@ pub fn StreamSection() -> impl IntoView {
         };
         error.set(None);
         ended.set(false);
+        not_ready.set(false);
         read_with.set(Some((text.get_untracked(), spec.window, spec.sink_tokens)));
         let mine = generation.get_value() + 1;
         generation.set_value(mine);
@@ -207,12 +219,14 @@ pub fn StreamSection() -> impl IntoView {
             reading.set(None);
             let total = ids.len() - 1;
             let on = move |answer: Streamed| {
-                if generation.get_value() == mine {
+                if generation.try_get_value() == Some(mine) {
                     from_worker(answer, spec, total, reading, worker_reading, ended);
                 }
             };
             if lab.model_jobs.stream(&model, &ids, spec, on).is_none() {
-                ended.set(true);
+                // Its worker has not had the folder yet (it is still being read).
+                read_with.set(None);
+                not_ready.set(true);
             }
             return;
         }
@@ -369,8 +383,8 @@ pub fn StreamSection() -> impl IntoView {
             }
         }
         (Some(Some(_)), _) => 1,
-        // Still being read: whatever its layout, a folder is not streamed here.
-        (Some(None), _) => 3,
+        // Still being read.
+        (Some(None), _) => 4,
         (None, Some(layout)) if layout.streams() => 0,
         (None, Some(_)) => 1,
         (None, None) => 2,
@@ -384,6 +398,7 @@ pub fn StreamSection() -> impl IntoView {
                 1 => view! { <p class="help block" data-testid="stream-unavailable">{texts().learned_positions}</p> }.into_any(),
                 2 => view! { <p class="help block" data-testid="stream-unavailable">{texts().need_model}</p> }.into_any(),
                 3 => view! { <p class="help block" data-testid="stream-unavailable">{texts().own_model}</p> }.into_any(),
+                4 => view! { <p class="help block" data-testid="stream-unavailable">{texts().own_loading}</p> }.into_any(),
                 _ => view! {
                     <label class="field-label stream-text">
                         {move || texts().text}
@@ -412,6 +427,9 @@ pub fn StreamSection() -> impl IntoView {
                     </Show>
                     <Show when=move || ended.get()>
                         <p class="error" role="alert" data-testid="stream-ended">{move || texts().worker_ended}</p>
+                    </Show>
+                    <Show when=move || not_ready.get()>
+                        <p class="note" role="status" data-testid="stream-not-ready">{move || texts().own_loading}</p>
                     </Show>
                     <Show when=stale>
                         <p class="note" role="status" data-testid="stream-stale">{move || texts().stale}</p>

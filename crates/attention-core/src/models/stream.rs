@@ -68,6 +68,8 @@ pub enum StreamError {
     },
     #[error("stream_eval.text: {count} characters; give between 2 and {max}")]
     Length { count: usize, max: usize },
+    #[error("stream_eval.text reads as {count} token of the model's; give a text of at least 2")]
+    TooFewTokens { count: usize },
 }
 
 /// One run's next-character losses (nats), one per position after the first.
@@ -91,7 +93,8 @@ pub struct StreamEval {
     pub without_sinks: StreamRun,
     pub recompute: StreamRun,
     /// [layers][heads]: the mean weight on the text's first character, over every query of the
-    /// first context window after the first (the "attention sink" measure).
+    /// first context window after the first, at most [`SHARE_TOKENS`] (the "attention sink"
+    /// measure).
     pub first_token_share: Vec<Vec<f32>>,
 }
 
@@ -390,7 +393,11 @@ impl StreamSteps {
     /// `spec`, checked as [`stream_ids`] checks a text (its length apart).
     pub fn new(model: &Model, ids: Vec<u32>, spec: StreamSpec) -> Result<Self, StreamError> {
         stream_check(model, spec)?;
-        if !(2..=MAX_STREAM_CHARS).contains(&ids.len()) {
+        if ids.len() < 2 {
+            return Err(StreamError::TooFewTokens { count: ids.len() });
+        }
+        // A text of MAX_STREAM_CHARS characters reads as at most 4 byte-level tokens each.
+        if ids.len() > 4 * MAX_STREAM_CHARS {
             return Err(StreamError::Length {
                 count: ids.len(),
                 max: MAX_STREAM_CHARS,
@@ -538,5 +545,9 @@ pub fn stream_ids(model: &Model, text: &str, spec: StreamSpec) -> Result<Vec<u32
             max: MAX_STREAM_CHARS,
         });
     }
-    Ok(prompt_ids(model, text)?)
+    let ids = prompt_ids(model, text)?;
+    if ids.len() < 2 {
+        return Err(StreamError::TooFewTokens { count: ids.len() });
+    }
+    Ok(ids)
 }

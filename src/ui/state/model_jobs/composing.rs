@@ -34,6 +34,19 @@ impl ModelJobs {
         Some(id)
     }
 
+    /// Forgets the composition under way (its view is gone) and tells the worker to stop.
+    pub fn stop_compose(self) {
+        if self
+            .composer
+            .try_update_value(Option::take)
+            .flatten()
+            .is_some()
+        {
+            self.worker
+                .with_value(|w| w.as_ref().map(|w| w.drop_job("compose")));
+        }
+    }
+
     /// What the worker said of a composition, told to it.
     pub(super) fn answer_compose(self, answer: FromWorker) {
         match answer {

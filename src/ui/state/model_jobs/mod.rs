@@ -308,7 +308,7 @@ impl ModelJobs {
             .is_some()
         {
             self.worker
-                .with_value(|w| w.as_ref().map(WorkerHandle::drop_pass));
+                .with_value(|w| w.as_ref().map(|w| w.drop_job("pass")));
         }
     }
 

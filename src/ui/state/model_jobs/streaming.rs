@@ -38,6 +38,19 @@ impl ModelJobs {
         Some(id)
     }
 
+    /// Forgets the stream evaluation under way (its view is gone) and tells the worker to stop.
+    pub fn stop_stream(self) {
+        if self
+            .streamer
+            .try_update_value(Option::take)
+            .flatten()
+            .is_some()
+        {
+            self.worker
+                .with_value(|w| w.as_ref().map(|w| w.drop_job("stream")));
+        }
+    }
+
     /// What the worker read of a stream evaluation, told to it.
     pub(super) fn answer_stream(self, answer: FromWorker) {
         match answer {
