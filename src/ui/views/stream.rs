@@ -117,8 +117,16 @@ pub fn StreamSection() -> impl IntoView {
     let layout = Memo::new(move |_| lab.request.with(|r| r.trained_layout()));
     let layout = move || layout.get();
     let model = move || -> Option<Arc<Model>> { super::generate::model(lab) };
-    // Which model (a folder's layout is none of the lab's: another folder is another model).
-    let model_address = Memo::new(move |_| model().map(|m| Arc::as_ptr(&m) as usize));
+    // Which folder (its layout is none of the lab's: another folder, or the same one opened
+    // again, is another model); the lab's own models are told apart by their layout.
+    let model_address = Memo::new(move |_| {
+        let folder = lab
+            .request
+            .with(|r| r.model.as_ref().and_then(|m| m.folder()).is_some());
+        folder
+            .then(|| model().map(|m| Arc::as_ptr(&m) as usize))
+            .flatten()
+    });
     let text = RwSignal::new(SAMPLE_TEXT.to_string());
     let window = RwSignal::new(64usize);
     let sinks = RwSignal::new(4usize);
@@ -145,7 +153,7 @@ pub fn StreamSection() -> impl IntoView {
     let generation = StoredValue::new(0u64);
     Effect::new(move |_| {
         layout();
-        model_address.track();
+        model_address.get();
         reading.set(None);
         not_ready.set(false);
         error.set(None);
