@@ -60,6 +60,8 @@ fn folders() -> Vec<Fixture> {
         folder!("mistral", ["model.safetensors"]),
         folder!("qwen2", ["model.safetensors"]),
         folder!("qwen3", ["model.safetensors"]),
+        folder!("gemma2", ["model.safetensors"]),
+        folder!("gemma3", ["model.safetensors"]),
     ]
 }
 
@@ -81,7 +83,7 @@ fn every_layout_gives_tokenizers_ids_and_transformers_logits() {
     for (name, files, expected) in folders() {
         let model = open(name, &files);
         assert_eq!(
-            model.config.model_type,
+            model.config.model_type.trim_end_matches("_text"),
             expected["class"]
                 .as_str()
                 .unwrap()
@@ -230,6 +232,35 @@ fn the_config_decides_what_is_computed() {
     let qwen3 = model("qwen3");
     assert_eq!((qwen3.config.d_model, qwen3.config.head_dim), (32, 16));
     assert!(qwen3.blocks[0].qk_norm.is_some());
+    // Gemma 2: a sliding layer, then a full one; both soft-caps; q·k over √24, not √16.
+    let gemma2 = model("gemma2").config;
+    assert_eq!((gemma2.window(0), gemma2.window(1)), (Some(6), None));
+    assert_eq!(
+        (gemma2.attention_softcap, gemma2.logit_softcap),
+        (Some(5.0), Some(8.0))
+    );
+    assert_eq!(gemma2.query_scale, Some((16.0f64 / 24.0).sqrt() as f32));
+    assert_eq!(gemma2.embedding_scale, Some(32.0f32.sqrt()));
+    assert!(
+        model("gemma2")
+            .blocks
+            .iter()
+            .all(|b| b.post_attention_norm.is_some()
+                && b.post_mlp_norm.is_some()
+                && matches!(&b.mlp, attention_core::models::Mlp::SwiGlu(m) if m.gelu))
+    );
+    // Gemma 3: two sliding layers with RoPE's local base, a full one with the global base.
+    let gemma3 = model("gemma3").config;
+    let base = |layer| match gemma3.position_at(layer) {
+        attention_core::math::scoring::Position::Rope { base, .. } => base,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(
+        (gemma3.window(0), gemma3.window(1), gemma3.window(2)),
+        (Some(5), Some(5), None)
+    );
+    assert_eq!((base(0), base(1), base(2)), (10_000.0, 10_000.0, 1e6));
+    assert!(gemma3.qk_norm && gemma3.attention_softcap.is_none());
 }
 
 /// `files` with one file changed (or removed when `None`).
@@ -306,6 +337,42 @@ fn a_bad_folder_is_refused_naming_the_file() {
     assert!(e.contains("rope_scaling"), "{e}");
     let e = refused(&config_with(&llama, "hidden_act", "gelu".into()));
     assert!(e.contains("hidden_act"), "{e}");
+    // Gemma: what its config asks for that the lab does not run, by the field.
+    let gemma3 = files("gemma3");
+    let e = refused(&config_with(&gemma3, "model_type", "gemma3".into()));
+    assert!(
+        e.contains("model_type \"gemma3\"") && e.contains("gemma3_text"),
+        "{e}"
+    );
+    let e = refused(&config_with(
+        &gemma3,
+        "layer_types",
+        serde_json::json!(["full_attention", "sliding_attention", "full_attention"]),
+    ));
+    assert!(
+        e.starts_with("config.json: layer_types: full layers at irregular places"),
+        "{e}"
+    );
+    let e = refused(&config_with(
+        &gemma3,
+        "layer_types",
+        serde_json::json!(["sliding_attention", "full_attention"]),
+    ));
+    assert!(e.contains("layer_types: 2 entries for 3 layers"), "{e}");
+    let e = refused(&config_with(&gemma3, "hidden_activation", "gelu".into()));
+    assert!(e.contains("hidden_activation: \"gelu\""), "{e}");
+    let e = refused(&config_with(
+        &files("gemma2"),
+        "attn_logit_softcapping",
+        (-1.0).into(),
+    ));
+    assert!(e.contains("attn_logit_softcapping: -1"), "{e}");
+    let e = refused(&config_with(
+        &gemma3,
+        "use_bidirectional_attention",
+        true.into(),
+    ));
+    assert!(e.contains("use_bidirectional_attention"), "{e}");
     // Shapes that disagree with the config: the tensor named, both shapes.
     let e = refused(&config_with(&gpt2, "n_embd", 48.into()));
     assert!(
@@ -391,11 +458,12 @@ fn a_model_error_is_a_model_error() {
 #[test]
 fn streaming_through_a_cache_as_wide_as_the_text_is_the_forward_pass() {
     use attention_core::models::stream::{StreamSpec, stream_eval};
-    // RoPE layouts with biases (Qwen2), QK-norm (Qwen3) and neither (Llama): the rolling cache's
-    // own arithmetic gives the forward pass's loss at every position.
+    // RoPE layouts with biases (Qwen2), QK-norm (Qwen3) and neither (Llama), and Gemma's
+    // sandwich norms, soft-caps, sliding layers and two RoPE bases: the rolling cache's own
+    // arithmetic gives the forward pass's loss at every position.
     for (name, files, _) in folders()
         .into_iter()
-        .filter(|f| ["llama", "qwen2", "qwen3"].contains(&f.0))
+        .filter(|f| ["llama", "qwen2", "qwen3", "gemma2", "gemma3"].contains(&f.0))
     {
         let model = open(name, &files);
         let text = "The cat sat on the mat. 注意力";

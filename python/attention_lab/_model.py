@@ -1,7 +1,7 @@
 """A model for the lab to run in the notebook's page: a Hugging Face folder's files (its config,
 its fast tokenizer's `tokenizer.json`, its safetensors weights), read from disk or written by
 transformers' `save_pretrained`, and checked before anything is sent: the lab opens GPT-2, Llama,
-Mistral, Qwen2 and Qwen3 layouts up to 1 B parameters, and refuses the rest itself, naming the
+Mistral, Qwen2, Qwen3, Gemma 2 and Gemma 3 (text) layouts up to 1 B parameters, and refuses the rest itself, naming the
 file and the field."""
 from __future__ import annotations
 

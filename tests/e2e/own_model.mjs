@@ -87,7 +87,7 @@ function load(name, files, { blobs = false } = {}) {
 }
 
 test('a folder opened through attentionLab.load runs with its own tokenizer, and its greedy generation is transformers\'', async () => {
-  for (const name of ['gpt2', 'qwen3', 'llama']) {
+  for (const name of ['gpt2', 'qwen3', 'gemma2', 'llama']) {
     const result = await load(name, folder(name), { blobs: name === 'llama' });
     assert.deepEqual(result, { ok: true }, name);
     const want = expected(name).cases[2];

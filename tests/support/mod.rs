@@ -139,6 +139,7 @@ pub fn random_params(seed: u64) -> Params {
         block_cols: Some(1 + pick(5)),
         layer_norm,
         norm: None,
+        post_norm: None,
         model_layer: None,
         trace: true,
     }

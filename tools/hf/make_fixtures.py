@@ -180,6 +180,20 @@ def main():
         "qwen3": lambda: make("qwen3", qwen_tok, transformers.Qwen3Config(
             **common, num_key_value_heads=2, head_dim=16, vocab_size=qwen_tok.get_vocab_size(),
             tie_word_embeddings=True)),
+        # Gemma 2: a sliding layer then a full one, soft-caps low enough to bend these scores
+        # and logits, q·k over √24 rather than √d_k.
+        "gemma2": lambda: make("gemma2", sp_tok, transformers.Gemma2Config(
+            **common, num_key_value_heads=2, head_dim=16, vocab_size=sp_tok.get_vocab_size(),
+            sliding_window=6, query_pre_attn_scalar=24, attn_logit_softcapping=5.0,
+            final_logit_softcapping=8.0, hidden_activation="gelu_pytorch_tanh", pad_token_id=0,
+            bos_token_id=1, eos_token_id=2)),
+        # Gemma 3: two sliding layers (RoPE base 10 000) then a full one (10⁶), QK-norm.
+        "gemma3": lambda: make("gemma3", sp_tok, transformers.Gemma3TextConfig(
+            **{**common, "num_hidden_layers": 3}, num_key_value_heads=1, head_dim=16,
+            vocab_size=sp_tok.get_vocab_size(), sliding_window=5, query_pre_attn_scalar=12,
+            layer_types=["sliding_attention", "sliding_attention", "full_attention"],
+            rope_theta=1000000.0, rope_local_base_freq=10000.0, pad_token_id=0, bos_token_id=1,
+            eos_token_id=2)),
     }
     for name, job in jobs.items():
         if not names or name in names:

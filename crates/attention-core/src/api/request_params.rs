@@ -65,6 +65,7 @@ impl Request {
                 LayerNormRequest::Post => LayerNormMode::Post,
             },
             norm: None,
+            post_norm: None,
             model_layer: None,
             trace: self.trace.unwrap_or(true),
             shaping: self.shaping(),

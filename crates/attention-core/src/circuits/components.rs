@@ -73,7 +73,19 @@ impl Components {
             out.parts.push(pick(forward.positions.view()));
         }
         for (index, ran) in forward.layers.iter().enumerate().take(layer) {
+            let first = out.parts.len();
             out.add_heads(index, &ran.attention, rows.clone());
+            // Gemma's norm after the attention: at each position a fixed diagonal map (γ over
+            // that row's root mean square), so each head's part goes through it alone.
+            if let Some(post) = &model.blocks[index].post_attention_norm {
+                let frozen = crate::circuits::frozen::FrozenNorm::at(
+                    post,
+                    ran.attention.projected.slice(s![rows.clone(), ..]),
+                );
+                for part in &mut out.parts[first..] {
+                    *part = frozen.part_rows(part.view());
+                }
+            }
             out.names.push(format!("L{}.mlp", index + 1));
             out.parts.push(pick(ran.mlp.view()));
         }

@@ -76,11 +76,34 @@ impl Factors {
             cols(&w.w_q, head),
             cols(&w.w_k, group),
             cols(&w.w_v, group),
-            w.w_o
-                .slice(s![head * d_k..(head + 1) * d_k, ..])
-                .mapv(f64::from),
+            writes(block, head, d_k),
         )
     }
+}
+
+/// What head `head` writes to the residual stream, its rows of W_O [d_k, d_model]: times the
+/// gain of Gemma's norm after the attention where the block has one (its division by the root
+/// mean square depends on the input, and is left out as the norms before a reader are).
+fn writes(
+    block: &crate::models::Block<crate::models::Mlp>,
+    head: usize,
+    d_k: usize,
+) -> Array2<f64> {
+    let mut w_o = block
+        .attention
+        .w_o
+        .slice(s![head * d_k..(head + 1) * d_k, ..])
+        .mapv(f64::from);
+    if let Some((gamma, _)) = block
+        .post_attention_norm
+        .as_ref()
+        .and_then(|n| n.affine.as_ref())
+    {
+        for mut row in w_o.rows_mut() {
+            row.zip_mut_with(gamma, |w, &g| *w *= f64::from(g));
+        }
+    }
+    w_o
 }
 
 /// ‖L·M·Rᵀ‖_F² from the Gram matrices LᵀL and RᵀR: tr(LᵀL · M · RᵀR · Mᵀ).

@@ -42,6 +42,15 @@ impl ConfigJson {
             .and_then(Value::as_str)
     }
 
+    /// A list of strings (`"layer_types": ["sliding_attention", …]`); a non-string entry reads
+    /// as "".
+    pub fn strs(&self, name: &str) -> Option<Vec<&str>> {
+        self.0
+            .get(name)
+            .and_then(Value::as_array)
+            .map(|a| a.iter().map(|v| v.as_str().unwrap_or("")).collect())
+    }
+
     pub fn str(&self, name: &str) -> Option<&str> {
         self.0.get(name).and_then(Value::as_str)
     }

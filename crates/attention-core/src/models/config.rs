@@ -35,11 +35,34 @@ pub struct ModelConfig {
     pub o_bias: bool,
     /// Qwen3's QK-norm: an RMSNorm with learned γ on each head's q and k, before RoPE.
     pub qk_norm: bool,
-    /// Mistral's sliding window: each query sees itself and the `w − 1` keys before it.
+    /// Mistral's sliding window: each query sees itself and the `w − 1` keys before it (on
+    /// every layer, or on Gemma's sliding layers: see `full_every`).
     pub sliding_window: Option<usize>,
+    /// Gemma's layers of full attention among sliding ones: layer i (from 0) attends to every
+    /// earlier key when i + 1 is a multiple of this (2 for Gemma 2, 6 for Gemma 3); `None`: the
+    /// window, if any, is on every layer.
+    pub full_every: Option<usize>,
+    /// Gemma 3's RoPE base on its sliding layers (`rope_local_base_freq`); `None`: `rope_theta`
+    /// on every layer.
+    pub rope_local_theta: Option<f64>,
+    /// Gemma 2's soft-caps: on each attention score q·k/√d_k (`attn_logit_softcapping`) and on
+    /// each logit (`final_logit_softcapping`), z → c·tanh(z/c).
+    pub attention_softcap: Option<f32>,
+    pub logit_softcap: Option<f32>,
+    /// Gemma's factor on the token embeddings, √d_model; `None`: 1.
+    pub embedding_scale: Option<f32>,
+    /// Gemma's scores are q·k / √`query_pre_attn_scalar`, not / √d_k: this factor,
+    /// √(d_k / query_pre_attn_scalar), is folded into W_Q (or QK-norm's γ for q) as the model
+    /// is read, so the lab's q·k/√d_k is Gemma's score; `None`: 1.
+    pub query_scale: Option<f32>,
 }
 
 impl ModelConfig {
+    /// Gemma 2 or 3: sandwich norms, RMSNorm gains of 1 + γ, a GELU gate.
+    pub fn is_gemma(&self) -> bool {
+        self.model_type.starts_with("gemma")
+    }
+
     /// Each head's width, d_k = d_v.
     pub fn d_head(&self) -> usize {
         self.head_dim
@@ -55,6 +78,35 @@ impl ModelConfig {
             Position::Rope {
                 base: self.rope_theta,
                 pairing: Pairing::Half,
+            }
+        }
+    }
+
+    /// The sliding window of layer `layer`: `sliding_window`, except on Gemma's layers of full
+    /// attention.
+    pub fn window(&self, layer: usize) -> Option<usize> {
+        match self.full_every {
+            Some(every) if (layer + 1).is_multiple_of(every.max(1)) => None,
+            _ => self.sliding_window,
+        }
+    }
+
+    /// Where positions enter layer `layer`'s attention: [`ModelConfig::position`], with Gemma
+    /// 3's local base on its sliding layers.
+    pub fn position_at(&self, layer: usize) -> Position {
+        match (self.position(), self.rope_local_theta) {
+            (Position::Rope { pairing, .. }, Some(base)) if self.window(layer).is_some() => {
+                Position::Rope { base, pairing }
+            }
+            (position, _) => position,
+        }
+    }
+
+    /// Gemma 2's cap on the logits, applied to `logits` in place.
+    pub fn cap_logits(&self, logits: &mut [f32]) {
+        if let Some(c) = self.logit_softcap {
+            for z in logits {
+                *z = c * (*z / c).tanh();
             }
         }
     }

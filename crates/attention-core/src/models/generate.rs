@@ -16,7 +16,7 @@ use ndarray::{Array1, Array2, ArrayView2, s};
 
 use crate::math::mask::MaskSpec;
 use crate::math::rng::SplitMix64;
-use crate::math::scoring::{Position, rms_norm_rows, rope};
+use crate::math::scoring::{Position, Scoring, Shaping, rms_norm_rows, rope};
 use crate::models::{Model, ModelRun, Prediction, sample_next, top_k};
 
 /// The most steps one request may generate.
@@ -64,19 +64,19 @@ impl KvCache {
     }
 }
 
-/// One query row of one head against its keys and values ([n, d_head] each): the scores q·k ·
-/// `scale`, their softmax (the lab's exp, summed in f64), and Σ w_j v_j added into `out`.
+/// One query row of one head against its keys and values ([n, d_head] each): the scores q·k as
+/// `scoring` makes them, their softmax (the lab's exp, summed in f64), and Σ w_j v_j added into `out`.
 /// `scores` is left holding exp(s_j − max); the returned 1/Σ turns them into the weights.
 pub(crate) fn attend_row(
     q: ndarray::ArrayView1<f32>,
     keys: ArrayView2<f32>,
     values: ArrayView2<f32>,
-    scale: f32,
+    scoring: &Scoring,
     scores: &mut [f32],
     mut out: ndarray::ArrayViewMut1<f32>,
 ) -> f32 {
     for (s, key) in scores.iter_mut().zip(keys.rows()) {
-        *s = q.dot(&key) * scale;
+        *s = scoring.score(q.dot(&key), 0, 0);
     }
     let max = scores.iter().fold(f32::NEG_INFINITY, |a, &b| a.max(b));
     let mut sum = 0.0f64;
@@ -184,13 +184,13 @@ impl Model {
         let d_head = self.config.d_head();
         let (heads, kv_heads) = (self.config.n_heads, self.config.n_kv_heads);
         let group = heads / kv_heads;
-        let mut x = self.token_embedding.gather(ids);
+        let mut x = self.embed(ids);
         if let Some(wpe) = &self.position_embedding {
             x += &wpe.slice(s![start..start + m, ..]);
         }
-        let scale = 1.0 / ((d_head as f32).sqrt() * temperature);
-        let rotate = |rows: &mut Array2<f32>, count: usize| {
-            if let Position::Rope { base, pairing } = self.config.position() {
+        let scoring = self.scoring(temperature);
+        let rotate = |rows: &mut Array2<f32>, count: usize, layer: usize| {
+            if let Position::Rope { base, pairing } = self.config.position_at(layer) {
                 for h in 0..count {
                     let head = rows.slice_mut(s![.., h * d_head..(h + 1) * d_head]);
                     rope(head, base, pairing, start);
@@ -222,8 +222,8 @@ impl Model {
                     }
                 }
             }
-            rotate(&mut q, heads);
-            rotate(&mut k, kv_heads);
+            rotate(&mut q, heads, layer);
+            rotate(&mut k, kv_heads, layer);
             cache.keys[layer].extend(k.iter());
             cache.values[layer].extend(v.iter());
             let keys = cache.rows(&cache.keys[layer]);
@@ -232,10 +232,10 @@ impl Model {
             let mut layer_rows = Vec::new();
             for i in 0..m {
                 let visible = start + i + 1;
-                // Mistral's window: the last `w` keys only.
+                // Mistral's window (Gemma's sliding layers): the last `w` keys only.
                 let first = self
                     .config
-                    .sliding_window
+                    .window(layer)
                     .map_or(0, |w| visible.saturating_sub(w));
                 for head in 0..heads {
                     let g = head / group;
@@ -245,7 +245,7 @@ impl Model {
                         qi,
                         keys.slice(columns),
                         values.slice(columns),
-                        scale,
+                        &scoring,
                         &mut scores[first..visible],
                         concat.slice_mut(s![i, head * d_head..(head + 1) * d_head]),
                     );
@@ -265,9 +265,8 @@ impl Model {
             if let Some(rows) = last_row.as_deref_mut() {
                 rows.push(layer_rows);
             }
-            x += &w.project_out(concat.view());
-            let normed = block.mlp_norm.apply(x.view());
-            x += &block.mlp.apply(normed.view());
+            x += &block.attention_added(w.project_out(concat.view()));
+            x += &block.mlp_of(x.view());
         }
         cache.len = total;
         self.final_norm.apply(x.view())
@@ -275,7 +274,20 @@ impl Model {
 
     /// The next-character scores after one final-norm row: wte · row, [vocab_size].
     pub fn head(&self, row: ndarray::ArrayView1<f32>) -> Array1<f32> {
-        self.unembedding().dot_vector(row)
+        let mut logits = self.unembedding().dot_vector(row);
+        if let Some(all) = logits.as_slice_mut() {
+            self.config.cap_logits(all);
+        }
+        logits
+    }
+
+    /// How a cached row's scores are made at `temperature`: q·k/√d_k, Gemma 2's cap, ÷T.
+    pub(crate) fn scoring(&self, temperature: f32) -> Scoring {
+        Shaping {
+            softcap: self.config.attention_softcap,
+            ..Shaping::default()
+        }
+        .scoring(0, self.config.n_heads, self.config.d_head(), temperature)
     }
 }
 

@@ -54,6 +54,12 @@ pub fn config(json: &ConfigJson) -> Result<ModelConfig, ModelError> {
         o_bias: true,
         qk_norm: false,
         sliding_window: None,
+        full_every: None,
+        rope_local_theta: None,
+        attention_softcap: None,
+        logit_softcap: None,
+        embedding_scale: None,
+        query_scale: None,
     })
 }
 
@@ -99,6 +105,8 @@ pub fn load(
             attention_norm: layer_norm(tensor, &name("ln_1"), d, epsilon)?,
             attention: attention.into(),
             qk_norm: None,
+            post_attention_norm: None,
+            post_mlp_norm: None,
             mlp_norm: layer_norm(tensor, &name("ln_2"), d, epsilon)?,
             mlp: GeluMlp {
                 c_fc: (

@@ -30,14 +30,52 @@ pub const MODEL_TYPES: [&str; 4] = ["llama", "mistral", "qwen2", "qwen3"];
 /// field, when it asks for what the lab does not do (RoPE scaling, an activation other than SiLU,
 /// MLP biases, a partial rotation).
 pub fn config(json: &ConfigJson) -> Result<ModelConfig, ModelError> {
-    let field = |name: &str| {
-        json.usize(name)
-            .ok_or_else(|| ModelError::Config(format!("no {name}")))
-    };
     let model_type = MODEL_TYPES
         .into_iter()
         .find(|&t| json.str("model_type") == Some(t))
         .unwrap_or("llama");
+    let mut config = common(json, model_type)?;
+    if let Some(act) = json.str("hidden_act")
+        && act != "silu"
+    {
+        return refuse(
+            "hidden_act",
+            &format!("{act:?}: the lab computes SwiGLU with SiLU (\"silu\")"),
+        );
+    }
+    if json.bool("use_sliding_window") == Some(true) {
+        return refuse(
+            "use_sliding_window",
+            "Qwen's per-layer sliding windows are not supported",
+        );
+    }
+    config.qkv_bias |= model_type == "qwen2";
+    config.qk_norm = model_type == "qwen3";
+    config.sliding_window = match model_type {
+        "mistral" => json.usize("sliding_window").filter(|&w| w < config.context),
+        _ => None,
+    };
+    if config.sliding_window == Some(0) {
+        return refuse("sliding_window", "a window of 0 keys sees nothing");
+    }
+    Ok(config)
+}
+
+/// A refusal naming the field of `config.json` that asks for it.
+pub(crate) fn refuse<T>(name: &str, why: &str) -> Result<T, ModelError> {
+    Err(ModelError::Config(format!("{name}: {why}")))
+}
+
+/// The numbers every layout of Llama's family names alike (Gemma's too), and the refusals they
+/// share: RoPE scaling, MLP biases, a partial rotation.
+pub(crate) fn common(
+    json: &ConfigJson,
+    model_type: &'static str,
+) -> Result<ModelConfig, ModelError> {
+    let field = |name: &str| {
+        json.usize(name)
+            .ok_or_else(|| ModelError::Config(format!("no {name}")))
+    };
     let n_heads = field("num_attention_heads")?;
     let d_model = field("hidden_size")?;
     let head_dim = match json.usize("head_dim") {
@@ -45,20 +83,10 @@ pub fn config(json: &ConfigJson) -> Result<ModelConfig, ModelError> {
         None if n_heads > 0 => d_model / n_heads,
         None => 0,
     };
-    let context = field("max_position_embeddings")?;
-    let refuse = |name: &str, why: &str| Err(ModelError::Config(format!("{name}: {why}")));
     if json.is_set("rope_scaling") {
         return refuse(
             "rope_scaling",
             "RoPE scaling (long-context variants) is not supported",
-        );
-    }
-    if let Some(act) = json.str("hidden_act")
-        && act != "silu"
-    {
-        return refuse(
-            "hidden_act",
-            &format!("{act:?}: the lab computes SwiGLU with SiLU (\"silu\")"),
         );
     }
     if json.bool("mlp_bias") == Some(true) {
@@ -70,39 +98,31 @@ pub fn config(json: &ConfigJson) -> Result<ModelConfig, ModelError> {
             "RoPE on part of each head is not supported",
         );
     }
-    if json.bool("use_sliding_window") == Some(true) {
-        return refuse(
-            "use_sliding_window",
-            "Qwen's per-layer sliding windows are not supported",
-        );
-    }
     let attention_bias = json.bool("attention_bias") == Some(true);
-    let sliding_window = match model_type {
-        "mistral" => json.usize("sliding_window").filter(|&w| w < context),
-        _ => None,
-    };
-    let config = ModelConfig {
+    Ok(ModelConfig {
         layout: Layout::Llama,
         n_layers: field("num_hidden_layers")?,
         n_heads,
         n_kv_heads: json.usize("num_key_value_heads").unwrap_or(n_heads),
         d_model,
         d_ff: field("intermediate_size")?,
-        context,
+        context: field("max_position_embeddings")?,
         vocab_size: field("vocab_size")?,
         rope_theta: json.f64("rope_theta").unwrap_or(10_000.0),
         norm_epsilon: json.f64("rms_norm_eps").unwrap_or(1e-6) as f32,
         model_type,
         head_dim,
-        qkv_bias: attention_bias || model_type == "qwen2",
+        qkv_bias: attention_bias,
         o_bias: attention_bias,
-        qk_norm: model_type == "qwen3",
-        sliding_window,
-    };
-    if sliding_window == Some(0) {
-        return refuse("sliding_window", "a window of 0 keys sees nothing");
-    }
-    Ok(config)
+        qk_norm: false,
+        sliding_window: None,
+        full_every: None,
+        rope_local_theta: None,
+        attention_softcap: None,
+        logit_softcap: None,
+        embedding_scale: None,
+        query_scale: None,
+    })
 }
 
 /// A Llama from its tensors, by Hugging Face's names; `tied`: the LM head is the token embedding
@@ -131,9 +151,15 @@ pub fn load(
     let q_width = config.n_heads * d_head;
     let kv_width = config.n_kv_heads * d_head;
     let token_embedding = stored(tensor, "model.embed_tokens.weight", vocab_size, d)?;
-    let rms = |tensor: &mut Source, name: &str, len: usize| -> Result<Norm, ModelError> {
-        Ok(Norm::rms(vector(tensor, name, len)?, epsilon))
+    // Gemma's RMSNorms multiply by 1 + γ (its files hold γ around 0), Llama's by γ.
+    let gemma = config.is_gemma();
+    let gain = |tensor: &mut Source, name: &str, len: usize| {
+        vector(tensor, name, len).map(|g| if gemma { g + 1.0 } else { g })
     };
+    let rms = |tensor: &mut Source, name: &str, len: usize| -> Result<Norm, ModelError> {
+        Ok(Norm::rms(gain(tensor, name, len)?, epsilon))
+    };
+    let query_scale = config.query_scale.unwrap_or(1.0);
     // [out, in] in the file, [in, out] in the lab.
     let big = |tensor: &mut Source, name: &str, out: usize, inp: usize| {
         stored(tensor, name, out, inp).map(Stored::transposed)
@@ -154,7 +180,8 @@ pub fn load(
                 }
             };
             Some(Biases {
-                q: bias(tensor, "self_attn.q_proj.bias", q_width, config.qkv_bias)?,
+                q: bias(tensor, "self_attn.q_proj.bias", q_width, config.qkv_bias)?
+                    * if config.qk_norm { 1.0 } else { query_scale },
                 k: bias(tensor, "self_attn.k_proj.bias", kv_width, config.qkv_bias)?,
                 v: bias(tensor, "self_attn.v_proj.bias", kv_width, config.qkv_bias)?,
                 o: bias(tensor, "self_attn.o_proj.bias", d, config.o_bias)?,
@@ -164,17 +191,36 @@ pub fn load(
         };
         let qk_norm = if config.qk_norm {
             Some(QkGain {
-                q: vector(tensor, &name("self_attn.q_norm.weight"), d_head)?.to_vec(),
-                k: vector(tensor, &name("self_attn.k_norm.weight"), d_head)?.to_vec(),
+                q: (gain(tensor, &name("self_attn.q_norm.weight"), d_head)? * query_scale).to_vec(),
+                k: gain(tensor, &name("self_attn.k_norm.weight"), d_head)?.to_vec(),
                 epsilon,
             })
         } else {
             None
         };
+        // Llama's second norm is before the MLP; Gemma's sandwich has one after the attention
+        // and one on each side of the MLP.
+        let (post_attention_norm, mlp_norm, post_mlp_norm) = if gemma {
+            (
+                Some(rms(tensor, &name("post_attention_layernorm.weight"), d)?),
+                rms(tensor, &name("pre_feedforward_layernorm.weight"), d)?,
+                Some(rms(tensor, &name("post_feedforward_layernorm.weight"), d)?),
+            )
+        } else {
+            (
+                None,
+                rms(tensor, &name("post_attention_layernorm.weight"), d)?,
+                None,
+            )
+        };
+        let mut w_q = linear(tensor, &name("self_attn.q_proj.weight"), q_width, d)?;
+        if !config.qk_norm && query_scale != 1.0 {
+            w_q *= query_scale;
+        }
         blocks.push(Block {
             attention_norm: rms(tensor, &name("input_layernorm.weight"), d)?,
             attention: Weights {
-                w_q: linear(tensor, &name("self_attn.q_proj.weight"), q_width, d)?,
+                w_q,
                 w_k: linear(tensor, &name("self_attn.k_proj.weight"), kv_width, d)?,
                 w_v: linear(tensor, &name("self_attn.v_proj.weight"), kv_width, d)?,
                 w_o: linear(tensor, &name("self_attn.o_proj.weight"), d, q_width)?,
@@ -182,12 +228,15 @@ pub fn load(
             }
             .into(),
             qk_norm,
-            mlp_norm: rms(tensor, &name("post_attention_layernorm.weight"), d)?,
+            mlp_norm,
             mlp: SwiGluMlp {
                 gate: big(tensor, &name("mlp.gate_proj.weight"), d_ff, d)?,
                 up: big(tensor, &name("mlp.up_proj.weight"), d_ff, d)?,
                 down: big(tensor, &name("mlp.down_proj.weight"), d, d_ff)?,
+                gelu: gemma,
             },
+            post_attention_norm,
+            post_mlp_norm,
         });
     }
     // The LM head: its own matrix where the file has one and the config does not tie it.
@@ -210,19 +259,25 @@ pub fn load(
 }
 
 /// Llama's MLP: (SiLU(x · gate) ⊙ (x · up)) · down; gate, up [d_model, d_ff], down [d_ff,
-/// d_model].
+/// d_model]. Gemma's is the same with the tanh GELU for SiLU (GeGLU).
 #[derive(Debug, Clone, PartialEq)]
 pub struct SwiGluMlp {
     pub gate: Stored,
     pub up: Stored,
     pub down: Stored,
+    /// The gate is the tanh GELU (Gemma's `gelu_pytorch_tanh`), not SiLU.
+    pub gelu: bool,
 }
 
 impl SwiGluMlp {
     /// The MLP of the normed rows `x` [seq_len, d_model].
     pub fn apply(&self, x: ArrayView2<f32>) -> Array2<f32> {
         let mut hidden = self.gate.linear(x);
-        hidden.mapv_inplace(silu);
+        if self.gelu {
+            hidden.mapv_inplace(crate::models::gpt2::gelu);
+        } else {
+            hidden.mapv_inplace(silu);
+        }
         hidden *= &self.up.linear(x);
         self.down.linear(hidden.view())
     }

@@ -4,6 +4,8 @@
 //!
 //! - [`gpt2`]: learned positions, LayerNorm, a GELU MLP, biases;
 //! - [`llama`]: RoPE, RMSNorm, a SwiGLU MLP, grouped-query attention, no biases;
+//! - [`gemma`]: Llama's tensors with Gemma 2's and 3's additions (sandwich norms, soft-caps,
+//!   sliding layers among full ones, a GELU gate);
 //! - [`model`]: the parameters of either and the forward pass, whose every layer's attention is
 //!   the lab's own traced attention ([`crate::compute_trace`]), so the views, the tooltips and
 //!   FlashAttention work on a trained model's heads exactly as on random ones;
@@ -18,6 +20,7 @@
 
 pub mod config;
 pub mod forward;
+pub mod gemma;
 pub mod generate;
 pub mod gpt2;
 pub mod hf;

@@ -60,6 +60,27 @@ impl Mlp {
     }
 }
 
+impl Block<Mlp> {
+    /// What the MLP adds to the residual stream `x` [seq_len, d_model]: MLP(LN₂(x)), and for
+    /// Gemma's sandwich the norm of that.
+    pub fn mlp_of(&self, x: ArrayView2<f32>) -> Array2<f32> {
+        let out = self.mlp.apply(self.mlp_norm.apply(x).view());
+        match &self.post_mlp_norm {
+            Some(post) => post.apply(out.view()),
+            None => out,
+        }
+    }
+
+    /// What the attention adds to the residual stream, from its output projected by W_O: that,
+    /// or for Gemma's sandwich its norm.
+    pub fn attention_added(&self, projected: Array2<f32>) -> Array2<f32> {
+        match &self.post_attention_norm {
+            Some(post) => post.apply(projected.view()),
+            None => projected,
+        }
+    }
+}
+
 /// A text as a model reads it: the tokens in its window, with the run cut to them.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Reading {
@@ -177,6 +198,8 @@ impl Model {
                 .map(|b| {
                     norm(&b.attention_norm)
                         + norm(&b.mlp_norm)
+                        + b.post_attention_norm.as_ref().map_or(0, norm)
+                        + b.post_mlp_norm.as_ref().map_or(0, norm)
                         + weights(&b.attention)
                         + b.qk_norm.as_ref().map_or(0, |n| n.q.len() + n.k.len())
                         + b.mlp.parameter_count()
@@ -213,6 +236,15 @@ impl Model {
     /// embedding when they are tied.
     pub fn unembedding(&self) -> &Stored {
         self.lm_head.as_ref().unwrap_or(&self.token_embedding)
+    }
+
+    /// The token embeddings of `ids`, [len, d_model] (times √d_model for Gemma).
+    pub fn embed(&self, ids: &[u32]) -> Array2<f32> {
+        let mut rows = self.token_embedding.gather(ids);
+        if let Some(scale) = self.config.embedding_scale {
+            rows *= scale;
+        }
+        rows
     }
 
     /// The text of `ids` (a Hugging Face tokenizer joins bytes split over tokens again).
@@ -303,7 +335,7 @@ impl Model {
             self.config.n_heads,
         )?;
         let d = self.config.d_model;
-        let embeddings = self.token_embedding.gather(ids);
+        let embeddings = self.embed(ids);
         // Llama adds no position vector: RoPE turns q and k inside attention.
         let positions = match &self.position_embedding {
             Some(position_embedding) => position_embedding.slice(s![0..n, ..]).to_owned(),
@@ -349,12 +381,10 @@ impl Model {
         };
         let mut attention = trace_from(&config, computed, Backend::Cpu, FlashDetail::OutputOnly);
         attention.knock_out(&crate::models::forward::knocked_in(&run.ablate, index));
-        // The lab's Pre-LN block: its output is x + Attn(LN₁(x)).
+        // The lab's Pre-LN block: its output is x + Attn(LN₁(x)) (Gemma's x + Norm(Attn(LN₁(x))),
+        // the layer's `post_norm`).
         let after_attention = attention.output.clone();
-        let mlp = given_mlp.unwrap_or_else(|| {
-            let normed = block.mlp_norm.apply(after_attention.view());
-            block.mlp.apply(normed.view())
-        });
+        let mlp = given_mlp.unwrap_or_else(|| block.mlp_of(after_attention.view()));
         if let (LayerSource::Here(Some(record)), Some(computed)) = (&mut *source, kept) {
             record.push(LayerWork {
                 computed,
@@ -418,14 +448,18 @@ impl Model {
     /// on demand (one row costs d_model × vocab_size multiply-adds; every row at 128 characters
     /// would be most of a forward pass, and a view shows one position at a time).
     pub fn logits(&self, forward: &Forward, position: usize) -> Array1<f32> {
-        self.unembedding()
-            .dot_vector(forward.final_norm.row(position))
+        self.head(forward.final_norm.row(position))
     }
 
     /// The next-token scores after every position, [seq_len, vocab_size].
     pub fn all_logits(&self, forward: &Forward) -> Array2<f32> {
-        self.unembedding()
-            .times_transposed(forward.final_norm.view())
+        let mut logits = self
+            .unembedding()
+            .times_transposed(forward.final_norm.view());
+        if let Some(all) = logits.as_slice_mut() {
+            self.config.cap_logits(all);
+        }
+        logits
     }
 
     /// The mean loss (nats) of predicting each next character of `forward`'s text from the ones
@@ -468,14 +502,17 @@ impl Model {
         let block = &self.blocks[index];
         let mut shaping = run.shaping.clone();
         if !self.config.layout.adds_positions() {
-            shaping.position = self.config.position();
+            shaping.position = self.config.position_at(index);
         }
+        // Gemma 2's cap on the scores, unless the run sets its own.
+        shaping.softcap = shaping.softcap.or(self.config.attention_softcap);
         if let Some(gain) = &block.qk_norm {
             shaping.qk_norm = true;
             shaping.qk_gain = Some(gain.clone());
         }
-        // Mistral's window: under the causal mask, each query sees its last `w` keys.
-        let mask = match (self.config.sliding_window, &run.mask) {
+        // Mistral's window (Gemma's on its sliding layers): under the causal mask, each query
+        // sees its last `w` keys.
+        let mask = match (self.config.window(index), &run.mask) {
             (Some(w), MaskSpec::Causal) => MaskSpec::Sliding {
                 radius: w - 1,
                 sink_tokens: 0,
@@ -498,6 +535,7 @@ impl Model {
             block_cols: run.block.1,
             layer_norm: LayerNormMode::Pre,
             norm: Some(block.attention_norm.clone()),
+            post_norm: block.post_attention_norm.clone(),
             model_layer: Some(index),
             trace: true,
             shaping,

@@ -23,6 +23,10 @@ pub struct Block<M> {
     pub qk_norm: Option<QkGain>,
     pub mlp_norm: Norm,
     pub mlp: M,
+    /// Gemma's sandwich norms: on the attention's output and on the MLP's, each before it joins
+    /// the residual stream; `None` for the other layouts.
+    pub post_attention_norm: Option<Norm>,
+    pub post_mlp_norm: Option<Norm>,
 }
 
 /// Everything a model holds but its numbers' description: what a loader reads from the file.
@@ -54,6 +58,8 @@ impl<M> Parts<M> {
                     qk_norm: b.qk_norm,
                     mlp_norm: b.mlp_norm,
                     mlp: f(b.mlp),
+                    post_attention_norm: b.post_attention_norm,
+                    post_mlp_norm: b.post_mlp_norm,
                 })
                 .collect(),
             final_norm: self.final_norm,

@@ -156,6 +156,8 @@ pub struct RollingReader {
     spec: StreamSpec,
     cache: Rolling,
     turns: Turns,
+    /// Gemma 3's turns on its sliding layers (another RoPE base).
+    local_turns: Option<Turns>,
     losses: Vec<f32>,
 }
 
@@ -174,6 +176,9 @@ impl RollingReader {
                 model.config.d_head(),
                 spec.window + spec.sink_tokens,
             ),
+            local_turns: model.config.rope_local_theta.map(|base| {
+                Turns::new(base, model.config.d_head(), spec.window + spec.sink_tokens)
+            }),
             losses: Vec::new(),
         }
     }
@@ -191,11 +196,11 @@ impl RollingReader {
             return false;
         }
         let id = ids[t];
-        let (spec, cache, turns) = (self.spec, &mut self.cache, &self.turns);
+        let (spec, cache) = (self.spec, &mut self.cache);
         let config = model.config;
         let d_head = config.d_head();
         let group = config.n_heads / config.n_kv_heads;
-        let scale = 1.0 / (d_head as f32).sqrt();
+        let scoring = model.scoring(1.0);
         let layers = model.blocks.len();
         // Evict what is neither a sink nor within the window (the current character included).
         let keep = |index: usize| index < spec.sink_tokens || index + spec.window > t;
@@ -209,8 +214,12 @@ impl RollingReader {
         cache.kept.retain(|&i| keep(i));
         cache.kept.push(t);
         let position = cache.kept.len() - 1;
-        let mut x = model.token_embedding.row(id as usize);
+        let mut x = model.embed(&[id]).row(0).to_owned();
         for (layer, block) in model.blocks.iter().enumerate() {
+            let turns = match (&self.local_turns, config.window(layer)) {
+                (Some(local), Some(_)) => local,
+                _ => &self.turns,
+            };
             let w = &block.attention;
             let h = block
                 .attention_norm
@@ -251,24 +260,27 @@ impl RollingReader {
                     .expect("rows of K/V width"),
             );
             let mut concat = ndarray::Array1::<f32>::zeros(config.n_heads * d_head);
-            let mut scores = vec![0.0f32; count];
+            // A sliding layer (Mistral's, Gemma's) still sees only the last `w` characters.
+            let first = config.window(layer).map_or(0, |w| {
+                cache.kept.iter().take_while(|&&i| t - i >= w).count()
+            });
+            let mut scores = vec![0.0f32; count - first];
             for head in 0..config.n_heads {
                 let g = head / group;
-                let columns = s![.., g * d_head..(g + 1) * d_head];
+                let columns = s![first.., g * d_head..(g + 1) * d_head];
                 attend_row(
                     ArrayView1::from(&q[head * d_head..(head + 1) * d_head]),
                     keys.slice(columns),
                     values.slice(columns),
-                    scale,
+                    &scoring,
                     &mut scores,
                     concat.slice_mut(s![head * d_head..(head + 1) * d_head]),
                 );
             }
-            x += &w
-                .project_out(concat.view().insert_axis(ndarray::Axis(0)))
+            x += &block
+                .attention_added(w.project_out(concat.view().insert_axis(ndarray::Axis(0))))
                 .row(0);
-            let normed = block.mlp_norm.apply(x.view().insert_axis(ndarray::Axis(0)));
-            x += &block.mlp.apply(normed.view()).row(0);
+            x += &block.mlp_of(x.view().insert_axis(ndarray::Axis(0))).row(0);
         }
         let last = model
             .final_norm

@@ -111,6 +111,9 @@ pub struct Params {
     pub layer_norm: LayerNormMode,
     /// A trained model's LayerNorm (its γ, β and ε); default the lab's (γ = 1, β = 0, ε = 10⁻⁶).
     pub norm: Option<Norm>,
+    /// Gemma's sandwich: with Pre-LN, a norm on the attention's projected output before it
+    /// joins the residual stream, x + Norm(MHA(LN(x))).
+    pub post_norm: Option<Norm>,
     /// Set when this is layer `n` of the trained model (the views say so).
     pub model_layer: Option<usize>,
     /// Whether the caller will record every intermediate (limits the size).
@@ -138,6 +141,7 @@ impl Params {
             block_cols: None,
             layer_norm: LayerNormMode::None,
             norm: None,
+            post_norm: None,
             model_layer: None,
             trace: true,
             shaping: Shaping::default(),
@@ -177,6 +181,7 @@ pub struct Config {
     block_cols: usize,
     layer_norm: LayerNormMode,
     norm: Norm,
+    post_norm: Option<Norm>,
     model_layer: Option<usize>,
     shaping: Shaping,
 }
@@ -251,6 +256,11 @@ impl Config {
     /// The LayerNorm Pre-LN and Post-LN apply.
     pub fn norm(&self) -> &Norm {
         &self.norm
+    }
+
+    /// Gemma's norm on the attention's output before the residual (Pre-LN only).
+    pub fn post_norm(&self) -> Option<&Norm> {
+        self.post_norm.as_ref()
     }
 
     /// Which layer of the trained model this is, if it is one.
@@ -437,6 +447,7 @@ impl Params {
             block_cols,
             layer_norm: self.layer_norm,
             norm: self.norm.clone().unwrap_or_default(),
+            post_norm: self.post_norm.clone(),
             model_layer: self.model_layer,
             shaping,
         })

@@ -452,7 +452,10 @@ fn concat_heads<'a>(outputs: impl Iterator<Item = ArrayView2<'a, f32>>) -> Array
 pub(crate) fn residual_and_norm(config: &Config, projected: Array2<f32>) -> Array2<f32> {
     match config.layer_norm() {
         LayerNormMode::None => projected,
-        LayerNormMode::Pre => projected + config.x(),
+        LayerNormMode::Pre => match config.post_norm() {
+            Some(post) => post.apply(projected.view()) + config.x(),
+            None => projected + config.x(),
+        },
         LayerNormMode::Post => config.norm().apply((projected + config.x()).view()),
     }
 }
