@@ -29,6 +29,7 @@ mod fastmath;
 mod flash;
 mod gemm;
 mod hand_worked;
+mod linear;
 mod overview;
 mod scoring;
 mod tokenize;

@@ -64,8 +64,13 @@ pub const EN: OwnModelTexts = OwnModelTexts {
                 "{megabytes} MB in memory: its embeddings and MLPs stay in {dtype} as its file stores them, and are computed in f32"
             )
         };
+        let kv = if *kv_heads == 1 {
+            "K/V head"
+        } else {
+            "K/V heads"
+        };
         format!(
-            "{name}: a {layout} model of {layers} layers × {heads} query heads ({kv_heads} K/V heads), {width} wide, {parameters} parameters, reading text with its own tokenizer. {memory}."
+            "{name}: a {layout} model of {layers} layers × {heads} query heads ({kv_heads} {kv}), {width} wide, {parameters} parameters, reading text with its own tokenizer. {memory}."
         )
     },
     about: [

@@ -1,0 +1,359 @@
+//! Linear attention: a head that keeps a fixed-size state S (d_k × d_v) instead of every key and
+//! value, so a token costs the same however long the text is.
+//!
+//! - [`LinearKind::Elu`] (Katharopoulos et al., 2020): φ(x) = elu(x) + 1 on q and k,
+//!   S_t = S_{t−1} + φ(k_t) v_tᵀ, z_t = z_{t−1} + φ(k_t), o_t = S_tᵀ φ(q_t) / (z_t · φ(q_t)).
+//! - [`LinearKind::Delta`] and [`LinearKind::GatedDelta`] (Yang et al., 2024–25; Qwen3-Next's
+//!   Gated DeltaNet), as transformers' `torch_recurrent_gated_delta_rule` computes them: q and k
+//!   L2-normalised, q then times 1/√d_k; per token a write strength β_t ∈ (0, 1) and (gated) a
+//!   decay α_t ∈ (0, 1]:
+//!   S ← α_t·S;  S ← S + k_t ⊗ β_t·(v_t − Sᵀk_t);  o_t = Sᵀq_t.
+//!   The second step is the delta rule: what the state already says for k_t, Sᵀk_t, moves toward
+//!   v_t by β_t, instead of v_t being piled on top.
+//!
+//! Each is computed three ways that must agree: token by token ([`recurrent`]), in chunks of c
+//! tokens ([`chunked`]: within a chunk by matrix products, the WY form of
+//! `torch_chunk_gated_delta_rule`; between chunks through the state), and as o = A·V with the
+//! hidden attention matrix A ([`hidden_matrix`]): o_t is linear in the values, so a T × T
+//! lower-triangular A exists. It is not a softmax: its rows need not sum to 1, and its entries
+//! can be negative.
+
+use ndarray::{Array1, Array2, ArrayView1, ArrayView2, Axis, s};
+
+/// Which linear attention.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LinearKind {
+    /// φ = elu + 1, a running sum of φ(k) vᵀ normalised by φ(q)·Σφ(k).
+    Elu,
+    /// The delta rule, no decay (α = 1).
+    Delta,
+    /// The delta rule with a decay α_t per token (Gated DeltaNet).
+    GatedDelta,
+}
+
+impl LinearKind {
+    pub const ALL: [LinearKind; 3] = [Self::Elu, Self::Delta, Self::GatedDelta];
+
+    /// Its name in a request.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Elu => "elu",
+            Self::Delta => "delta",
+            Self::GatedDelta => "gated_delta",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| k.name() == name)
+    }
+
+    /// Whether it writes with the delta rule (β, and α when gated).
+    pub fn is_delta(self) -> bool {
+        self != Self::Elu
+    }
+}
+
+/// The most tokens in one chunk.
+pub const MAX_CHUNK: usize = 256;
+
+/// The most tokens whose every state a trace keeps (`"states"`).
+pub const MAX_STATES: usize = 256;
+
+/// ε of the L2 norm of q and k (as the FLA library and transformers have it).
+pub const L2_EPSILON: f32 = 1e-6;
+
+/// One head's inputs, each row a token.
+#[derive(Debug, Clone, Copy)]
+pub struct HeadInput<'a> {
+    pub kind: LinearKind,
+    /// [T, d_k], as projected (this module normalises, scales or maps them).
+    pub q: ArrayView2<'a, f32>,
+    pub k: ArrayView2<'a, f32>,
+    /// [T, d_v]
+    pub v: ArrayView2<'a, f32>,
+    /// [T]: β_t (1 for [`LinearKind::Elu`], which has none).
+    pub beta: ArrayView1<'a, f32>,
+    /// [T]: log α_t (0 without a decay).
+    pub log_alpha: ArrayView1<'a, f32>,
+}
+
+/// q and k as the state reads them: φ(q), φ(k) for elu; L2-normalised (q then ÷√d_k) for the
+/// delta rule.
+pub fn prepared(
+    kind: LinearKind,
+    q: ArrayView2<f32>,
+    k: ArrayView2<f32>,
+) -> (Array2<f32>, Array2<f32>) {
+    match kind {
+        LinearKind::Elu => (q.mapv(elu_plus_one), k.mapv(elu_plus_one)),
+        LinearKind::Delta | LinearKind::GatedDelta => {
+            let scale = 1.0 / (q.ncols() as f32).sqrt();
+            let mut q = l2_normalised(q);
+            q *= scale;
+            (q, l2_normalised(k))
+        }
+    }
+}
+
+/// elu(x) + 1: x + 1 for x > 0, eˣ below; always positive.
+pub fn elu_plus_one(x: f32) -> f32 {
+    if x > 0.0 { x + 1.0 } else { x.exp() }
+}
+
+/// Each row divided by its length: x / √(Σx² + ε).
+pub fn l2_normalised(x: ArrayView2<f32>) -> Array2<f32> {
+    let mut out = x.to_owned();
+    for mut row in out.rows_mut() {
+        let inverse = 1.0 / (row.dot(&row) + L2_EPSILON).sqrt();
+        row *= inverse;
+    }
+    out
+}
+
+/// σ(x) = 1 / (1 + e^(−x)).
+pub fn sigmoid(x: f32) -> f32 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+/// log(1 + eˣ), without overflow.
+pub fn softplus(x: f32) -> f32 {
+    if x > 20.0 { x } else { x.exp().ln_1p() }
+}
+
+/// What a head computed token by token: its outputs, its last state and, for the first
+/// [`MAX_STATES`] tokens when asked, the state after each.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Recurrent {
+    /// [T, d_v]
+    pub output: Array2<f32>,
+    /// [d_k, d_v]: S after the last token.
+    pub state: Array2<f32>,
+    /// S after each token (empty unless asked; at most [`MAX_STATES`]).
+    pub states: Vec<Array2<f32>>,
+}
+
+/// The head token by token (`keep_states`: also the state after each of the first
+/// [`MAX_STATES`] tokens). q and k as [`prepared`] gives them.
+pub fn recurrent(
+    input: &HeadInput,
+    q: ArrayView2<f32>,
+    k: ArrayView2<f32>,
+    keep_states: bool,
+) -> Recurrent {
+    let (t_len, d_k, d_v) = (q.nrows(), q.ncols(), input.v.ncols());
+    let mut state = Array2::<f32>::zeros((d_k, d_v));
+    // elu's normaliser Σφ(k).
+    let mut z = Array1::<f32>::zeros(d_k);
+    let mut output = Array2::<f32>::zeros((t_len, d_v));
+    let mut states = Vec::new();
+    for t in 0..t_len {
+        let (q_t, k_t, v_t) = (q.row(t), k.row(t), input.v.row(t));
+        match input.kind {
+            LinearKind::Elu => {
+                outer_add(&mut state, k_t, v_t, 1.0);
+                z += &k_t;
+                let norm = z.dot(&q_t);
+                let mut o = state.t().dot(&q_t);
+                o /= norm;
+                output.row_mut(t).assign(&o);
+            }
+            LinearKind::Delta | LinearKind::GatedDelta => {
+                state *= input.log_alpha[t].exp();
+                // What the state says for k_t, moved toward v_t by β_t.
+                let said = state.t().dot(&k_t);
+                let delta = (&v_t - &said) * input.beta[t];
+                outer_add(&mut state, k_t, delta.view(), 1.0);
+                output.row_mut(t).assign(&state.t().dot(&q_t));
+            }
+        }
+        if keep_states && t < MAX_STATES {
+            states.push(state.clone());
+        }
+    }
+    Recurrent {
+        output,
+        state,
+        states,
+    }
+}
+
+/// state += scale · a ⊗ b.
+fn outer_add(state: &mut Array2<f32>, a: ArrayView1<f32>, b: ArrayView1<f32>, scale: f32) {
+    for (mut row, &a_i) in state.rows_mut().into_iter().zip(a) {
+        row.scaled_add(scale * a_i, &b);
+    }
+}
+
+/// The head in chunks of `chunk` tokens: each chunk's own tokens by matrix products, the chunks
+/// before it through the state (for the delta rule, the WY form of
+/// `torch_chunk_gated_delta_rule`). Its outputs and last state; equal to [`recurrent`]'s.
+pub fn chunked(
+    input: &HeadInput,
+    q: ArrayView2<f32>,
+    k: ArrayView2<f32>,
+    chunk: usize,
+) -> (Array2<f32>, Array2<f32>) {
+    let (t_len, d_k, d_v) = (q.nrows(), q.ncols(), input.v.ncols());
+    let chunk = chunk.max(1);
+    let mut state = Array2::<f32>::zeros((d_k, d_v));
+    let mut z = Array1::<f32>::zeros(d_k);
+    let mut output = Array2::<f32>::zeros((t_len, d_v));
+    for start in (0..t_len).step_by(chunk) {
+        let end = (start + chunk).min(t_len);
+        let rows = s![start..end, ..];
+        let (q_c, k_c, v_c) = (q.slice(rows), k.slice(rows), input.v.slice(rows));
+        let out = match input.kind {
+            LinearKind::Elu => elu_chunk(q_c, k_c, v_c, &mut state, &mut z),
+            LinearKind::Delta | LinearKind::GatedDelta => delta_chunk(
+                q_c,
+                k_c,
+                v_c,
+                input.beta.slice(s![start..end]),
+                input.log_alpha.slice(s![start..end]),
+                &mut state,
+            ),
+        };
+        output.slice_mut(rows).assign(&out);
+    }
+    (output, state)
+}
+
+/// One chunk of elu linear attention: the chunk's causal φ(q)φ(k)ᵀ and the state before it.
+fn elu_chunk(
+    q: ArrayView2<f32>,
+    k: ArrayView2<f32>,
+    v: ArrayView2<f32>,
+    state: &mut Array2<f32>,
+    z: &mut Array1<f32>,
+) -> Array2<f32> {
+    let n = q.nrows();
+    let mut scores = q.dot(&k.t());
+    causal(&mut scores, 0);
+    let mut out = q.dot(state) + scores.dot(&v);
+    let norms = q.dot(z) + scores.sum_axis(Axis(1));
+    for (mut row, norm) in out.rows_mut().into_iter().zip(norms) {
+        row /= norm;
+    }
+    *state += &k.t().dot(&v);
+    *z += &k.sum_axis(Axis(0));
+    debug_assert_eq!(out.nrows(), n);
+    out
+}
+
+/// Zeroes every entry above the diagonal shifted by `offset` (0: keeps the diagonal; 1: keeps
+/// only what is strictly below it).
+fn causal(m: &mut Array2<f32>, offset: usize) {
+    for (i, mut row) in m.rows_mut().into_iter().enumerate() {
+        for (j, x) in row.iter_mut().enumerate() {
+            if j + offset > i {
+                *x = 0.0;
+            }
+        }
+    }
+}
+
+/// One chunk of the (gated) delta rule in the WY form: with g the chunk's running sum of log α,
+/// Γ_ij = e^(g_i − g_j) (i ≥ j), T = (I + strictly-lower(diag(β) K Kᵀ ⊙ Γ))⁻¹, the chunk's
+/// values U = T·diag(β)·V and its keys' decayed weights W = T·diag(β e^g)·K; then
+/// V' = U − W·S, O = (Q ⊙ e^g)·S + lower(Q Kᵀ ⊙ Γ)·V', and
+/// S ← e^(g_last)·S + (K ⊙ e^(g_last − g))ᵀ·V'.
+fn delta_chunk(
+    q: ArrayView2<f32>,
+    k: ArrayView2<f32>,
+    v: ArrayView2<f32>,
+    beta: ArrayView1<f32>,
+    log_alpha: ArrayView1<f32>,
+    state: &mut Array2<f32>,
+) -> Array2<f32> {
+    let n = q.nrows();
+    let mut g = Array1::<f32>::zeros(n);
+    let mut sum = 0.0f32;
+    for (g_i, &a) in g.iter_mut().zip(log_alpha) {
+        sum += a;
+        *g_i = sum;
+    }
+    let decay = Array2::from_shape_fn(
+        (n, n),
+        |(i, j)| {
+            if i >= j { (g[i] - g[j]).exp() } else { 0.0 }
+        },
+    );
+    let mut k_beta = k.to_owned();
+    let mut v_beta = v.to_owned();
+    for ((mut kr, mut vr), &b) in k_beta
+        .rows_mut()
+        .into_iter()
+        .zip(v_beta.rows_mut())
+        .zip(beta)
+    {
+        kr *= b;
+        vr *= b;
+    }
+    // −strictly-lower(diag(β) K Kᵀ ⊙ Γ), then inverted row by row as transformers does.
+    let mut t = -(k_beta.dot(&k.t()) * &decay);
+    causal(&mut t, 1);
+    for i in 1..n {
+        let row = t.slice(s![i, ..i]).to_owned();
+        let add = row.dot(&t.slice(s![..i, ..i]));
+        t.slice_mut(s![i, ..i]).scaled_add(1.0, &add);
+    }
+    for i in 0..n {
+        t[[i, i]] += 1.0;
+    }
+    let u = t.dot(&v_beta);
+    let mut k_decayed = k_beta.clone();
+    for (mut row, &g_i) in k_decayed.rows_mut().into_iter().zip(&g) {
+        row *= g_i.exp();
+    }
+    let w = t.dot(&k_decayed);
+    let v_new = &u - &w.dot(state);
+    let mut inner = q.dot(&k.t()) * &decay;
+    causal(&mut inner, 0);
+    let mut q_decayed = q.to_owned();
+    for (mut row, &g_i) in q_decayed.rows_mut().into_iter().zip(&g) {
+        row *= g_i.exp();
+    }
+    let out = q_decayed.dot(state) + inner.dot(&v_new);
+    let last = g[n - 1];
+    let mut k_rest = k.to_owned();
+    for (mut row, &g_i) in k_rest.rows_mut().into_iter().zip(&g) {
+        row *= (last - g_i).exp();
+    }
+    *state *= last.exp();
+    *state += &k_rest.t().dot(&v_new);
+    out
+}
+
+/// The hidden attention matrix A [T, T] with o = A·V: row t holds what each earlier value
+/// weighs in o_t. elu: φ(q_t)·φ(k_s) / (φ(q_t)·Σ_{r≤t} φ(k_r)). Delta rule: with
+/// M_j = α_j (I − β_j k_j k_jᵀ), A_ts = β_s k_sᵀ M_{s+1} ⋯ M_t q_t (each M symmetric), computed
+/// from t back to 0 by carrying r = M_{s+1} ⋯ M_t q_t.
+pub fn hidden_matrix(input: &HeadInput, q: ArrayView2<f32>, k: ArrayView2<f32>) -> Array2<f32> {
+    let t_len = q.nrows();
+    let mut a = Array2::<f32>::zeros((t_len, t_len));
+    match input.kind {
+        LinearKind::Elu => {
+            let mut z = Array1::<f32>::zeros(q.ncols());
+            for t in 0..t_len {
+                z += &k.row(t);
+                let norm = z.dot(&q.row(t));
+                let row = k.slice(s![..=t, ..]).dot(&q.row(t)) / norm;
+                a.slice_mut(s![t, ..=t]).assign(&row);
+            }
+        }
+        LinearKind::Delta | LinearKind::GatedDelta => {
+            for t in 0..t_len {
+                let mut r = q.row(t).to_owned();
+                for s_ in (0..=t).rev() {
+                    let k_s = k.row(s_);
+                    let along = k_s.dot(&r);
+                    a[[t, s_]] = input.beta[s_] * along;
+                    // r ← M_s r = α_s (r − β_s k_s (k_s·r)).
+                    r.scaled_add(-input.beta[s_] * along, &k_s);
+                    r *= input.log_alpha[s_].exp();
+                }
+            }
+        }
+    }
+    a
+}

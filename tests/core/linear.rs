@@ -1,0 +1,187 @@
+//! Linear attention's three forms agree: token by token, in chunks of any size, and o = A·V
+//! with the hidden matrix; the gated delta rule is transformers' own
+//! (`torch_recurrent_gated_delta_rule`, tests/fixtures/gated_delta.json).
+
+use attention_core::math::linear::{
+    HeadInput, LinearKind, chunked, hidden_matrix, prepared, recurrent,
+};
+use attention_core::math::rng::SplitMix64;
+use ndarray::{Array1, Array2, ArrayView2};
+
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+
+const TOLERANCE: f32 = 1e-5;
+
+fn worst(a: ArrayView2<f32>, b: ArrayView2<f32>) -> f32 {
+    assert_eq!(a.dim(), b.dim());
+    a.iter()
+        .zip(b)
+        .fold(0.0f32, |m, (x, y)| m.max((x - y).abs()))
+}
+
+/// A head of `len` tokens with random q, k, v, β ∈ (0, 1) and log α ∈ (−1, 0].
+fn random_head(rng: &mut SplitMix64, len: usize, d_k: usize, d_v: usize) -> [Array2<f32>; 3] {
+    let mut m =
+        |cols: usize| Array2::from_shape_fn((len, cols), |_| rng.next_symmetric(1.5) as f32);
+    [m(d_k), m(d_k), m(d_v)]
+}
+
+fn strip(rng: &mut SplitMix64, len: usize, f: impl Fn(f32) -> f32) -> Array1<f32> {
+    Array1::from_shape_fn(len, |_| f(rng.next_unit() as f32))
+}
+
+#[test]
+fn token_by_token_in_chunks_and_as_a_times_v_agree() {
+    let mut rng = SplitMix64::new(7);
+    for kind in LinearKind::ALL {
+        for len in [1, 2, 5, 16, 37, 100] {
+            let [q, k, v] = random_head(&mut rng, len, 8, 6);
+            let beta = match kind {
+                LinearKind::Elu => Array1::ones(len),
+                _ => strip(&mut rng, len, |u| u),
+            };
+            let log_alpha = match kind {
+                LinearKind::GatedDelta => strip(&mut rng, len, |u| -u),
+                _ => Array1::zeros(len),
+            };
+            let input = HeadInput {
+                kind,
+                q: q.view(),
+                k: k.view(),
+                v: v.view(),
+                beta: beta.view(),
+                log_alpha: log_alpha.view(),
+            };
+            let (qp, kp) = prepared(kind, q.view(), k.view());
+            let run = recurrent(&input, qp.view(), kp.view(), true);
+            assert_eq!(run.states.len(), len);
+            assert_eq!(run.states.last(), Some(&run.state));
+            for c in [1, 4, 16, 64] {
+                let (out, state) = chunked(&input, qp.view(), kp.view(), c);
+                let d = worst(out.view(), run.output.view());
+                assert!(
+                    d <= TOLERANCE,
+                    "{kind:?} T={len} c={c}: outputs differ by {d}"
+                );
+                // elu's state is a sum that grows with the text: compared relative to its size.
+                let size = run.state.iter().fold(1.0f32, |m, x| m.max(x.abs()));
+                let d = worst(state.view(), run.state.view()) / size;
+                assert!(
+                    d <= TOLERANCE,
+                    "{kind:?} T={len} c={c}: states differ by {d} (relative)"
+                );
+            }
+            let a = hidden_matrix(&input, qp.view(), kp.view());
+            let d = worst(a.dot(&v).view(), run.output.view());
+            assert!(d <= TOLERANCE, "{kind:?} T={len}: A·V differs by {d}");
+            // Causal by construction: nothing above the diagonal.
+            for t in 0..len {
+                assert!(a.row(t).iter().skip(t + 1).all(|&x| x == 0.0));
+            }
+        }
+    }
+}
+
+#[test]
+fn the_hidden_matrix_is_not_a_softmax() {
+    // elu's rows are distributions (positive, summing to 1); the delta rule's are not.
+    let mut rng = SplitMix64::new(3);
+    let len = 24;
+    let [q, k, v] = random_head(&mut rng, len, 4, 4);
+    let ones = Array1::ones(len);
+    let zeros = Array1::zeros(len);
+    let input = |kind| HeadInput {
+        kind,
+        q: q.view(),
+        k: k.view(),
+        v: v.view(),
+        beta: ones.view(),
+        log_alpha: zeros.view(),
+    };
+    let elu = input(LinearKind::Elu);
+    let (qp, kp) = prepared(LinearKind::Elu, q.view(), k.view());
+    let a = hidden_matrix(&elu, qp.view(), kp.view());
+    for (t, row) in a.rows().into_iter().enumerate() {
+        assert!((row.sum() - 1.0).abs() < 1e-5, "row {t}");
+        assert!(row.iter().take(t + 1).all(|&x| x > 0.0));
+    }
+    let delta = input(LinearKind::Delta);
+    let (qp, kp) = prepared(LinearKind::Delta, q.view(), k.view());
+    let a = hidden_matrix(&delta, qp.view(), kp.view());
+    assert!(
+        a.iter().any(|&x| x < 0.0),
+        "the delta rule erases: negative weights"
+    );
+    assert!(
+        a.rows().into_iter().any(|r| (r.sum() - 1.0).abs() > 0.1),
+        "rows need not sum to 1"
+    );
+}
+
+#[test]
+fn with_beta_one_the_delta_rule_recalls_the_last_value_written_at_a_key() {
+    // β = 1 overwrites: after writing v at k, reading with q = k gives v back exactly (k
+    // normalised), whatever was written at k before. A sum (elu) would blend the two.
+    let d = 4;
+    let k = Array2::from_shape_fn((3, d), |(t, j)| if j == t.min(1) { 1.0 } else { 0.0 });
+    // Tokens 0 and 2 write at e₀ and e₁... token 1 and 2 share the key e₁.
+    let v = ndarray::array![[1.0f32, 0.0], [2.0, 5.0], [-3.0, 4.0]];
+    let beta = Array1::ones(3);
+    let zeros = Array1::zeros(3);
+    let input = HeadInput {
+        kind: LinearKind::Delta,
+        q: k.view(),
+        k: k.view(),
+        v: v.view(),
+        beta: beta.view(),
+        log_alpha: zeros.view(),
+    };
+    let (_, kp) = prepared(LinearKind::Delta, k.view(), k.view());
+    let run = recurrent(&input, kp.view(), kp.view(), false);
+    let read = run.state.t().dot(&kp.row(1));
+    assert!(
+        (read[0] + 3.0).abs() < 1e-5 && (read[1] - 4.0).abs() < 1e-5,
+        "{read}"
+    );
+    let read = run.state.t().dot(&kp.row(0));
+    assert!(
+        (read[0] - 1.0).abs() < 1e-5 && read[1].abs() < 1e-5,
+        "{read}"
+    );
+}
+
+#[test]
+fn the_gated_delta_rule_is_transformers() {
+    let fixture: serde_json::Value =
+        serde_json::from_str(include_str!("../fixtures/gated_delta.json")).unwrap();
+    let matrix = |v: &serde_json::Value| {
+        let rows: Vec<Vec<f32>> = serde_json::from_value(v.clone()).unwrap();
+        let cols = rows[0].len();
+        Array2::from_shape_vec((rows.len(), cols), rows.concat()).unwrap()
+    };
+    let strip = |v: &serde_json::Value| -> Array1<f32> {
+        Array1::from(serde_json::from_value::<Vec<f32>>(v.clone()).unwrap())
+    };
+    for head in fixture["heads"].as_array().unwrap() {
+        let (q, k, v) = (matrix(&head["q"]), matrix(&head["k"]), matrix(&head["v"]));
+        let (beta, log_alpha) = (strip(&head["beta"]), strip(&head["log_alpha"]));
+        let input = HeadInput {
+            kind: LinearKind::GatedDelta,
+            q: q.view(),
+            k: k.view(),
+            v: v.view(),
+            beta: beta.view(),
+            log_alpha: log_alpha.view(),
+        };
+        let (qp, kp) = prepared(LinearKind::GatedDelta, q.view(), k.view());
+        let run = recurrent(&input, qp.view(), kp.view(), false);
+        let d = worst(run.output.view(), matrix(&head["output"]).view());
+        assert!(d <= TOLERANCE, "outputs differ from transformers' by {d}");
+        let d = worst(run.state.view(), matrix(&head["state"]).view());
+        assert!(
+            d <= TOLERANCE,
+            "the state differs from transformers' by {d}"
+        );
+    }
+}
