@@ -185,3 +185,167 @@ fn the_gated_delta_rule_is_transformers() {
         );
     }
 }
+
+/// A request's trace with `linear` (and the output gate): per head, the hidden matrix A in
+/// `matrix` with A·V the ungated output, the chunked form as FlashAttention's output, β, α,
+/// the states; the outputs-only path gives the same outputs; the other weights are unchanged.
+#[test]
+fn a_linear_request_traces_its_hidden_matrix_its_strips_and_its_states() {
+    use attention_core::api::{parse_request, trace_json};
+    use attention_core::{compute_outputs, compute_trace};
+    for (kind, gate) in [
+        ("elu", false),
+        ("delta", true),
+        ("gated_delta", false),
+        ("gated_delta", true),
+    ] {
+        let text = format!(
+            r#"{{"sentence": "the cat sat on the mat and the cat sat down again", "d_model": 16,
+                "n_heads": 4, "n_kv_heads": 2, "mask": {{"kind": "causal"}},
+                "linear": {{"kind": "{kind}", "chunk": 3}}, "output_gate": {gate}}}"#
+        );
+        let request = parse_request(&text).unwrap();
+        let config = request.to_params().unwrap().validate().unwrap();
+        let trace = compute_trace(&config);
+        let softmax = parse_request(r#"{"sentence": "the cat sat on the mat and the cat sat down again", "d_model": 16, "n_heads": 4, "n_kv_heads": 2}"#)
+            .unwrap()
+            .to_params()
+            .unwrap()
+            .validate()
+            .unwrap();
+        assert_eq!(
+            config.weights(),
+            softmax.weights(),
+            "{kind}: W_Q, W_K, W_V, W_O unchanged"
+        );
+        let json: serde_json::Value = serde_json::from_str(&trace_json(&trace).unwrap()).unwrap();
+        assert_eq!(json["linear"]["kind"], kind);
+        assert_eq!(json["output_gate"], gate);
+        let n = trace.config.seq_len();
+        for (h, head) in json["heads"].as_array().unwrap().iter().enumerate() {
+            let a = &trace.heads[h].weights;
+            let ungated = a.dot(&trace.heads[h].v);
+            let shown = &trace.heads[h].output;
+            let want = match trace.gates.get(h) {
+                Some(g) => {
+                    assert!(g.iter().all(|&x| x > 0.0 && x < 1.0));
+                    &ungated * g
+                }
+                None => ungated,
+            };
+            let d = worst(shown.view(), want.view());
+            assert!(
+                d <= TOLERANCE,
+                "{kind} head {h}: A·V (gated) differs by {d}"
+            );
+            let d = worst(trace.flash.heads[h].output.view(), shown.view());
+            assert!(d <= TOLERANCE, "{kind} head {h}: chunked differs by {d}");
+            assert!(
+                trace.flash.heads[h].steps.is_empty(),
+                "no tiles for a linear head"
+            );
+            assert_eq!(head["beta"].as_array().unwrap().len(), n);
+            assert_eq!(head["alpha"].is_array(), kind == "gated_delta");
+            assert_eq!(head["matrix"].as_array().unwrap().len(), n);
+            assert_eq!(head["states"].as_array().unwrap().len(), n);
+            assert_eq!(head["state"].as_array().unwrap().len(), 4, "d_k rows");
+            assert_eq!(head["gate"].is_array(), gate);
+            if kind == "elu" {
+                assert!(head["beta"].as_array().unwrap().iter().all(|b| b == 1.0));
+            }
+        }
+        let outputs = compute_outputs(&config);
+        let d = worst(outputs.output.view(), trace.output.view());
+        assert!(
+            d <= TOLERANCE,
+            "{kind}: the outputs-only path differs by {d}"
+        );
+        assert_eq!(trace.config.mask().spec().kind(), "causal");
+    }
+}
+
+/// What linear attention cannot go with is refused, naming the field.
+#[test]
+fn what_linear_attention_cannot_do_is_refused_by_name() {
+    use attention_core::api::parse_request;
+    let error = |extra: &str| {
+        let text = format!(r#"{{"sentence": "a b c d", {extra}}}"#);
+        match parse_request(&text) {
+            Err(e) => e.to_string(),
+            Ok(request) => match request.to_params().map_err(|e| e.to_string()) {
+                Err(e) => e,
+                Ok(params) => params
+                    .validate()
+                    .map(|_| String::new())
+                    .unwrap_or_else(|e| e.to_string()),
+            },
+        }
+    };
+    let cases = [
+        (
+            r#""linear": {"kind": "delta", "chunk": 0}"#,
+            "linear.chunk must be at least 1",
+        ),
+        (
+            r#""linear": {"kind": "delta", "chunk": 257}"#,
+            "linear.chunk must be at most 256",
+        ),
+        (
+            r#""linear": {"kind": "mamba"}"#,
+            "linear.kind: unknown variant `mamba`",
+        ),
+        (
+            r#""linear": {"kind": "delta"}, "mask": {"kind": "sliding", "radius": 1}"#,
+            "mask: linear attention (delta) is causal by construction",
+        ),
+        (
+            r#""linear": {"kind": "elu"}, "softcap": 5"#,
+            "softcap: linear attention (elu) has no scores to shape",
+        ),
+        (
+            r#""linear": {"kind": "elu"}, "position": {"kind": "rope"}"#,
+            "position: linear attention",
+        ),
+        (
+            r#""linear": {"kind": "delta"}, "temperature": 2"#,
+            "temperature: linear attention (delta) has no softmax",
+        ),
+        (
+            r#""linear": {"kind": "delta"}, "source_sentence": "x y""#,
+            "source: linear attention",
+        ),
+    ];
+    for (extra, want) in cases {
+        let got = error(extra);
+        assert!(got.starts_with(want), "{extra}: {got}");
+    }
+    // The trained models have softmax heads and no output gate: both fixed.
+    for (extra, field) in [
+        (r#""output_gate": true"#, "output_gate"),
+        (r#""linear": {"kind": "delta"}"#, "linear"),
+    ] {
+        let request = parse_request(&format!(
+            r#"{{"model": "llama", "sentence": "a b", {extra}}}"#
+        ))
+        .unwrap();
+        assert_eq!(
+            request.fixed_by(attention_core::models::Layout::Llama),
+            Some(field)
+        );
+    }
+    let off =
+        parse_request(r#"{"model": "llama", "sentence": "a b", "output_gate": false}"#).unwrap();
+    assert_eq!(off.fixed_by(attention_core::models::Layout::Llama), None);
+    let long = vec!["a"; 513].join(" ");
+    let text = format!(r#"{{"sentence": "{long}", "linear": {{"kind": "delta"}}}}"#);
+    let params = parse_request(&text).unwrap().to_params().unwrap();
+    let e = params.validate().unwrap_err().to_string();
+    assert!(
+        e.starts_with("linear: its hidden matrix is traced for at most 512 tokens (513 here)"),
+        "{e}"
+    );
+    // The outputs alone are linear in the length: no limit there.
+    let mut untraced = params.clone();
+    untraced.trace = false;
+    assert!(untraced.validate().is_ok());
+}

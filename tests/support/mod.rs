@@ -142,6 +142,8 @@ pub fn random_params(seed: u64) -> Params {
         post_norm: None,
         model_layer: None,
         trace: true,
+        linear: None,
+        output_gate: false,
     }
 }
 

@@ -557,6 +557,12 @@ fn supported(config: &Config) -> Result<(), GpuError> {
     if config.weights().biases.is_some() {
         return Err(GpuError::Unsupported("projection biases"));
     }
+    if config.linear().is_some() {
+        return Err(GpuError::Unsupported("linear attention"));
+    }
+    if config.gate().is_some() {
+        return Err(GpuError::Unsupported("the output gate"));
+    }
     Ok(())
 }
 

@@ -219,6 +219,18 @@ pub fn apply_link(lab: Lab, query: &str) -> Result<(), String> {
 pub fn apply(lab: Lab, update: &str) -> Result<(), ApiError> {
     let refuse = ApiError::Request;
     let update = parse_request(update).map_err(refuse)?;
+    // Asked of the CLI only, for now: the page's views draw softmax heads.
+    for (given, field) in [
+        (update.linear.is_some(), "linear"),
+        (update.output_gate == Some(true), "output_gate"),
+    ] {
+        if given {
+            return Err(refuse(attention_core::api::RequestError::Input {
+                field,
+                message: "the page does not draw linear attention or the output gate yet; the command line computes them (attention-trace)",
+            }));
+        }
+    }
     let merged = lab.request.get_untracked().merged(&update);
     if merged.is_trained() {
         // The trained model reads the sentence, the mask, the temperature and the tiles; a

@@ -80,6 +80,7 @@ fn config_error(error: &ConfigError) -> String {
         ConfigError::BadRopeBase { base } => {
             format!("RoPE's base must be above 1 (got {base}).")
         }
+        ConfigError::NotWithLinear { field, why } => format!("{field}: {why}."),
         ConfigError::BadSoftcap { value } => {
             format!("The soft-cap must be above 0 (got {value}).")
         }

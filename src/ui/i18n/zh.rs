@@ -77,6 +77,11 @@ fn config_error(error: &ConfigError) -> String {
         }
         ConfigError::BadRopeBase { base } => format!("RoPE 的底数必须大于 1（现在是 {base}）。"),
         ConfigError::BadSoftcap { value } => format!("软上限必须大于 0（现在是 {value}）。"),
+        ConfigError::NotWithLinear { field, .. } => {
+            format!(
+                "{field}：线性注意力天生是因果的，没有分数可调，也没有 softmax，不能和这个设置一起用。"
+            )
+        }
         ConfigError::SinkLogitsLength { given, heads } => {
             format!("每个头一个汇聚 logit：共有 {heads} 个头，却给了 {given} 个。")
         }

@@ -25,8 +25,8 @@ pub use model::{
 pub use request::{FIELDS, Request, field, parse_request, request_schema, request_schema_text};
 pub use request_types::{
     AblateRequest, BackendChoice, BlockRequest, ExplainRequest, FocusRequest, GenerateRequest,
-    KnockoutRequest, LayerNormRequest, LogitAttributionRequest, MaskRequest, ModelChoice,
-    ModelFolder, PairingRequest, PositionRequest, RequestError, SamplingRequest, StreamEvalRequest,
-    WeightsRequest,
+    KnockoutRequest, LayerNormRequest, LinearKindRequest, LinearRequest, LogitAttributionRequest,
+    MaskRequest, ModelChoice, ModelFolder, PairingRequest, PositionRequest, RequestError,
+    SamplingRequest, StreamEvalRequest, WeightsRequest,
 };
 pub use response::{matrix_json, outputs_json, replay_json, trace_json};

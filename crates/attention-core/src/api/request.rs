@@ -10,8 +10,8 @@ use serde_json::Value;
 use super::fields::{Field, Fixed, Form, Link, Part, Scope};
 use super::request_types::{
     AblateRequest, BackendChoice, BlockRequest, ExplainRequest, FocusRequest, GenerateRequest,
-    LayerNormRequest, LogitAttributionRequest, MaskRequest, ModelChoice, PositionRequest,
-    RequestError, StreamEvalRequest, WeightsRequest,
+    LayerNormRequest, LinearRequest, LogitAttributionRequest, MaskRequest, ModelChoice,
+    PositionRequest, RequestError, StreamEvalRequest, WeightsRequest,
 };
 use crate::models::Layout;
 
@@ -87,6 +87,11 @@ macro_rules! request_fields {
 const MASK_KINDS: &[&str] = &["none", "causal", "padding", "window", "sliding", "custom"];
 /// The names positions' kind may have.
 const POSITION_KINDS: &[&str] = &["absolute", "none", "rope", "alibi"];
+
+/// A flag the trained models have off (they have no output gate).
+fn is_false(value: &Value, _: Layout) -> bool {
+    value == false
+}
 
 /// Trained models have a Pre-LN block.
 fn is_pre(value: &Value, _: Layout) -> bool {
@@ -414,6 +419,29 @@ request_fields! {
         group: None,
         link: Link::Plain(Form::Numbers),
         fixed: Fixed::Never,
+    },
+    /// Linear attention instead of the softmax: "elu" (φ = elu + 1), "delta" (the delta rule)
+    /// or "gated_delta" (the delta rule with a decay, Gated DeltaNet), computed token by token
+    /// and in chunks of `chunk` tokens (default 64, at most 256); each head's trace then holds
+    /// its hidden matrix A (o = A·V), β, α, the final state and every state up to 256 tokens.
+    /// Causal by construction: the mask none or causal, no score options, temperature 1.
+    linear: LinearRequest => {
+        schema: r#"{"type": "object", "properties": {"kind": {"enum": ["elu", "delta", "gated_delta"]}, "chunk": {"type": "integer", "minimum": 1, "maximum": 256, "default": 64}}, "required": ["kind"], "additionalProperties": false}"#,
+        default: None,
+        scope: Scope::Cli,
+        group: None,
+        link: Link::None,
+        fixed: Fixed::Always,
+    },
+    /// The output gate: each head's output multiplied element-wise by σ(x·W_g) (W_g drawn from
+    /// the seed) before the heads are joined and W_O applied; each head's trace holds its gate.
+    output_gate: bool => {
+        schema: r#"{"type": "boolean"}"#,
+        default: Some("false"),
+        scope: Scope::Cli,
+        group: None,
+        link: Link::None,
+        fixed: Fixed::Unless(is_false),
     },
     /// Where the lab computes: cpu, gpu (WebGPU in the page, the machine's GPU through wgpu in
     /// the CLI), or auto (the page's choice; the CLI computes auto on the CPU).

@@ -69,6 +69,8 @@ impl Request {
             model_layer: None,
             trace: self.trace.unwrap_or(true),
             shaping: self.shaping(),
+            linear: self.linear.map(|l| l.spec()),
+            output_gate: self.output_gate.unwrap_or(false),
         })
     }
 }

@@ -89,6 +89,40 @@ impl PositionRequest {
     }
 }
 
+/// Linear attention as JSON spells it: `{"kind": "gated_delta", "chunk": 16}`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinearRequest {
+    pub kind: LinearKindRequest,
+    /// Tokens per chunk of the chunked form (default 64).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chunk: Option<usize>,
+}
+
+/// The kinds of linear attention.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LinearKindRequest {
+    Elu,
+    Delta,
+    GatedDelta,
+}
+
+impl LinearRequest {
+    /// The core's spec (the chunk unchecked: `Params::validate` checks it).
+    pub fn spec(&self) -> crate::math::linear::LinearSpec {
+        use crate::math::linear::{DEFAULT_CHUNK, LinearKind, LinearSpec};
+        LinearSpec {
+            kind: match self.kind {
+                LinearKindRequest::Elu => LinearKind::Elu,
+                LinearKindRequest::Delta => LinearKind::Delta,
+                LinearKindRequest::GatedDelta => LinearKind::GatedDelta,
+            },
+            chunk: self.chunk.unwrap_or(DEFAULT_CHUNK),
+        }
+    }
+}
+
 /// A mask as JSON spells it: `{"kind": "padding", "valid_len": 2}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]

@@ -92,6 +92,22 @@ struct HeadJson<'a> {
     weights: Matrix<'a>,
     output: Matrix<'a>,
     fully_masked_rows: &'a [usize],
+    /// Linear attention: β and (gated) α per token, the hidden matrix A (o = A·V; also in
+    /// `scores` and `weights`), the last state S [d_k, d_v] and S after each of the first 256
+    /// tokens.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    beta: Option<Vec<Option<f32>>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    alpha: Option<Vec<Option<f32>>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    matrix: Option<Matrix<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    state: Option<Matrix<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    states: Option<Vec<Matrix<'a>>>,
+    /// The output gate σ(x·W_g) [seq_len, d_v] (`output` is already multiplied by it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    gate: Option<Matrix<'a>>,
 }
 
 #[derive(Serialize)]
@@ -146,6 +162,10 @@ struct TraceJson<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     softcap: Option<f32>,
     qk_norm: bool,
+    /// Linear attention's kind and chunk, when the heads are linear.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    linear: Option<serde_json::Value>,
+    output_gate: bool,
     heads: Vec<HeadJson<'a>>,
     concat: Matrix<'a>,
     output: Matrix<'a>,
@@ -255,6 +275,22 @@ fn heads(trace: &Trace) -> Vec<HeadJson<'_>> {
             weights: matrix(&head.weights),
             output: matrix(&head.output),
             fully_masked_rows: &head.fully_masked_rows,
+            beta: trace
+                .linear
+                .get(h)
+                .map(|l| numbers(l.beta.as_slice().unwrap_or(&[]))),
+            alpha: trace
+                .linear
+                .get(h)
+                .and_then(|l| l.alpha.as_ref())
+                .map(|a| numbers(a.as_slice().unwrap_or(&[]))),
+            matrix: trace.linear.get(h).map(|_| matrix(&head.weights)),
+            state: trace.linear.get(h).map(|l| matrix(&l.state)),
+            states: trace
+                .linear
+                .get(h)
+                .map(|l| l.states.iter().map(matrix).collect()),
+            gate: trace.gates.get(h).map(matrix),
         })
         .collect()
 }
@@ -295,6 +331,10 @@ pub fn trace_json(trace: &Trace) -> serde_json::Result<String> {
         position: PositionJson::of(config),
         softcap: config.shaping().softcap,
         qk_norm: config.shaping().qk_norm,
+        linear: config
+            .linear()
+            .map(|(spec, _)| serde_json::json!({"kind": spec.kind.name(), "chunk": spec.chunk})),
+        output_gate: config.gate().is_some(),
         heads: heads(trace),
         concat: matrix(&trace.concat),
         output: matrix(&trace.output),

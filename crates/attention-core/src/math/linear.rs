@@ -56,6 +56,10 @@ impl LinearKind {
 /// The most tokens in one chunk.
 pub const MAX_CHUNK: usize = 256;
 
+/// The most tokens whose hidden matrix a trace holds whole (512 × 512 cells a head, as a softmax
+/// head's before it is summarised).
+pub const MAX_MATRIX_TOKENS: usize = 512;
+
 /// The most tokens whose every state a trace keeps (`"states"`).
 pub const MAX_STATES: usize = 256;
 
@@ -356,4 +360,74 @@ pub fn hidden_matrix(input: &HeadInput, q: ArrayView2<f32>, k: ArrayView2<f32>) 
         }
     }
     a
+}
+
+/// Linear attention as a computation asks for it: which, and the chunk of its chunked form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LinearSpec {
+    pub kind: LinearKind,
+    /// Tokens per chunk, 1 to [`MAX_CHUNK`].
+    pub chunk: usize,
+}
+
+/// The chunk when a request names none (Qwen3-Next's).
+pub const DEFAULT_CHUNK: usize = 64;
+
+/// The per-head numbers the delta rule reads besides q, k and v: β_t = σ(x_t·w_β[:, h]) and
+/// α_t = exp(−exp(A_log[h])·softplus(x_t·w_α[:, h] + dt_bias[h])), as Qwen3-Next's Gated DeltaNet
+/// has them (its `in_proj_ba`, `A_log`, `dt_bias`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct LinearWeights {
+    /// [d_model, n_heads]
+    pub w_beta: Array2<f32>,
+    /// [d_model, n_heads]
+    pub w_alpha: Array2<f32>,
+    /// [n_heads]
+    pub a_log: Array1<f32>,
+    /// [n_heads]
+    pub dt_bias: Array1<f32>,
+}
+
+impl LinearWeights {
+    /// Drawn from `seed`, each from its own stream (the other weights do not change): w_β and
+    /// w_α Xavier-uniform; A = exp(A_log) uniform in [0.05, 1] (so α stays between about 0.25
+    /// and 0.95 on the lab's inputs: a decay one can watch); dt_bias 1, as transformers starts it.
+    pub fn seeded(seed: u64, d_model: usize, heads: usize) -> Self {
+        let mut rng =
+            crate::math::rng::SplitMix64::new(crate::math::rng::stream_seed(seed, "a_log"));
+        Self {
+            w_beta: crate::math::weights::xavier_uniform(seed, "w_beta", d_model, heads),
+            w_alpha: crate::math::weights::xavier_uniform(seed, "w_alpha", d_model, heads),
+            a_log: Array1::from_shape_simple_fn(heads, || {
+                (0.05 + 0.95 * rng.next_unit() as f32).ln()
+            }),
+            dt_bias: Array1::ones(heads),
+        }
+    }
+
+    /// β and log α of head `head` for the rows of `x` [T, d_model] (`gated`: else α = 1).
+    pub fn strips(
+        &self,
+        x: ArrayView2<f32>,
+        head: usize,
+        gated: bool,
+    ) -> (Array1<f32>, Array1<f32>) {
+        let beta = x.dot(&self.w_beta.column(head)).mapv(sigmoid);
+        let log_alpha = if gated {
+            let a = self.a_log[head].exp();
+            let bias = self.dt_bias[head];
+            x.dot(&self.w_alpha.column(head))
+                .mapv(|z| -a * softplus(z + bias))
+        } else {
+            Array1::zeros(x.nrows())
+        };
+        (beta, log_alpha)
+    }
+}
+
+/// The output gate σ(x·W_g) of head `head` (`w_gate` [d_model, n_heads·d_v]): [T, d_v], each
+/// head output multiplied by it element-wise before W_O (Qiu et al., 2025).
+pub fn gate(x: ArrayView2<f32>, w_gate: &Array2<f32>, head: usize, d_v: usize) -> Array2<f32> {
+    x.dot(&w_gate.slice(s![.., head * d_v..(head + 1) * d_v]))
+        .mapv(sigmoid)
 }

@@ -4,6 +4,7 @@
 
 use ndarray::{Array2, ArrayView2, s};
 
+use crate::math::linear::{LinearSpec, LinearWeights, MAX_CHUNK, MAX_MATRIX_TOKENS};
 use crate::math::mask::{Mask, MaskSpec};
 use crate::math::norm::Norm;
 use crate::math::scoring::{Position, Scoring, Shaping};
@@ -120,6 +121,10 @@ pub struct Params {
     pub trace: bool,
     /// Positions and the score options (RoPE, ALiBi, a soft-cap, QK-norm, sink logits).
     pub shaping: Shaping,
+    /// Linear attention (elu, the delta rule, gated) instead of the softmax; `None`: softmax.
+    pub linear: Option<LinearSpec>,
+    /// Each head's output times σ(x·W_g) before W_O (the output gate).
+    pub output_gate: bool,
 }
 
 impl Params {
@@ -145,6 +150,8 @@ impl Params {
             model_layer: None,
             trace: true,
             shaping: Shaping::default(),
+            linear: None,
+            output_gate: false,
         }
     }
 }
@@ -184,6 +191,10 @@ pub struct Config {
     post_norm: Option<Norm>,
     model_layer: Option<usize>,
     shaping: Shaping,
+    /// Linear attention and the numbers it reads besides Q, K, V (drawn from the seed).
+    linear: Option<(LinearSpec, Arc<LinearWeights>)>,
+    /// The output gate's W_g [d_model, n_heads·d_v] (drawn from the seed).
+    gate: Option<Arc<Array2<f32>>>,
 }
 
 impl Config {
@@ -256,6 +267,16 @@ impl Config {
     /// The LayerNorm Pre-LN and Post-LN apply.
     pub fn norm(&self) -> &Norm {
         &self.norm
+    }
+
+    /// Linear attention, if asked, and its β and α weights.
+    pub fn linear(&self) -> Option<(LinearSpec, &LinearWeights)> {
+        self.linear.as_ref().map(|(spec, w)| (*spec, w.as_ref()))
+    }
+
+    /// The output gate's W_g [d_model, n_heads·d_v], if asked.
+    pub fn gate(&self) -> Option<&Array2<f32>> {
+        self.gate.as_deref()
     }
 
     /// Gemma's norm on the attention's output before the residual (Pre-LN only).
@@ -396,7 +417,7 @@ impl Params {
 
         let seq_len = target.tokens.len();
         let key_len = source.as_ref().map_or(seq_len, |s| s.tokens.len());
-        let mask = check_mask(&self.mask, seq_len, key_len)?;
+        let mut mask = check_mask(&self.mask, seq_len, key_len)?;
         let shaping = check_shaping(&self.shaping, &dims)?;
 
         let weights = match (&self.weights, previous) {
@@ -424,6 +445,28 @@ impl Params {
             MAX_TOKENS,
         )?;
 
+        let linear = match self.linear {
+            Some(spec) => {
+                let spec = check_linear(self, spec, &shaping, seq_len, key_len)?;
+                // Causal by construction, whichever of none and causal was asked: the trace's
+                // mask says so.
+                mask = check_mask(&MaskSpec::Causal, seq_len, key_len)?;
+                Some((
+                    spec,
+                    Arc::new(LinearWeights::seeded(self.seed, d_model, n_heads)),
+                ))
+            }
+            None => None,
+        };
+        let gate = self.output_gate.then(|| {
+            Arc::new(crate::math::weights::xavier_uniform(
+                self.seed,
+                "w_gate",
+                d_model,
+                n_heads * d_v,
+            ))
+        });
+
         if self.trace {
             let cells = n_heads * seq_len * key_len;
             if cells > MAX_TRACED_CELLS {
@@ -449,6 +492,8 @@ impl Params {
             norm: self.norm.clone().unwrap_or_default(),
             post_norm: self.post_norm.clone(),
             model_layer: self.model_layer,
+            linear,
+            gate,
             shaping,
         })
     }
@@ -808,6 +853,73 @@ fn check_mask(spec: &MaskSpec, queries: usize, keys: usize) -> Result<Mask, Conf
 
 /// The score options, checked against the shape: RoPE needs an even d_k and a base above 1, a
 /// soft-cap is above 0, sink logits are one finite number per head.
+/// Linear attention's chunk, and what it cannot go with: it is causal by construction (a mask
+/// other than none or causal), it has no scores to shape or softmax to sharpen, and it reads its
+/// own keys (no cross-attention). Its hidden matrix is traced whole, up to
+/// [`MAX_MATRIX_TOKENS`] tokens (as a softmax head is before it is summarised).
+fn check_linear(
+    params: &Params,
+    spec: LinearSpec,
+    shaping: &Shaping,
+    seq_len: usize,
+    key_len: usize,
+) -> Result<LinearSpec, ConfigError> {
+    in_range("linear.chunk", spec.chunk, 1, MAX_CHUNK)?;
+    let refuse = |field: &'static str, why: String| Err(ConfigError::NotWithLinear { field, why });
+    let kind = spec.kind.name();
+    if params.source.is_some() {
+        return refuse(
+            "source",
+            format!(
+                "linear attention ({kind}) reads its own tokens; cross-attention needs the softmax"
+            ),
+        );
+    }
+    if !matches!(params.mask, MaskSpec::None | MaskSpec::Causal) {
+        return refuse(
+            "mask",
+            format!(
+                "linear attention ({kind}) is causal by construction: the mask must be none or causal, not {}",
+                params.mask.kind()
+            ),
+        );
+    }
+    let shaped = [
+        (shaping.softcap.is_some(), "softcap"),
+        (shaping.qk_norm, "qk_norm"),
+        (shaping.sink_logits.is_some(), "sink_logits"),
+        (
+            matches!(shaping.position, Position::Rope { .. } | Position::Alibi),
+            "position",
+        ),
+    ];
+    if let Some((_, field)) = shaped.iter().find(|(on, _)| *on) {
+        return refuse(
+            field,
+            format!(
+                "linear attention ({kind}) has no scores to shape: leave {field} out (positions absolute or none)"
+            ),
+        );
+    }
+    if params.temperature != 1.0 {
+        return refuse(
+            "temperature",
+            format!(
+                "linear attention ({kind}) has no softmax for a temperature to sharpen: leave it at 1"
+            ),
+        );
+    }
+    if params.trace && seq_len * key_len > MAX_MATRIX_TOKENS * MAX_MATRIX_TOKENS {
+        return refuse(
+            "linear",
+            format!(
+                "its hidden matrix is traced for at most {MAX_MATRIX_TOKENS} tokens ({seq_len} here); ask for the outputs only (\"trace\": false)"
+            ),
+        );
+    }
+    Ok(spec)
+}
+
 fn check_shaping(shaping: &Shaping, dims: &Dims) -> Result<Shaping, ConfigError> {
     if let Position::Rope { base, .. } = shaping.position {
         if !dims.d_k.is_multiple_of(2) {

@@ -80,6 +80,8 @@ pub enum ConfigError {
     RopeNeedsEvenDk { d_k: usize },
     #[error("position.base must be above 1 (got {base})")]
     BadRopeBase { base: f64 },
+    #[error("{field}: {why}")]
+    NotWithLinear { field: &'static str, why: String },
     #[error("softcap must be above 0 (got {value})")]
     BadSoftcap { value: f64 },
     #[error("sink_logits: one logit per head: {heads} heads, {given} logits")]
@@ -108,7 +110,8 @@ impl ConfigError {
             | Self::ShapeMismatch { field, .. }
             | Self::RaggedMatrix { field, .. }
             | Self::EmptyToken { field, .. }
-            | Self::ValueOutOfRange { field, .. } => field,
+            | Self::ValueOutOfRange { field, .. }
+            | Self::NotWithLinear { field, .. } => field,
             Self::KvHeadsDoNotDivide { .. } => "n_kv_heads",
             Self::BadTemperature { .. } => "temperature",
             Self::CausalNeedsSquare { .. } | Self::ValidLenTooLong { .. } => "mask",

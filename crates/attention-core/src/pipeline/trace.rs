@@ -9,6 +9,7 @@ use crate::math::mask::Mask;
 use crate::pipeline::computed::{Computed, attention_input, project};
 use crate::pipeline::config::{Config, LayerNormMode};
 use crate::pipeline::error::ConfigError;
+use crate::pipeline::linear_heads::{LinearHead, gated, head_gate, linear_head, linear_outputs};
 use crate::pipeline::overview::Overview;
 use crate::pipeline::units::compute_parts;
 use std::ops::{Deref, Range};
@@ -170,6 +171,12 @@ pub struct Trace {
     /// The heads [`Trace::knock_out`] switched off (head, how), in order: what a recomputation
     /// of the same config (FlashAttention's steps for a download) applies again.
     pub knocked: Vec<(usize, Knockout)>,
+    /// Per head, with linear attention: β, α, the states (each head's `weights` and `scores`
+    /// are then its hidden matrix A). Empty for the softmax.
+    pub linear: Vec<LinearHead>,
+    /// Per head, with the output gate: σ(x·W_g) [seq_len, d_v] (the head's `output` is already
+    /// multiplied by it). Empty without.
+    pub gates: Vec<Array2<f32>>,
 }
 
 impl Trace {
@@ -185,7 +192,8 @@ impl Trace {
     /// computed with [`FlashDetail::OutputOnly`] becomes the one the step-by-step view plays. A
     /// summarised trace records none.
     pub fn record_flash_steps(&mut self) {
-        if self.is_summarised() {
+        // Linear attention has no tiles: its chunks are in the flash output.
+        if self.is_summarised() || self.config.linear().is_some() {
             return;
         }
         let mask = self.config.mask();
@@ -247,6 +255,13 @@ pub fn compute_outputs(config: &Config) -> Outputs {
     let scored = ScoredQk::new(&projections, config.shaping(), dims.d_k);
 
     let heads = map_heads(dims.n_heads, |head| {
+        let rows = 0..config.seq_len();
+        let gate = |o: Array2<f32>| gated(config, attention_input.view(), head, rows.clone(), o);
+        if let Some(linear) =
+            linear_outputs(config, attention_input.view(), &projections, head, false)
+        {
+            return (gate(linear.output), gate(linear.chunked));
+        }
         let (group, _, _, v) = projections.head(&dims, head);
         let (q, k) = (
             scored.q(&projections, &dims, head),
@@ -254,8 +269,8 @@ pub fn compute_outputs(config: &Config) -> Outputs {
         );
         let scoring = config.scoring(head);
         (
-            attend_output(q, k, v, &scoring, mask).0,
-            flash_attention(q, k, v, &scoring, mask, config.block(), false).output,
+            gate(attend_output(q, k, v, &scoring, mask).0),
+            gate(flash_attention(q, k, v, &scoring, mask, config.block(), false).output),
         )
     });
     let weights = config.weights();
@@ -370,7 +385,7 @@ pub fn trace_from(
         );
         // A summarised trace never records tiles: they would hold its n² scores again.
         let steps = match flash {
-            FlashDetail::Steps if !summarised => {
+            FlashDetail::Steps if !summarised && config.linear().is_none() => {
                 let scoring = config.scoring(head);
                 flash_attention(q_scored, k_scored, v, &scoring, mask, config.block(), true).steps
             }
@@ -405,9 +420,16 @@ pub fn trace_from(
     let output = residual_and_norm(config, computed.projected.clone());
     let flash_output = residual_and_norm(config, computed.flash_projected);
     let max_abs_diff = max_abs_diff(output.view(), flash_output.view());
+    let x = attention_input(config);
+    let linear = (0..dims.n_heads)
+        .filter_map(|head| linear_head(config, x.view(), &projections, head))
+        .collect();
+    let gates = (0..dims.n_heads)
+        .filter_map(|head| head_gate(config, x.view(), head))
+        .collect();
     Trace {
         config: config.clone(),
-        attention_input: attention_input(config),
+        attention_input: x,
         mask: MaskMatrix::new(mask.clone()),
         heads,
         concat: computed.concat,
@@ -421,6 +443,8 @@ pub fn trace_from(
         backend,
         overviews: computed.overviews,
         knocked: Vec::new(),
+        linear,
+        gates,
     }
 }
 

@@ -16,6 +16,7 @@ use crate::math::attention::{Projections, ScoredQk, attend};
 use crate::math::flash::{flash_attention, flash_attention_rows};
 use crate::pipeline::computed::{Computed, attention_input, project};
 use crate::pipeline::config::Config;
+use crate::pipeline::linear_heads::{gated, linear_outputs};
 use crate::pipeline::overview::{Overview, attend_overview_rows};
 
 /// About this many bands per summarised head.
@@ -91,16 +92,21 @@ pub enum UnitMatrices {
 /// them), computed once per worker.
 pub struct UnitJob {
     summarise: bool,
+    /// What Q, K and V were projected from (linear attention's β and α, and the output gate,
+    /// read it too).
+    x: Array2<f32>,
     projections: Projections,
     scored: ScoredQk,
 }
 
 impl UnitJob {
     pub fn new(config: &Config, summarise: bool) -> Self {
-        let projections = project(config, attention_input(config).view());
+        let x = attention_input(config);
+        let projections = project(config, x.view());
         let scored = ScoredQk::new(&projections, config.shaping(), config.dims().d_k);
         Self {
             summarise,
+            x,
             projections,
             scored,
         }
@@ -120,8 +126,34 @@ impl UnitJob {
         self.projections
     }
 
-    /// The numbers of `unit` (one of [`units`] of the same config).
+    /// The numbers of `unit` (one of [`units`] of the same config): its head's outputs for the
+    /// unit's queries times the head's output gate, if the config has one.
     pub fn compute(&self, config: &Config, unit: &Unit) -> UnitPart {
+        let mut part = self.compute_ungated(config, unit);
+        let x = self.x.view();
+        part.output = gated(config, x, unit.head, unit.rows.clone(), part.output);
+        part.flash_output = gated(config, x, unit.head, unit.rows.clone(), part.flash_output);
+        part
+    }
+
+    fn compute_ungated(&self, config: &Config, unit: &Unit) -> UnitPart {
+        // Linear attention: the head whole (its cost is linear), its hidden matrix for both of
+        // the views' matrices, its chunked form in FlashAttention's place.
+        if let Some(linear) =
+            linear_outputs(config, self.x.view(), &self.projections, unit.head, true)
+        {
+            let rows = s![unit.rows.clone(), ..];
+            let matrix = linear.matrix.unwrap_or_else(|| Array2::zeros((0, 0)));
+            return UnitPart {
+                unit: unit.clone(),
+                output: linear.output.slice(rows).to_owned(),
+                flash_output: linear.chunked.slice(rows).to_owned(),
+                matrices: UnitMatrices::Full {
+                    scores: matrix.clone(),
+                    weights: matrix,
+                },
+            };
+        }
         let (dims, mask) = (*config.dims(), config.mask());
         let p = &self.projections;
         let (group, _, _, v) = p.head(&dims, unit.head);
