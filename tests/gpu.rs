@@ -117,6 +117,41 @@ fn configs() -> Vec<(String, Config)> {
             .map(|(name, params)| (name.to_string(), params.validate().unwrap())),
     );
     configs.extend(llama_layers());
+    configs.extend(linear_configs());
+    configs
+}
+
+/// Linear attention of every kind, in chunks that do and do not divide the length, with grouped
+/// K/V and the output gate: the GPU's chunked form against the CPU's token-by-token one.
+fn linear_configs() -> Vec<(String, Config)> {
+    use attention_core::math::linear::{LinearKind, LinearSpec};
+    let sentence =
+        "the cat sat on the mat and then the cat sat on the warm mat again, 猫坐在垫子上";
+    let mut configs = Vec::new();
+    for (i, kind) in LinearKind::ALL.into_iter().enumerate() {
+        for (chunk, gate, kv_heads) in
+            [(1, false, 4), (4, true, 2), (16, i == 2, 1), (64, false, 4)]
+        {
+            let params = Params {
+                n_heads: 4,
+                n_kv_heads: Some(kv_heads),
+                d_model: Some(24),
+                seed: 3 + chunk as u64,
+                mask: MaskSpec::Causal,
+                linear: Some(LinearSpec { kind, chunk }),
+                output_gate: gate,
+                ..Params::sentence(sentence)
+            };
+            configs.push((
+                format!(
+                    "linear {} chunk {chunk}{}",
+                    kind.name(),
+                    if gate { " gated" } else { "" }
+                ),
+                params.validate().unwrap(),
+            ));
+        }
+    }
     configs
 }
 
@@ -302,6 +337,15 @@ mod native {
                 for (wgsl_name, value) in mask_kind::ALL {
                     assert_eq!(constant(wgsl_name), Some(value), "{name}: {wgsl_name}");
                 }
+            }
+            if shader.name == "linear.wgsl" {
+                for (wgsl_name, value) in attention_gpu::LINEAR_KINDS {
+                    assert_eq!(constant(wgsl_name), Some(value), "{name}: {wgsl_name}");
+                }
+            }
+            // Each shader's WORKGROUP constant is its declared workgroup size.
+            if let Some(size) = constant("WORKGROUP") {
+                assert_eq!(size, shader.workgroup_size[0], "{name}: WORKGROUP");
             }
         }
     }

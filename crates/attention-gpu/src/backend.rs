@@ -12,7 +12,7 @@ use super::error::GpuError;
 use super::matmul::{self, Product, View};
 use super::shader::Pipeline;
 use super::uniforms::{FlashParams, PrepareParams, Slots, SoftmaxParams, mask_code};
-use super::{flash, prepare, softmax};
+use super::{flash, linear, prepare, softmax};
 use attention_core::math::scoring::{Pairing, Position, rope_table};
 use attention_core::pipeline::computed::{attention_input, key_value_input};
 use attention_core::{
@@ -26,6 +26,7 @@ pub struct GpuBackend {
     prepare: Pipeline,
     softmax: Pipeline,
     flash: Pipeline,
+    linear: Pipeline,
     buffers: Option<Buffers>,
 }
 
@@ -40,6 +41,7 @@ impl GpuBackend {
         let prepare = prepare::kernel(&context.device);
         let softmax = softmax::kernel(&context.device);
         let flash = flash::kernel(&context.device);
+        let linear = linear::kernel(&context.device);
         if let Some(error) = scope.pop().await {
             return Err(GpuError::Shader(error.to_string()));
         }
@@ -50,6 +52,7 @@ impl GpuBackend {
             prepare,
             softmax,
             flash,
+            linear,
             buffers: None,
         })
     }
@@ -72,6 +75,15 @@ impl GpuBackend {
     /// Every intermediate, as [`attention_core::compute_trace`] gives them.
     pub async fn trace(&mut self, config: &Config) -> Result<Trace, GpuError> {
         supported(config)?;
+        if config.linear().is_some() {
+            let computed = self.linear_computed(config).await?;
+            return Ok(trace_from(
+                config,
+                computed,
+                self.backend(),
+                FlashDetail::Steps,
+            ));
+        }
         let mut parts = self.run(config, true).await?;
         let dims = *config.dims();
         let (n, m) = (config.seq_len(), config.key_len());
@@ -113,6 +125,15 @@ impl GpuBackend {
     /// The outputs only, in chunks of query rows: no seq_len² buffer.
     pub async fn outputs(&mut self, config: &Config) -> Result<Outputs, GpuError> {
         supported(config)?;
+        if config.linear().is_some() {
+            let parts = linear::run(&self.context, &self.matmul, &self.linear, config).await?;
+            return Ok(outputs_from(
+                config,
+                parts.projected.clone(),
+                parts.projected,
+                self.backend(),
+            ));
+        }
         let mut parts = self.run(config, false).await?;
         let (n, d_model) = (config.seq_len(), config.dims().d_model);
         let mut take = |part: Part| {
@@ -127,6 +148,45 @@ impl GpuBackend {
             flash_projected,
             self.backend(),
         ))
+    }
+
+    /// Linear attention's numbers: Q, K, V, the chunked heads (gated) and W_O from the GPU; each
+    /// head's hidden matrix A (its scores and weights in the trace) from the core, on the GPU's Q,
+    /// K and V, as FlashAttention's steps are replayed there: a view of the algorithm, the
+    /// outputs staying the GPU's.
+    async fn linear_computed(&mut self, config: &Config) -> Result<Computed, GpuError> {
+        let parts = linear::run(&self.context, &self.matmul, &self.linear, config).await?;
+        let projections = attention_core::math::attention::Projections {
+            q: parts.q,
+            k: parts.k,
+            v: parts.v,
+        };
+        let x = attention_input(config);
+        let matrices: Vec<Array2<f32>> = (0..config.dims().n_heads)
+            .map(|head| {
+                attention_core::pipeline::linear_heads::linear_outputs(
+                    config,
+                    x.view(),
+                    &projections,
+                    head,
+                    true,
+                )
+                .and_then(|l| l.matrix)
+                .unwrap_or_else(|| Array2::zeros((0, 0)))
+            })
+            .collect();
+        Ok(Computed {
+            q: projections.q,
+            k: projections.k,
+            v: projections.v,
+            scores: matrices.clone(),
+            weights: matrices,
+            overviews: Vec::new(),
+            flash_concat: parts.concat.clone(),
+            concat: parts.concat,
+            flash_projected: parts.projected.clone(),
+            projected: parts.projected,
+        })
     }
 
     async fn run(
@@ -506,7 +566,7 @@ fn plain_product(rows: usize, cols: usize, inner: usize, buffers: [&wgpu::Buffer
 }
 
 /// A matrix as contiguous row-major floats (borrowed when it already is).
-fn floats(matrix: ArrayView2<'_, f32>) -> Cow<'_, [f32]> {
+pub(crate) fn floats(matrix: ArrayView2<'_, f32>) -> Cow<'_, [f32]> {
     match matrix.to_slice() {
         Some(slice) => Cow::Borrowed(slice),
         None => Cow::Owned(matrix.iter().copied().collect()),
@@ -514,7 +574,7 @@ fn floats(matrix: ArrayView2<'_, f32>) -> Cow<'_, [f32]> {
 }
 
 /// Maps the staging buffer and copies each part out.
-async fn read_back(
+pub(crate) async fn read_back(
     device: &wgpu::Device,
     staging: &wgpu::Buffer,
     layout: &[(Part, u64, usize)],
@@ -557,11 +617,8 @@ fn supported(config: &Config) -> Result<(), GpuError> {
     if config.weights().biases.is_some() {
         return Err(GpuError::Unsupported("projection biases"));
     }
-    if config.linear().is_some() {
-        return Err(GpuError::Unsupported("linear attention"));
-    }
-    if config.gate().is_some() {
-        return Err(GpuError::Unsupported("the output gate"));
+    if config.gate().is_some() && config.linear().is_none() {
+        return Err(GpuError::Unsupported("the output gate on softmax heads"));
     }
     Ok(())
 }

@@ -142,6 +142,28 @@ pub struct PrepareParams {
 
 layout!(PrepareParams as "PrepareParams": rows, heads, d_k, qk_norm, rope, interleaved);
 
+/// `LinearParams` of linear.wgsl.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
+pub struct LinearParams {
+    pub seq_len: u32,
+    pub heads: u32,
+    pub group: u32,
+    pub d_k: u32,
+    pub d_v: u32,
+    pub chunk: u32,
+    pub kind: u32,
+    pub gated: u32,
+    pub q_stride: u32,
+    pub k_stride: u32,
+    pub v_stride: u32,
+    pub o_stride: u32,
+    pub work_stride: u32,
+    pub _pad: [u32; 3],
+}
+
+layout!(LinearParams as "LinearParams": seq_len, heads, group, d_k, d_v, chunk, kind, gated, q_stride, k_stride, v_stride, o_stride, work_stride);
+
 /// The mask as the shaders encode it: (kind, valid_len, radius); `CUSTOM` reads the custom cells;
 /// `SLIDING` carries its sink tokens in `valid_len`.
 pub fn mask_code(spec: &attention_core::MaskSpec) -> (u32, u32, u32) {

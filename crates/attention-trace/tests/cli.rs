@@ -824,3 +824,67 @@ fn the_circuits_lesson_finds_the_induction_circuit_and_needs_a_trained_model() {
         assert!(stderr.contains(expected), "{input}: {stderr}");
     }
 }
+
+#[test]
+fn linear_attention_traces_its_hidden_matrix_and_refuses_what_it_cannot_do() {
+    let t = trace(
+        r#"{"sentence": "the cat sat on the mat", "linear": {"kind": "delta", "chunk": 2}, "output_gate": true}"#,
+    );
+    assert_eq!(
+        t["linear"],
+        serde_json::json!({"kind": "delta", "chunk": 2})
+    );
+    assert_eq!(t["mask"], "causal", "causal by construction");
+    let head = &t["heads"][0];
+    for field in ["beta", "matrix", "state", "states", "gate"] {
+        assert!(head[field].is_array(), "{field}");
+    }
+    assert!(head.get("alpha").is_none(), "no decay without gating");
+    // The chunked form equals the token-by-token one.
+    assert!(t["flash"]["max_abs_diff"].as_f64().unwrap() <= 1e-5);
+    // 4096 tokens untraced: linear in the length.
+    let long = serde_json::json!({
+        "sentence": "word ".repeat(4096), "d_model": 8, "n_heads": 2, "trace": false,
+        "linear": {"kind": "gated_delta", "chunk": 64},
+    });
+    let t = trace(&long.to_string());
+    assert_eq!(t["output"].as_array().unwrap().len(), 4096);
+    assert!(t["flash"]["max_abs_diff"].as_f64().unwrap() <= 1e-4);
+    for (input, field) in [
+        (
+            r#"{"sentence": "a b", "linear": {"kind": "mamba"}}"#,
+            "linear.kind",
+        ),
+        (
+            r#"{"sentence": "a b", "linear": {"kind": "delta", "chunk": 0}}"#,
+            "linear.chunk",
+        ),
+        (
+            r#"{"sentence": "a b", "linear": {"kind": "elu"}, "mask": {"kind": "window", "radius": 1}}"#,
+            "mask",
+        ),
+        (
+            r#"{"model": "llama", "sentence": "a b", "output_gate": true}"#,
+            "output_gate",
+        ),
+    ] {
+        let (code, _, stderr) = run(input);
+        assert_eq!(code, 2, "{input}: {stderr}");
+        assert!(stderr.contains(field), "{input}: {stderr}");
+    }
+}
+
+#[test]
+fn a_gemma_folder_runs_from_the_command_line() {
+    let folder = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/fixtures/hf/gemma2"
+    );
+    let input =
+        serde_json::json!({"model": {"path": folder}, "sentence": "The cat sat on the mat."});
+    let t = trace(&input.to_string());
+    assert_eq!(t["layout"], "gemma2");
+    assert_eq!(t["n_layer"], 2);
+    assert!(t["predictions"].is_array());
+    assert!(t["token_ids"].as_array().unwrap().len() > 3);
+}
