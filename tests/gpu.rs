@@ -118,6 +118,32 @@ fn configs() -> Vec<(String, Config)> {
     );
     configs.extend(llama_layers());
     configs.extend(linear_configs());
+    // The output gate on softmax heads, plain and with RoPE and a soft-cap.
+    for (name, shaping) in [
+        ("softmax with the output gate", Shaping::default()),
+        (
+            "softmax with the output gate, RoPE and a soft-cap",
+            Shaping {
+                position: Position::Rope {
+                    base: 10_000.0,
+                    pairing: Pairing::Half,
+                },
+                softcap: Some(3.0),
+                ..Shaping::default()
+            },
+        ),
+    ] {
+        let params = Params {
+            n_heads: 4,
+            n_kv_heads: Some(2),
+            d_model: Some(24),
+            mask: MaskSpec::Causal,
+            output_gate: true,
+            shaping,
+            ..Params::sentence("the cat sat on the mat because it was tired, 猫坐在垫子上")
+        };
+        configs.push((name.to_string(), params.validate().unwrap()));
+    }
     configs
 }
 

@@ -11,8 +11,8 @@ use super::context::{Context, GpuInfo};
 use super::error::GpuError;
 use super::matmul::{self, Product, View};
 use super::shader::Pipeline;
-use super::uniforms::{FlashParams, PrepareParams, Slots, SoftmaxParams, mask_code};
-use super::{flash, linear, prepare, softmax};
+use super::uniforms::{FlashParams, GateParams, PrepareParams, Slots, SoftmaxParams, mask_code};
+use super::{flash, gate, linear, prepare, softmax};
 use attention_core::math::scoring::{Pairing, Position, rope_table};
 use attention_core::pipeline::computed::{attention_input, key_value_input};
 use attention_core::{
@@ -27,6 +27,7 @@ pub struct GpuBackend {
     softmax: Pipeline,
     flash: Pipeline,
     linear: Pipeline,
+    gate: Pipeline,
     buffers: Option<Buffers>,
 }
 
@@ -42,6 +43,7 @@ impl GpuBackend {
         let softmax = softmax::kernel(&context.device);
         let flash = flash::kernel(&context.device);
         let linear = linear::kernel(&context.device);
+        let gate = gate::kernel(&context.device);
         if let Some(error) = scope.pop().await {
             return Err(GpuError::Shader(error.to_string()));
         }
@@ -53,6 +55,7 @@ impl GpuBackend {
             softmax,
             flash,
             linear,
+            gate,
             buffers: None,
         })
     }
@@ -266,6 +269,24 @@ impl GpuBackend {
             _ => None,
         };
 
+        // The output gate's weights and x·W_g, made for this computation (rarely asked for).
+        let gate_buffer = |len: usize, label: &str| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size: (len * 4) as u64,
+                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            })
+        };
+        let w_g = config.gate().map(|w| {
+            let buffer = gate_buffer(w.len(), "w_g");
+            queue.write_buffer(&buffer, 0, bytemuck::cast_slice(&floats(w.view())));
+            buffer
+        });
+        let gate_rows = config
+            .gate()
+            .map(|_| gate_buffer(n * dims.n_heads * dims.d_v, "gate"));
+
         // Every dispatch, with its parameter block.
         let (h, h_kv, d_k, d_v, d_model) = (
             dims.n_heads,
@@ -297,6 +318,15 @@ impl GpuBackend {
                 [&buffers.x_kv, &buffers.w_v, &buffers.v],
             ),
         ];
+        // The output gate's x·W_g [n, h·d_v], applied to both passes' head outputs before W_O.
+        if let (Some(w_g), Some(gate_rows)) = (&w_g, &gate_rows) {
+            steps.push(plain_product(
+                n,
+                h * d_v,
+                d_model,
+                [&buffers.x_q, w_g, gate_rows],
+            ));
+        }
         // QK-norm and RoPE: the scores read q_scored and k_scored; the trace keeps Q and K.
         let (q_read, k_read) = if prepared {
             let params = |rows: usize, heads: usize| PrepareParams {
@@ -401,6 +431,12 @@ impl GpuBackend {
                 [&buffers.weights, &buffers.v, &buffers.concat],
             ));
         }
+        if let Some(gate_rows) = &gate_rows {
+            steps.push(Step::Gate(
+                gate::params(n * h * d_v),
+                [gate_rows, &buffers.concat],
+            ));
+        }
         steps.push(plain_product(
             n,
             d_model,
@@ -429,6 +465,12 @@ impl GpuBackend {
             inv_t,
             _pad: 0,
         }));
+        if let Some(gate_rows) = &gate_rows {
+            steps.push(Step::Gate(
+                gate::params(n * h * d_v),
+                [gate_rows, &buffers.flash_concat],
+            ));
+        }
         steps.push(plain_product(
             n,
             d_model,
@@ -447,6 +489,7 @@ impl GpuBackend {
                 Step::Prepare(params, _) => slots.push(params),
                 Step::Softmax(params, _) => slots.push(params),
                 Step::Flash(params) => slots.push(params),
+                Step::Gate(params, _) => slots.push(params),
             })
             .collect();
         queue.write_buffer(&buffers.uniforms, 0, slots.bytes());
@@ -466,6 +509,15 @@ impl GpuBackend {
                         let group = self.matmul.bind(device, &buffers.uniforms, &[a, b, c]);
                         self.matmul
                             .dispatch(&mut pass, &group, *offset, product.workgroups());
+                    }
+                    Step::Gate(params, [g, y]) => {
+                        let group = self.gate.bind(device, &buffers.uniforms, &[g, y]);
+                        self.gate.dispatch(
+                            &mut pass,
+                            &group,
+                            *offset,
+                            gate::workgroups(params.len as usize),
+                        );
                     }
                     Step::Prepare(params, [x, y]) => {
                         let group =
@@ -540,6 +592,8 @@ impl GpuBackend {
 enum Step<'a> {
     /// A product with its buffers A, B and C.
     Matmul(Product, [&'a wgpu::Buffer; 3]),
+    /// The output gate: the second buffer times σ(the first), element by element.
+    Gate(GateParams, [&'a wgpu::Buffer; 2]),
     /// QK-norm and RoPE from the first buffer into the second.
     Prepare(PrepareParams, [&'a wgpu::Buffer; 2]),
     /// The softmax of a chunk of rows.
@@ -617,9 +671,7 @@ fn supported(config: &Config) -> Result<(), GpuError> {
     if config.weights().biases.is_some() {
         return Err(GpuError::Unsupported("projection biases"));
     }
-    if config.gate().is_some() && config.linear().is_none() {
-        return Err(GpuError::Unsupported("the output gate on softmax heads"));
-    }
+
     Ok(())
 }
 

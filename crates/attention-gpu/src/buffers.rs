@@ -60,9 +60,9 @@ impl Shape {
     }
 
     /// Parameter blocks of one submission: Q, K, V, and preparing Q and K; three per chunk; W_O,
-    /// flash, flash W_O.
+    /// flash, flash W_O; the output gate's x·W_g and its two products.
     pub fn slots(&self) -> usize {
-        8 + 3 * self.chunks()
+        11 + 3 * self.chunks()
     }
 
     fn score_cells(&self) -> usize {

@@ -6,7 +6,7 @@
 //! the replay of FlashAttention's tile steps are the core's (see [`attention_core::trace_from`]).
 //!
 //! Layout: `context` (adapter, device, error capture), `shader` (what Rust assumes of a WGSL file, and its pipeline and bind group layout),
-//! one module per shader (`matmul`, `prepare`, `softmax`, `flash`, `linear`, each beside its `.wgsl`), `uniforms`
+//! one module per shader (`matmul`, `prepare`, `softmax`, `flash`, `linear`, `gate`, each beside its `.wgsl`), `uniforms`
 //! (the `#[repr(C)]` parameter blocks), `buffers` (reused while shapes stay the same) and
 //! `backend` (one submission and one readback per computation).
 
@@ -15,6 +15,7 @@ mod buffers;
 mod context;
 mod error;
 mod flash;
+mod gate;
 mod linear;
 mod matmul;
 mod prepare;
@@ -32,12 +33,13 @@ pub use uniforms::mask_kind;
 pub use wgpu::DeviceType;
 
 /// Every shader, with what the Rust side assumes about it (checked by `tests/gpu.rs` with naga).
-pub const SHADERS: [Shader; 5] = [
+pub const SHADERS: [Shader; 6] = [
     matmul::SHADER,
     prepare::SHADER,
     softmax::SHADER,
     flash::SHADER,
     linear::SHADER,
+    gate::SHADER,
 ];
 
 /// linear.wgsl's kinds of linear attention (`KIND_*`), for the reflection test.

@@ -142,6 +142,17 @@ pub struct PrepareParams {
 
 layout!(PrepareParams as "PrepareParams": rows, heads, d_k, qk_norm, rope, interleaved);
 
+/// `GateParams` of gate.wgsl.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
+pub struct GateParams {
+    pub len: u32,
+    pub row: u32,
+    pub _pad: [u32; 2],
+}
+
+layout!(GateParams as "GateParams": len, row);
+
 /// `LinearParams` of linear.wgsl.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
