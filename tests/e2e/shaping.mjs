@@ -234,3 +234,46 @@ test('a long input with every option is computed in the workers, flash equal to 
   assert.match(await text(page, '[data-testid=shaping-waiting]'), /1500/);
   await page.close();
 });
+
+test('linear attention replays the selected head: chunks and A·V agree with token by token, elu\'s rows sum to 1, the state follows the slider, a long input says why it waits, set() refuses linear', async () => {
+  const page = await open(`lang=en&${SENTENCE}&n_heads=2`);
+  const section = page.locator('[data-testid=linear-section]');
+  await section.scrollIntoViewIfNeeded();
+  const check = () => text(page, '[data-testid=linear-check]');
+  // Gated delta (the default): tiny differences, rows that do not sum to 1.
+  let line = await check();
+  const diffs = [...line.matchAll(/(\d\.\de[-+]\d+)/g)].map((m) => Number(m[1]));
+  assert.equal(diffs.length, 2, line);
+  assert.ok(diffs.every((d) => d < 1e-5), line);
+  assert.match(line, /^Chunks of 64 tokens/);
+  // elu + 1 is a weighted mean: every row of A sums to 1.
+  await page.click('[data-testid=linear-kind] button[data-value=elu]');
+  assert.equal(await page.locator('[data-testid=linear-kind] button[data-value=elu]').getAttribute('aria-pressed'), 'true');
+  await page.waitForFunction(() => /Row sums of A run from 1 to 1\./.test(document.querySelector('[data-testid=linear-check]').textContent));
+  // Chunks of 3 tokens: the numbers stay.
+  await page.fill('[data-testid=linear-chunk]', '3');
+  await page.locator('[data-testid=linear-chunk]').dispatchEvent('change');
+  await page.waitForFunction(() => /^Chunks of 3 tokens/.test(document.querySelector('[data-testid=linear-check]').textContent));
+  line = await check();
+  assert.ok([...line.matchAll(/(\d\.\de[-+]\d+)/g)].every((m) => Number(m[1]) < 1e-5), line);
+  // The slider by keyboard names the token whose state is drawn.
+  const slider = page.locator('[data-testid=linear-after]');
+  await slider.focus();
+  await page.keyboard.press('Home');
+  await page.keyboard.press('ArrowRight');
+  assert.equal(await slider.getAttribute('aria-valuetext'), 'after token 1 “cat”');
+  await page.keyboard.press('End');
+  assert.equal(await slider.getAttribute('aria-valuetext'), 'after token 9 “tired”');
+  // The hidden matrix as a table, with its numbers (the text alternative).
+  assert.equal(await page.locator('[data-testid=heatmap-linear-matrix]').count(), 1);
+  // Past 512 tokens the section says why it draws nothing.
+  const long = Array.from({ length: 600 }, () => 'cat').join(' ');
+  await page.evaluate((sentence) => window.attentionLab.set({ sentence }), long);
+  await page.waitForFunction(() => window.attentionLab.state().tokens?.length === 600 && !window.attentionLab.state().pending, null, { timeout: 120000 });
+  await page.locator('[data-testid=linear-unavailable]').waitFor();
+  // The page does not take "linear" in set() yet, and says so.
+  const refused = await page.evaluate(() => window.attentionLab.set({ linear: { kind: 'delta' } }));
+  assert.equal(refused.ok, false);
+  assert.match(refused.error, /^linear: the page's heads stay softmax heads/);
+  await page.close();
+});

@@ -1,16 +1,16 @@
 //! One computation on the GPU: write the inputs, record every dispatch in one compute pass, copy
 //! the results into one staging buffer, submit once, read back once.
 
-use std::borrow::Cow;
 use std::collections::HashMap;
 
-use ndarray::{Array2, ArrayView2};
+use ndarray::Array2;
 
 use super::buffers::{Buffers, Part, Shape};
 use super::context::{Context, GpuInfo};
 use super::error::GpuError;
 use super::matmul::{self, Product, View};
 use super::shader::Pipeline;
+use super::transfer::{floats, read_back};
 use super::uniforms::{FlashParams, GateParams, PrepareParams, Slots, SoftmaxParams, mask_code};
 use super::{flash, gate, linear, prepare, softmax};
 use attention_core::math::scoring::{Pairing, Position, rope_table};
@@ -617,52 +617,6 @@ fn plain_product(rows: usize, cols: usize, inner: usize, buffers: [&wgpu::Buffer
         },
         buffers,
     )
-}
-
-/// A matrix as contiguous row-major floats (borrowed when it already is).
-pub(crate) fn floats(matrix: ArrayView2<'_, f32>) -> Cow<'_, [f32]> {
-    match matrix.to_slice() {
-        Some(slice) => Cow::Borrowed(slice),
-        None => Cow::Owned(matrix.iter().copied().collect()),
-    }
-}
-
-/// Maps the staging buffer and copies each part out.
-pub(crate) async fn read_back(
-    device: &wgpu::Device,
-    staging: &wgpu::Buffer,
-    layout: &[(Part, u64, usize)],
-) -> Result<HashMap<Part, Vec<f32>>, GpuError> {
-    let (sender, receiver) = futures_channel::oneshot::channel();
-    staging.map_async(wgpu::MapMode::Read, .., move |result| {
-        let _ = sender.send(result);
-    });
-    // Natively the device must be polled; in the browser it completes on its own.
-    #[cfg(not(target_arch = "wasm32"))]
-    device
-        .poll(wgpu::PollType::wait_indefinitely())
-        .map_err(|error| GpuError::Readback(error.to_string()))?;
-    #[cfg(target_arch = "wasm32")]
-    let _ = device;
-    receiver
-        .await
-        .map_err(|_| GpuError::Readback("the mapping was cancelled".into()))?
-        .map_err(|error| GpuError::Readback(error.to_string()))?;
-    let parts = {
-        let view = staging
-            .get_mapped_range(..)
-            .map_err(|error| GpuError::Readback(error.to_string()))?;
-        let all: &[f32] = bytemuck::cast_slice(&view);
-        layout
-            .iter()
-            .map(|&(part, offset, len)| {
-                let start = offset as usize / 4;
-                (part, all[start..start + len].to_vec())
-            })
-            .collect()
-    };
-    staging.unmap();
-    Ok(parts)
 }
 
 /// What the shaders compute: projections without biases (a trained model's have them), with

@@ -21,6 +21,7 @@ mod matmul;
 mod prepare;
 mod shader;
 mod softmax;
+mod transfer;
 mod uniforms;
 
 pub use backend::GpuBackend;

@@ -56,11 +56,11 @@ pub fn work_stride(d_k: usize, d_v: usize, chunk: usize) -> usize {
 
 use ndarray::Array2;
 
-use super::backend::{floats, read_back};
 use super::buffers::Part;
 use super::context::Context;
 use super::error::GpuError;
 use super::matmul::{Product, View};
+use super::transfer::{floats, read_back};
 use super::uniforms::Slots;
 use attention_core::Config;
 use attention_core::math::linear::LinearKind;

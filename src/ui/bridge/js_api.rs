@@ -227,7 +227,7 @@ pub fn apply(lab: Lab, update: &str) -> Result<(), ApiError> {
         if given {
             return Err(refuse(attention_core::api::RequestError::Input {
                 field,
-                message: "the page does not draw linear attention or the output gate yet; the command line computes them (attention-trace)",
+                message: "the page's heads stay softmax heads for now (its Linear attention section replays the selected head as linear attention); the command line computes a whole request with it (attention-trace)",
             }));
         }
     }

@@ -267,6 +267,8 @@ pub static TEXT: Text = Text {
         own_range: "this matrix's own range",
         whole_head: "the whole head's range: this tile is a part of it",
         shared_turns: "one scale for q and k before and after the turn: lengths compare",
+        shared_pair: "one signed scale for the softmax weights and A: they compare",
+        shared_states: "one scale for the state after every token: it grows and fades",
         radians: "radians, from −π to π",
         contrast: "contrast: stretched over this matrix",
         title: "Colour scales",
@@ -907,6 +909,11 @@ pub static TEXT: Text = Text {
         input_twice: |field| {
             format!("{field}: give the input in one form only: a sentence, its tokens, or its x.")
         },
+        cli_only: |field| {
+            format!(
+                "{field}: the page's heads stay softmax heads for now (its Linear attention section replays the selected head as linear attention); the command line computes a whole request with it (attention-trace)."
+            )
+        },
         fixed_by_model: |field| {
             format!("{field} is fixed by the trained model: switch to random weights to choose it.")
         },
@@ -917,6 +924,7 @@ pub static TEXT: Text = Text {
     },
     learn: &super::learn_en::LEARN,
     shaping: &super::shaping::EN,
+    linear: &super::linear::EN,
     circuits: &super::circuits::EN,
     own_model: &super::own_model::EN,
 };

@@ -14,6 +14,7 @@ pub mod import_roles;
 pub mod learn;
 mod learn_en;
 mod learn_zh;
+pub mod linear;
 pub mod model_errors;
 pub mod own_model;
 pub mod shaping;
@@ -89,6 +90,9 @@ impl Lang {
         match error {
             RequestError::Config(config) => (errors.config)(config),
             RequestError::Json { path, message } => (errors.json)(path, message),
+            RequestError::Input { field, .. } if matches!(*field, "linear" | "output_gate") => {
+                (errors.cli_only)(field)
+            }
             RequestError::Input { field, .. } => (errors.input_twice)(field),
             RequestError::FixedByModel { field } => (errors.fixed_by_model)(field),
         }

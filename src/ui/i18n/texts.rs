@@ -4,7 +4,7 @@
 use attention_core::ConfigError;
 use attention_core::pipeline::overview::Reduction;
 
-use super::{circuits, learn, own_model, shaping};
+use super::{circuits, learn, linear, own_model, shaping};
 
 /// The title, formula and explanation of one matrix of the pipeline.
 pub struct StageText {
@@ -89,6 +89,8 @@ pub struct ScaleTexts {
     pub own_range: &'static str,
     pub whole_head: &'static str,
     pub shared_turns: &'static str,
+    pub shared_pair: &'static str,
+    pub shared_states: &'static str,
     pub radians: &'static str,
     pub contrast: &'static str,
     /// The control: its title, its two choices (honest, contrast) and what they do.
@@ -484,6 +486,8 @@ pub struct ErrorTexts {
     pub json: fn(&str, &str) -> String,
     /// A sequence given in more than one form: the field.
     pub input_twice: fn(&str) -> String,
+    /// A field only the command line computes whole (linear attention, the output gate).
+    pub cli_only: fn(&str) -> String,
     /// A setting the trained model fixes: the field.
     pub fixed_by_model: fn(&str) -> String,
     /// A view setting (`head`, `lang`, …) with a value it cannot take.
@@ -633,6 +637,7 @@ pub struct Text {
     pub errors: ErrorTexts,
     pub learn: &'static learn::LearnTexts,
     pub shaping: &'static shaping::ShapingTexts,
+    pub linear: &'static linear::LinearTexts,
     pub circuits: &'static circuits::CircuitsTexts,
     pub own_model: &'static own_model::OwnModelTexts,
 }

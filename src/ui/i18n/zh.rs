@@ -251,6 +251,8 @@ pub static TEXT: Text = Text {
         own_range: "按本矩阵自身的范围",
         whole_head: "按整个头的范围：这个分块是其中的一部分",
         shared_turns: "旋转前后的 q、k 共用一个刻度：长度可以比较",
+        shared_pair: "softmax 权重和 A 共用一个有正负的刻度：可以直接比较",
+        shared_states: "每个词元之后的状态共用一个刻度：看得出它的增长和衰减",
         radians: "弧度，从 −π 到 π",
         contrast: "对比度：按本矩阵拉伸",
         title: "颜色刻度",
@@ -808,6 +810,11 @@ pub static TEXT: Text = Text {
         config: config_error,
         json: |path, message| format!("参数 {path} 无效：{message}"),
         input_twice: |field| format!("{field}：请只用 sentence、tokens、x 中的一种方式给出输入。"),
+        cli_only: |field| {
+            format!(
+                "{field}：页面里的头暂时仍是 softmax 头（“线性注意力”一节会把所选的头重放为线性注意力）；要让整个请求用它计算，请用命令行（attention-trace）。"
+            )
+        },
         fixed_by_model: |field| format!("{field} 由训练好的模型固定：切换到随机权重才能自己选择。"),
         bad_view_value: |name| format!("{name}：不是有效的值"),
         bad_lesson: |ids| format!("lesson：没有这一章；可选 {ids}（或 null 回到实验室）"),
@@ -816,6 +823,7 @@ pub static TEXT: Text = Text {
     },
     learn: &super::learn_zh::LEARN,
     shaping: &super::shaping::ZH,
+    linear: &super::linear::ZH,
     circuits: &super::circuits::ZH,
     own_model: &super::own_model::ZH,
 };

@@ -60,6 +60,10 @@ pub enum Legend {
     SharedTurns,
     /// Angles in radians, −π … π.
     Radians,
+    /// One signed scale for a softmax's weights and linear attention's A, so that they compare.
+    SharedPair,
+    /// One scale for linear attention's state after every token, so that it grows and fades.
+    SharedStates,
     /// Contrast asked for: a matrix that has an honest scale stretched over its own range.
     Contrast,
 }
@@ -79,6 +83,8 @@ impl Legend {
             Self::WholeHead => scales.whole_head,
             Self::SharedTurns => scales.shared_turns,
             Self::Radians => scales.radians,
+            Self::SharedPair => scales.shared_pair,
+            Self::SharedStates => scales.shared_states,
             Self::Contrast => scales.contrast,
         }
     }

@@ -17,6 +17,7 @@ pub mod head_lines;
 pub mod imported;
 pub mod lesson;
 pub mod line_chart;
+pub mod linear;
 pub mod link;
 pub mod matrix;
 pub mod memory_chart;

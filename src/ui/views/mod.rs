@@ -18,6 +18,7 @@ pub mod imported_overview;
 pub mod imported_roles;
 pub mod input_panel;
 pub mod learn;
+pub mod linear;
 pub mod link_notices;
 pub mod live_region;
 pub mod mask_editor;

@@ -10,6 +10,7 @@ use super::flash::FlashView;
 use super::generate::GenerateSection;
 use super::head_view::HeadView;
 use super::heads::{AllHeads, HeadSelector};
+use super::linear::LinearSection;
 use super::model_views::{ModelOverview, NextToken};
 use super::section::{PresentBar, SectionHeading, UnlessSummarised, presented};
 use super::shaping::ShapingSection;
@@ -194,6 +195,7 @@ pub fn Pipeline() -> impl IntoView {
                 {move || flash().map(|d| format!("{d:.1e}")).unwrap_or_default()}
             </p>
             <FlashView />
+            <LinearSection />
         </div>
     }
 }

@@ -22,6 +22,7 @@ mod flash;
 mod gqa;
 mod kv_cache;
 mod layernorm;
+pub mod linear;
 mod masks;
 mod multihead;
 mod positions;

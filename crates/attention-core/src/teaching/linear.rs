@@ -1,0 +1,129 @@
+//! The selected head of a trace replayed as linear attention: the same sentence and the same
+//! Q, K and V, the softmax replaced by a state (elu + 1, the delta rule, gated), with β and α
+//! drawn from the trace's seed. What the page's "Linear attention" section draws: the hidden
+//! matrix A beside the head's softmax weights, β and α per token, the state after each token,
+//! and how far the chunked form is from the token-by-token one.
+
+use ndarray::{Array1, Array2};
+
+use crate::math::linear::{
+    HeadInput, LinearKind, LinearSpec, LinearWeights, chunked, hidden_matrix, prepared, recurrent,
+};
+use crate::pipeline::trace::Trace;
+
+/// One head as linear attention.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LinearView {
+    pub spec: LinearSpec,
+    /// [T, T]: o = A·V.
+    pub matrix: Array2<f32>,
+    /// [T, T]: the head's softmax weights on the same sentence.
+    pub softmax: Array2<f32>,
+    /// [T]: β_t (1 for elu).
+    pub beta: Array1<f32>,
+    /// [T]: α_t (the gated delta rule only).
+    pub alpha: Option<Array1<f32>>,
+    /// The state S [d_k, d_v] after each of the first [`crate::math::linear::MAX_STATES`] tokens.
+    pub states: Vec<Array2<f32>>,
+    /// max |chunked − token by token| over the head's outputs.
+    pub chunked_diff: f32,
+    /// max |A·V − token by token|.
+    pub matrix_diff: f32,
+    /// Σ_j A_tj per row: 1 for elu (a weighted mean), anything for the delta rule.
+    pub row_sums: Array1<f32>,
+}
+
+/// Head `head` of `trace` as linear attention of `spec`; `None` for a summarised trace (its
+/// n² matrices are not kept), cross-attention (linear attention reads its own tokens) or a head
+/// out of range.
+pub fn linear_view(trace: &Trace, spec: LinearSpec, head: usize) -> Option<LinearView> {
+    if trace.is_summarised() || trace.config.source().is_some() {
+        return None;
+    }
+    let h = trace.heads.get(head)?;
+    let dims = trace.config.dims();
+    let x = trace.attention_input.view();
+    let weights = LinearWeights::seeded(trace.config.seed(), dims.d_model, dims.n_heads);
+    let (beta, log_alpha) = if spec.kind.is_delta() {
+        weights.strips(x, head, spec.kind == LinearKind::GatedDelta)
+    } else {
+        (Array1::ones(x.nrows()), Array1::zeros(x.nrows()))
+    };
+    let input = HeadInput {
+        kind: spec.kind,
+        q: h.q.view(),
+        k: h.k.view(),
+        v: h.v.view(),
+        beta: beta.view(),
+        log_alpha: log_alpha.view(),
+    };
+    let (q, k) = prepared(spec.kind, h.q.view(), h.k.view());
+    let run = recurrent(&input, q.view(), k.view(), true);
+    let (chunks, _) = chunked(&input, q.view(), k.view(), spec.chunk);
+    let matrix = hidden_matrix(&input, q.view(), k.view());
+    let worst = |a: &Array2<f32>, b: &Array2<f32>| {
+        a.iter()
+            .zip(b)
+            .fold(0.0f32, |m, (x, y)| m.max((x - y).abs()))
+    };
+    let chunked_diff = worst(&chunks, &run.output);
+    let matrix_diff = worst(&matrix.dot(&h.v), &run.output);
+    Some(LinearView {
+        spec,
+        row_sums: matrix.sum_axis(ndarray::Axis(1)),
+        softmax: h.weights.clone(),
+        matrix,
+        alpha: (spec.kind == LinearKind::GatedDelta).then(|| log_alpha.mapv(f32::exp)),
+        beta,
+        states: run.states,
+        chunked_diff,
+        matrix_diff,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::math::linear::DEFAULT_CHUNK;
+    use crate::pipeline::config::Params;
+    use crate::pipeline::trace::compute_trace;
+
+    #[test]
+    fn a_head_replayed_as_linear_attention_is_one_computation_three_ways() {
+        let config = Params {
+            n_heads: 2,
+            ..Params::sentence("the cat sat on the mat because it was tired")
+        }
+        .validate()
+        .unwrap_or_else(|e| panic!("{e}"));
+        let trace = compute_trace(&config);
+        for kind in LinearKind::ALL {
+            let spec = LinearSpec {
+                kind,
+                chunk: DEFAULT_CHUNK,
+            };
+            let view = linear_view(&trace, spec, 1).unwrap_or_else(|| panic!("{kind:?}"));
+            assert!(
+                view.chunked_diff < 1e-5 && view.matrix_diff < 1e-5,
+                "{kind:?}"
+            );
+            assert_eq!(view.states.len(), trace.config.seq_len());
+            assert_eq!(view.softmax, trace.heads[1].weights);
+            assert_eq!(view.alpha.is_some(), kind == LinearKind::GatedDelta);
+            if kind == LinearKind::Elu {
+                assert!(view.row_sums.iter().all(|s| (s - 1.0).abs() < 1e-5));
+            }
+        }
+        assert!(
+            linear_view(
+                &trace,
+                LinearSpec {
+                    kind: LinearKind::Delta,
+                    chunk: 4
+                },
+                2
+            )
+            .is_none()
+        );
+    }
+}

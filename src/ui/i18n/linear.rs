@@ -1,0 +1,113 @@
+//! The words of the "Linear attention" section: the selected head replayed with a state instead
+//! of a softmax.
+
+pub struct LinearTexts {
+    pub title: &'static str,
+    pub help: &'static str,
+    /// (button, one-line explanation) of elu + 1, the delta rule, the gated delta rule.
+    pub kinds: [(&'static str, &'static str); 3],
+    pub kind_label: &'static str,
+    pub chunk: &'static str,
+    pub chunk_help: &'static str,
+    pub softmax_title: &'static str,
+    pub matrix_title: &'static str,
+    pub matrix_caption: &'static str,
+    /// The readout of a cell of A or of the softmax: (query, key, value).
+    pub cell: fn(&str, &str, &str) -> String,
+    pub strips_title: &'static str,
+    /// Row labels of the strips: β, α (the caption says what each is).
+    pub strip_rows: [&'static str; 2],
+    pub strips_caption: &'static str,
+    pub state_title: &'static str,
+    /// The scrubber's label and what it shows: (token index, token).
+    pub state_after: fn(usize, &str) -> String,
+    pub state_caption: &'static str,
+    /// (chunk, max |chunked − token by token|, max |A·V − token by token|).
+    pub check: fn(usize, &str, &str) -> String,
+    /// (lowest row sum, highest row sum).
+    pub row_sums: fn(&str, &str) -> String,
+    /// Why nothing is drawn: a long or cross-attention input.
+    pub unavailable: &'static str,
+    /// The states are kept for at most this many tokens.
+    pub states_limit: fn(usize) -> String,
+}
+
+pub const EN: LinearTexts = LinearTexts {
+    title: "Linear attention: the same head with a state instead of a softmax",
+    help: "The selected head's own Q, K and V, read by linear attention: each token writes into a d_k × d_v state S, and each query reads S, so a token costs the same however long the text is. Its output is still A·V for a matrix A, drawn here beside the softmax weights on one signed scale. β (how strongly a token writes) and α (how much of S it keeps) are drawn from the seed, as the other weights are.",
+    kinds: [
+        (
+            "elu + 1",
+            "S adds φ(k) vᵀ at every token, and a query divides by φ(q)·Σφ(k): a weighted mean, so every row of A sums to 1 (Katharopoulos et al., 2020).",
+        ),
+        (
+            "delta rule",
+            "Before writing v at k, S first takes away what it already says for k, by β: old values are overwritten, not piled up, so A has negative entries.",
+        ),
+        (
+            "gated delta",
+            "The delta rule after S is multiplied by α < 1 at each token: old tokens fade (Gated DeltaNet, as in Qwen3-Next and Qwen3.5).",
+        ),
+    ],
+    kind_label: "kind",
+    chunk: "chunk",
+    chunk_help: "Tokens per chunk of the chunked form (1 to 256): within a chunk by matrix products, between chunks through S. The numbers must not change.",
+    softmax_title: "Softmax weights of the head",
+    matrix_title: "Hidden matrix A of linear attention",
+    matrix_caption: "o = A·V exactly. A is lower-triangular (causal by construction); unlike a softmax, its rows need not sum to 1 and its entries can be negative. Both matrices share one scale: red above 0, blue below. With the delta rule q and k have length 1 and q is then divided by √d_k, so A's entries are small beside the softmax's.",
+    cell: |query, key, value| format!("query {query} → key {key}: {value}"),
+    strips_title: "β and α, per token",
+    strip_rows: ["β", "α"],
+    strips_caption: "β_t = σ(x_t·w_β): how far S's reading at k_t moves toward v_t. α_t = exp(−exp(A)·softplus(x_t·w_α + dt_bias)): the share of S kept when token t arrives (1 without the gate).",
+    state_title: "The state S after a token",
+    state_after: |t, token| format!("after token {t} “{token}”"),
+    state_caption: "Rows are the d_k key directions, columns the d_v value dimensions. Move the slider (or use the arrow keys) to watch S fill, fade with α and be overwritten by the delta rule.",
+    check: |chunk, chunked, matrix| {
+        format!(
+            "Chunks of {chunk} tokens against token by token: largest difference {chunked}. A·V against token by token: {matrix}."
+        )
+    },
+    row_sums: |lo, hi| format!("Row sums of A run from {lo} to {hi}."),
+    unavailable: "This view needs the head's whole weights, of one sentence attending to itself: shorten the input to 512 tokens or fewer and leave cross-attention off.",
+    states_limit: |most| format!("The states are kept for the first {most} tokens."),
+};
+
+pub const ZH: LinearTexts = LinearTexts {
+    title: "线性注意力：同一个头，用状态代替 softmax",
+    help: "用线性注意力来读所选头自己的 Q、K、V：每个词元往一个 d_k × d_v 的状态 S 里写，每个查询从 S 里读，所以无论文本多长，每个词元的开销都一样。它的输出仍然是 A·V，A 是一个矩阵，这里把它和 softmax 权重画在同一个有正负的色标上。β（写入有多强）和 α（S 保留多少）和其他权重一样，由随机种子生成。",
+    kinds: [
+        (
+            "elu + 1",
+            "每个词元都往 S 里加上 φ(k) vᵀ，查询再除以 φ(q)·Σφ(k)：这是加权平均，所以 A 的每一行之和都是 1（Katharopoulos 等，2020）。",
+        ),
+        (
+            "delta 规则",
+            "在 k 处写入 v 之前，S 先按 β 减去它对 k 已有的读数：旧值被覆盖而不是堆积，所以 A 里会出现负数。",
+        ),
+        (
+            "带门控的 delta",
+            "每个词元到来时，先把 S 乘以小于 1 的 α，再用 delta 规则写入：旧词元逐渐淡出（Gated DeltaNet，Qwen3-Next 和 Qwen3.5 采用）。",
+        ),
+    ],
+    kind_label: "类型",
+    chunk: "分块",
+    chunk_help: "分块形式每块的词元数（1 到 256）：块内用矩阵乘法，块与块之间经由 S 传递。数值不应改变。",
+    softmax_title: "这个头的 softmax 权重",
+    matrix_title: "线性注意力的隐含矩阵 A",
+    matrix_caption: "o = A·V 严格成立。A 是下三角的（天生因果）；和 softmax 不同，它的行之和不必为 1，元素也可以是负数。两幅图共用一个色标：大于 0 为红，小于 0 为蓝。用 delta 规则时，q 和 k 都被归一化为长度 1，q 还要再除以 √d_k，所以 A 的元素比 softmax 权重小得多。",
+    cell: |query, key, value| format!("查询 {query} → 键 {key}：{value}"),
+    strips_title: "每个词元的 β 和 α",
+    strip_rows: ["β", "α"],
+    strips_caption: "β_t = σ(x_t·w_β)：S 在 k_t 处的读数向 v_t 移动多远。α_t = exp(−exp(A)·softplus(x_t·w_α + dt_bias))：词元 t 到来时 S 保留的比例（没有门控时为 1）。",
+    state_title: "某个词元之后的状态 S",
+    state_after: |t, token| format!("第 {t} 个词元“{token}”之后"),
+    state_caption: "行是 d_k 个键方向，列是 d_v 个值维度。拖动滑块（或用方向键），看 S 如何被填满、随 α 衰减、被 delta 规则改写。",
+    check: |chunk, chunked, matrix| {
+        format!(
+            "每块 {chunk} 个词元与逐词元计算相比：最大差 {chunked}。A·V 与逐词元计算相比：{matrix}。"
+        )
+    },
+    row_sums: |lo, hi| format!("A 的行之和从 {lo} 到 {hi}。"),
+    unavailable: "这个视图需要该头完整的权重矩阵，而且是一句话对自己做注意力：请把输入缩短到 512 个词元以内，并关闭交叉注意力。",
+    states_limit: |most| format!("只保留前 {most} 个词元之后的状态。"),
+};

@@ -1,0 +1,174 @@
+//! The "Linear attention" section: the selected head's own Q, K and V read by linear attention
+//! (elu + 1, the delta rule, gated), its hidden matrix A beside the softmax weights on one
+//! signed scale, β and α per token, the state S after a token with a slider over the tokens,
+//! and the chunked form checked against the token-by-token one. The numbers are the core's
+//! (`teaching::linear`).
+
+use leptos::prelude::*;
+
+use super::controls::Segmented;
+use super::heatmap::{CellPick, Heatmap, Look};
+use crate::ui::logic::format::format_value;
+use crate::ui::logic::linear::{pair, row_sum_range, state, strips};
+use crate::ui::logic::visible_all;
+use crate::ui::state::Lab;
+use attention_core::math::linear::{DEFAULT_CHUNK, LinearKind, LinearSpec, MAX_CHUNK, MAX_STATES};
+use attention_core::teaching::linear::{LinearView, linear_view};
+
+#[component]
+pub fn LinearSection() -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let words = move || lab.lang.get().text().linear;
+    let kind = RwSignal::new(LinearKind::GatedDelta);
+    let chunk = RwSignal::new(DEFAULT_CHUNK);
+    let after = RwSignal::new(usize::MAX);
+    let head = move || {
+        let heads = lab
+            .shown
+            .with(|t| t.as_ref().map_or(1, |t| t.0.heads.len()));
+        lab.selected_head().min(heads.saturating_sub(1))
+    };
+    let computed: Memo<Option<(LinearView, Vec<String>)>> = Memo::new(move |_| {
+        let spec = LinearSpec {
+            kind: kind.get(),
+            chunk: chunk.get(),
+        };
+        let head = head();
+        lab.shown.with(|t| {
+            let trace = &t.as_ref()?.0;
+            let view = linear_view(trace, spec, head)?;
+            Some((view, trace.config.tokens().to_vec()))
+        })
+    });
+    let shown = move || lab.shown.with(|t| t.is_some());
+    let pictures = Memo::new(move |_| computed.with(|c| c.as_ref().map(|(v, t)| pair(v, t))));
+    let softmax = Signal::derive(move || pictures.get().map(|p| p.0));
+    let matrix = Signal::derive(move || pictures.get().map(|p| p.1));
+    let strip = Signal::derive(move || {
+        computed.with(|c| c.as_ref().map(|(v, t)| strips(v, t, words().strip_rows)))
+    });
+    let kept = move || computed.with(|c| c.as_ref().map_or(0, |(v, _)| v.states.len()));
+    let at = move || after.get().min(kept().saturating_sub(1));
+    let state_view = Signal::derive(move || {
+        let t = at();
+        computed.with(|c| c.as_ref().and_then(|(v, _)| state(v, t)))
+    });
+    let token_at = move |t: usize| {
+        computed.with(|c| {
+            c.as_ref()
+                .and_then(|(_, tokens)| visible_all(tokens).get(t).cloned())
+                .unwrap_or_default()
+        })
+    };
+    let readout = RwSignal::new(None::<String>);
+    let on_cell = move |of_a: bool| {
+        Callback::new(move |pick: Option<CellPick>| {
+            readout.set(pick.and_then(|p| {
+                computed.with(|c| {
+                    let (v, _) = c.as_ref()?;
+                    let m = if of_a { &v.matrix } else { &v.softmax };
+                    let value = *m.get((p.row, p.col))?;
+                    Some((words().cell)(
+                        &format!("{} “{}”", p.row, token_at(p.row)),
+                        &format!("{} “{}”", p.col, token_at(p.col)),
+                        &format_value(value),
+                    ))
+                })
+            }));
+        })
+    };
+    let check = move || {
+        computed.with(|c| {
+            c.as_ref().map(|(v, _)| {
+                let (lo, hi) = row_sum_range(v);
+                format!(
+                    "{} {}",
+                    (words().check)(
+                        v.spec.chunk,
+                        &format!("{:.1e}", v.chunked_diff),
+                        &format!("{:.1e}", v.matrix_diff)
+                    ),
+                    (words().row_sums)(&lo, &hi)
+                )
+            })
+        })
+    };
+    let explanation = move || {
+        let i = LinearKind::ALL
+            .iter()
+            .position(|&k| k == kind.get())
+            .unwrap_or(0);
+        words().kinds[i].1
+    };
+    let look = Look::of(lab);
+    view! {
+        <Show when=shown>
+            <section class="step linear" data-view="linear" id="section-linear" data-testid="linear-section">
+                <h2 class="step-title">{move || words().title}</h2>
+                <p class="help block">{move || words().help}</p>
+                <div class="linear-controls">
+                    <span class="field-label">{move || words().kind_label}</span>
+                    <Segmented selected=kind lang=lab.lang test_id="linear-kind"
+                        on_select=Callback::new(move |k| kind.set(k)) />
+                    <label class="field-label">
+                        {move || words().chunk} " "
+                        <input type="number" min="1" max=MAX_CHUNK.to_string() data-testid="linear-chunk"
+                            prop:value=move || chunk.get().to_string()
+                            on:change=move |ev| {
+                                let value = event_target_value(&ev).trim().parse::<usize>().unwrap_or(DEFAULT_CHUNK);
+                                chunk.set(value.clamp(1, MAX_CHUNK));
+                            } />
+                    </label>
+                </div>
+                <p class="help">{explanation} " " {move || words().chunk_help}</p>
+                {move || match computed.with(Option::is_some) {
+                    false => view! { <p class="note" data-testid="linear-unavailable">{words().unavailable}</p> }.into_any(),
+                    true => view! {
+                        <div class="linear-pair">
+                            <figure class="stage" data-testid="linear-softmax">
+                                <figcaption><h3>{move || words().softmax_title}</h3></figcaption>
+                                <Heatmap data=softmax look=look test_id="heatmap-linear-softmax"
+                                    label=Signal::derive(move || words().softmax_title.to_string())
+                                    on_cell=on_cell(false) />
+                            </figure>
+                            <figure class="stage" data-testid="linear-matrix">
+                                <figcaption><h3>{move || words().matrix_title}</h3></figcaption>
+                                <Heatmap data=matrix look=look test_id="heatmap-linear-matrix"
+                                    label=Signal::derive(move || words().matrix_title.to_string())
+                                    on_cell=on_cell(true) />
+                            </figure>
+                        </div>
+                        <p class="help readout" aria-live="polite" data-testid="linear-readout">{move || readout.get()}</p>
+                        <p class="help">{move || words().matrix_caption}</p>
+                        <p class="flash-check" data-testid="linear-check">{check}</p>
+                        <figure class="stage" data-testid="linear-strips">
+                            <figcaption><h3>{move || words().strips_title}</h3></figcaption>
+                            <Heatmap data=strip look=look test_id="heatmap-linear-strips"
+                                label=Signal::derive(move || words().strips_title.to_string()) />
+                            <p class="help">{move || words().strips_caption}</p>
+                        </figure>
+                        <figure class="stage" data-testid="linear-state">
+                            <figcaption><h3>{move || words().state_title}</h3></figcaption>
+                            <label class="linear-scrubber">
+                                <span>{move || (words().state_after)(at(), &token_at(at()))}</span>
+                                <input type="range" min="0" data-testid="linear-after"
+                                    max=move || kept().saturating_sub(1).to_string()
+                                    prop:value=move || at().to_string()
+                                    aria-valuetext=move || (words().state_after)(at(), &token_at(at()))
+                                    on:input=move |ev| {
+                                        if let Ok(t) = event_target_value(&ev).parse::<usize>() {
+                                            after.set(t);
+                                        }
+                                    } />
+                            </label>
+                            <Heatmap data=state_view look=look test_id="heatmap-linear-state"
+                                label=Signal::derive(move || format!("{} ({})", words().state_title, (words().state_after)(at(), &token_at(at())))) />
+                            <p class="help">{move || words().state_caption} " "
+                                {move || (kept() >= MAX_STATES).then(|| (words().states_limit)(MAX_STATES))}</p>
+                        </figure>
+                    }.into_any(),
+                }}
+            </section>
+        </Show>
+    }
+}
