@@ -704,3 +704,53 @@ fn same_numbers(a: &Model, b: &Model) -> bool {
         && a.final_norm == b.final_norm
         && a.lm_head == b.lm_head
 }
+
+/// Gemma's fields a file leaves out take transformers' defaults (q·k over √256; Gemma 2's caps
+/// 50 and 30), null turns a cap off, and the logits are c·tanh(z/c) of the unembedding's z.
+#[test]
+fn gemma_reads_transformers_defaults_and_caps_its_logits() {
+    let all = folders();
+    let gemma2 = all.iter().find(|f| f.0 == "gemma2").unwrap().1.clone();
+    let mut config: Value = serde_json::from_slice(&gemma2["config.json"]).unwrap();
+    for field in [
+        "query_pre_attn_scalar",
+        "attn_logit_softcapping",
+        "final_logit_softcapping",
+    ] {
+        config.as_object_mut().unwrap().remove(field);
+    }
+    let bare = edited(
+        &gemma2,
+        "config.json",
+        Some(serde_json::to_vec(&config).unwrap()),
+    );
+    let model = open("bare", &bare);
+    assert_eq!(
+        model.config.query_scale,
+        Some((16.0f64 / 256.0).sqrt() as f32)
+    );
+    assert_eq!(
+        (model.config.attention_softcap, model.config.logit_softcap),
+        (Some(50.0), Some(30.0))
+    );
+    let off = open(
+        "off",
+        &config_with(&gemma2, "final_logit_softcapping", Value::Null),
+    );
+    assert_eq!(off.config.logit_softcap, None);
+
+    let model = open("gemma2", &gemma2);
+    let forward = model
+        .read("The cat sat on the mat", &ModelRun::default())
+        .unwrap();
+    let last = forward.ids.len() - 1;
+    // The logits are c·tanh(z/c) of the unembedding's z (what a logit attribution's parts sum
+    // to), with Gemma 2's c = 8 in this file.
+    let z = model.unembedding().dot_vector(forward.final_norm.row(last));
+    let capped = model.logits(&forward, last);
+    let cap = 8.0f32;
+    for (z, capped) in z.iter().zip(capped.iter()) {
+        assert!((capped - cap * (z / cap).tanh()).abs() < 1e-5);
+        assert!(capped.abs() < cap);
+    }
+}

@@ -54,7 +54,7 @@ fn token_by_token_in_chunks_and_as_a_times_v_agree() {
                 log_alpha: log_alpha.view(),
             };
             let (qp, kp) = prepared(kind, q.view(), k.view());
-            let run = recurrent(&input, qp.view(), kp.view(), true);
+            let run = recurrent(&input, qp.view(), kp.view(), len);
             assert_eq!(run.states.len(), len);
             assert_eq!(run.states.last(), Some(&run.state));
             for c in [1, 4, 16, 64] {
@@ -138,7 +138,7 @@ fn with_beta_one_the_delta_rule_recalls_the_last_value_written_at_a_key() {
         log_alpha: zeros.view(),
     };
     let (_, kp) = prepared(LinearKind::Delta, k.view(), k.view());
-    let run = recurrent(&input, kp.view(), kp.view(), false);
+    let run = recurrent(&input, kp.view(), kp.view(), 0);
     let read = run.state.t().dot(&kp.row(1));
     assert!(
         (read[0] + 3.0).abs() < 1e-5 && (read[1] - 4.0).abs() < 1e-5,
@@ -175,7 +175,7 @@ fn the_gated_delta_rule_is_transformers() {
             log_alpha: log_alpha.view(),
         };
         let (qp, kp) = prepared(LinearKind::GatedDelta, q.view(), k.view());
-        let run = recurrent(&input, qp.view(), kp.view(), false);
+        let run = recurrent(&input, qp.view(), kp.view(), 0);
         let d = worst(run.output.view(), matrix(&head["output"]).view());
         assert!(d <= TOLERANCE, "outputs differ from transformers' by {d}");
         let d = worst(run.state.view(), matrix(&head["state"]).view());
@@ -348,4 +348,59 @@ fn what_linear_attention_cannot_do_is_refused_by_name() {
     let mut untraced = params.clone();
     untraced.trace = false;
     assert!(untraced.validate().is_ok());
+}
+
+/// The review's cases: elu's normaliser never divides by zero; a large state keeps fewer
+/// states, never unbounded memory; what reads softmax scores refuses linear heads.
+#[test]
+fn elu_stays_finite_states_stay_bounded_and_explain_refuses_linear_heads() {
+    use attention_core::api::parse_request;
+    use attention_core::math::linear::{MAX_STATE_NUMBERS, states_kept};
+    // Every q entry far below zero: φ(q) underflows to 0.
+    let q = Array2::from_elem((4, 3), -200.0f32);
+    let k = Array2::from_elem((4, 3), 0.5f32);
+    let v = Array2::from_elem((4, 2), 1.0f32);
+    let ones = Array1::ones(4);
+    let zeros = Array1::zeros(4);
+    let input = HeadInput {
+        kind: LinearKind::Elu,
+        q: q.view(),
+        k: k.view(),
+        v: v.view(),
+        beta: ones.view(),
+        log_alpha: zeros.view(),
+    };
+    let (qp, kp) = prepared(LinearKind::Elu, q.view(), k.view());
+    let run = recurrent(&input, qp.view(), kp.view(), 4);
+    assert!(run.output.iter().all(|x| x.is_finite()));
+    let (out, _) = chunked(&input, qp.view(), kp.view(), 2);
+    assert!(out.iter().all(|x| x.is_finite()));
+    assert!(
+        hidden_matrix(&input, qp.view(), kp.view())
+            .iter()
+            .all(|x| x.is_finite())
+    );
+    // States: 256 at most, fewer for a large state, the numbers within the budget.
+    assert_eq!(states_kept(1000, 16, 16), 256);
+    assert_eq!(states_kept(10, 16, 16), 10);
+    assert_eq!(states_kept(1000, 1024, 1024), 1);
+    assert!(states_kept(1000, 300, 500) * 300 * 500 <= MAX_STATE_NUMBERS);
+    for (extra, field) in [
+        (
+            r#""linear": {"kind": "delta"}, "explain": {"head": 1, "query": 1, "key": 0}"#,
+            "explain",
+        ),
+        (r#""output_gate": true, "replay_block": 0"#, "replay_block"),
+    ] {
+        let text = format!(r#"{{"sentence": "a b c d", {extra}}}"#);
+        let e = parse_request(&text)
+            .unwrap()
+            .to_params()
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with(&format!("{field}: it takes softmax scores")),
+            "{e}"
+        );
+    }
 }

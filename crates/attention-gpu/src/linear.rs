@@ -114,6 +114,30 @@ pub async fn run(
         dims.d_v,
         dims.d_model,
     );
+    // Every buffer within what one binding may hold, the staging buffer within a buffer's limit.
+    let stride = work_stride(d_k, d_v, spec.chunk);
+    let floats_needed = [
+        h * stride,
+        n * d_model,
+        d_model * h * d_v.max(d_k),
+        n * h * d_k.max(d_v),
+    ];
+    let largest = floats_needed.iter().max().copied().unwrap_or(0) as u64 * 4;
+    let binding_limit = context.limits.max_storage_buffer_binding_size;
+    if largest > binding_limit {
+        return Err(GpuError::TooLarge {
+            needed: largest,
+            limit: binding_limit,
+        });
+    }
+    let staging_bytes =
+        ((n * h * d_k + n * h_kv * (d_k + d_v) + n * h * d_v + n * d_model) * 4) as u64;
+    if staging_bytes > context.limits.max_buffer_size {
+        return Err(GpuError::TooLarge {
+            needed: staging_bytes,
+            limit: context.limits.max_buffer_size,
+        });
+    }
     let (device, queue) = (&context.device, &context.queue);
     let storage = |len: usize, label: &str| {
         device.create_buffer(&wgpu::BufferDescriptor {
@@ -165,7 +189,6 @@ pub async fn run(
         storage(n * h_kv * d_k, "k"),
         storage(n * h_kv * d_v, "v"),
     );
-    let stride = work_stride(d_k, d_v, spec.chunk);
     let work = storage(h * stride, "work");
     let concat = storage(n * h * d_v, "concat");
     let projected = storage(n * d_model, "projected");

@@ -35,6 +35,8 @@ struct LinearParams {
 // Threads per head: `linear::WORKGROUP` in Rust.
 const WORKGROUP: u32 = 64u;
 const L2_EPSILON: f32 = 1e-6;
+// Added to elu's normaliser: `linear::ELU_EPSILON` in the core.
+const ELU_EPSILON: f32 = 1e-6;
 // The kinds: `linear::KIND_*` in Rust.
 const KIND_ELU: u32 = 0u;
 const KIND_DELTA: u32 = 1u;
@@ -165,7 +167,7 @@ fn main(
                     num += w * v[(start + j) * p.v_stride + kv * dv + d];
                     den += w;
                 }
-                var o = num / den;
+                var o = num / (den + ELU_EPSILON);
                 if (p.gated != 0u) {
                     o *= sigmoid(gate[(start + i) * p.o_stride + h * dv + d]);
                 }

@@ -78,9 +78,7 @@ fn config_error(error: &ConfigError) -> String {
         ConfigError::BadRopeBase { base } => format!("RoPE 的底数必须大于 1（现在是 {base}）。"),
         ConfigError::BadSoftcap { value } => format!("软上限必须大于 0（现在是 {value}）。"),
         ConfigError::NotWithLinear { field, .. } => {
-            format!(
-                "{field}：线性注意力天生是因果的，没有分数可调，也没有 softmax，不能和这个设置一起用。"
-            )
+            format!("{field}：这个设置不能和线性注意力一起使用。")
         }
         ConfigError::SinkLogitsLength { given, heads } => {
             format!("每个头一个汇聚 logit：共有 {heads} 个头，却给了 {given} 个。")

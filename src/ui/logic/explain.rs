@@ -374,6 +374,13 @@ pub fn explain(
             format!("= {}", format_value(value)),
         ],
         Stage::Output => match config.layer_norm() {
+            // Gemma's sandwich: the projected output is normed before it joins x.
+            LayerNormMode::Pre if config.post_norm().is_some() => vec![format!(
+                "x + Norm(MHA(LN(x))) = {} + {} = {}",
+                num(config.target().x[[row, col]]),
+                num(value - config.target().x[[row, col]]),
+                format_value(value)
+            )],
             LayerNormMode::Pre => vec![format!(
                 "x + MHA(LN(x)) = {} + {} = {}",
                 num(config.target().x[[row, col]]),

@@ -178,6 +178,7 @@ impl Stage {
                 super::format::plain(1.0 / config.scale())
             ),
             Self::Output => match config.layer_norm() {
+                LayerNormMode::Pre if config.post_norm().is_some() => "x + Norm(MHA(LN(x)))".into(),
                 LayerNormMode::Pre => "x + MHA(LN(x))".into(),
                 LayerNormMode::Post | LayerNormMode::None => "LN(x + MHA(x))".into(),
             },

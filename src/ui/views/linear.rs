@@ -12,7 +12,7 @@ use crate::ui::logic::format::format_value;
 use crate::ui::logic::linear::{pair, row_sum_range, state, strips};
 use crate::ui::logic::visible_all;
 use crate::ui::state::Lab;
-use attention_core::math::linear::{DEFAULT_CHUNK, LinearKind, LinearSpec, MAX_CHUNK, MAX_STATES};
+use attention_core::math::linear::{DEFAULT_CHUNK, LinearKind, LinearSpec, MAX_CHUNK};
 use attention_core::teaching::linear::{LinearView, linear_view};
 
 #[component]
@@ -141,12 +141,14 @@ pub fn LinearSection() -> impl IntoView {
                         <p class="help readout" aria-live="polite" data-testid="linear-readout">{move || readout.get()}</p>
                         <p class="help">{move || words().matrix_caption}</p>
                         <p class="flash-check" data-testid="linear-check">{check}</p>
+                        <Show when=move || kind.get().is_delta()>
                         <figure class="stage" data-testid="linear-strips">
                             <figcaption><h3>{move || words().strips_title}</h3></figcaption>
                             <Heatmap data=strip look=look test_id="heatmap-linear-strips"
                                 label=Signal::derive(move || words().strips_title.to_string()) />
                             <p class="help">{move || words().strips_caption}</p>
                         </figure>
+                        </Show>
                         <figure class="stage" data-testid="linear-state">
                             <figcaption><h3>{move || words().state_title}</h3></figcaption>
                             <label class="linear-scrubber">
@@ -164,7 +166,10 @@ pub fn LinearSection() -> impl IntoView {
                             <Heatmap data=state_view look=look test_id="heatmap-linear-state"
                                 label=Signal::derive(move || format!("{} ({})", words().state_title, (words().state_after)(at(), &token_at(at())))) />
                             <p class="help">{move || words().state_caption} " "
-                                {move || (kept() >= MAX_STATES).then(|| (words().states_limit)(MAX_STATES))}</p>
+                                {move || {
+                                    let tokens = computed.with(|c| c.as_ref().map_or(0, |(v, _)| v.beta.len()));
+                                    (kept() < tokens).then(|| (words().states_limit)(kept()))
+                                }}</p>
                         </figure>
                     }.into_any(),
                 }}

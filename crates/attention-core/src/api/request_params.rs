@@ -14,6 +14,7 @@ use crate::math::scoring::{Position, Shaping};
 use crate::math::weights::Weights;
 use crate::models::{Layout, ModelRun};
 use crate::pipeline::config::{DEFAULT_N_HEADS, Input, LayerNormMode, Params, matrix_from_rows};
+use crate::pipeline::error::ConfigError;
 use crate::pipeline::knockout::{HeadKnockout, Knockout};
 use crate::teaching::{Chapter, Focus, MAX_SHIFT};
 
@@ -35,6 +36,23 @@ impl Request {
             ("source_x", self.source_x.as_ref()),
         )?;
         let block = self.block.unwrap_or_default();
+        // What reads softmax scores refuses linear heads (and a replay of tiles, the gate).
+        let softmax_only = [
+            ("explain", self.explain.is_some(), self.linear.is_some()),
+            (
+                "replay_block",
+                self.replay_block.is_some(),
+                self.linear.is_some() || self.output_gate == Some(true),
+            ),
+        ];
+        for (field, asked, linear) in softmax_only {
+            if asked && linear {
+                return Err(RequestError::Config(ConfigError::NotWithLinear {
+                    field,
+                    why: "it takes softmax scores and FlashAttention's tiles apart; linear attention and the output gate have neither".into(),
+                }));
+            }
+        }
         Ok(Params {
             input,
             source,

@@ -17,7 +17,8 @@ pub struct LogitParts {
     pub id: u32,
     /// Per component (`"bias"` last), its direct contribution.
     pub parts: Vec<f64>,
-    /// The logit as the model computes it.
+    /// The logit as the model computes it, before a soft-cap on the logits (Gemma 2's): what
+    /// the parts sum to.
     pub total: f32,
 }
 
@@ -61,7 +62,8 @@ pub fn logit_attribution(
         .map(|part| norm.part(at, part.row(0)))
         .chain([norm.constant(d)])
         .collect();
-    let logits = model.logits(forward, at);
+    // The logit before Gemma 2's soft-cap: what the parts sum to.
+    let logits = model.unembedding().dot_vector(forward.final_norm.row(at));
     let parts = ids
         .into_iter()
         .map(|id| {

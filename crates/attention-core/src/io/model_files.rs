@@ -55,6 +55,11 @@ impl ConfigJson {
         self.0.get(name).and_then(Value::as_str)
     }
 
+    /// Whether the field is there at all (null included).
+    pub fn has(&self, name: &str) -> bool {
+        self.0.contains_key(name)
+    }
+
     /// Whether the field is there with a value other than null.
     pub fn is_set(&self, name: &str) -> bool {
         self.0.get(name).is_some_and(|v| !v.is_null())

@@ -60,11 +60,26 @@ pub const MAX_CHUNK: usize = 256;
 /// head's before it is summarised).
 pub const MAX_MATRIX_TOKENS: usize = 512;
 
+/// The most numbers of a head's kept states (4 MiB of f32): a state of d_k × d_v after each of
+/// at most [`MAX_STATES`] tokens, fewer when the state is large.
+pub const MAX_STATE_NUMBERS: usize = 1 << 20;
+
+/// How many of a `len`-token head's states a trace keeps: at most [`MAX_STATES`], and no more
+/// than [`MAX_STATE_NUMBERS`] numbers.
+pub fn states_kept(len: usize, d_k: usize, d_v: usize) -> usize {
+    len.min(MAX_STATES)
+        .min(MAX_STATE_NUMBERS / (d_k * d_v).max(1))
+}
+
 /// The most tokens whose every state a trace keeps (`"states"`).
 pub const MAX_STATES: usize = 256;
 
 /// ε of the L2 norm of q and k (as the FLA library and transformers have it).
 pub const L2_EPSILON: f32 = 1e-6;
+
+/// Added to elu's normaliser φ(q)·Σφ(k), which underflows to 0 when every entry of q is far
+/// below zero (as the fast-transformers library does).
+pub const ELU_EPSILON: f32 = 1e-6;
 
 /// One head's inputs, each row a token.
 #[derive(Debug, Clone, Copy)]
@@ -132,17 +147,17 @@ pub struct Recurrent {
     pub output: Array2<f32>,
     /// [d_k, d_v]: S after the last token.
     pub state: Array2<f32>,
-    /// S after each token (empty unless asked; at most [`MAX_STATES`]).
+    /// S after each of the first tokens, as many as asked.
     pub states: Vec<Array2<f32>>,
 }
 
-/// The head token by token (`keep_states`: also the state after each of the first
-/// [`MAX_STATES`] tokens). q and k as [`prepared`] gives them.
+/// The head token by token, keeping the state after each of the first `keep_states` tokens
+/// ([`states_kept`]). q and k as [`prepared`] gives them.
 pub fn recurrent(
     input: &HeadInput,
     q: ArrayView2<f32>,
     k: ArrayView2<f32>,
-    keep_states: bool,
+    keep_states: usize,
 ) -> Recurrent {
     let (t_len, d_k, d_v) = (q.nrows(), q.ncols(), input.v.ncols());
     let mut state = Array2::<f32>::zeros((d_k, d_v));
@@ -156,7 +171,7 @@ pub fn recurrent(
             LinearKind::Elu => {
                 outer_add(&mut state, k_t, v_t, 1.0);
                 z += &k_t;
-                let norm = z.dot(&q_t);
+                let norm = z.dot(&q_t) + ELU_EPSILON;
                 let mut o = state.t().dot(&q_t);
                 o /= norm;
                 output.row_mut(t).assign(&o);
@@ -170,7 +185,7 @@ pub fn recurrent(
                 output.row_mut(t).assign(&state.t().dot(&q_t));
             }
         }
-        if keep_states && t < MAX_STATES {
+        if t < keep_states {
             states.push(state.clone());
         }
     }
@@ -234,7 +249,7 @@ fn elu_chunk(
     let mut scores = q.dot(&k.t());
     causal(&mut scores, 0);
     let mut out = q.dot(state) + scores.dot(&v);
-    let norms = q.dot(z) + scores.sum_axis(Axis(1));
+    let norms = q.dot(z) + scores.sum_axis(Axis(1)) + ELU_EPSILON;
     for (mut row, norm) in out.rows_mut().into_iter().zip(norms) {
         row /= norm;
     }
@@ -340,7 +355,7 @@ pub fn hidden_matrix(input: &HeadInput, q: ArrayView2<f32>, k: ArrayView2<f32>) 
             let mut z = Array1::<f32>::zeros(q.ncols());
             for t in 0..t_len {
                 z += &k.row(t);
-                let norm = z.dot(&q.row(t));
+                let norm = z.dot(&q.row(t)) + ELU_EPSILON;
                 let row = k.slice(s![..=t, ..]).dot(&q.row(t)) / norm;
                 a.slice_mut(s![t, ..=t]).assign(&row);
             }

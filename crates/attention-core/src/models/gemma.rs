@@ -53,21 +53,32 @@ pub fn config(json: &ConfigJson) -> Result<ModelConfig, ModelError> {
             "the lab runs causal language models",
         );
     }
-    let softcap = |name: &str| -> Result<Option<f32>, ModelError> {
-        match json.f64(name) {
+    // Absent, a cap is transformers' default for the model (Gemma 2: 50 and 30; Gemma 3: none);
+    // null turns it off.
+    let softcap = |name: &str, default: Option<f64>| -> Result<Option<f32>, ModelError> {
+        let value = if json.has(name) {
+            json.f64(name)
+        } else {
+            default
+        };
+        match value {
             Some(c) if c <= 0.0 || !c.is_finite() => {
                 refuse(name, &format!("{c}: a soft-cap is a positive number"))
             }
             c => Ok(c.map(|c| c as f32)),
         }
     };
-    config.attention_softcap = softcap("attn_logit_softcapping")?;
-    config.logit_softcap = softcap("final_logit_softcapping")?;
+    let (attention_cap, logit_cap) = if gemma3 {
+        (None, None)
+    } else {
+        (Some(50.0), Some(30.0))
+    };
+    config.attention_softcap = softcap("attn_logit_softcapping", attention_cap)?;
+    config.logit_softcap = softcap("final_logit_softcapping", logit_cap)?;
     config.qk_norm = gemma3;
     config.embedding_scale = Some((config.d_model as f64).sqrt() as f32);
-    let scalar = json
-        .f64("query_pre_attn_scalar")
-        .unwrap_or(config.head_dim as f64);
+    // transformers' default when the file names none.
+    let scalar = json.f64("query_pre_attn_scalar").unwrap_or(256.0);
     if scalar <= 0.0 || !scalar.is_finite() {
         return refuse(
             "query_pre_attn_scalar",

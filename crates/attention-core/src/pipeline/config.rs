@@ -851,8 +851,6 @@ fn check_mask(spec: &MaskSpec, queries: usize, keys: usize) -> Result<Mask, Conf
     Ok(Mask::new_unchecked(spec.clone(), queries, keys))
 }
 
-/// The score options, checked against the shape: RoPE needs an even d_k and a base above 1, a
-/// soft-cap is above 0, sink logits are one finite number per head.
 /// Linear attention's chunk, and what it cannot go with: it is causal by construction (a mask
 /// other than none or causal), it has no scores to shape or softmax to sharpen, and it reads its
 /// own keys (no cross-attention). Its hidden matrix is traced whole, up to
@@ -920,6 +918,8 @@ fn check_linear(
     Ok(spec)
 }
 
+/// The score options, checked against the shape: RoPE needs an even d_k and a base above 1, a
+/// soft-cap is above 0, sink logits are one finite number per head.
 fn check_shaping(shaping: &Shaping, dims: &Dims) -> Result<Shaping, ConfigError> {
     if let Position::Rope { base, .. } = shaping.position {
         if !dims.d_k.is_multiple_of(2) {

@@ -6,7 +6,7 @@ use ndarray::{Array1, Array2, ArrayView2};
 
 use crate::math::attention::Projections;
 use crate::math::linear::{
-    HeadInput, LinearKind, chunked, gate, hidden_matrix, prepared, recurrent,
+    HeadInput, LinearKind, chunked, gate, hidden_matrix, prepared, recurrent, states_kept,
 };
 use crate::pipeline::config::Config;
 
@@ -82,7 +82,7 @@ pub fn linear_outputs(
     let strips = strips(config, x, head);
     let input = input(config, x, projections, head, &strips)?;
     let (q, k) = prepared(spec.kind, input.q, input.k);
-    let run = recurrent(&input, q.view(), k.view(), false);
+    let run = recurrent(&input, q.view(), k.view(), 0);
     let (chunked, _) = chunked(&input, q.view(), k.view(), spec.chunk);
     Some(LinearOutputs {
         output: run.output,
@@ -102,7 +102,8 @@ pub fn linear_head(
     let strips = strips(config, x, head);
     let input = input(config, x, projections, head, &strips)?;
     let (q, k) = prepared(spec.kind, input.q, input.k);
-    let run = recurrent(&input, q.view(), k.view(), true);
+    let kept = states_kept(q.nrows(), q.ncols(), input.v.ncols());
+    let run = recurrent(&input, q.view(), k.view(), kept);
     let (chunked, _) = chunked(&input, q.view(), k.view(), spec.chunk);
     Some(LinearHead {
         kind: spec.kind,

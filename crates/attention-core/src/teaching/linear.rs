@@ -58,7 +58,8 @@ pub fn linear_view(trace: &Trace, spec: LinearSpec, head: usize) -> Option<Linea
         log_alpha: log_alpha.view(),
     };
     let (q, k) = prepared(spec.kind, h.q.view(), h.k.view());
-    let run = recurrent(&input, q.view(), k.view(), true);
+    let kept = crate::math::linear::states_kept(q.nrows(), q.ncols(), h.v.ncols());
+    let run = recurrent(&input, q.view(), k.view(), kept);
     let (chunks, _) = chunked(&input, q.view(), k.view(), spec.chunk);
     let matrix = hidden_matrix(&input, q.view(), k.view());
     let worst = |a: &Array2<f32>, b: &Array2<f32>| {
