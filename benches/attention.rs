@@ -342,6 +342,81 @@ mod native {
         group.finish();
     }
 
+    /// Issue 42's measure: one head of the gated delta rule, n = 1024, d_k = d_v = 64, token by
+    /// token and in chunks of 16 and 64, in floating-point operations per second (criterion's
+    /// "elem/s", counted by `math::linear::{recurrent_flops, chunked_flops}`), beside the softmax
+    /// kernel's (`kernel`); and a whole request of 4096 tokens × 4 heads, outputs only, with the
+    /// gated delta rule against the softmax's `untraced` figure.
+    pub fn linear(c: &mut Criterion) {
+        use attention_core::math::linear::{
+            HeadInput, LinearKind, LinearSpec, chunked, chunked_flops, prepared, recurrent,
+            recurrent_flops,
+        };
+        let (n, d) = (1024, 64);
+        let mut rng = attention_core::math::rng::SplitMix64::new(42);
+        let mut matrix = |cols: usize| {
+            ndarray::Array2::from_shape_simple_fn((n, cols), || rng.next_symmetric(1.0) as f32)
+        };
+        let (q, k, v) = (matrix(d), matrix(d), matrix(d));
+        let beta = ndarray::Array1::from_elem(n, 0.5f32);
+        let log_alpha = ndarray::Array1::from_elem(n, -0.05f32);
+        let input = HeadInput {
+            kind: LinearKind::GatedDelta,
+            q: q.view(),
+            k: k.view(),
+            v: v.view(),
+            beta: beta.view(),
+            log_alpha: log_alpha.view(),
+        };
+        let (qp, kp) = prepared(LinearKind::GatedDelta, q.view(), k.view());
+        let mut group = c.benchmark_group("linear");
+        group.sample_size(20);
+        group.throughput(criterion::Throughput::Elements(
+            recurrent_flops(n, d, d) as u64
+        ));
+        group.bench_function(
+            format!("gated delta token by token {n}x{d} (flop/s)"),
+            |b| b.iter(|| recurrent(black_box(&input), qp.view(), kp.view(), 0)),
+        );
+        for chunk in [16, 64] {
+            group.throughput(criterion::Throughput::Elements(
+                chunked_flops(n, d, d, chunk) as u64,
+            ));
+            group.bench_function(
+                format!("gated delta chunks of {chunk} {n}x{d} (flop/s)"),
+                |b| b.iter(|| chunked(black_box(&input), qp.view(), kp.view(), chunk)),
+            );
+        }
+        group.finish();
+        let (seq_len, d_model, n_heads) = (4096, 64, 4);
+        const WORDS: [&str; 8] = ["the", "cat", "sat", "on", "a", "warm", "mat", "today"];
+        let config = Params {
+            input: Input::Tokens(
+                (0..seq_len)
+                    .map(|i| WORDS[i % WORDS.len()].to_string())
+                    .collect(),
+            ),
+            d_model: Some(d_model),
+            n_heads,
+            trace: false,
+            mask: attention_core::MaskSpec::Causal,
+            linear: Some(LinearSpec {
+                kind: LinearKind::GatedDelta,
+                chunk: 64,
+            }),
+            ..Params::sentence("")
+        }
+        .validate()
+        .expect("a valid linear request");
+        let mut group = c.benchmark_group("linear");
+        group.sample_size(10);
+        group.bench_function(
+            format!("outputs {seq_len}x{d_model}x{n_heads} gated delta, chunks of 64"),
+            |b| b.iter(|| compute_outputs(black_box(&config))),
+        );
+        group.finish();
+    }
+
     pub fn untraced(c: &mut Criterion) {
         let (seq_len, d_model, n_heads) = (4096, 64, 4);
         let config = config(seq_len, d_model, n_heads, false);
@@ -434,6 +509,7 @@ criterion::criterion_group!(
     native::kernel,
     native::traced,
     native::untraced,
+    native::linear,
     native::model,
     native::hf_folder,
     native::circuits,

@@ -377,6 +377,27 @@ pub fn hidden_matrix(input: &HeadInput, q: ArrayView2<f32>, k: ArrayView2<f32>) 
     a
 }
 
+/// Floating-point operations of the chunked delta rule on `len` tokens (multiply-adds counted
+/// as two): per chunk of c, the products K Kᵀ, Q Kᵀ, U, W and the within-chunk output
+/// (2c²(3d_k + 2d_v)), T's inverse row by row (about 2c³/3), and W·S, Q·S and the state's update
+/// (6c·d_k·d_v).
+pub fn chunked_flops(len: usize, d_k: usize, d_v: usize, chunk: usize) -> f64 {
+    let (d_k, d_v) = (d_k as f64, d_v as f64);
+    let mut total = 0.0;
+    for start in (0..len).step_by(chunk.max(1)) {
+        let c = (len - start).min(chunk.max(1)) as f64;
+        total +=
+            2.0 * c * c * (3.0 * d_k + 2.0 * d_v) + 2.0 * c * c * c / 3.0 + 6.0 * c * d_k * d_v;
+    }
+    total
+}
+
+/// Floating-point operations of the delta rule token by token: per token Sᵀk, the outer product,
+/// Sᵀq (2·d_k·d_v each) and the decay (d_k·d_v).
+pub fn recurrent_flops(len: usize, d_k: usize, d_v: usize) -> f64 {
+    7.0 * (len * d_k * d_v) as f64
+}
+
 /// Linear attention as a computation asks for it: which, and the chunk of its chunked form.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LinearSpec {
