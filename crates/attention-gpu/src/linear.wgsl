@@ -149,6 +149,19 @@ fn main(
         storageBarrier();
 
         if (p.kind == KIND_ELU) {
+            // φ(q_i)·φ(k_j) for j ≤ i, once, in T's place (elu has no T).
+            for (var e = lid; e < len * len; e += WORKGROUP) {
+                let i = e / len;
+                let j = e % len;
+                var dot = 0.0;
+                if (j <= i) {
+                    for (var r = 0u; r < dk; r++) {
+                        dot += work[qn_at + i * dk + r] * work[kn_at + j * dk + r];
+                    }
+                }
+                work[t_at + i * c + j] = dot;
+            }
+            storageBarrier();
             for (var e = lid; e < len * dv; e += WORKGROUP) {
                 let i = e / dv;
                 let d = e % dv;
@@ -160,10 +173,7 @@ fn main(
                     den += qr * work[z_at + r];
                 }
                 for (var j = 0u; j <= i; j++) {
-                    var w = 0.0;
-                    for (var r = 0u; r < dk; r++) {
-                        w += work[qn_at + i * dk + r] * work[kn_at + j * dk + r];
-                    }
+                    let w = work[t_at + i * c + j];
                     num += w * v[(start + j) * p.v_stride + kv * dv + d];
                     den += w;
                 }
@@ -248,6 +258,19 @@ fn main(
                 work[w_at + i * dk + d] = acc;
             }
             storageBarrier();
+            // lower(Q Kᵀ ⊙ e^(g_i − g_j)), once, in T's place (U and W no longer need T).
+            for (var e = lid; e < len * len; e += WORKGROUP) {
+                let i = e / len;
+                let j = e % len;
+                var value = 0.0;
+                if (j <= i) {
+                    for (var r = 0u; r < dk; r++) {
+                        value += work[qn_at + i * dk + r] * work[kn_at + j * dk + r];
+                    }
+                    value *= exp(work[g_at + i] - work[g_at + j]);
+                }
+                work[t_at + i * c + j] = value;
+            }
             // V' = U − W·S, in U's place.
             for (var e = lid; e < len * dv; e += WORKGROUP) {
                 let i = e / dv;
@@ -269,11 +292,7 @@ fn main(
                 }
                 acc *= exp(gi);
                 for (var j = 0u; j <= i; j++) {
-                    var dot = 0.0;
-                    for (var r = 0u; r < dk; r++) {
-                        dot += work[qn_at + i * dk + r] * work[kn_at + j * dk + r];
-                    }
-                    acc += dot * exp(gi - work[g_at + j]) * work[u_at + j * dv + d];
+                    acc += work[t_at + i * c + j] * work[u_at + j * dv + d];
                 }
                 if (p.gated != 0u) {
                     acc *= sigmoid(gate[(start + i) * p.o_stride + h * dv + d]);
