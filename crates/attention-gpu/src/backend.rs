@@ -603,20 +603,7 @@ enum Step<'a> {
 
 /// C [rows, cols] = A [rows, inner] · B [inner, cols], all whole row-major matrices.
 fn plain_product(rows: usize, cols: usize, inner: usize, buffers: [&wgpu::Buffer; 3]) -> Step<'_> {
-    Step::Matmul(
-        Product {
-            m: rows,
-            n: cols,
-            k: inner,
-            a: View::plain(inner),
-            b: View::plain(cols),
-            b_transposed: false,
-            c: View::plain(cols),
-            alpha: 1.0,
-            batches: 1,
-        },
-        buffers,
-    )
+    Step::Matmul(Product::plain(rows, cols, inner), buffers)
 }
 
 /// What the shaders compute: projections without biases (a trained model's have them), with

@@ -59,7 +59,7 @@ use ndarray::Array2;
 use super::buffers::Part;
 use super::context::Context;
 use super::error::GpuError;
-use super::matmul::{Product, View};
+use super::matmul::Product;
 use super::transfer::{floats, read_back};
 use super::uniforms::Slots;
 use attention_core::Config;
@@ -74,21 +74,6 @@ pub struct LinearParts {
     pub v: Array2<f32>,
     pub concat: Array2<f32>,
     pub projected: Array2<f32>,
-}
-
-/// C [rows, cols] = A [rows, inner] · B [inner, cols].
-fn product(rows: usize, cols: usize, inner: usize) -> Product {
-    Product {
-        m: rows,
-        n: cols,
-        k: inner,
-        a: View::plain(inner),
-        b: View::plain(cols),
-        b_transposed: false,
-        c: View::plain(cols),
-        alpha: 1.0,
-        batches: 1,
-    }
 }
 
 /// One submission: the projections (and x·w_β, x·w_α, x·W_g), the chunked heads, W_O; one
@@ -194,13 +179,13 @@ pub async fn run(
     let projected = storage(n * d_model, "projected");
 
     let mut products = vec![
-        (product(n, h * d_k, d_model), [&x_buf, &w_q, &q]),
-        (product(n, h_kv * d_k, d_model), [&x_buf, &w_k, &k]),
-        (product(n, h_kv * d_v, d_model), [&x_buf, &w_v, &v]),
-        (product(n, 2 * h, d_model), [&x_buf, &w_ba, &strips]),
+        (Product::plain(n, h * d_k, d_model), [&x_buf, &w_q, &q]),
+        (Product::plain(n, h_kv * d_k, d_model), [&x_buf, &w_k, &k]),
+        (Product::plain(n, h_kv * d_v, d_model), [&x_buf, &w_v, &v]),
+        (Product::plain(n, 2 * h, d_model), [&x_buf, &w_ba, &strips]),
     ];
     if let Some(w_g) = &w_g {
-        products.push((product(n, h * d_v, d_model), [&x_buf, w_g, &gate]));
+        products.push((Product::plain(n, h * d_v, d_model), [&x_buf, w_g, &gate]));
     }
     let mut slots = Slots::default();
     let offsets: Vec<u32> = products
@@ -228,7 +213,7 @@ pub async fn run(
         _pad: [0; 3],
     };
     let linear_offset = slots.push(&params);
-    let out_product = product(n, d_model, h * d_v);
+    let out_product = Product::plain(n, d_model, h * d_v);
     let out_offset = slots.push(&out_product.params());
     let uniforms = device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("linear uniforms"),

@@ -60,6 +60,21 @@ pub struct Product {
 }
 
 impl Product {
+    /// C [rows, cols] = A [rows, inner] · B [inner, cols], all whole row-major matrices.
+    pub fn plain(rows: usize, cols: usize, inner: usize) -> Self {
+        Self {
+            m: rows,
+            n: cols,
+            k: inner,
+            a: View::plain(inner),
+            b: View::plain(cols),
+            b_transposed: false,
+            c: View::plain(cols),
+            alpha: 1.0,
+            batches: 1,
+        }
+    }
+
     pub fn params(&self) -> MatmulParams {
         MatmulParams {
             m: self.m as u32,
