@@ -1,7 +1,8 @@
 //! Hugging Face model folders, as `save_pretrained` writes them (tests/fixtures/hf, made by
 //! tools/hf/make_fixtures.py with transformers and tokenizers): GPT-2, Llama (untied, sharded
 //! into four files; and tied in bf16), Mistral (a sliding window of 6), Qwen2 (biases on q, k, v;
-//! an embedding padded past the tokenizer), Qwen3 (QK-norm, heads wider than hidden / heads).
+//! an embedding padded past the tokenizer), Qwen3 (QK-norm, heads wider than hidden / heads),
+//! Gemma 2 and 3, Qwen3-Next (the hybrid: Gated DeltaNet layers among gated full attention).
 //! The lab's ids are `tokenizers`' on English, Chinese and emoji; its logits are transformers'
 //! within 10⁻⁴ at every position; its greedy generation with the KV cache is transformers'
 //! `generate`. And a bad folder is refused naming the file. Natively and in the browser.
@@ -20,10 +21,11 @@ use attention_core::api::Request;
 use attention_core::io::hf_folder::{
     Held, MAX_PARAMETERS, check_page_memory, header_held, header_parameters,
 };
+use attention_core::math::scoring::{Pairing, Position};
 use attention_core::models::generate::{GenerateSpec, Sampling, generate};
 use attention_core::models::hf::from_folder;
 use attention_core::models::{Model, ModelError, ModelRun};
-use serde_json::Value;
+use serde_json::{Value, json};
 
 const TOLERANCE: f32 = 1e-4;
 
@@ -62,6 +64,7 @@ fn folders() -> Vec<Fixture> {
         folder!("qwen3", ["model.safetensors"]),
         folder!("gemma2", ["model.safetensors"]),
         folder!("gemma3", ["model.safetensors"]),
+        folder!("qwen3_next", ["model.safetensors"]),
     ]
 }
 
@@ -83,7 +86,11 @@ fn every_layout_gives_tokenizers_ids_and_transformers_logits() {
     for (name, files, expected) in folders() {
         let model = open(name, &files);
         assert_eq!(
-            model.config.model_type.trim_end_matches("_text"),
+            model
+                .config
+                .model_type
+                .trim_end_matches("_text")
+                .replace('_', ""),
             expected["class"]
                 .as_str()
                 .unwrap()
@@ -753,4 +760,108 @@ fn gemma_reads_transformers_defaults_and_caps_its_logits() {
         assert!((capped - cap * (z / cap).tanh()).abs() < 1e-5);
         assert!(capped.abs() < cap);
     }
+}
+
+#[test]
+fn a_qwen3_next_hybrid_runs_its_linear_layers_as_gated_deltanet() {
+    let all = folders();
+    let (name, files, _) = all.iter().find(|f| f.0 == "qwen3_next").unwrap();
+    let model = open(name, files);
+    let config = model.config;
+    // Three Gated DeltaNet layers, then one of gated full attention with RoPE on a quarter of
+    // each head (16 × 0.25 = 4 dimensions).
+    let linear: Vec<bool> = (0..4).map(|l| config.is_linear(l)).collect();
+    assert_eq!(linear, [true, true, true, false]);
+    assert_eq!(config.rotary_dims, Some(4));
+    assert!(matches!(config.position_at(0), Position::None));
+    assert!(matches!(
+        config.position_at(3),
+        Position::Rope {
+            pairing: Pairing::HalfOf(4),
+            ..
+        }
+    ));
+    // transformers counts 89,992 parameters in this folder.
+    assert_eq!(model.parameter_count(), 89_992);
+
+    let run = ModelRun {
+        mask: MaskSpec::Causal,
+        temperature: 0.5,
+        ..ModelRun::default()
+    };
+    let forward = model.read("The cat sat on the mat.", &run).unwrap();
+    let first = &forward.layers[0].attention;
+    assert!(first.config.linear().is_some(), "layer 0 is linear");
+    assert_eq!(first.linear.len(), 4, "β, α and the state of every head");
+    assert!(first.linear[0].alpha.is_some());
+    assert!(
+        first.linear[0]
+            .beta
+            .iter()
+            .all(|&b| (0.0..=1.0).contains(&b))
+    );
+    // The hidden matrix: each head's output before its gate is A·V.
+    let head = &first.heads[0];
+    let ungated = head.weights.dot(&head.v);
+    let gate = &first.gates[0];
+    let worst = (&ungated * gate - &head.output)
+        .iter()
+        .fold(0.0f32, |m, d| m.max(d.abs()));
+    assert!(worst < 1e-4, "A·V times the gate is the output: {worst}");
+    // The temperature acts on the softmax layer only.
+    assert_eq!(first.config.temperature(), 1.0);
+    let last = &forward.layers[3].attention;
+    assert!(last.config.linear().is_none() && last.config.temperature() == 0.5);
+    assert_eq!(last.gates.len(), 4, "the full layer's sigmoid gate");
+    assert!(last.gates[0].iter().all(|&g| (0.0..=1.0).contains(&g)));
+
+    // The mixed cache: states of a fixed size for the linear layers, keys and values for the
+    // full one.
+    let mut cache = attention_core::models::generate::KvCache::new(&model);
+    let ids: Vec<u32> = model
+        .tokenize("The cat")
+        .into_iter()
+        .map(|(_, id)| id)
+        .collect();
+    model.extend(&mut cache, &ids, 1.0);
+    let states = cache.linear.iter().flatten().count();
+    assert_eq!(states, 3);
+    let before = cache.bytes();
+    model.extend(&mut cache, &ids[..1], 1.0);
+    // One more token adds one key and one value row (2 K/V heads × 16) to the full layer only.
+    assert_eq!(cache.bytes() - before, 2 * 2 * 16 * 4);
+
+    // What the lab cannot run is refused, naming the field.
+    for (field, value, says) in [
+        ("num_experts", json!(8), "num_experts"),
+        (
+            "layer_types",
+            json!([
+                "linear_attention",
+                "full_attention",
+                "linear_attention",
+                "linear_attention"
+            ]),
+            "layer_types",
+        ),
+        ("linear_num_value_heads", json!(8), "linear_num_value_heads"),
+        (
+            "partial_rotary_factor",
+            json!(0.01),
+            "partial_rotary_factor",
+        ),
+    ] {
+        let e = refused(&config_with(files, field, value));
+        assert!(e.contains(says), "{field}: {e}");
+    }
+    // A stream's rolling cache has no keys to drop in a linear layer: said, not run.
+    let e = attention_core::models::stream::stream_check(
+        &model,
+        attention_core::models::stream::StreamSpec {
+            window: 8,
+            sink_tokens: 0,
+        },
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("hybrid"), "{e}");
 }

@@ -144,6 +144,8 @@ pub fn random_params(seed: u64) -> Params {
         trace: true,
         linear: None,
         output_gate: false,
+        linear_weights: None,
+        gate_weights: None,
     }
 }
 

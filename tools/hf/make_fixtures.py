@@ -87,7 +87,7 @@ def small(config_class, **fields):
     return config_class(**fields)
 
 
-def make(name, tok, config, dtype=torch.float32, shard=None, out=None, expect=True):
+def make(name, tok, config, dtype=torch.float32, shard=None, out=None, expect=True, tweak=None):
     folder = (out or OUT / name)
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
@@ -102,6 +102,8 @@ def make(name, tok, config, dtype=torch.float32, shard=None, out=None, expect=Tr
                 p.normal_(0.0, 0.2)
             else:
                 p.add_(torch.randn_like(p) * 0.1)
+        if tweak:
+            tweak(model)
     model = model.to(dtype)
     model.eval()
     kwargs = {"safe_serialization": True}
@@ -194,6 +196,16 @@ def main():
             layer_types=["sliding_attention", "sliding_attention", "full_attention"],
             rope_theta=1000000.0, rope_local_base_freq=10000.0, pad_token_id=0, bos_token_id=1,
             eos_token_id=2)),
+        # Qwen3-Next (the hybrid layout): three Gated DeltaNet layers then a gated full-attention
+        # one, RoPE on a quarter of each head, dense MLPs (no experts). A is drawn in [0.5, 2]
+        # so that the decay keeps a visible memory.
+        "qwen3_next": lambda: make("qwen3_next", qwen_tok, transformers.Qwen3NextConfig(
+            **{**common, "num_hidden_layers": 4}, num_key_value_heads=2, head_dim=16,
+            vocab_size=qwen_tok.get_vocab_size(), partial_rotary_factor=0.25, linear_num_key_heads=4,
+            linear_num_value_heads=4, linear_key_head_dim=16, linear_value_head_dim=16,
+            linear_conv_kernel_dim=4, num_experts=0, tie_word_embeddings=False),
+            tweak=lambda m: [layer.linear_attn.A_log.data.uniform_(0.5, 2.0).log_()
+                             for layer in m.model.layers if hasattr(layer, "linear_attn")]),
     }
     for name, job in jobs.items():
         if not names or name in names:

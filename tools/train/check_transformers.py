@@ -21,7 +21,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
 # Each model folder, with the fixtures its training run wrote.
-MODELS = {"gpt2": "gpt2.json", "llama": "llama.json"}
+MODELS = {"gpt2": "gpt2.json", "llama": "llama.json", "hybrid": "hybrid.json"}
 
 
 def compare(name, logits, fixtures):
@@ -39,6 +39,17 @@ def compare(name, logits, fixtures):
 def check(folder):
     config = json.loads((folder / "config.json").read_text())
     fixtures = json.loads((ROOT / "tests" / "fixtures" / MODELS[folder.name]).read_text(encoding="utf-8"))["fixtures"]
+    if config["model_type"] == "qwen3_next":
+        # Qwen3-Next has no Flax port: PyTorch's class only.
+        import torch
+        from transformers import Qwen3NextConfig, Qwen3NextForCausalLM
+        loaded = Qwen3NextConfig.from_pretrained(folder)
+        print(f"{folder.name}: {type(loaded).__name__}, layers {loaded.layer_types}, {loaded.num_attention_heads} heads, "
+              f"{loaded.num_key_value_heads} K/V heads, {loaded.linear_num_value_heads} linear heads, {loaded.hidden_size} wide")
+        torch_model = Qwen3NextForCausalLM.from_pretrained(folder).eval()
+        with torch.no_grad():
+            logits = [torch_model(torch.tensor([f["ids"]])).logits[0].numpy() for f in fixtures]
+        return compare("Qwen3NextForCausalLM", logits, fixtures)
     if config["model_type"] == "llama":
         from transformers import FlaxLlamaForCausalLM as Flax, LlamaConfig as Config
         torch_class = "LlamaForCausalLM"

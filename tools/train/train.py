@@ -12,6 +12,7 @@ import argparse
 import collections
 import json
 import math
+import pickle
 import re
 import time
 import unicodedata
@@ -24,6 +25,7 @@ import optax
 from safetensors.numpy import save_file
 
 import data
+import hybrid
 import llama
 import model
 from probes import ENGLISH_PASSAGE, CHINESE_PASSAGE
@@ -116,7 +118,9 @@ def head_scores(params, rows, heads, target):
     seq = rows.shape[1]
     queries = [i for i in range(seq) if target(i) is not None]
     keys = [target(i) for i in queries]
-    return [np.asarray(w[:, :, queries, keys].mean(axis=(0, 2))).round(4).tolist() for w in weights]
+    # A hybrid's linear layers have no softmax weights (None there).
+    return [np.asarray(w[:, :, queries, keys].mean(axis=(0, 2))).round(4).tolist() if not isinstance(w, tuple) else None
+            for w in weights]
 
 
 def measure(params, vocab, index, held, heads, context, seed):
@@ -156,6 +160,40 @@ def measure(params, vocab, index, held, heads, context, seed):
 
 def hf_config(args, vocab_size):
     """config.json as Hugging Face transformers reads it for this architecture."""
+    if args.arch == "hybrid":
+        return {
+            "architectures": ["Qwen3NextForCausalLM"],
+            "model_type": "qwen3_next",
+            "vocab_size": vocab_size,
+            "hidden_size": args.d,
+            "intermediate_size": args.mlp,
+            "num_hidden_layers": args.layers,
+            "num_attention_heads": args.heads,
+            "num_key_value_heads": args.kv_heads,
+            "head_dim": args.d // args.heads,
+            "layer_types": hybrid.layer_types(args.layers),
+            "full_attention_interval": 4,
+            "linear_num_key_heads": args.heads,
+            "linear_num_value_heads": args.heads,
+            "linear_key_head_dim": args.d // args.heads,
+            "linear_value_head_dim": args.d // args.heads,
+            "linear_conv_kernel_dim": hybrid.CONV,
+            "partial_rotary_factor": hybrid.ROTARY,
+            "hidden_act": "silu",
+            "max_position_embeddings": args.context,
+            "rms_norm_eps": hybrid.EPS,
+            "rope_theta": hybrid.BASE,
+            "rope_scaling": None,
+            "attention_bias": False,
+            "attention_dropout": 0.0,
+            "num_experts": 0,
+            "decoder_sparse_step": 1,
+            "mlp_only_layers": [],
+            "tie_word_embeddings": True,
+            "bos_token_id": 0,
+            "eos_token_id": 0,
+            "torch_dtype": "float32",
+        }
     if args.arch == "llama":
         return {
             "architectures": ["LlamaForCausalLM"],
@@ -221,6 +259,15 @@ def export(params, vocab, args, out, metrics):
         ids = encode(normalise(text), index)
         logits, weights = net.forward(params, jnp.asarray(ids[None, :]), args.heads, collect=True)
         logits = np.asarray(logits[0])
+        linear = None
+        if isinstance(weights[0], tuple):
+            # A hybrid: layer 0 is Gated DeltaNet (its β, α and output before the norm, per head
+            # [heads, seq]); the weights checked are the first full layer's.
+            beta, alpha, o = (np.asarray(w[0]) for w in weights[0])
+            linear = {"beta": beta.T.round(6).tolist(), "alpha": alpha.T.round(6).tolist(),
+                      "output": np.swapaxes(o, 0, 1).round(6).tolist()}
+            full = [i for i, w in enumerate(weights) if not isinstance(w, tuple)]
+            weights = [weights[i] for i in full]
         chosen = sorted(set(range(0, len(vocab), max(1, len(vocab) // 48))) | set(np.argsort(-logits, axis=-1)[:, :5].ravel().tolist()))
         fixture = {
             "text": text,
@@ -229,6 +276,9 @@ def export(params, vocab, args, out, metrics):
             "logits": logits[:, chosen].round(6).tolist(),
             "layer0_weights": np.asarray(weights[0][0]).round(6).tolist(),
         }
+        if linear is not None:
+            fixture["layer0_linear"] = linear
+            fixture["weights_layer"] = full[0]
         n = len(ids)
         if n > 64:
             # A long input keeps a few positions (`rows`) spread over it, ends included: the
@@ -237,6 +287,9 @@ def export(params, vocab, args, out, metrics):
             fixture["rows"] = rows
             fixture["logits"] = [fixture["logits"][r] for r in rows]
             fixture["layer0_weights"] = [[head[r] for r in rows] for head in fixture["layer0_weights"]]
+            if linear is not None:
+                fixture["layer0_linear"] = {name: [[head[r] for r in rows] for head in value]
+                                            for name, value in linear.items()}
         fixtures.append(fixture)
     args.fixtures.parent.mkdir(parents=True, exist_ok=True)
     args.fixtures.write_text(json.dumps({"fixtures": fixtures}, ensure_ascii=False) + "\n", encoding="utf-8")
@@ -245,8 +298,9 @@ def export(params, vocab, args, out, metrics):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--arch", choices=["gpt2", "llama"], default="gpt2",
-                        help="gpt2: assets/gpt2; llama: assets/llama (RoPE, RMSNorm, SwiGLU, GQA), GPT-2's vocabulary")
+    parser.add_argument("--arch", choices=["gpt2", "llama", "hybrid"], default="gpt2",
+                        help="gpt2: assets/gpt2; llama: assets/llama (RoPE, RMSNorm, SwiGLU, GQA), GPT-2's vocabulary; "
+                        "hybrid: assets/hybrid (Qwen3-Next: 3 Gated DeltaNet layers to 1 gated full-attention layer)")
     parser.add_argument("--steps", type=int, default=6000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--layers", type=int, default=3)
@@ -262,6 +316,9 @@ def main():
     parser.add_argument("--synthetic-early", type=float, default=0.4, help="that share for the first --early-steps steps")
     parser.add_argument("--early-steps", type=int, default=3000)
     parser.add_argument("--eval-every", type=int, default=1000)
+    parser.add_argument("--checkpoint", type=Path, help="a file to save the run to every --checkpoint-every steps and resume from "
+                        "when it exists (a long run survives being stopped; the result is the same as in one go)")
+    parser.add_argument("--checkpoint-every", type=int, default=250)
     parser.add_argument("--out", type=Path, help="default: assets/gpt2 (gpt2), assets/llama (llama)")
     parser.add_argument("--fixtures", type=Path, help="where the logits the Rust forward pass must reproduce go "
                         "(default: tests/fixtures/gpt2.json, tests/fixtures/llama.json)")
@@ -269,11 +326,11 @@ def main():
                         "(default for llama: assets/gpt2/vocab.json, the GPT-2 model's)")
     args = parser.parse_args()
     global net
-    net = llama if args.arch == "llama" else model
+    net = {"llama": llama, "hybrid": hybrid}.get(args.arch, model)
     name = args.arch
     args.out = args.out or ROOT / "assets" / name
     args.fixtures = args.fixtures or ROOT / "tests" / "fixtures" / f"{name}.json"
-    if args.arch == "llama" and args.vocab_from is None:
+    if args.arch in ("llama", "hybrid") and args.vocab_from is None:
         args.vocab_from = ROOT / "assets" / "gpt2" / "vocab.json"
 
     started = time.time()
@@ -290,7 +347,10 @@ def main():
     held = {lang: corpus[lang][1] for lang in corpus}
     print(f"data: {sum(len(s) for s in streams) / 1e6:.2f} M training characters, vocabulary {len(vocab)}", flush=True)
 
-    if args.arch == "llama":
+    if args.arch == "hybrid":
+        params = hybrid.init(jax.random.PRNGKey(args.seed), len(vocab), args.d, args.layers, args.heads, args.kv_heads,
+                             args.mlp, args.heads, args.d // args.heads)
+    elif args.arch == "llama":
         params = llama.init(jax.random.PRNGKey(args.seed), len(vocab), args.d, args.layers, args.heads, args.kv_heads, args.mlp)
     else:
         params = model.init(jax.random.PRNGKey(args.seed), len(vocab), args.d, args.layers, args.heads, args.context)
@@ -310,7 +370,15 @@ def main():
     batches = Batches(streams, len(vocab), args.context, args.batch, args.synthetic, args.seed)
     history = []
     losses = []
-    for i in range(1, args.steps + 1):
+    first = 1
+    if args.checkpoint and args.checkpoint.exists():
+        saved = pickle.loads(args.checkpoint.read_bytes())
+        params = {k: jnp.asarray(v) for k, v in saved["params"].items()}
+        state = jax.tree_util.tree_map(jnp.asarray, saved["state"])
+        batches.rng, history, losses, first = saved["rng"], saved["history"], saved["losses"], saved["step"] + 1
+        started = time.time() - saved["seconds"]
+        print(f"resumed from {args.checkpoint} after step {saved['step']}", flush=True)
+    for i in range(first, args.steps + 1):
         # More repeated strings early: induction heads form sooner (then prose takes over).
         batches.synthetic = args.synthetic_early if i <= args.early_steps else args.synthetic
         x, y = next(batches)
@@ -318,11 +386,18 @@ def main():
         losses.append(float(loss))
         if i % 100 == 0:
             print(f"step {i}: loss {np.mean(losses[-100:]):.3f} ({time.time() - started:.0f} s)", flush=True)
+        if args.checkpoint and i % args.checkpoint_every == 0:
+            args.checkpoint.parent.mkdir(parents=True, exist_ok=True)
+            saved = {"params": {k: np.asarray(v) for k, v in params.items()},
+                     "state": jax.tree_util.tree_map(np.asarray, state), "rng": batches.rng,
+                     "history": history, "losses": losses, "step": i, "seconds": time.time() - started}
+            args.checkpoint.with_suffix(".tmp").write_bytes(pickle.dumps(saved))
+            args.checkpoint.with_suffix(".tmp").replace(args.checkpoint)
         if i % args.eval_every == 0 or i == args.steps:
             m = measure(params, vocab, index, held, args.heads, args.context, args.seed)
             history.append({"step": i, "train_loss": float(np.mean(losses[-100:])), **m})
-            best_prev = max(max(h) for h in m["previous_token"])
-            best_ind = max(max(h) for h in m["induction"][1:]) if args.layers > 1 else 0
+            best_prev = max(max(h) for h in m["previous_token"] if h is not None)
+            best_ind = max((max(h) for h in m["induction"][1:] if h is not None), default=0)
             print(f"  eval {i}: en top-1 {m['en_held_out_top1']:.3f}, zh top-5 {m['zh_held_out_top5']:.3f}, "
                   f"previous-token {best_prev:.2f}, induction {best_ind:.2f}", flush=True)
 
@@ -330,7 +405,7 @@ def main():
     val = np.concatenate([windows(stream(held[l], index), args.context, 64, val_rng) for l in ("en", "zh")])
     val_loss = float(loss_fn(params, jnp.asarray(val[:, :-1]), jnp.asarray(val[:, 1:]), args.heads))
     metrics = {
-        "command": "python train.py " + " ".join(f"--{k.replace('_', '-')} {v}" for k, v in vars(args).items() if k not in ("out", "fixtures", "vocab_from")),
+        "command": "python train.py " + " ".join(f"--{k.replace('_', '-')} {v}" for k, v in vars(args).items() if k not in ("out", "fixtures", "vocab_from", "checkpoint", "checkpoint_every")),
         "parameters": count,
         "vocabulary": len(vocab),
         "training_characters": int(sum(len(s) for s in streams)),

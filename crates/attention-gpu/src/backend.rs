@@ -612,6 +612,21 @@ fn supported(config: &Config) -> Result<(), GpuError> {
     if config.weights().biases.is_some() {
         return Err(GpuError::Unsupported("projection biases"));
     }
+    if let Position::Rope {
+        pairing: Pairing::HalfOf(_),
+        ..
+    } = config.shaping().position
+    {
+        return Err(GpuError::Unsupported("RoPE on part of each head"));
+    }
+    if config.linear().is_some_and(|(_, w)| w.conv.is_some()) {
+        return Err(GpuError::Unsupported(
+            "a short convolution before linear attention",
+        ));
+    }
+    if config.output_gate().is_some() && config.gate().is_none() {
+        return Err(GpuError::Unsupported("a normed SiLU output gate"));
+    }
 
     Ok(())
 }

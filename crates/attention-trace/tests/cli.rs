@@ -888,3 +888,53 @@ fn a_gemma_folder_runs_from_the_command_line() {
     assert!(t["predictions"].is_array());
     assert!(t["token_ids"].as_array().unwrap().len() > 3);
 }
+
+#[test]
+fn a_qwen3_next_hybrid_folder_runs_and_generates_from_the_command_line() {
+    let folder = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/fixtures/hf/qwen3_next"
+    );
+    let input =
+        serde_json::json!({"model": {"path": folder}, "sentence": "The cat sat on the mat."});
+    let t = trace(&input.to_string());
+    assert_eq!(t["layout"], "qwen3_next");
+    assert_eq!(t["n_layer"], 4);
+    assert!(t["predictions"].is_array());
+    let kinds: Vec<&str> = (0..4)
+        .map(|l| t["layers"][l]["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "linear_attention",
+            "linear_attention",
+            "linear_attention",
+            "full_attention"
+        ]
+    );
+    // A linear head carries β, α, its hidden matrix, its state and its gate.
+    let head = &t["layers"][0]["heads"][0];
+    for field in ["beta", "alpha", "matrix", "state", "states", "gate"] {
+        assert!(head[field].is_array(), "{field}");
+    }
+    assert_eq!(t["layers"][3]["output_gate"], true);
+    // Generation runs with the mixed cache: a key and a value per token for the one full
+    // layer only (2 K/V heads × 16 numbers × 4 bytes each).
+    let generate = serde_json::json!({
+        "model": {"path": folder},
+        "sentence": "The cat sat.",
+        "generate": {"steps": 4, "sampling": "greedy"}
+    });
+    let g = trace(&generate.to_string());
+    assert_eq!(g["steps"].as_array().unwrap().len(), 4);
+    assert_eq!(g["cache_bytes_per_token"]["this_model"], 2 * 2 * 16 * 4);
+    // A rolling cache is refused for a hybrid, with exit 2 and the reason.
+    let stream = serde_json::json!({
+        "model": {"path": folder},
+        "stream_eval": {"text": "The cat sat on the mat. The cat sat on the mat.", "window": 8}
+    });
+    let (code, _, stderr) = run(&stream.to_string());
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("hybrid"), "{stderr}");
+}

@@ -117,6 +117,9 @@ fn en_stream(e: &StreamError) -> String {
         StreamError::LearnedPositions => {
             "This model's learned positions cannot move inside a cache: choose the Llama layout to stream.".into()
         }
+        StreamError::Hybrid => {
+            "A hybrid's linear layers keep a fixed-size state, not keys one could drop: streaming with a rolling cache is for softmax models.".into()
+        }
         StreamError::ZeroWindow => "The window must hold at least 1 character.".into(),
         StreamError::SinksNotBelowWindow {
             sink_tokens,
@@ -145,6 +148,9 @@ fn zh_stream(e: &StreamError) -> String {
         StreamError::Text(e) => zh_generate(e),
         StreamError::LearnedPositions => {
             "这个模型的位置是学出来的，不能在缓存里移动：请选择 Llama 结构来做流式读取。".into()
+        }
+        StreamError::Hybrid => {
+            "混合模型的线性层保存的是固定大小的状态，没有可以丢弃的键：滚动缓存的流式读取只适用于 softmax 模型。".into()
         }
         StreamError::ZeroWindow => "窗口至少要容纳 1 个字符。".into(),
         StreamError::SinksNotBelowWindow {

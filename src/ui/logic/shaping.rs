@@ -54,10 +54,11 @@ pub fn rope_views(trace: &Trace, head: usize) -> Option<RopeViews> {
         legend: Legend::SharedTurns,
         blocks: None,
     };
-    let pairs: Vec<(usize, usize, usize, f64)> = (0..d_k / 2)
+    let r = pairing.rotated(d_k);
+    let pairs: Vec<(usize, usize, usize, f64)> = (0..r / 2)
         .map(|p| {
-            let (a, b) = pairing.dims(p, d_k);
-            (p, a, b, base.powf(-2.0 * p as f64 / d_k as f64))
+            let (a, b) = pairing.dims(p, r);
+            (p, a, b, base.powf(-2.0 * p as f64 / r as f64))
         })
         .collect();
     let positions = config.seq_len().max(config.key_len());

@@ -116,6 +116,12 @@ pub fn explain_json(
 ) -> Result<Value, String> {
     let n_heads = trace.config.dims().n_heads;
     let head = counted("explain.head", "heads", asked.head, n_heads)?;
+    if trace.config.linear().is_some() {
+        return Err(format!(
+            "explain.layer: layer {} is linear attention, which has no q·k score to take apart (its hidden matrix A is in the trace)",
+            asked.layer
+        ));
+    }
     let reading = Reading::new(trace, components, head).map_err(|e: ExplainError| e.to_string())?;
     let mut out = json!({
         "layer": asked.layer,

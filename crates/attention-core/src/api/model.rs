@@ -17,6 +17,13 @@ pub fn forward_json(model: &Model, forward: &Forward) -> Result<String, serde_js
         .iter()
         .map(|layer| {
             json!({
+                // Qwen3-Next's names: a hybrid's layers are one kind or the other.
+                "kind": if layer.attention.config.linear().is_some() {
+                    "linear_attention"
+                } else {
+                    "full_attention"
+                },
+                "output_gate": layer.attention.config.output_gate().is_some(),
                 "heads": trace_heads_json(&layer.attention),
                 "residual_in": matrix_json(layer.residual_in.view()),
                 "attention_output": matrix_json(layer.attention.projected.view()),
@@ -34,7 +41,14 @@ pub fn forward_json(model: &Model, forward: &Forward) -> Result<String, serde_js
                 .collect()
         })
         .collect();
-    let first = &forward.layers[0].attention;
+    // The run's temperature and mask as a softmax layer has them (a hybrid's linear layers
+    // have neither).
+    let first = forward
+        .layers
+        .iter()
+        .map(|l| &l.attention)
+        .find(|a| a.config.linear().is_none())
+        .unwrap_or(&forward.layers[0].attention);
     serde_json::to_string(&json!({
         "model": model.name,
         "layout": model.config.model_type,

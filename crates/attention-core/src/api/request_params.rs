@@ -89,6 +89,8 @@ impl Request {
             shaping: self.shaping(),
             linear: self.linear.map(|l| l.spec()),
             output_gate: self.output_gate.unwrap_or(false),
+            linear_weights: None,
+            gate_weights: None,
         })
     }
 }

@@ -262,9 +262,10 @@ impl<'a> Reading<'a> {
         }
         if let Position::Rope { base, pairing } = shaping.position {
             let at = position + shaping.offset;
-            for p in 0..d_k / 2 {
-                let (a, b) = pairing.dims(p, d_k);
-                let (sin, cos) = rope_angle(at, p, d_k, base).sin_cos();
+            let r = pairing.rotated(d_k);
+            for p in 0..r / 2 {
+                let (a, b) = pairing.dims(p, r);
+                let (sin, cos) = rope_angle(at, p, r, base).sin_cos();
                 for mut row in out.rows_mut() {
                     let (x1, x2) = (row[a], row[b]);
                     row[a] = x1 * cos - x2 * sin;

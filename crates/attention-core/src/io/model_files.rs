@@ -51,6 +51,15 @@ impl ConfigJson {
             .map(|a| a.iter().map(|v| v.as_str().unwrap_or("")).collect())
     }
 
+    /// A list of whole numbers (`"mlp_only_layers": [0, 3]`); `None` if any entry is not one.
+    pub fn usizes(&self, name: &str) -> Option<Vec<usize>> {
+        self.0.get(name).and_then(Value::as_array).and_then(|a| {
+            a.iter()
+                .map(|v| v.as_u64().and_then(|n| usize::try_from(n).ok()))
+                .collect()
+        })
+    }
+
     pub fn str(&self, name: &str) -> Option<&str> {
         self.0.get(name).and_then(Value::as_str)
     }

@@ -177,12 +177,13 @@ pub fn recurrent(
                 output.row_mut(t).assign(&o);
             }
             LinearKind::Delta | LinearKind::GatedDelta => {
-                state *= input.log_alpha[t].exp();
-                // What the state says for k_t, moved toward v_t by β_t.
-                let said = state.t().dot(&k_t);
-                let delta = (&v_t - &said) * input.beta[t];
-                outer_add(&mut state, k_t, delta.view(), 1.0);
-                output.row_mut(t).assign(&state.t().dot(&q_t));
+                let o = delta_step(
+                    &mut state,
+                    [q_t, k_t, v_t],
+                    input.beta[t],
+                    input.log_alpha[t],
+                );
+                output.row_mut(t).assign(&o);
             }
         }
         if t < keep_states {
@@ -194,6 +195,22 @@ pub fn recurrent(
         state,
         states,
     }
+}
+
+/// One token of the (gated) delta rule on `state` [d_k, d_v]: S ← α S; S ← S + k ⊗ β (v − Sᵀk);
+/// returns o = Sᵀq. q and k as [`prepared`] gives them (what a KV cache's decoding step runs).
+pub fn delta_step(
+    state: &mut Array2<f32>,
+    [q, k, v]: [ArrayView1<f32>; 3],
+    beta: f32,
+    log_alpha: f32,
+) -> Array1<f32> {
+    *state *= log_alpha.exp();
+    // What the state says for k, moved toward v by β.
+    let said = state.t().dot(&k);
+    let delta = (&v - &said) * beta;
+    outer_add(state, k, delta.view(), 1.0);
+    state.t().dot(&q)
 }
 
 /// state += scale · a ⊗ b.
@@ -422,6 +439,10 @@ pub struct LinearWeights {
     pub a_log: Array1<f32>,
     /// [n_heads]
     pub dt_bias: Array1<f32>,
+    /// Gated DeltaNet's short convolution (a trained model's; `None` for the lab's own heads):
+    /// [channels, taps] over the projections' columns Q, then K, then V, each channel's last
+    /// `taps` rows weighted (the last tap on the row itself), then SiLU ([`short_conv`]).
+    pub conv: Option<Array2<f32>>,
 }
 
 impl LinearWeights {
@@ -438,6 +459,7 @@ impl LinearWeights {
                 (0.05 + 0.95 * rng.next_unit() as f32).ln()
             }),
             dt_bias: Array1::ones(heads),
+            conv: None,
         }
     }
 
@@ -458,6 +480,77 @@ impl LinearWeights {
             Array1::zeros(x.nrows())
         };
         (beta, log_alpha)
+    }
+}
+
+/// A causal depthwise convolution then SiLU over the rows of `x` [T, channels] (`w` [channels,
+/// taps]): out[t, c] = SiLU(Σ_j w[c, j] · x[t − (taps − 1) + j, c]), rows before the first
+/// counted as zeros. Gated DeltaNet runs it on q, k and v before the delta rule (transformers'
+/// `conv1d` with `padding = taps − 1`, cut to the first T rows).
+pub fn short_conv(x: ArrayView2<f32>, w: ArrayView2<f32>) -> Array2<f32> {
+    let (t_len, channels) = x.dim();
+    let taps = w.ncols();
+    Array2::from_shape_fn((t_len, channels), |(t, c)| {
+        let mut sum = 0.0f32;
+        for j in 0..taps {
+            if let Some(row) = (t + j + 1).checked_sub(taps) {
+                sum += w[[c, j]] * x[[row, c]];
+            }
+        }
+        silu(sum)
+    })
+}
+
+fn silu(z: f32) -> f32 {
+    z / (1.0 + (-z).exp())
+}
+
+/// What multiplies each head's output before W_O.
+#[derive(Debug, Clone, PartialEq)]
+pub enum OutputGate {
+    /// σ(x·W_g), W_g [d_model, n_heads·d_v] (Qiu et al., 2025; Qwen3-Next's full attention).
+    Sigmoid(Array2<f32>),
+    /// Gated DeltaNet's: the head's output over its root mean square, times γ [d_v] and
+    /// SiLU(x·W_z) (W_z [d_model, n_heads·d_v]; Qwen3-Next's `RMSNormGated`).
+    NormSilu {
+        w_z: Array2<f32>,
+        gamma: Array1<f32>,
+        epsilon: f32,
+    },
+}
+
+impl OutputGate {
+    /// W_g of a sigmoid gate; `None` for the normed one.
+    pub fn sigmoid(&self) -> Option<&Array2<f32>> {
+        match self {
+            Self::Sigmoid(w) => Some(w),
+            Self::NormSilu { .. } => None,
+        }
+    }
+
+    /// What head `head`'s `output` [T, d_v] (its queries the rows of `x` [T, d_model]) is
+    /// multiplied by, element-wise: σ(x·W_g), or γ·SiLU(x·W_z) / rms(output row).
+    pub fn factor(&self, x: ArrayView2<f32>, head: usize, output: ArrayView2<f32>) -> Array2<f32> {
+        let d_v = output.ncols();
+        match self {
+            Self::Sigmoid(w) => gate(x, w, head, d_v),
+            Self::NormSilu {
+                w_z,
+                gamma,
+                epsilon,
+            } => {
+                let z = x.dot(&w_z.slice(s![.., head * d_v..(head + 1) * d_v]));
+                let mut factor = z.mapv(silu);
+                for (mut row, out) in factor.rows_mut().into_iter().zip(output.rows()) {
+                    let mean_square = out.mapv(|v| v * v).sum() / d_v.max(1) as f32;
+                    let inverse = 1.0 / (mean_square + epsilon).sqrt();
+                    for (f, &g) in row.iter_mut().zip(gamma) {
+                        *f *= g * inverse;
+                    }
+                }
+                factor
+            }
+        }
     }
 }
 

@@ -22,6 +22,9 @@ pub enum Pairing {
     Half,
     /// Dimension 2p with 2p + 1 (GPT-J, Meta's original Llama).
     Interleaved,
+    /// RoPE on the first `r` dimensions only, "half" pairing among them (p with p + r/2); the
+    /// rest pass unturned (Qwen3-Next, GLM: `partial_rotary_factor`).
+    HalfOf(usize),
 }
 
 impl Pairing {
@@ -29,13 +32,22 @@ impl Pairing {
         match self {
             Self::Half => "half",
             Self::Interleaved => "interleaved",
+            Self::HalfOf(_) => "partial",
         }
     }
 
-    /// The two dimensions of pair `p` of `d_k`.
-    pub fn dims(self, p: usize, d_k: usize) -> (usize, usize) {
+    /// How many of a head's `d_k` dimensions turn (all, or the first r).
+    pub fn rotated(self, d_k: usize) -> usize {
         match self {
-            Self::Half => (p, p + d_k / 2),
+            Self::HalfOf(r) => r.min(d_k),
+            Self::Half | Self::Interleaved => d_k,
+        }
+    }
+
+    /// The two dimensions of pair `p` of the `r` that turn ([`Pairing::rotated`]).
+    pub fn dims(self, p: usize, r: usize) -> (usize, usize) {
+        match self {
+            Self::Half | Self::HalfOf(_) => (p, p + r / 2),
             Self::Interleaved => (2 * p, 2 * p + 1),
         }
     }
@@ -343,7 +355,8 @@ pub fn rope_table(base: f64, d_k: usize, first: usize, rows: usize) -> Vec<f32> 
 /// RoPE in place: row r of `x` [len, d_k] sits at position `first + r`; its pair p (of the
 /// `pairing`) turns by the angle position · base^(−2p/d_k). d_k is even (checked).
 pub fn rope(mut x: ArrayViewMut2<f32>, base: f64, pairing: Pairing, first: usize) {
-    let d_k = x.ncols();
+    // The dimensions that turn: a partial rotation's frequencies are those of an r-wide head.
+    let d_k = pairing.rotated(x.ncols());
     let pairs = d_k / 2;
     let thetas: Vec<f64> = (0..pairs)
         .map(|p| base.powf(-2.0 * p as f64 / d_k as f64))

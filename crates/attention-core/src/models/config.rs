@@ -55,6 +55,13 @@ pub struct ModelConfig {
     /// √(d_k / query_pre_attn_scalar), is folded into W_Q (or QK-norm's γ for q) as the model
     /// is read, so the lab's q·k/√d_k is Gemma's score; `None`: 1.
     pub query_scale: Option<f32>,
+    /// A hybrid (Qwen3-Next): layer i is full attention when i + 1 is a multiple of this, Gated
+    /// DeltaNet otherwise; `None`: every layer is softmax attention.
+    pub hybrid_every: Option<usize>,
+    /// RoPE on the first r dimensions of each head only (`partial_rotary_factor`); `None`: all.
+    pub rotary_dims: Option<usize>,
+    /// The taps of a hybrid's short convolution before the delta rule (0 when there is none).
+    pub conv_taps: usize,
 }
 
 impl ModelConfig {
@@ -77,9 +84,15 @@ impl ModelConfig {
         } else {
             Position::Rope {
                 base: self.rope_theta,
-                pairing: Pairing::Half,
+                pairing: self.rotary_dims.map_or(Pairing::Half, Pairing::HalfOf),
             }
         }
+    }
+
+    /// Whether layer `layer` is linear attention (a hybrid's Gated DeltaNet).
+    pub fn is_linear(&self, layer: usize) -> bool {
+        self.hybrid_every
+            .is_some_and(|every| !(layer + 1).is_multiple_of(every.max(1)))
     }
 
     /// The sliding window of layer `layer`: `sliding_window`, except on Gemma's layers of full
@@ -94,6 +107,11 @@ impl ModelConfig {
     /// Where positions enter layer `layer`'s attention: [`ModelConfig::position`], with Gemma
     /// 3's local base on its sliding layers.
     pub fn position_at(&self, layer: usize) -> Position {
+        if self.is_linear(layer) {
+            // The delta rule reads no positions: the order is in the recurrence (and the
+            // convolution before it).
+            return Position::None;
+        }
         match (self.position(), self.rope_local_theta) {
             (Position::Rope { pairing, .. }, Some(base)) if self.window(layer).is_some() => {
                 Position::Rope { base, pairing }

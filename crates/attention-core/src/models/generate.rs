@@ -34,23 +34,55 @@ pub struct KvCache {
     pub width: usize,
     /// Positions cached.
     pub len: usize,
+    /// A hybrid's linear layers keep no keys: a state per head and the convolution's last rows
+    /// instead, of a fixed size however long the text (`None` for a softmax layer).
+    pub linear: Vec<Option<LinearCache>>,
+}
+
+/// What a Gated DeltaNet layer carries from one token to the next.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LinearCache {
+    /// Per head: S [d_k, d_v].
+    pub states: Vec<Array2<f32>>,
+    /// The last taps − 1 rows of q, k and v side by side before the convolution.
+    pub conv_rows: Array2<f32>,
 }
 
 impl KvCache {
     /// An empty cache for `model`.
     pub fn new(model: &Model) -> Self {
         let layers = model.blocks.len();
+        let (heads, d_head) = (model.config.n_heads, model.config.d_head());
+        let taps = model.config.conv_taps;
         Self {
             keys: vec![Vec::new(); layers],
             values: vec![Vec::new(); layers],
-            width: model.config.n_kv_heads * model.config.d_head(),
+            width: model.config.n_kv_heads * d_head,
             len: 0,
+            linear: model
+                .blocks
+                .iter()
+                .map(|b| {
+                    b.linear.as_ref().map(|_| LinearCache {
+                        states: vec![Array2::zeros((d_head, d_head)); heads],
+                        conv_rows: Array2::zeros((taps.saturating_sub(1), 3 * heads * d_head)),
+                    })
+                })
+                .collect(),
         }
     }
 
-    /// What the cache holds, in bytes: 2 (K and V) · layers · positions · K/V heads · d_head · 4.
+    /// What the cache holds, in bytes: 2 (K and V) · softmax layers · positions · K/V heads ·
+    /// d_head · 4, and a hybrid's fixed states and convolution rows.
     pub fn bytes(&self) -> usize {
-        2 * self.keys.len() * self.len * self.width * BYTES_PER_NUMBER
+        let softmax = self.linear.iter().filter(|l| l.is_none()).count();
+        let fixed: usize = self
+            .linear
+            .iter()
+            .flatten()
+            .map(|l| l.states.iter().map(Array2::len).sum::<usize>() + l.conv_rows.len())
+            .sum();
+        (2 * softmax * self.len * self.width + fixed) * BYTES_PER_NUMBER
     }
 
     /// Cached rows (one layer's keys or values) as [rows.len() / width, width].
@@ -116,9 +148,12 @@ pub struct CacheSizes {
 
 impl CacheSizes {
     pub fn of(config: &crate::models::ModelConfig) -> Self {
-        let per_token = |kv_heads| {
-            cache_bytes_per_token(config.n_layers, kv_heads, config.d_head(), BYTES_PER_NUMBER)
-        };
+        // A hybrid's linear layers cache no keys: only its softmax layers grow with the text.
+        let softmax = (0..config.n_layers)
+            .filter(|&l| !config.is_linear(l))
+            .count();
+        let per_token =
+            |kv_heads| cache_bytes_per_token(softmax, kv_heads, config.d_head(), BYTES_PER_NUMBER);
         let gqa_kv_heads = if config.n_kv_heads < config.n_heads {
             config.n_kv_heads
         } else {
@@ -130,9 +165,7 @@ impl CacheSizes {
             gqa: per_token(gqa_kv_heads),
             gqa_kv_heads,
             mqa: per_token(1),
-            mla_formula: config.n_layers
-                * (4 * config.d_head() + config.d_head() / 2)
-                * BYTES_PER_NUMBER,
+            mla_formula: softmax * (4 * config.d_head() + config.d_head() / 2) * BYTES_PER_NUMBER,
         }
     }
 }
@@ -205,6 +238,17 @@ impl Model {
         for (layer, block) in self.blocks.iter().enumerate() {
             let w = &block.attention;
             let h = block.attention_norm.apply(x.view());
+            if let (Some(weights), Some(Some(state))) = (&block.linear, cache.linear.get_mut(layer))
+            {
+                let concat = self.linear_rows(block, weights, state, h.view());
+                x += &block.attention_added(w.project_out(concat.view()));
+                x += &block.mlp_of(x.view());
+                if let Some(rows) = last_row.as_deref_mut() {
+                    // No weights over the cache: a linear layer's memory is its state.
+                    rows.push(vec![vec![0.0; total]; heads]);
+                }
+                continue;
+            }
             let mut q = linear(h.view(), w.w_q.view());
             let mut k = linear(h.view(), w.w_k.view());
             let mut v = linear(h.view(), w.w_v.view());
@@ -265,11 +309,79 @@ impl Model {
             if let Some(rows) = last_row.as_deref_mut() {
                 rows.push(layer_rows);
             }
+            if let Some(gate) = &block.gate {
+                for head in 0..heads {
+                    let columns = s![.., head * d_head..(head + 1) * d_head];
+                    let factor = gate.factor(h.view(), head, concat.slice(columns));
+                    let mut out = concat.slice_mut(columns);
+                    out *= &factor;
+                }
+            }
             x += &block.attention_added(w.project_out(concat.view()));
             x += &block.mlp_of(x.view());
         }
         cache.len = total;
         self.final_norm.apply(x.view())
+    }
+
+    /// A Gated DeltaNet layer on the new normed rows `h` [m, d_model]: the convolution
+    /// continued from the cached rows, each head's state carried token by token, the output
+    /// gate; the heads' outputs side by side [m, heads · d_head] (before W_O).
+    fn linear_rows(
+        &self,
+        block: &crate::models::Block<crate::models::Mlp>,
+        weights: &crate::math::linear::LinearWeights,
+        cache: &mut LinearCache,
+        h: ArrayView2<f32>,
+    ) -> Array2<f32> {
+        use crate::math::linear::{LinearKind, delta_step, prepared, short_conv};
+        let (m, heads, d_head) = (h.nrows(), self.config.n_heads, self.config.d_head());
+        let w = &block.attention;
+        let width = heads * d_head;
+        let mut joined = Array2::<f32>::zeros((cache.conv_rows.nrows() + m, 3 * width));
+        joined
+            .slice_mut(s![..cache.conv_rows.nrows(), ..])
+            .assign(&cache.conv_rows);
+        for (i, matrix) in [&w.w_q, &w.w_k, &w.w_v].into_iter().enumerate() {
+            joined
+                .slice_mut(s![cache.conv_rows.nrows().., i * width..(i + 1) * width])
+                .assign(&linear(h, matrix.view()));
+        }
+        let mixed = match &weights.conv {
+            Some(conv) => short_conv(joined.view(), conv.view()),
+            None => joined.clone(),
+        };
+        let keep = cache.conv_rows.nrows();
+        cache
+            .conv_rows
+            .assign(&joined.slice(s![joined.nrows() - keep.., ..]));
+        let mixed = mixed.slice(s![mixed.nrows() - m.., ..]);
+        let mut concat = Array2::<f32>::zeros((m, width));
+        for head in 0..heads {
+            let part = |i: usize| {
+                mixed.slice(s![
+                    ..,
+                    i * width + head * d_head..i * width + (head + 1) * d_head
+                ])
+            };
+            let (q, k) = prepared(LinearKind::GatedDelta, part(0), part(1));
+            let v = part(2);
+            let (beta, log_alpha) = weights.strips(h, head, true);
+            let state = &mut cache.states[head];
+            for t in 0..m {
+                let o = delta_step(state, [q.row(t), k.row(t), v.row(t)], beta[t], log_alpha[t]);
+                concat
+                    .slice_mut(s![t, head * d_head..(head + 1) * d_head])
+                    .assign(&o);
+            }
+            if let Some(gate) = &block.gate {
+                let columns = s![.., head * d_head..(head + 1) * d_head];
+                let factor = gate.factor(h, head, concat.slice(columns));
+                let mut out = concat.slice_mut(columns);
+                out *= &factor;
+            }
+        }
+        concat
     }
 
     /// The next-character scores after one final-norm row: wte · row, [vocab_size].

@@ -60,6 +60,9 @@ pub fn config(json: &ConfigJson) -> Result<ModelConfig, ModelError> {
         logit_softcap: None,
         embedding_scale: None,
         query_scale: None,
+        hybrid_every: None,
+        rotary_dims: None,
+        conv_taps: 0,
     })
 }
 
@@ -107,6 +110,8 @@ pub fn load(
             qk_norm: None,
             post_attention_norm: None,
             post_mlp_norm: None,
+            linear: None,
+            gate: None,
             mlp_norm: layer_norm(tensor, &name("ln_2"), d, epsilon)?,
             mlp: GeluMlp {
                 c_fc: (

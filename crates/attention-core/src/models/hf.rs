@@ -17,7 +17,7 @@ use crate::models::config::ModelConfig;
 use crate::models::model::{Mlp, Model};
 use crate::models::tensors::{ModelError, Numbers};
 use crate::models::tokenizer::{TextTokenizer, Tokenizer};
-use crate::models::{gemma, gpt2, llama};
+use crate::models::{gemma, gpt2, llama, qwen3_next};
 
 fn file_error(file: &str, message: impl Into<String>) -> ModelError {
     hf_folder::file_error(file, message).into()
@@ -135,6 +135,8 @@ pub fn from_folder_with(
         .unwrap_or(config.model_type == "gpt2" || config.is_gemma());
     let parts = if config.model_type == "gpt2" {
         gpt2::load(&config, &vocab, &mut tensor)?.map_mlp(Mlp::Gelu)
+    } else if config.model_type == qwen3_next::MODEL_TYPE {
+        qwen3_next::load(&config, &vocab, tied, &mut tensor)?.map_mlp(Mlp::SwiGlu)
     } else {
         llama::load(&config, &vocab, tied, &mut tensor)?.map_mlp(Mlp::SwiGlu)
     };
@@ -150,8 +152,9 @@ fn layout_config(json: &ConfigJson) -> Result<ModelConfig, ModelError> {
         Some("gpt2") => gpt2::config(json),
         Some(t) if llama::MODEL_TYPES.contains(&t) => llama::config(json),
         Some(t) if gemma::MODEL_TYPES.contains(&t) => gemma::config(json),
+        Some(qwen3_next::MODEL_TYPE) => qwen3_next::config(json),
         Some(other) => Err(ModelError::Config(format!(
-            "model_type {other:?}: the lab runs \"gpt2\", \"llama\", \"mistral\", \"qwen2\", \"qwen3\", \"gemma2\" and \"gemma3_text\" (decoder-only language models)"
+            "model_type {other:?}: the lab runs \"gpt2\", \"llama\", \"mistral\", \"qwen2\", \"qwen3\", \"qwen3_next\", \"gemma2\" and \"gemma3_text\" (decoder-only language models)"
         ))),
         None => Err(ModelError::Config(
             "no model_type: the lab reads it to know the layout".into(),

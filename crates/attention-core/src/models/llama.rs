@@ -92,7 +92,7 @@ pub(crate) fn common(
     if json.bool("mlp_bias") == Some(true) {
         return refuse("mlp_bias", "biases in the MLP are not supported");
     }
-    if json.f64("partial_rotary_factor").is_some_and(|f| f != 1.0) {
+    if model_type != "qwen3_next" && json.f64("partial_rotary_factor").is_some_and(|f| f != 1.0) {
         return refuse(
             "partial_rotary_factor",
             "RoPE on part of each head is not supported",
@@ -122,6 +122,9 @@ pub(crate) fn common(
         logit_softcap: None,
         embedding_scale: None,
         query_scale: None,
+        hybrid_every: None,
+        rotary_dims: None,
+        conv_taps: 0,
     })
 }
 
@@ -237,6 +240,8 @@ pub fn load(
             },
             post_attention_norm,
             post_mlp_norm,
+            linear: None,
+            gate: None,
         });
     }
     // The LM head: its own matrix where the file has one and the config does not tie it.

@@ -6,6 +6,8 @@
 //! - [`llama`]: RoPE, RMSNorm, a SwiGLU MLP, grouped-query attention, no biases;
 //! - [`gemma`]: Llama's tensors with Gemma 2's and 3's additions (sandwich norms, soft-caps,
 //!   sliding layers among full ones, a GELU gate);
+//! - [`qwen3_next`]: the hybrid: Gated DeltaNet layers (linear attention with the delta rule)
+//!   among gated full-attention ones, RoPE on part of each head;
 //! - [`model`]: the parameters of either and the forward pass, whose every layer's attention is
 //!   the lab's own traced attention ([`crate::compute_trace`]), so the views, the tooltips and
 //!   FlashAttention work on a trained model's heads exactly as on random ones;
@@ -28,6 +30,7 @@ pub mod layout;
 pub mod llama;
 pub mod model;
 pub mod parts;
+pub mod qwen3_next;
 pub mod remote;
 pub mod sampling;
 pub mod stored;

@@ -9,8 +9,10 @@ use ndarray::{Array1, Array2, ArrayView2, s};
 
 use crate::io::model_files::{ConfigJson, vocab_from_json};
 use crate::io::safetensors::{ReadAt, SafetensorsHeader, header_bytes};
+use crate::math::linear::{DEFAULT_CHUNK, LinearKind, LinearSpec, OutputGate};
 use crate::math::mask::MaskSpec;
 use crate::math::norm::Norm;
+use crate::math::scoring::{Position, Shaping};
 use crate::math::weights::Weights;
 use crate::models::config::ModelConfig;
 use crate::models::forward::{Forward, ForwardLayer, ModelRun};
@@ -202,6 +204,17 @@ impl Model {
                         + b.post_mlp_norm.as_ref().map_or(0, norm)
                         + weights(&b.attention)
                         + b.qk_norm.as_ref().map_or(0, |n| n.q.len() + n.k.len())
+                        + b.linear.as_ref().map_or(0, |l| {
+                            l.w_beta.len()
+                                + l.w_alpha.len()
+                                + l.a_log.len()
+                                + l.dt_bias.len()
+                                + l.conv.as_ref().map_or(0, Array2::len)
+                        })
+                        + b.gate.as_ref().map_or(0, |g| match g.as_ref() {
+                            OutputGate::Sigmoid(w) => w.len(),
+                            OutputGate::NormSilu { w_z, gamma, .. } => w_z.len() + gamma.len(),
+                        })
                         + b.mlp.parameter_count()
                 })
                 .sum::<usize>()
@@ -510,6 +523,17 @@ impl Model {
             shaping.qk_norm = true;
             shaping.qk_gain = Some(gain.clone());
         }
+        // A hybrid's linear layers have no scores: the run's temperature and score options act
+        // on its softmax layers only.
+        let temperature = if block.linear.is_some() {
+            shaping = Shaping {
+                position: Position::None,
+                ..Shaping::default()
+            };
+            1.0
+        } else {
+            run.temperature
+        };
         // Mistral's window (Gemma's on its sliding layers): under the causal mask, each query
         // sees its last `w` keys.
         let mask = match (self.config.window(index), &run.mask) {
@@ -526,9 +550,14 @@ impl Model {
                 parts,
             },
             n_heads: self.config.n_heads,
-            n_kv_heads: Some(self.config.n_kv_heads),
+            // A hybrid's linear layers have a key for every head.
+            n_kv_heads: Some(if block.linear.is_some() {
+                self.config.n_heads
+            } else {
+                self.config.n_kv_heads
+            }),
             d_k: Some(self.config.d_head()),
-            temperature: run.temperature,
+            temperature,
             mask,
             weights: Some(block.attention.clone()),
             block_rows: run.block.0,
@@ -539,6 +568,13 @@ impl Model {
             model_layer: Some(index),
             trace: true,
             shaping,
+            // A hybrid's Gated DeltaNet layer, and its gates.
+            linear: block.linear.as_ref().map(|_| LinearSpec {
+                kind: LinearKind::GatedDelta,
+                chunk: DEFAULT_CHUNK,
+            }),
+            linear_weights: block.linear.clone(),
+            gate_weights: block.gate.clone(),
             ..Params::sentence("")
         }
         .validate()

@@ -7,6 +7,7 @@ use ndarray::Array2;
 
 use crate::models::stored::Stored;
 
+use crate::math::linear::{LinearWeights, OutputGate};
 use crate::math::norm::Norm;
 use crate::math::scoring::QkGain;
 use crate::math::weights::Weights;
@@ -27,6 +28,11 @@ pub struct Block<M> {
     /// the residual stream; `None` for the other layouts.
     pub post_attention_norm: Option<Norm>,
     pub post_mlp_norm: Option<Norm>,
+    /// A hybrid's Gated DeltaNet layer: its β, α and short convolution (its q, k, v in
+    /// `attention`); `None`: softmax attention.
+    pub linear: Option<Arc<LinearWeights>>,
+    /// The gate on each head's output before W_O (Qwen3-Next's two kinds); `None`: none.
+    pub gate: Option<Arc<OutputGate>>,
 }
 
 /// Everything a model holds but its numbers' description: what a loader reads from the file.
@@ -60,6 +66,8 @@ impl<M> Parts<M> {
                     mlp: f(b.mlp),
                     post_attention_norm: b.post_attention_norm,
                     post_mlp_norm: b.post_mlp_norm,
+                    linear: b.linear,
+                    gate: b.gate,
                 })
                 .collect(),
             final_norm: self.final_norm,

@@ -54,6 +54,10 @@ pub enum StreamError {
         "stream_eval: positions cannot move inside the cache of a model with learned positions (GPT-2); use \"model\": \"llama\""
     )]
     LearnedPositions,
+    #[error(
+        "stream_eval: a hybrid's linear layers carry a state, not a cache of keys to drop; its rolling cache is not supported (generate runs it with its state)"
+    )]
+    Hybrid,
     #[error("stream_eval.window must be at least 1 (got 0)")]
     ZeroWindow,
     #[error("stream_eval.sink_tokens must be fewer than the window ({window}); got {sink_tokens}")]
@@ -526,6 +530,9 @@ impl StreamSteps {
 pub fn stream_check(model: &Model, spec: StreamSpec) -> Result<(), StreamError> {
     if !model.config.layout.streams() {
         return Err(StreamError::LearnedPositions);
+    }
+    if model.config.hybrid_every.is_some() {
+        return Err(StreamError::Hybrid);
     }
     if spec.window == 0 {
         return Err(StreamError::ZeroWindow);

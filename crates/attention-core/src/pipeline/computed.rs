@@ -46,12 +46,32 @@ pub fn attention_input(config: &Config) -> Array2<f32> {
 
 /// Q from the (normalised) target; K and V from the source in cross-attention. The source is
 /// used as given: like an encoder's output, it is not normalised again.
+/// Gated DeltaNet's short convolution (a trained model's linear layers) runs on the projections.
 pub(crate) fn project(config: &Config, attention_input: ArrayView2<f32>) -> Projections {
-    Projections::new(
+    let mut projections = Projections::new(
         attention_input,
         key_value_input(config, attention_input),
         config.weights(),
-    )
+    );
+    if let Some(conv) = config.linear().and_then(|(_, w)| w.conv.as_ref()) {
+        let (q, k) = (projections.q.ncols(), projections.k.ncols());
+        let v = projections.v.ncols();
+        let mut joined = ndarray::Array2::<f32>::zeros((projections.q.nrows(), q + k + v));
+        joined
+            .slice_mut(ndarray::s![.., ..q])
+            .assign(&projections.q);
+        joined
+            .slice_mut(ndarray::s![.., q..q + k])
+            .assign(&projections.k);
+        joined
+            .slice_mut(ndarray::s![.., q + k..])
+            .assign(&projections.v);
+        let mixed = crate::math::linear::short_conv(joined.view(), conv.view());
+        projections.q = mixed.slice(ndarray::s![.., ..q]).to_owned();
+        projections.k = mixed.slice(ndarray::s![.., q..q + k]).to_owned();
+        projections.v = mixed.slice(ndarray::s![.., q + k..]).to_owned();
+    }
+    projections
 }
 
 /// What keys and values are projected from: the source in cross-attention, else the queries' input.

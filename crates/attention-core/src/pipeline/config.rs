@@ -4,7 +4,7 @@
 
 use ndarray::{Array2, ArrayView2, s};
 
-use crate::math::linear::{LinearSpec, LinearWeights, MAX_CHUNK, MAX_MATRIX_TOKENS};
+use crate::math::linear::{LinearSpec, LinearWeights, MAX_CHUNK, MAX_MATRIX_TOKENS, OutputGate};
 use crate::math::mask::{Mask, MaskSpec};
 use crate::math::norm::Norm;
 use crate::math::scoring::{Position, Scoring, Shaping};
@@ -125,6 +125,11 @@ pub struct Params {
     pub linear: Option<LinearSpec>,
     /// Each head's output times σ(x·W_g) before W_O (the output gate).
     pub output_gate: bool,
+    /// A trained model's β, α (and short convolution) for `linear`; `None`: from the seed.
+    pub linear_weights: Option<Arc<LinearWeights>>,
+    /// A trained model's output gate (σ or Gated DeltaNet's normed SiLU); it counts as
+    /// `output_gate`.
+    pub gate_weights: Option<Arc<OutputGate>>,
 }
 
 impl Params {
@@ -152,6 +157,8 @@ impl Params {
             shaping: Shaping::default(),
             linear: None,
             output_gate: false,
+            linear_weights: None,
+            gate_weights: None,
         }
     }
 }
@@ -193,8 +200,9 @@ pub struct Config {
     shaping: Shaping,
     /// Linear attention and the numbers it reads besides Q, K, V (drawn from the seed).
     linear: Option<(LinearSpec, Arc<LinearWeights>)>,
-    /// The output gate's W_g [d_model, n_heads·d_v] (drawn from the seed).
-    gate: Option<Arc<Array2<f32>>>,
+    /// The output gate (σ(x·W_g) with W_g [d_model, n_heads·d_v] drawn from the seed, or a
+    /// trained model's).
+    gate: Option<Arc<OutputGate>>,
 }
 
 impl Config {
@@ -274,8 +282,13 @@ impl Config {
         self.linear.as_ref().map(|(spec, w)| (*spec, w.as_ref()))
     }
 
-    /// The output gate's W_g [d_model, n_heads·d_v], if asked.
+    /// The sigmoid output gate's W_g [d_model, n_heads·d_v], if there is one.
     pub fn gate(&self) -> Option<&Array2<f32>> {
+        self.gate.as_deref().and_then(OutputGate::sigmoid)
+    }
+
+    /// The output gate, whichever it is.
+    pub fn output_gate(&self) -> Option<&OutputGate> {
         self.gate.as_deref()
     }
 
@@ -451,21 +464,24 @@ impl Params {
                 // Causal by construction, whichever of none and causal was asked: the trace's
                 // mask says so.
                 mask = check_mask(&MaskSpec::Causal, seq_len, key_len)?;
-                Some((
-                    spec,
-                    Arc::new(LinearWeights::seeded(self.seed, d_model, n_heads)),
-                ))
+                let weights = self.linear_weights.clone().unwrap_or_else(|| {
+                    Arc::new(LinearWeights::seeded(self.seed, d_model, n_heads))
+                });
+                Some((spec, weights))
             }
             None => None,
         };
-        let gate = self.output_gate.then(|| {
-            Arc::new(crate::math::weights::xavier_uniform(
-                self.seed,
-                "w_gate",
-                d_model,
-                n_heads * d_v,
-            ))
-        });
+        let gate = match &self.gate_weights {
+            Some(given) => Some(given.clone()),
+            None => self.output_gate.then(|| {
+                Arc::new(OutputGate::Sigmoid(crate::math::weights::xavier_uniform(
+                    self.seed,
+                    "w_gate",
+                    d_model,
+                    n_heads * d_v,
+                )))
+            }),
+        };
 
         if self.trace {
             let cells = n_heads * seq_len * key_len;

@@ -6,7 +6,7 @@ use ndarray::{Array1, Array2, ArrayView2};
 
 use crate::math::attention::Projections;
 use crate::math::linear::{
-    HeadInput, LinearKind, chunked, gate, hidden_matrix, prepared, recurrent, states_kept,
+    HeadInput, LinearKind, chunked, hidden_matrix, prepared, recurrent, states_kept,
 };
 use crate::pipeline::config::Config;
 
@@ -115,9 +115,34 @@ pub fn linear_head(
     })
 }
 
-/// Head `head`'s output gate σ(x·W_g) [T, d_v], if the config has one.
-pub fn head_gate(config: &Config, x: ArrayView2<f32>, head: usize) -> Option<Array2<f32>> {
-    config.gate().map(|w| gate(x, w, head, config.dims().d_v))
+/// What head `head`'s `output` [T, d_v] is multiplied by before W_O, if the config has an
+/// output gate: σ(x·W_g), or Gated DeltaNet's γ·SiLU(x·W_z) / rms(output).
+pub fn head_gate(
+    config: &Config,
+    x: ArrayView2<f32>,
+    head: usize,
+    output: ArrayView2<f32>,
+) -> Option<Array2<f32>> {
+    config.output_gate().map(|g| g.factor(x, head, output))
+}
+
+/// Head `head`'s output gate over every query as the trace records it: what its output was
+/// multiplied by (for Gated DeltaNet's normed gate, computed from the ungated output).
+pub fn traced_gate(
+    config: &Config,
+    x: ArrayView2<f32>,
+    projections: &Projections,
+    head: usize,
+) -> Option<Array2<f32>> {
+    let ungated = match config.output_gate()? {
+        crate::math::linear::OutputGate::Sigmoid(_) => {
+            Array2::zeros((x.nrows(), config.dims().d_v))
+        }
+        crate::math::linear::OutputGate::NormSilu { .. } => {
+            linear_outputs(config, x, projections, head, false)?.output
+        }
+    };
+    head_gate(config, x, head, ungated.view())
 }
 
 /// `output` [rows, d_v] of head `head` for the queries `rows` times its gate, if any.
@@ -128,7 +153,7 @@ pub fn gated(
     rows: std::ops::Range<usize>,
     mut output: Array2<f32>,
 ) -> Array2<f32> {
-    if let Some(g) = head_gate(config, x.slice(ndarray::s![rows, ..]), head) {
+    if let Some(g) = head_gate(config, x.slice(ndarray::s![rows, ..]), head, output.view()) {
         output *= &g;
     }
     output

@@ -9,7 +9,7 @@ use crate::math::mask::Mask;
 use crate::pipeline::computed::{Computed, attention_input, project};
 use crate::pipeline::config::{Config, LayerNormMode};
 use crate::pipeline::error::ConfigError;
-use crate::pipeline::linear_heads::{LinearHead, gated, head_gate, linear_head, linear_outputs};
+use crate::pipeline::linear_heads::{LinearHead, gated, linear_head, linear_outputs, traced_gate};
 use crate::pipeline::overview::Overview;
 use crate::pipeline::units::compute_parts;
 use std::ops::{Deref, Range};
@@ -425,7 +425,7 @@ pub fn trace_from(
         .filter_map(|head| linear_head(config, x.view(), &projections, head))
         .collect();
     let gates = (0..dims.n_heads)
-        .filter_map(|head| head_gate(config, x.view(), head))
+        .filter_map(|head| traced_gate(config, x.view(), &projections, head))
         .collect();
     Trace {
         config: config.clone(),

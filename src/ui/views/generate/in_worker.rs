@@ -14,7 +14,7 @@ use attention_core::models::generate::{Decoder, GenerateSpec};
 /// Where a generation's decoder runs.
 pub enum Stepper {
     /// On the page's thread (the lab's own models; a user's model without its worker).
-    Page(Decoder),
+    Page(Box<Decoder>),
     /// In the worker that holds the user's model: generation `id` there, `steps` asked for,
     /// `taken` so far, a step asked for and not yet answered (`waiting`), all taken (`done`).
     Worker {

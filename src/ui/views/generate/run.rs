@@ -254,7 +254,7 @@ impl Generation {
                 self.started(&model, decoder.prompt(), &spec);
                 self.run.set_value(Some(Run {
                     model,
-                    stepper: Stepper::Page(decoder),
+                    stepper: Stepper::Page(Box::new(decoder)),
                     cache: spec.cache,
                     check_each,
                 }));
