@@ -826,6 +826,15 @@ fn a_qwen3_next_hybrid_runs_its_linear_layers_as_gated_deltanet() {
     model.extend(&mut cache, &ids, 1.0);
     let states = cache.linear.iter().flatten().count();
     assert_eq!(states, 3);
+    // What it holds is the sizes' formula: fixed states plus the full layer's keys and values.
+    let sizes = attention_core::models::generate::CacheSizes::of(&model.config);
+    assert_eq!(cache.bytes(), sizes.hybrid_bytes(cache.len));
+    // Per linear layer 4 heads × 16 × 16 numbers and 3 convolution rows of q, k, v (3 × 64).
+    assert_eq!(sizes.state_bytes, 3 * (4 * 16 * 16 + 3 * 3 * 64) * 4);
+    // A softmax layer in a linear one's place would cache more from 26 tokens on.
+    assert_eq!(sizes.crossover_tokens(), Some(26));
+    assert!(sizes.all_softmax_bytes(26) > sizes.hybrid_bytes(26));
+    assert!(sizes.all_softmax_bytes(25) <= sizes.hybrid_bytes(25));
     let before = cache.bytes();
     model.extend(&mut cache, &ids[..1], 1.0);
     // One more token adds one key and one value row (2 K/V heads × 16) to the full layer only.

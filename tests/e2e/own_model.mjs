@@ -475,3 +475,54 @@ test('a model with many heads asks before working out how they compose, and the 
   assert.equal(await costly.count(), 0);
   assert.deepEqual(errors, []);
 });
+
+test('a Qwen3-Next hybrid folder: its layers labelled by kind, a linear layer shown as linear attention with its own numbers', async () => {
+  assert.deepEqual(await load('qwen3_next', folder('qwen3_next')), { ok: true });
+  const want = expected('qwen3_next').cases[0];
+  await page.evaluate((t) => window.attentionLab.set({ sentence: t }), want.text);
+  await settled();
+  await nextFrames(page);
+  const s = await state();
+  assert.equal(s.model_in_worker, true);
+  // The worker's pass (put together in the page) gives transformers' next token.
+  const last = want.logits[want.logits.length - 1];
+  const top = Math.max(...last);
+  const p = 1 / last.reduce((sum, x) => sum + Math.exp(x - top), 0);
+  assert.ok(Math.abs(s.predictions[0].p - p) < 1e-4, `${s.predictions[0].p} vs ${p}`);
+  // Generation with the mixed cache (states for three layers, keys and values for one).
+  const generated = await page.evaluate(() => window.attentionLab.generate({ steps: 8, cache: true, sampling: 'greedy' }));
+  assert.equal(generated.ok, true, JSON.stringify(generated).slice(0, 300));
+  assert.deepEqual(generated.steps.map((st) => st.token_id), want.generated, 'generate = transformers\' generate');
+  assert.deepEqual(await page.locator('[data-testid^=layer-tab-]').allTextContents(), ['1 linear', '2 linear', '3 linear', '4 full']);
+  // Layer 1 is Gated DeltaNet: no score or softmax steps, its own A, β, α and state.
+  await page.click('[data-testid=layer-tab-0]');
+  await nextFrames(page);
+  assert.match(await page.locator('[data-testid=linear-layer-note]').textContent(), /^Layer 1 is linear attention \(Gated DeltaNet\)/);
+  assert.equal(await page.locator('[data-testid=heatmap-masked]').count(), 0, 'no mask step');
+  assert.equal(await page.locator('[data-testid=linear-kind]').count(), 0, 'its own kind: nothing to choose');
+  assert.equal(await page.locator('[data-testid=linear-softmax]').count(), 0);
+  assert.match(await page.locator('[data-testid=linear-title]').textContent(), /layer 1's own state/);
+  assert.match(await page.locator('[data-testid=flash-diff]').textContent(), /^The chunked form/);
+  assert.equal(await page.locator('[data-testid=model-head-0-0] .role-tag').textContent(), 'linear · A');
+  const check = await page.locator('[data-testid=linear-check]').textContent();
+  for (const d of check.match(/\d\.\de-\d+/g)) assert.ok(Number(d) < 1e-5, check);
+  // Its memory: the states of a fixed size against a cache that grows (the CLI's numbers).
+  const memory = await page.locator('[data-testid=hybrid-memory-text]').textContent();
+  assert.match(memory, /^3 linear layers: states of 19,200 bytes in all, whatever the length\. 1 full layer: 256 bytes more per token.* From 26 tokens on/);
+  assert.ok(await page.locator('[data-testid=hybrid-memory-chart]').isVisible());
+  if (SHOTS) {
+    await page.locator('[data-testid=linear-layer-note]').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: join(SHOTS, 'hybrid-layer-en.png') });
+    await page.locator('[data-testid=linear-section]').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: join(SHOTS, 'hybrid-linear-en.png') });
+    await page.locator('[data-testid=model-view]').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: join(SHOTS, 'hybrid-heads-en.png') });
+  }
+  // Layer 4 is softmax attention again: its steps are back.
+  await page.click('[data-testid=layer-tab-3]');
+  await nextFrames(page);
+  assert.equal(await page.locator('[data-testid=linear-layer-note]').count(), 0);
+  assert.equal(await page.locator('[data-testid=heatmap-masked]').count(), 1);
+  assert.match(await page.locator('[data-testid=flash-diff]').textContent(), /^FlashAttention/);
+  assert.deepEqual(errors, []);
+});

@@ -929,6 +929,9 @@ fn a_qwen3_next_hybrid_folder_runs_and_generates_from_the_command_line() {
     let g = trace(&generate.to_string());
     assert_eq!(g["steps"].as_array().unwrap().len(), 4);
     assert_eq!(g["cache_bytes_per_token"]["this_model"], 2 * 2 * 16 * 4);
+    assert_eq!(g["linear_layers"], 3);
+    assert_eq!(g["state_bytes"], 3 * (4 * 16 * 16 + 3 * 3 * 64) * 4);
+    assert_eq!(g["crossover_tokens"], 26);
     // A rolling cache is refused for a hybrid, with exit 2 and the reason.
     let stream = serde_json::json!({
         "model": {"path": folder},

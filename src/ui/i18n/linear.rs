@@ -30,6 +30,24 @@ pub struct LinearTexts {
     pub unavailable: &'static str,
     /// The states are kept for at most this many tokens.
     pub states_limit: fn(usize) -> String,
+    /// The section's title and help when the layer's heads are linear attention themselves
+    /// (a hybrid's Gated DeltaNet layer): (layer from 1, or 0 for the lab's own layer).
+    pub own_title: fn(usize) -> String,
+    pub own_help: &'static str,
+    /// In place of the score and softmax sections for such a layer: (layer from 1).
+    pub layer_note: fn(usize) -> String,
+    /// The FlashAttention line's twin for such a layer.
+    pub chunked_equal: &'static str,
+    /// The tag on a linear head at a glance (it shows A), and a layer tab's kind: (linear, full).
+    /// A's caption for such a layer (no softmax beside it).
+    pub own_caption: &'static str,
+    pub grid_tag: &'static str,
+    pub layer_kinds: [&'static str; 2],
+    /// The memory chart: title, x axis, y axis, the hybrid's line, the all-softmax line.
+    pub memory_labels: [&'static str; 5],
+    /// Its text: (linear layers, state bytes, full layers, bytes per token, crossover tokens,
+    /// context, hybrid bytes at the context, all-softmax bytes at the context).
+    pub memory_text: fn(usize, &str, usize, &str, usize, usize, &str, &str) -> String,
 }
 
 pub const EN: LinearTexts = LinearTexts {
@@ -70,6 +88,38 @@ pub const EN: LinearTexts = LinearTexts {
     row_sums: |lo, hi| format!("Row sums of A run from {lo} to {hi}."),
     unavailable: "This view needs the head's whole weights, of one sentence attending to itself: shorten the input to 512 tokens or fewer and leave cross-attention off.",
     states_limit: |most| format!("The states are kept for the first {most} tokens."),
+    own_title: |layer| {
+        if layer == 0 {
+            "Linear attention: this layer's own state".to_string()
+        } else {
+            format!("Linear attention: layer {layer}'s own state (Gated DeltaNet)")
+        }
+    },
+    own_help: "This layer is linear attention: each head's q, k and v (after the model's short convolution and SiLU) feed a d_k × d_v state S, with the model's own β and α, and each query reads S. Nothing is replayed: A, β, α and S are the numbers this layer computed. Its output is A·V, then the model's gate (for Gated DeltaNet, the output over its root mean square times γ and SiLU(x·W_z)).",
+    layer_note: |layer| {
+        format!(
+            "Layer {layer} is linear attention (Gated DeltaNet): it has no scores q·k, no scale, no mask and no softmax, so those steps are left out here. Its heads' hidden matrices A, its β and α, and its state are in the Linear attention section below; the heads at a glance show A."
+        )
+    },
+    chunked_equal: "The chunked form, computed chunk by chunk, gives the same output as token by token: max |Δ| =",
+    own_caption: "o = A·V exactly, before the model's gate. A is lower-triangular (causal by construction); its rows need not sum to 1 and its entries can be negative: red above 0, blue below, on A's own range. q and k have length 1 and q is divided by √d_k, so the entries are small.",
+    grid_tag: "linear · A",
+    layer_kinds: ["linear", "full"],
+    memory_labels: [
+        "Memory while reading: this hybrid against every layer softmax",
+        "tokens read",
+        "KiB held",
+        "this hybrid (states + the full layers' K/V)",
+        "every layer softmax attention (K/V)",
+    ],
+    memory_text: |linear, state, full, per_token, crossover, context, hybrid, softmax| {
+        let layers = |n: usize| if n == 1 { "layer" } else { "layers" };
+        format!(
+            "{linear} linear {}: states of {state} bytes in all, whatever the length. {full} full {}: {per_token} bytes more per token (a softmax layer in a linear one's place would add as much). From {crossover} tokens on the states are the smaller. At its context of {context} tokens: {hybrid} bytes, against {softmax} bytes with every layer softmax.",
+            layers(linear),
+            layers(full)
+        )
+    },
 };
 
 pub const ZH: LinearTexts = LinearTexts {
@@ -110,4 +160,33 @@ pub const ZH: LinearTexts = LinearTexts {
     row_sums: |lo, hi| format!("A 的行之和从 {lo} 到 {hi}。"),
     unavailable: "这个视图需要该头完整的权重矩阵，而且是一句话对自己做注意力：请把输入缩短到 512 个词元以内，并关闭交叉注意力。",
     states_limit: |most| format!("只保留前 {most} 个词元之后的状态。"),
+    own_title: |layer| {
+        if layer == 0 {
+            "线性注意力：这一层自己的状态".to_string()
+        } else {
+            format!("线性注意力：第 {layer} 层自己的状态（Gated DeltaNet）")
+        }
+    },
+    own_help: "这一层本身就是线性注意力：每个头的 q、k、v（经过模型的短卷积和 SiLU）送入一个 d_k × d_v 的状态 S，β 和 α 都来自模型自己的权重，每个查询从 S 里读。这里没有任何重演：A、β、α 和 S 都是这一层实际算出的数。它的输出是 A·V，再乘以模型的门（Gated DeltaNet 的门：输出除以其均方根，再乘以 γ 和 SiLU(x·W_z)）。",
+    layer_note: |layer| {
+        format!(
+            "第 {layer} 层是线性注意力（Gated DeltaNet）：它没有 q·k 分数，没有缩放、掩码和 softmax，所以这里略去这些步骤。各个头的隐含矩阵 A、β 和 α 以及状态，见下面的“线性注意力”一节；“所有头一览”里画的是 A。"
+        )
+    },
+    chunked_equal: "分块形式逐块计算，得到与逐词元计算相同的输出：最大 |Δ| =",
+    own_caption: "o = A·V 严格成立（在模型的门之前）。A 是下三角的（天生因果）；它的行之和不必为 1，元素也可以是负数：大于 0 为红，小于 0 为蓝，色标按 A 自身的范围。q 和 k 的长度为 1，q 还要除以 √d_k，所以元素都很小。",
+    grid_tag: "线性 · A",
+    layer_kinds: ["线性", "全注意力"],
+    memory_labels: [
+        "读文本时占用的内存：这个混合模型与全部用 softmax 的对比",
+        "已读词元数",
+        "占用 KiB",
+        "这个混合模型（状态 + 全注意力层的 K/V）",
+        "每层都用 softmax 注意力（K/V）",
+    ],
+    memory_text: |linear, state, full, per_token, crossover, context, hybrid, softmax| {
+        format!(
+            "它的 {linear} 个线性层保存一个 {state} 字节的状态，与长度无关；它的 {full} 个全注意力层每个词元缓存 {per_token} 字节，换成 softmax 的线性层也会这样增长。从 {crossover} 个词元起，状态更小。在它的上下文长度 {context} 个词元处：{hybrid} 字节，而每层都用 softmax 时是 {softmax} 字节。"
+        )
+    },
 };

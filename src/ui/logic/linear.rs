@@ -24,7 +24,12 @@ pub fn pair(view: &LinearView, tokens: &[String]) -> (MatrixView, MatrixView) {
         row_labels: labels.clone(),
         col_labels: labels.clone(),
         scale: Scale::Diverging { limit },
-        legend: Legend::SharedPair,
+        // A linear layer's own A stands alone: its scale is its own.
+        legend: if view.own {
+            Legend::OwnRange
+        } else {
+            Legend::SharedPair
+        },
         blocks: None,
     };
     (of(&view.softmax), of(&view.matrix))
@@ -94,5 +99,41 @@ impl super::controls::Choice for attention_core::math::linear::LinearKind {
 
     fn name(self) -> &'static str {
         attention_core::math::linear::LinearKind::name(self)
+    }
+}
+
+/// A hybrid's memory against length (issue 42): what it holds (its linear layers' fixed states
+/// plus its full layers' keys and values) beside the same model with every layer softmax
+/// attention, in KiB on log–log axes, the crossover marked.
+pub fn hybrid_memory(
+    sizes: &attention_core::models::generate::CacheSizes,
+    labels: [&str; 5],
+    ink: (u8, u8, u8),
+) -> super::line_chart::LineChart {
+    use super::line_chart::{COLORS, LineChart, Series};
+    const LENGTHS: [usize; 11] = [4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096];
+    let [title, x, y, hybrid, softmax] = labels;
+    let line = |label: &str, color: usize, f: &dyn Fn(usize) -> usize| Series {
+        label: label.to_string(),
+        points: LENGTHS
+            .iter()
+            .map(|&n| (n as f64, f(n) as f64 / 1024.0))
+            .collect(),
+        color: COLORS[color],
+        reference: false,
+        points_only: false,
+    };
+    LineChart {
+        title: title.to_string(),
+        x_label: x.to_string(),
+        y_label: y.to_string(),
+        x_log: true,
+        y_log: true,
+        series: vec![
+            line(hybrid, 0, &|n| sizes.hybrid_bytes(n)),
+            line(softmax, 1, &|n| sizes.all_softmax_bytes(n)),
+        ],
+        marker: sizes.crossover_tokens().map(|t| t as f64),
+        ink,
     }
 }

@@ -331,6 +331,10 @@ impl Stage {
         mode: ScaleMode,
     ) -> (Scale, Legend) {
         match (self, mode) {
+            // A linear layer's "weights" are its hidden matrix A: signed, rows not summing to 1.
+            (Self::Weights, _) if trace.config.linear().is_some() => {
+                (own_range(values), Legend::OwnRange)
+            }
             (Self::Weights, ScaleMode::Honest) => (Scale::UNIT, Legend::Fixed),
             (Self::Dot | Self::Scaled | Self::Masked, ScaleMode::Honest) => (
                 Scale::Diverging {

@@ -352,6 +352,18 @@ fn ChosenHead(data: Arc<(Composition, CircuitLayout)>) -> impl IntoView {
             .forward
             .with(|f| f.as_ref().and_then(|f| f.as_ref().ok()).cloned())?;
         let (layer, head) = (lab.layer.get(), lab.selected_head());
+        // A linear layer (a hybrid's Gated DeltaNet) has no scores to take apart.
+        if forward
+            .0
+            .layers
+            .get(layer)?
+            .attention
+            .config
+            .linear()
+            .is_some()
+        {
+            return None;
+        }
         let shares = sentence_shares(&model, &forward.0, layer, head)?;
         Some(chosen_head(
             &data.0,

@@ -76,6 +76,28 @@ fn LayerSelector() -> impl IntoView {
         })
     });
     let selected = move || lab.layer.get().min(layers.get().saturating_sub(1));
+    // A hybrid's layers are labelled by kind (linear attention or full softmax attention).
+    let kinds = Memo::new(move |_| {
+        lab.forward.with(|f| {
+            let layers = &f.as_ref()?.as_ref().ok()?.0.layers;
+            layers
+                .iter()
+                .any(|l| l.attention.config.linear().is_some())
+                .then(|| {
+                    layers
+                        .iter()
+                        .map(|l| l.attention.config.linear().is_some())
+                        .collect::<Vec<_>>()
+                })
+        })
+    });
+    let kind = move |l: usize| {
+        kinds.with(|k| {
+            k.as_ref()
+                .and_then(|k| k.get(l))
+                .map(|&linear| lab.lang.get().text().linear.layer_kinds[usize::from(!linear)])
+        })
+    };
     view! {
         <Show when=move || lab.request.with(|r| r.is_trained()) && (layers.get() > 0)>
             <span class="layer-selector" data-testid="layer-selector">
@@ -88,6 +110,7 @@ fn LayerSelector() -> impl IntoView {
                                 class:active=move || selected() == l
                                 on:click=move |_| lab.layer.set(l)>
                                 {l + 1}
+                                {move || kind(l).map(|k| view! { <span class="layer-kind">" " {k}</span> })}
                             </button>
                         })
                         .collect_view()

@@ -9,10 +9,13 @@ use leptos::prelude::*;
 use super::controls::Segmented;
 use super::heatmap::{CellPick, Heatmap, Look};
 use crate::ui::logic::format::format_value;
-use crate::ui::logic::linear::{pair, row_sum_range, state, strips};
+use crate::ui::logic::format::group_digits;
+use crate::ui::logic::linear::{hybrid_memory, pair, row_sum_range, state, strips};
 use crate::ui::logic::visible_all;
 use crate::ui::state::Lab;
+use crate::ui::views::chart::paint;
 use attention_core::math::linear::{DEFAULT_CHUNK, LinearKind, LinearSpec, MAX_CHUNK};
+use attention_core::models::generate::CacheSizes;
 use attention_core::teaching::linear::{LinearView, linear_view};
 
 #[component]
@@ -41,6 +44,21 @@ pub fn LinearSection() -> impl IntoView {
         })
     });
     let shown = move || lab.shown.with(|t| t.is_some());
+    // The layer's heads are linear attention themselves: their own numbers, no kind to choose
+    // and no softmax to compare.
+    let own = move || computed.with(|c| c.as_ref().is_some_and(|(v, _)| v.own));
+    let shown_kind = move || computed.with(|c| c.as_ref().map_or(kind.get(), |(v, _)| v.spec.kind));
+    let title = move || {
+        if own() {
+            let layer = lab
+                .request
+                .with(|r| r.is_trained())
+                .then(|| lab.layer.get() + 1);
+            (words().own_title)(layer.unwrap_or(0))
+        } else {
+            words().title.to_string()
+        }
+    };
     let pictures = Memo::new(move |_| computed.with(|c| c.as_ref().map(|(v, t)| pair(v, t))));
     let softmax = Signal::derive(move || pictures.get().map(|p| p.0));
     let matrix = Signal::derive(move || pictures.get().map(|p| p.1));
@@ -96,7 +114,7 @@ pub fn LinearSection() -> impl IntoView {
     let explanation = move || {
         let i = LinearKind::ALL
             .iter()
-            .position(|&k| k == kind.get())
+            .position(|&k| k == shown_kind())
             .unwrap_or(0);
         words().kinds[i].1
     };
@@ -104,12 +122,14 @@ pub fn LinearSection() -> impl IntoView {
     view! {
         <Show when=shown>
             <section class="step linear" data-view="linear" id="section-linear" data-testid="linear-section">
-                <h2 class="step-title">{move || words().title}</h2>
-                <p class="help block">{move || words().help}</p>
+                <h2 class="step-title" data-testid="linear-title">{title}</h2>
+                <p class="help block">{move || if own() { words().own_help } else { words().help }}</p>
                 <div class="linear-controls">
-                    <span class="field-label">{move || words().kind_label}</span>
-                    <Segmented selected=kind lang=lab.lang test_id="linear-kind"
-                        on_select=Callback::new(move |k| kind.set(k)) />
+                    <Show when=move || !own()>
+                        <span class="field-label">{move || words().kind_label}</span>
+                        <Segmented selected=kind lang=lab.lang test_id="linear-kind"
+                            on_select=Callback::new(move |k| kind.set(k)) />
+                    </Show>
                     <label class="field-label">
                         {move || words().chunk} " "
                         <input type="number" min="1" max=MAX_CHUNK.to_string() data-testid="linear-chunk"
@@ -125,12 +145,14 @@ pub fn LinearSection() -> impl IntoView {
                     false => view! { <p class="note" data-testid="linear-unavailable">{words().unavailable}</p> }.into_any(),
                     true => view! {
                         <div class="linear-pair">
+                            <Show when=move || !own()>
                             <figure class="stage" data-testid="linear-softmax">
                                 <figcaption><h3>{move || words().softmax_title}</h3></figcaption>
                                 <Heatmap data=softmax look=look test_id="heatmap-linear-softmax"
                                     label=Signal::derive(move || words().softmax_title.to_string())
                                     on_cell=on_cell(false) />
                             </figure>
+                            </Show>
                             <figure class="stage" data-testid="linear-matrix">
                                 <figcaption><h3>{move || words().matrix_title}</h3></figcaption>
                                 <Heatmap data=matrix look=look test_id="heatmap-linear-matrix"
@@ -139,9 +161,9 @@ pub fn LinearSection() -> impl IntoView {
                             </figure>
                         </div>
                         <p class="help readout" aria-live="polite" data-testid="linear-readout">{move || readout.get()}</p>
-                        <p class="help">{move || words().matrix_caption}</p>
+                        <p class="help">{move || if own() { words().own_caption } else { words().matrix_caption }}</p>
                         <p class="flash-check" data-testid="linear-check">{check}</p>
-                        <Show when=move || kind.get().is_delta()>
+                        <Show when=move || shown_kind().is_delta()>
                         <figure class="stage" data-testid="linear-strips">
                             <figcaption><h3>{move || words().strips_title}</h3></figcaption>
                             <Heatmap data=strip look=look test_id="heatmap-linear-strips"
@@ -149,6 +171,7 @@ pub fn LinearSection() -> impl IntoView {
                             <p class="help">{move || words().strips_caption}</p>
                         </figure>
                         </Show>
+                        <HybridMemory />
                         <figure class="stage" data-testid="linear-state">
                             <figcaption><h3>{move || words().state_title}</h3></figcaption>
                             <label class="linear-scrubber">
@@ -174,6 +197,54 @@ pub fn LinearSection() -> impl IntoView {
                     }.into_any(),
                 }}
             </section>
+        </Show>
+    }
+}
+
+/// A hybrid model's memory against length: its states and its full layers' cache beside the
+/// same model with every layer softmax, with the numbers in words.
+#[component]
+fn HybridMemory() -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let words = move || lab.lang.get().text().linear;
+    let canvas = NodeRef::<leptos::html::Canvas>::new();
+    let sizes = Memo::new(move |_| {
+        let model = crate::ui::views::generate::model(lab)?;
+        let sizes = CacheSizes::of(&model.config);
+        (sizes.linear_layers > 0).then_some((sizes, model.config.context))
+    });
+    let chart = Memo::new(move |_| {
+        let _ = lab.scheme();
+        sizes
+            .get()
+            .map(|(s, _)| hybrid_memory(&s, words().memory_labels, (0, 0, 0)))
+    });
+    Effect::new(move |_| {
+        if let (Some(canvas), Some(chart)) = (canvas.get(), chart.get()) {
+            paint(&canvas, chart, 520);
+        }
+    });
+    let said = move || {
+        let (s, context) = sizes.get()?;
+        let digits = |n: usize| group_digits(n as u64);
+        Some((words().memory_text)(
+            s.linear_layers,
+            &digits(s.state_bytes),
+            s.layers_with_keys,
+            &digits(s.this_model),
+            s.crossover_tokens()?,
+            context,
+            &digits(s.hybrid_bytes(context)),
+            &digits(s.all_softmax_bytes(context)),
+        ))
+    };
+    view! {
+        <Show when=move || sizes.with(Option::is_some)>
+            <figure class="stage" data-testid="hybrid-memory">
+                <canvas class="memory-chart" node_ref=canvas data-testid="hybrid-memory-chart" role="img"
+                    aria-label=move || words().memory_labels[0]></canvas>
+                <p class="help" data-testid="hybrid-memory-text">{said}</p>
+            </figure>
         </Show>
     }
 }

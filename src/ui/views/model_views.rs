@@ -81,7 +81,14 @@ pub fn ModelOverview() -> impl IntoView {
                             view.legend = Legend::Hidden;
                             Some(view)
                         });
+                        let linear = move || {
+                            run.with(|r| r.as_ref().and_then(|r| r.0.layers.get(l)).is_some_and(|x| x.attention.config.linear().is_some()))
+                        };
+                        // A hybrid's linear heads show A, which has no roles: their kind instead.
                         let role = move || {
+                            if linear() {
+                                return Some(lab.lang.get().text().linear.grid_tag);
+                            }
                             roles.with(|r| r.as_ref().and_then(|r| dominant(&r[l][h])).map(|(role, _)| role.name(lab.lang.get())))
                         };
                         let active = move || lab.layer.get() == l && lab.selected_head() == h;

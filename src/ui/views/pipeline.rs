@@ -159,6 +159,13 @@ pub fn Pipeline() -> impl IntoView {
         lab.shown
             .with(|t| t.as_ref().map(|t| t.0.flash.max_abs_diff))
     };
+    // A layer of linear attention (a hybrid's Gated DeltaNet) has no scores and no softmax:
+    // those steps are left out, said in their place.
+    let linear = Memo::new(move |_| {
+        lab.shown
+            .with(|t| t.as_ref().is_some_and(|t| t.0.config.linear().is_some()))
+    });
+    let softmax = move || !linear.get();
     view! {
         <div class="pipeline">
             <div class="pipeline-head">
@@ -183,18 +190,26 @@ pub fn Pipeline() -> impl IntoView {
                 <HeadSelector />
             </div>
             <StageSection section=Section::Qkv />
-            <ShapingSection />
-            <StageSection section=Section::Scores />
-            <SoftmaxSection />
+            <Show when=softmax fallback=move || view! {
+                <p class="note block" data-testid="linear-layer-note">
+                    {move || (text().linear.layer_note)(lab.layer.get() + 1)}
+                </p>
+            }>
+                <ShapingSection />
+                <StageSection section=Section::Scores />
+                <SoftmaxSection />
+            </Show>
             <StageSection section=Section::Values />
             <AllHeads />
             <StageSection section=Section::Combine />
             <p class="flash-check" data-testid="flash-diff">
-                {move || text().flash_equal}
+                {move || if linear.get() { text().linear.chunked_equal } else { text().flash_equal }}
                 " "
                 {move || flash().map(|d| format!("{d:.1e}")).unwrap_or_default()}
             </p>
-            <FlashView />
+            <Show when=softmax>
+                <FlashView />
+            </Show>
             <LinearSection />
         </div>
     }

@@ -18,7 +18,8 @@ fn taken_apart(lab: Lab) -> Memo<Shown> {
         let (query, key) = lab.why.get()?;
         let trace = lab.shown.get()?;
         let trace = &trace.0;
-        if trace.is_summarised() {
+        // A summarised trace keeps no weights to take apart; a linear layer has no scores.
+        if trace.is_summarised() || trace.config.linear().is_some() {
             return None;
         }
         let lang = lab.lang.get();

@@ -159,6 +159,10 @@ pub fn generate_json(
             // DeepSeek-V2's multi-head latent attention: a formula, not run here.
             "mla_formula": sizes.mla_formula,
         },
+        // A hybrid's linear layers hold a state of a fixed size instead.
+        "linear_layers": sizes.linear_layers,
+        "state_bytes": sizes.state_bytes,
+        "crossover_tokens": sizes.crossover_tokens(),
     }))
 }
 

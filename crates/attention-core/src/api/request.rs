@@ -121,7 +121,7 @@ const WORDS: &str = r#"{"type": "array", "items": {"type": "string"}}"#;
 request_fields! {
     /// Random weights (the default), the trained small GPT-2 ("trained" or "gpt2"), the
     /// trained model in the Llama layout (RoPE, RMSNorm, SwiGLU, grouped-query attention), or a
-    /// Hugging Face model folder ({"path": "folder"}: GPT-2, Llama, Mistral, Qwen2, Qwen3, Gemma 2, Gemma 3).
+    /// Hugging Face model folder ({"path": "folder"}: GPT-2, Llama, Mistral, Qwen2, Qwen3, Gemma 2, Gemma 3, Qwen3-Next).
     model: ModelChoice => {
         schema: r#"{"oneOf": [{"enum": ["random", "trained", "gpt2", "llama"]}, {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"], "additionalProperties": false}]}"#,
         default: Some(r#""random""#),

@@ -129,11 +129,19 @@ impl Forward {
                 self.layers
                     .iter()
                     .map(|layer| {
+                        // A linear layer's A is not a distribution: no shares, no role.
+                        let linear = layer.attention.config.linear().is_some();
                         layer
                             .attention
                             .heads
                             .iter()
-                            .map(|head| roles(head.weights.view(), &self.ids))
+                            .map(|head| {
+                                if linear {
+                                    HeadRoles::default()
+                                } else {
+                                    roles(head.weights.view(), &self.ids)
+                                }
+                            })
                             .collect()
                     })
                     .collect()

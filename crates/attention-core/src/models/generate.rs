@@ -132,7 +132,11 @@ pub fn cache_bytes_per_token(layers: usize, kv_heads: usize, d_head: usize, byte
 /// with other ways of sharing K and V.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CacheSizes {
+    /// Bytes per token of the layers that cache keys and values (all but a hybrid's linear
+    /// ones).
     pub this_model: usize,
+    /// How many layers those are.
+    pub layers_with_keys: usize,
     /// One K/V head per query head (multi-head attention).
     pub mha: usize,
     /// Grouped-query attention: the model's own K/V heads when it shares them, else half its
@@ -144,6 +148,33 @@ pub struct CacheSizes {
     /// DeepSeek-V2's multi-head latent attention, by its formula (not run here): one latent of
     /// 4 · d_head and one shared RoPE key of d_head / 2 per layer.
     pub mla_formula: usize,
+    /// A hybrid's linear layers: how many, and the bytes their states and convolution rows
+    /// hold whatever the length (0 and 0 for a softmax model).
+    pub linear_layers: usize,
+    pub state_bytes: usize,
+}
+
+impl CacheSizes {
+    /// What a hybrid holds after `tokens` tokens: its fixed states and its full layers' keys
+    /// and values.
+    pub fn hybrid_bytes(&self, tokens: usize) -> usize {
+        self.state_bytes + self.this_model * tokens
+    }
+
+    /// What the same model holds with every layer softmax attention (its K/V heads kept).
+    pub fn all_softmax_bytes(&self, tokens: usize) -> usize {
+        let per_layer = self.this_model / self.layers_with_keys.max(1);
+        per_layer * (self.layers_with_keys + self.linear_layers) * tokens
+    }
+
+    /// From how many tokens on a linear layer's fixed state is smaller than the keys and
+    /// values a softmax layer would cache in its place; `None` for a softmax model.
+    pub fn crossover_tokens(&self) -> Option<usize> {
+        (self.linear_layers > 0).then(|| {
+            let per_layer = self.this_model / self.layers_with_keys.max(1);
+            self.state_bytes / (per_layer * self.linear_layers).max(1) + 1
+        })
+    }
 }
 
 impl CacheSizes {
@@ -166,6 +197,13 @@ impl CacheSizes {
             gqa_kv_heads,
             mqa: per_token(1),
             mla_formula: softmax * (4 * config.d_head() + config.d_head() / 2) * BYTES_PER_NUMBER,
+            layers_with_keys: softmax,
+            linear_layers: config.n_layers - softmax,
+            // Per linear layer: a d_head × d_head state per head, and taps − 1 rows of q, k, v.
+            state_bytes: (config.n_layers - softmax)
+                * (config.n_heads * config.d_head() * config.d_head()
+                    + config.conv_taps.saturating_sub(1) * 3 * config.n_heads * config.d_head())
+                * BYTES_PER_NUMBER,
         }
     }
 }

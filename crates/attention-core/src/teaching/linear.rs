@@ -1,6 +1,7 @@
 //! The selected head of a trace replayed as linear attention: the same sentence and the same
 //! Q, K and V, the softmax replaced by a state (elu + 1, the delta rule, gated), with β and α
-//! drawn from the trace's seed. What the page's "Linear attention" section draws: the hidden
+//! drawn from the trace's seed; or, when the trace's heads are linear attention (a hybrid's
+//! Gated DeltaNet layer), that head's own numbers. What the page's "Linear attention" section draws: the hidden
 //! matrix A beside the head's softmax weights, β and α per token, the state after each token,
 //! and how far the chunked form is from the token-by-token one.
 
@@ -15,6 +16,10 @@ use crate::pipeline::trace::Trace;
 #[derive(Debug, Clone, PartialEq)]
 pub struct LinearView {
     pub spec: LinearSpec,
+    /// The trace's heads are linear attention themselves (a hybrid's Gated DeltaNet layer, a
+    /// request's `linear`): these are its own numbers (its kind, β, α and convolution), and
+    /// `softmax` is A itself, there being no softmax to compare.
+    pub own: bool,
     /// [T, T]: o = A·V.
     pub matrix: Array2<f32>,
     /// [T, T]: the head's softmax weights on the same sentence.
@@ -43,7 +48,23 @@ pub fn linear_view(trace: &Trace, spec: LinearSpec, head: usize) -> Option<Linea
     let h = trace.heads.get(head)?;
     let dims = trace.config.dims();
     let x = trace.attention_input.view();
-    let weights = LinearWeights::seeded(trace.config.seed(), dims.d_model, dims.n_heads);
+    // A linear trace's own kind and weights (its chunk as asked); else a replay with β and α
+    // from the seed. Its q, k and v are the trace's (after a hybrid's convolution).
+    let own = trace.config.linear();
+    let seeded;
+    let (spec, weights) = match own {
+        Some((kind, weights)) => (
+            LinearSpec {
+                kind: kind.kind,
+                chunk: spec.chunk,
+            },
+            weights,
+        ),
+        None => {
+            seeded = LinearWeights::seeded(trace.config.seed(), dims.d_model, dims.n_heads);
+            (spec, &seeded)
+        }
+    };
     let (beta, log_alpha) = if spec.kind.is_delta() {
         weights.strips(x, head, spec.kind == LinearKind::GatedDelta)
     } else {
@@ -71,6 +92,7 @@ pub fn linear_view(trace: &Trace, spec: LinearSpec, head: usize) -> Option<Linea
     let matrix_diff = worst(&matrix.dot(&h.v), &run.output);
     Some(LinearView {
         spec,
+        own: own.is_some(),
         row_sums: matrix.sum_axis(ndarray::Axis(1)),
         softmax: h.weights.clone(),
         matrix,

@@ -71,11 +71,14 @@ pub fn CacheReadout(generation: Generation) -> impl IntoView {
         let config = g.config()?;
         let n = g.cached_now();
         (n > 0).then(|| {
-            let bytes = CacheSizes::of(&config).this_model * n;
+            let sizes = CacheSizes::of(&config);
+            let bytes = sizes.this_model * n;
+            // A hybrid's linear layers cache no keys (their states are in the Linear attention
+            // section's memory chart).
             (texts().cache_line)(
                 n,
                 config.context,
-                config.n_layers,
+                sizes.layers_with_keys,
                 config.n_kv_heads,
                 config.d_head(),
                 &group_digits(bytes as u64),
