@@ -26,9 +26,11 @@ def pct(x):
 
 
 def best(table, skip_first=False):
+    """The largest score, its layer and head; a hybrid's linear layers (None) have none."""
     rows = table[1:] if skip_first else table
     offset = 1 if skip_first else 0
-    score, layer, head = max((s, l + offset, h) for l, row in enumerate(rows) for h, s in enumerate(row))
+    score, layer, head = max(((s, l + offset, h) for l, row in enumerate(rows) if row is not None
+                              for h, s in enumerate(row)), default=(0.0, 0, 0))
     return score, layer, head
 
 
@@ -41,13 +43,61 @@ def main():
     prev, prev_l, prev_h = best(f["previous_token"])
     ind, ind_l, ind_h = best(f["induction"], skip_first=True)
     size = (out / "model.safetensors").stat().st_size
-    llama = config["model_type"] == "llama"
+    hybrid = config["model_type"] == "qwen3_next"
+    llama = config["model_type"] == "llama" or hybrid
     batch = m["command"].split("--batch ")[1].split()[0] if "--batch " in m["command"] else "32"
     context = config["max_position_embeddings"] if llama else config["n_positions"]
     # The quality floors the lab's issues set for each model.
     floors = {"en": "50 %", "zh": "45 %", "prev": "0.6", "ind": "0.6"} if llama else \
         {"en": "45 %", "zh": "35 %", "prev": "0.6", "ind": "0.4"}
-    if llama:
+    if hybrid:
+        # Issue 42: at least the GPT-2 model's on the same held-out text.
+        gpt2 = json.loads((out.parent / "gpt2" / "metrics.json").read_text(encoding="utf-8"))["final"]
+        floors |= {"en": f"{pct(gpt2['en_held_out_top1'])} (the GPT-2 model's)",
+                   "zh": f"{pct(gpt2['zh_held_out_top5'])} (the GPT-2 model's)"}
+    if hybrid:
+        d, heads, kv = config["hidden_size"], config["num_attention_heads"], config["num_key_value_heads"]
+        types = config["layer_types"]
+        full = [i + 1 for i, t in enumerate(types) if t == "full_attention"]
+        linear = [i + 1 for i, t in enumerate(types) if t == "linear_attention"]
+        dh = config["head_dim"]
+        rot = int(dh * config["partial_rotary_factor"])
+        state = len(linear) * (config["linear_num_value_heads"] * config["linear_key_head_dim"] * config["linear_value_head_dim"]
+                               + (config["linear_conv_kernel_dim"] - 1) * 3 * heads * dh) * 4
+        per_token = 2 * len(full) * kv * dh * 4
+        lines = [
+            "# Model card: Attention Lab's character-level hybrid (Qwen3-Next layout)",
+            "",
+            "A small model in the layout of 2025-26's hybrid open models (Hugging Face's `Qwen3NextForCausalLM`, "
+            "dense), trained for this lab beside its GPT-2 and Llama on the same text and characters, so that "
+            "students can watch linear attention with the delta rule work on real numbers next to softmax "
+            "attention. Written by `tools/train/model_card.py` from `metrics.json`; trained by "
+            "`tools/train/run.sh --arch hybrid` (see `tools/train/README.md`).",
+            "",
+            "## Architecture",
+            "",
+            f"{config['num_hidden_layers']} layers: Gated DeltaNet (linear attention) in layers "
+            f"{', '.join(map(str, linear))} and gated full attention in layer{'s' if len(full) > 1 else ''} "
+            f"{', '.join(map(str, full))} ({len(linear)} : {len(full)}). Width {d}; SwiGLU MLP "
+            f"{config['intermediate_size']} wide; context {config['max_position_embeddings']} characters; RMSNorm "
+            f"(gains stored as γ, applied as 1 + γ, ε = {config['rms_norm_eps']}); LM head tied to the token embedding.",
+            "",
+            f"- Gated DeltaNet: {config['linear_num_value_heads']} heads of d_k = d_v = {config['linear_key_head_dim']}; "
+            f"q, k and v pass a causal depthwise convolution of {config['linear_conv_kernel_dim']} taps and SiLU; q and k "
+            "are L2-normalised, q divided by √d_k; β = σ(x·w_β), α = exp(−exp(A_log)·softplus(x·w_α + dt_bias)); the "
+            "state S (d_k × d_v) runs S ← α S, S ← S + k ⊗ β (v − Sᵀk), o = Sᵀq; each head's output over its root "
+            "mean square times γ and SiLU(x·W_z); trained in the chunked (WY) form, chunks of 64.",
+            f"- Gated full attention: {heads} query heads sharing {kv} K/V heads, d_head = {dh}; QK-norm; RoPE "
+            f"(base {config['rope_theta']:g}) on the first {rot} of each head's {dh} dimensions; each head's output "
+            "times σ(x·W_g) (the output gate) before o_proj.",
+            "",
+            f"{m['parameters']:,} parameters, stored as float32: `model.safetensors` is {size / 1e6:.2f} MB. While it "
+            f"reads, its linear layers hold {state:,} bytes of state whatever the length, and its full layer"
+            f"{'s' if len(full) > 1 else ''} cache {per_token:,} bytes per character; with every layer softmax "
+            f"attention it would cache {per_token * config['num_hidden_layers'] // len(full):,} bytes per character.",
+            "",
+        ]
+    elif llama:
         d, heads, kv = config["hidden_size"], config["num_attention_heads"], config["num_key_value_heads"]
         lines = [
             "# Model card: Attention Lab's character-level Llama",
@@ -151,8 +201,13 @@ def main():
         "- **Previous-token** (on English held-out prose, weight on the character just before):",
         "",
     ]
-    for l, row in enumerate(f["previous_token"]):
-        lines.append(f"  - layer {l + 1}: " + ", ".join(f"{s:.2f}" for s in row))
+    def rows(table):
+        for l, row in enumerate(table):
+            if row is None:
+                lines.append(f"  - layer {l + 1}: linear attention (its A is not a distribution of weights)")
+            else:
+                lines.append(f"  - layer {l + 1}: " + ", ".join(f"{s:.2f}" for s in row))
+    rows(f["previous_token"])
     lines += [
         "",
         f"  Best: layer {prev_l + 1}, head {prev_h + 1}, {prev:.2f} (floor {floors['prev']}).",
@@ -161,8 +216,7 @@ def main():
         "earlier occurrence of the query's own):",
         "",
     ]
-    for l, row in enumerate(f["induction"]):
-        lines.append(f"  - layer {l + 1}: " + ", ".join(f"{s:.2f}" for s in row))
+    rows(f["induction"])
     lines += [
         "",
         f"  Best after the first layer: layer {ind_l + 1}, head {ind_h + 1}, {ind:.2f} (floor {floors['ind']}).",
@@ -173,7 +227,7 @@ def main():
         "character matches the query's own and copies what stands there.",
         "",
     ]
-    if llama:
+    if llama and not hybrid:
         # Measured by the lab's own forward pass (tests/induction.rs, which checks these numbers).
         lines += [
             "Which strings it copies: on random strings of Chinese characters typed twice the lab measures the "
@@ -200,7 +254,8 @@ def main():
         "## Loading it elsewhere",
         "",
         "`tools/train/check_transformers.py` loads the three files with Hugging Face transformers' "
-        + ("Llama (`LlamaConfig` and the Llama model class) " if llama else "GPT-2 (`GPT2Config` and the GPT-2 model class) ")
+        + ("Qwen3-Next (`Qwen3NextConfig` and `Qwen3NextForCausalLM`) " if hybrid else
+           "Llama (`LlamaConfig` and the Llama model class) " if llama else "GPT-2 (`GPT2Config` and the GPT-2 model class) ")
         + "and compares its logits with the training program's and the lab's fixtures.",
         "",
         "## Limits",
