@@ -128,3 +128,27 @@ test('a chapter fits a phone', async () => {
   const wide = await page.evaluate(() => document.documentElement.scrollWidth);
   assert.ok(wide <= 392, `page width ${wide}`);
 });
+
+test('the delta-rule chapter: a state of fixed size asked for what was written, and the sentence in chunks', async () => {
+  await open('lesson=delta-rule&lang=en');
+  assert.equal(await chapter(), 'delta-rule');
+  assert.equal(await page.textContent('[data-testid=chapter-title]'), 'Linear attention grown up: the delta rule');
+  await page.click('[data-testid=choice-1]');
+  await page.waitForSelector('[data-testid=delta-recall-chart]');
+  const result = await page.textContent('[data-testid=lesson-result]');
+  const m = /d_k = (\d+) dimensions: after \1 pairs .* the mean recall error is (\d\.\d+) for plain linear attention, (\d\.\d+) for the delta rule .* with an error of (\S+)\.$/.exec(result);
+  assert.ok(m, result);
+  assert.ok(Number(m[3]) < Number(m[2]), 'the delta rule recalls better than the sum');
+  assert.ok(Number(m[4]) < 1e-4, 'the newest pair comes back exactly');
+  const past = await page.textContent('[data-testid=delta-past-capacity]');
+  const [delta, gated] = /error of (\d\.\d+) without the decay and (\d\.\d+) with/.exec(past).slice(1).map(Number);
+  assert.ok(gated < delta, past);
+  const chunks = await page.textContent('[data-testid=delta-chunks]');
+  const diffs = chunks.match(/\d\.\de-\d+/g).map(Number);
+  assert.equal(diffs.length, 4, chunks);
+  assert.ok(diffs.every((d) => d < 1e-5), chunks);
+  // The Linear attention section sits beside it, and the chapter reads in Chinese too.
+  assert.equal(await page.locator('[data-testid=linear-section]').count(), 1);
+  await open('lesson=delta-rule&lang=zh');
+  assert.equal(await page.textContent('[data-testid=chapter-title]'), '线性注意力的进化：delta 规则');
+});

@@ -508,7 +508,7 @@ test('a Qwen3-Next hybrid folder: its layers labelled by kind, a linear layer sh
   for (const d of check.match(/\d\.\de-\d+/g)) assert.ok(Number(d) < 1e-5, check);
   // Its memory: the states of a fixed size against a cache that grows (the CLI's numbers).
   const memory = await page.locator('[data-testid=hybrid-memory-text]').textContent();
-  assert.match(memory, /^3 linear layers: states of 19,200 bytes in all, whatever the length\. 1 full layer: 256 bytes more per token.* From 26 tokens on/);
+  assert.match(memory, /^3 linear layers: states of 19,200 bytes in all, whatever the length\. 1 full layer: 256 bytes more per token each.* From 26 tokens on/);
   assert.ok(await page.locator('[data-testid=hybrid-memory-chart]').isVisible());
   if (SHOTS) {
     await page.locator('[data-testid=linear-layer-note]').scrollIntoViewIfNeeded();

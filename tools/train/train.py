@@ -325,6 +325,8 @@ def main():
     parser.add_argument("--vocab-from", type=Path, help="a vocab.json to use instead of building one "
                         "(default for llama: assets/gpt2/vocab.json, the GPT-2 model's)")
     args = parser.parse_args()
+    if args.arch == "hybrid" and (args.layers < 4 or args.layers % 4):
+        parser.error(f"--arch hybrid needs --layers a multiple of 4 (three linear layers to one full one), not {args.layers}")
     global net
     net = {"llama": llama, "hybrid": hybrid}.get(args.arch, model)
     name = args.arch
@@ -378,6 +380,11 @@ def main():
         batches.rng, history, losses, first = saved["rng"], saved["history"], saved["losses"], saved["step"] + 1
         started = time.time() - saved["seconds"]
         print(f"resumed from {args.checkpoint} after step {saved['step']}", flush=True)
+        done = saved["step"]
+        if (done % args.eval_every == 0 or done == args.steps) and not any(h["step"] == done for h in history):
+            # A checkpoint saved before its step's evaluation (as this program once did).
+            m = measure(params, vocab, index, held, args.heads, args.context, args.seed)
+            history.append({"step": done, "train_loss": float(np.mean(losses[-100:])), **m})
     for i in range(first, args.steps + 1):
         # More repeated strings early: induction heads form sooner (then prose takes over).
         batches.synthetic = args.synthetic_early if i <= args.early_steps else args.synthetic
@@ -386,13 +393,6 @@ def main():
         losses.append(float(loss))
         if i % 100 == 0:
             print(f"step {i}: loss {np.mean(losses[-100:]):.3f} ({time.time() - started:.0f} s)", flush=True)
-        if args.checkpoint and i % args.checkpoint_every == 0:
-            args.checkpoint.parent.mkdir(parents=True, exist_ok=True)
-            saved = {"params": {k: np.asarray(v) for k, v in params.items()},
-                     "state": jax.tree_util.tree_map(np.asarray, state), "rng": batches.rng,
-                     "history": history, "losses": losses, "step": i, "seconds": time.time() - started}
-            args.checkpoint.with_suffix(".tmp").write_bytes(pickle.dumps(saved))
-            args.checkpoint.with_suffix(".tmp").replace(args.checkpoint)
         if i % args.eval_every == 0 or i == args.steps:
             m = measure(params, vocab, index, held, args.heads, args.context, args.seed)
             history.append({"step": i, "train_loss": float(np.mean(losses[-100:])), **m})
@@ -400,6 +400,14 @@ def main():
             best_ind = max((max(h) for h in m["induction"][1:] if h is not None), default=0)
             print(f"  eval {i}: en top-1 {m['en_held_out_top1']:.3f}, zh top-5 {m['zh_held_out_top5']:.3f}, "
                   f"previous-token {best_prev:.2f}, induction {best_ind:.2f}", flush=True)
+        # Saved after the step's evaluation, so that a run resumed here never lacks one.
+        if args.checkpoint and i % args.checkpoint_every == 0:
+            args.checkpoint.parent.mkdir(parents=True, exist_ok=True)
+            saved = {"params": {k: np.asarray(v) for k, v in params.items()},
+                     "state": jax.tree_util.tree_map(np.asarray, state), "rng": batches.rng,
+                     "history": history, "losses": losses, "step": i, "seconds": time.time() - started}
+            args.checkpoint.with_suffix(".tmp").write_bytes(pickle.dumps(saved))
+            args.checkpoint.with_suffix(".tmp").replace(args.checkpoint)
 
     val_rng = np.random.default_rng(args.seed + 1)
     val = np.concatenate([windows(stream(held[l], index), args.context, 64, val_rng) for l in ("en", "zh")])

@@ -809,6 +809,12 @@ pub static TEXT: Text = Text {
         masked_score: |score| format!("{score} + (−∞) = −∞, so its weight will be exactly 0"),
         row_fully_masked: "Every key of this row is masked: the whole row is 0 (never NaN).",
         masked_weight: "A masked key's weight is exactly 0.",
+        output_gate: |gate, value| format!("× the output gate {gate} = {value}"),
+        convolved: |before, value| {
+            format!(
+                "then SiLU of the short convolution over this token and the {before} before it = {value}"
+            )
+        },
         concat_column: |column, head, value| {
             format!("column {column} of head {head}'s output: {value}")
         },

@@ -53,12 +53,13 @@ pub struct LearnTexts {
     pub stored_here: &'static str,
     pub query: &'static str,
     pub open_in_lab: &'static str,
-    pub chapters: [ChapterText; 20],
+    pub chapters: [ChapterText; 21],
     pub exercises: [ExerciseText; 3],
     pub x: ExperimentTexts,
     pub modern: ModernTexts,
     pub cache: CacheLessonTexts,
     pub circuits: CircuitsLessonTexts,
+    pub delta: DeltaLessonTexts,
 }
 
 /// What knocking the previous-token head out did, as the circuits chapter says it.
@@ -104,6 +105,22 @@ pub struct CircuitsLessonTexts {
     pub no_repeat: &'static str,
     /// The model cannot run on the text as it is (empty, or a setting it refuses).
     pub cannot_run: &'static str,
+}
+
+/// The delta-rule chapter's experiment: the recall chart and what it measured.
+pub struct DeltaLessonTexts {
+    /// The chart: title, x axis, y axis, and the lines of plain linear attention, the delta
+    /// rule and the gated delta rule.
+    pub chart: [&'static str; 6],
+    /// (d_k, plain error at d_k pairs, delta's, gated's, the newest pair's error under the
+    /// delta rule)
+    pub at_capacity: fn(usize, &str, &str, &str, &str) -> String,
+    /// (pairs written, recent pairs counted, delta's error on them, the gated rule's, α)
+    pub past_capacity: fn(usize, usize, &str, &str, &str) -> String,
+    /// (head from 1, "chunk: difference" items)
+    pub chunks: fn(usize, &str) -> String,
+    /// A chapter whose experiment reads softmax weights, on a hybrid's linear layer: (layer).
+    pub linear_layer: fn(usize) -> String,
 }
 
 /// The labels of the KV cache and streaming chapters' experiments.

@@ -1,8 +1,8 @@
 //! The Learn mode in English.
 
 use super::learn::{
-    CacheLessonTexts, ChapterText, CircuitsLessonTexts, ExerciseText, ExperimentTexts,
-    HeadVariances, Knocked, LearnTexts, ModernTexts,
+    CacheLessonTexts, ChapterText, CircuitsLessonTexts, DeltaLessonTexts, ExerciseText,
+    ExperimentTexts, HeadVariances, Knocked, LearnTexts, ModernTexts,
 };
 
 pub const LEARN: LearnTexts = LearnTexts {
@@ -286,6 +286,23 @@ pub const LEARN: LearnTexts = LearnTexts {
             question: "A strided pattern with stride √n computes about how many cells?",
             choices: ["n", "n√n", "n²"],
             explain: "Each of the n queries sees about √n neighbours and about √n strided keys: about 2n√n cells, against n(n + 1)/2 for full causal attention.",
+        },
+        ChapterText {
+            title: "Linear attention grown up: the delta rule",
+            body: &[
+                "Linear attention keeps a running state instead of a softmax: each token adds k vᵀ to a d_k × d_v matrix S, and a query reads Sᵀq. A token costs the same however long the text, and the output is still A·V for a hidden matrix A: lower-triangular, but not a softmax, so its rows need not sum to 1 and its entries can be negative.",
+                "The price is memory. S holds d_k × d_v numbers however many tokens it has seen. Plain linear attention only ever adds, so once keys overlap, every value written bleeds into every answer.",
+                "The delta rule (DeltaNet) writes like an editor: before storing v at key k it takes away what S already says for k, by a step β: S ← S + k β (v − Sᵀk). With β = 1 and a key of length 1, the state answers k with exactly v right after. Gated DeltaNet first multiplies S by a decay α < 1, so old writes fade and leave room. Qwen3-Next, Qwen3.5 and Kimi Linear stack such layers, three for each softmax layer.",
+                "The same numbers come token by token (generation: one update of S per token) or in chunks (within a chunk by matrix products, between chunks through S: the WY form a GPU runs). The two must agree.",
+            ],
+            try_this: "Change d_k in the controls: the state grows or shrinks, and the number of pairs it holds before recall breaks moves with it. Then open the full lab's Linear attention section and drag the slider over the tokens to watch S fill, fade and be overwritten.",
+            question: "Sixty-four key–value pairs are written one after another into a 16 × 16 state with the delta rule (β = 1). Asked for the last pair's key, what does the state give back?",
+            choices: [
+                "a blur of all 64 values, as plain linear attention would",
+                "exactly the last value written",
+                "nothing: the state is full",
+            ],
+            explain: "The last write corrects the state's answer for its key to exactly v. Older pairs are disturbed by later writes whose keys overlap theirs, the more so once the pairs outnumber the state's 16 key directions; plain linear attention blurs even the newest.",
         },
         ChapterText {
             title: "Exercises",
@@ -696,5 +713,35 @@ pub const LEARN: LearnTexts = LearnTexts {
         sink_logit: "sink logit",
         no_sink: "none",
         kept: "weight left to the keys",
+    },
+    delta: DeltaLessonTexts {
+        chart: [
+            "Asking a state for what was written into it",
+            "key–value pairs written",
+            "mean recall error ‖Sᵀk − v‖ / ‖v‖",
+            "plain linear attention (S ← S + k vᵀ)",
+            "delta rule (β = 1)",
+            "gated delta rule (α = 0.9)",
+        ],
+        at_capacity: |d_k, plain, delta, gated, newest| {
+            format!(
+                "Random keys of length 1 in d_k = {d_k} dimensions: after {d_k} pairs (as many as the state has key directions) the mean recall error is {plain} for plain linear attention, {delta} for the delta rule and {gated} with the decay; the newest pair comes back from the delta rule with an error of {newest}."
+            )
+        },
+        past_capacity: |pairs, recent, delta, gated, alpha| {
+            format!(
+                "After {pairs} pairs the state is over-full: the last {recent} pairs written come back with an error of {delta} without the decay and {gated} with α = {alpha}, which lets the old pairs go."
+            )
+        },
+        chunks: |head, items| {
+            format!(
+                "Your sentence, head {head}, as the gated delta rule: the chunked form against token by token, largest difference {items}."
+            )
+        },
+        linear_layer: |layer| {
+            format!(
+                "Layer {layer} of this hybrid is linear attention: this chapter's experiment reads softmax weights, so choose a full-attention layer (or another model) to run it."
+            )
+        },
     },
 };

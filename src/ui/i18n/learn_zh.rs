@@ -1,8 +1,8 @@
 //! 学习模式的中文文本。
 
 use super::learn::{
-    CacheLessonTexts, ChapterText, CircuitsLessonTexts, ExerciseText, ExperimentTexts,
-    HeadVariances, Knocked, LearnTexts, ModernTexts,
+    CacheLessonTexts, ChapterText, CircuitsLessonTexts, DeltaLessonTexts, ExerciseText,
+    ExperimentTexts, HeadVariances, Knocked, LearnTexts, ModernTexts,
 };
 
 pub const LEARN: LearnTexts = LearnTexts {
@@ -278,6 +278,23 @@ pub const LEARN: LearnTexts = LearnTexts {
             question: "步长为 √n 的跨步模式大约计算多少个格子？",
             choices: ["n", "n√n", "n²"],
             explain: "n 个查询中的每一个大约看 √n 个邻居和 √n 个跨步的键：约 2n√n 个格子，而完整的因果注意力是 n(n + 1)/2。",
+        },
+        ChapterText {
+            title: "线性注意力的进化：delta 规则",
+            body: &[
+                "线性注意力不用 softmax，而是维护一个不断更新的状态：每个词元把 k vᵀ 加到一个 d_k × d_v 的矩阵 S 上，查询读出 Sᵀq。无论文本多长，每个词元的开销都一样；输出仍然是 A·V，A 是一个隐含矩阵：下三角，但不是 softmax，所以行之和不必为 1，元素也可以是负数。",
+                "代价是记忆。不管读过多少词元，S 都只有 d_k × d_v 个数。普通的线性注意力只会往里加，一旦键彼此重叠，写进去的每个值都会渗进每个回答里。",
+                "delta 规则（DeltaNet）像编辑一样写入：在键 k 处存入 v 之前，先按步长 β 减去 S 对 k 已有的读数：S ← S + k β (v − Sᵀk)。当 β = 1、键的长度为 1 时，写完之后状态对 k 的回答恰好是 v。Gated DeltaNet 先把 S 乘以一个小于 1 的衰减 α，让旧的写入逐渐淡去、腾出空间。Qwen3-Next、Qwen3.5 和 Kimi Linear 都叠放这类层，每三层线性配一层 softmax。",
+                "同样的数可以逐词元地算（生成时就是这样：每个词元更新一次 S），也可以分块算（块内用矩阵乘法，块与块之间经由 S 传递：GPU 上跑的 WY 形式）。两种算法必须一致。",
+            ],
+            try_this: "在控制面板里改变 d_k：状态变大或变小，它在回忆失效之前能容纳的键值对数量也随之移动。然后打开完整实验室的“线性注意力”一节，拖动滑块扫过各个词元，看 S 如何被填满、淡去、被改写。",
+            question: "用 delta 规则（β = 1）把 64 个键值对依次写进一个 16 × 16 的状态。用最后一对的键去问，状态会给出什么？",
+            choices: [
+                "64 个值混在一起的模糊结果，和普通线性注意力一样",
+                "恰好是最后写入的那个值",
+                "什么也没有：状态已经满了",
+            ],
+            explain: "最后一次写入会把状态对它那个键的回答修正为恰好是 v。更早的键值对会被之后键与之重叠的写入扰动；当键值对的数量超过状态的 16 个键方向时，扰动更大。普通的线性注意力连最新的一对都记不清。",
         },
         ChapterText {
             title: "练习",
@@ -664,5 +681,35 @@ pub const LEARN: LearnTexts = LearnTexts {
         sink_logit: "汇聚 logit",
         no_sink: "无",
         kept: "留给各个键的权重",
+    },
+    delta: DeltaLessonTexts {
+        chart: [
+            "向状态索回写进去的内容",
+            "已写入的键值对数",
+            "平均回忆误差 ‖Sᵀk − v‖ / ‖v‖",
+            "普通线性注意力（S ← S + k vᵀ）",
+            "delta 规则（β = 1）",
+            "带门控的 delta 规则（α = 0.9）",
+        ],
+        at_capacity: |d_k, plain, delta, gated, newest| {
+            format!(
+                "长度为 1 的随机键，共 d_k = {d_k} 维：写入 {d_k} 对之后（与状态的键方向一样多），平均回忆误差是：普通线性注意力 {plain}，delta 规则 {delta}，加上衰减 {gated}；用 delta 规则时，最新的一对取回的误差是 {newest}。"
+            )
+        },
+        past_capacity: |pairs, recent, delta, gated, alpha| {
+            format!(
+                "写入 {pairs} 对之后，状态已经装不下：最后写入的 {recent} 对，不加衰减时取回误差为 {delta}，加上 α = {alpha} 的衰减时为 {gated}——衰减让旧的键值对退场。"
+            )
+        },
+        chunks: |head, items| {
+            format!(
+                "你的句子，第 {head} 个头，用带门控的 delta 规则：分块形式与逐词元计算相比，最大差 {items}。"
+            )
+        },
+        linear_layer: |layer| {
+            format!(
+                "这个混合模型的第 {layer} 层是线性注意力：本章的实验读取 softmax 权重，请选择一个全注意力层（或换一个模型）再运行。"
+            )
+        },
     },
 };

@@ -115,7 +115,7 @@ pub const EN: LinearTexts = LinearTexts {
     memory_text: |linear, state, full, per_token, crossover, context, hybrid, softmax| {
         let layers = |n: usize| if n == 1 { "layer" } else { "layers" };
         format!(
-            "{linear} linear {}: states of {state} bytes in all, whatever the length. {full} full {}: {per_token} bytes more per token (a softmax layer in a linear one's place would add as much). From {crossover} tokens on the states are the smaller. At its context of {context} tokens: {hybrid} bytes, against {softmax} bytes with every layer softmax.",
+            "{linear} linear {}: states of {state} bytes in all, whatever the length. {full} full {}: {per_token} bytes more per token each (as a softmax layer in a linear one's place would add). From {crossover} tokens on the states are the smaller. At its context of {context} tokens: {hybrid} bytes, against {softmax} bytes with every layer softmax.",
             layers(linear),
             layers(full)
         )
@@ -186,7 +186,7 @@ pub const ZH: LinearTexts = LinearTexts {
     ],
     memory_text: |linear, state, full, per_token, crossover, context, hybrid, softmax| {
         format!(
-            "它的 {linear} 个线性层保存一个 {state} 字节的状态，与长度无关；它的 {full} 个全注意力层每个词元缓存 {per_token} 字节，换成 softmax 的线性层也会这样增长。从 {crossover} 个词元起，状态更小。在它的上下文长度 {context} 个词元处：{hybrid} 字节，而每层都用 softmax 时是 {softmax} 字节。"
+            "它的 {linear} 个线性层保存一个 {state} 字节的状态，与长度无关；它的 {full} 个全注意力层每层每个词元缓存 {per_token} 字节，把一个线性层换成 softmax 层也会这样增长。从 {crossover} 个词元起，状态更小。在它的上下文长度 {context} 个词元处：{hybrid} 字节，而每层都用 softmax 时是 {softmax} 字节。"
         )
     },
 };

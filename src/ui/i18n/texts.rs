@@ -414,6 +414,11 @@ pub struct ExplainTexts {
     pub masked_weight: &'static str,
     /// "column c of head h's output: value".
     pub concat_column: fn(usize, usize, &str) -> String,
+    /// A gated head's output: (the gate's factor, the output).
+    pub output_gate: fn(&str, &str) -> String,
+    /// A hybrid's linear layer's q, k or v after its short convolution: (the tokens before this
+    /// one it reads, the value).
+    pub convolved: fn(usize, &str) -> String,
 }
 
 /// The FlashAttention player.

@@ -725,6 +725,10 @@ pub static TEXT: Text = Text {
         masked_score: |score| format!("{score} + (−∞) = −∞，它的权重将恰好为 0"),
         row_fully_masked: "这一行的所有键都被遮挡：整行权重为 0（不会出现 NaN）。",
         masked_weight: "被遮挡的键权重恰好为 0。",
+        output_gate: |gate, value| format!("× 输出门 {gate} = {value}"),
+        convolved: |before, value| {
+            format!("再对本词元及其前 {before} 个词元做短卷积并取 SiLU = {value}")
+        },
         concat_column: |column, head, value| format!("第 {head} 个头输出的第 {column} 列：{value}"),
     },
     flash: FlashText {

@@ -199,8 +199,11 @@ pub fn explain(
                 ),
             }]
         }
-        Stage::Q => {
+        Stage::Q => 'q: {
             let w = config.weights().w_q.column(head_col(dims.d_k));
+            if let Some(lines) = convolved(trace, row, w, value, lang) {
+                break 'q lines;
+            }
             vec![
                 format!(
                     "q = x · W_Q[:, {}]{} = {}",
@@ -217,7 +220,7 @@ pub fn explain(
                 format!("= {}", format_value(value)),
             ]
         }
-        Stage::K | Stage::V => {
+        Stage::K | Stage::V => 'kv: {
             let (w, width, name) = if stage == Stage::K {
                 (&config.weights().w_k, dims.d_k, "K")
             } else {
@@ -227,6 +230,9 @@ pub fn explain(
                 Some(source) => source.x.row(row),
                 None => trace.attention_input.row(row),
             };
+            if let Some(lines) = convolved(trace, row, w.column(group_col(width)), value, lang) {
+                break 'kv lines;
+            }
             let bias = config.weights().biases.as_ref().map(|b| {
                 if stage == Stage::K {
                     b.k[group_col(width)]
@@ -351,13 +357,28 @@ pub fn explain(
                 ),
             ]
         }
-        Stage::HeadOutput => vec![
-            format!(
-                "o = Σ_j w_{row},j · v_j[{col}] = {}",
-                terms(weights_row(trace, head, row).view(), h.v.column(col), lang)
-            ),
-            format!("= {}", format_value(value)),
-        ],
+        Stage::HeadOutput => {
+            // A linear layer's weights are its hidden matrix A; a gated head's output is the
+            // sum times its gate.
+            let w = if config.linear().is_some() { "A" } else { "w" };
+            let row_weights = weights_row(trace, head, row);
+            let mut lines = vec![format!(
+                "o = Σ_j {w}_{row},j · v_j[{col}] = {}",
+                terms(row_weights.view(), h.v.column(col), lang)
+            )];
+            match trace.gates.get(head).and_then(|g| g.get((row, col))) {
+                Some(&gate) => {
+                    let sum = row_weights.dot(&h.v.column(col));
+                    lines.push(format!("= {}", format_value(sum)));
+                    lines.push((words.output_gate)(
+                        &format_value(gate),
+                        &format_value(value),
+                    ));
+                }
+                None => lines.push(format!("= {}", format_value(value))),
+            }
+            lines
+        }
         Stage::Concat => {
             let (source_head, c) = (col / dims.d_v, col % dims.d_v);
             vec![(words.concat_column)(c, source_head, &format_value(value))]
@@ -402,4 +423,26 @@ pub fn explain(
         position,
         lines,
     }
+}
+
+/// A hybrid's linear layer: q, k or v is the projection x · W passed through the model's short
+/// convolution and SiLU. The projection's terms, its value, then the value shown.
+fn convolved(
+    trace: &Trace,
+    row: usize,
+    w: ArrayView1<f32>,
+    value: f32,
+    lang: Lang,
+) -> Option<Vec<String>> {
+    let taps = trace
+        .config
+        .linear()
+        .and_then(|(_, weights)| weights.conv.as_ref())?
+        .ncols();
+    let x = trace.attention_input.row(row);
+    Some(vec![
+        format!("x · W = {}", terms(x, w, lang)),
+        format!("= {}", format_value(x.dot(&w))),
+        (lang.text().explain.convolved)(taps.saturating_sub(1), &format_value(value)),
+    ])
 }

@@ -231,7 +231,8 @@ fn HybridMemory() -> impl IntoView {
             s.linear_layers,
             &digits(s.state_bytes),
             s.layers_with_keys,
-            &digits(s.this_model),
+            // One full layer's, as one softmax layer in a linear one's place would add.
+            &digits(s.this_model / s.layers_with_keys.max(1)),
             s.crossover_tokens()?,
             context,
             &digits(s.hybrid_bytes(context)),

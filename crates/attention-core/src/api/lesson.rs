@@ -7,11 +7,12 @@ use serde_json::{Value, json};
 use crate::teaching::{BreakPoint, Breakdown};
 use crate::teaching::{
     Chapter, ComplexityExperiment, CostMeasurement, CostPoint, CrossExperiment, CrossMatch,
-    Experiment, FlashExperiment, GqaExperiment, HeadVariance, KeyMatch, KvCacheExperiment, KvRow,
-    LayernormExperiment, MasksExperiment, MultiheadExperiment, PositionsExperiment, QkvExperiment,
-    RepeatedToken, RowSaturation, ScalingExperiment, ScalingPoint, SoftmaxExperiment, SparseRow,
-    StabilityExperiment, StepCost, StreamingExperiment, SweepSample, TamingExperiment, TokenNorms,
-    TokenStats, TokensExperiment, VariantsExperiment, WindowsExperiment,
+    DeltaRuleExperiment, Experiment, FlashExperiment, GqaExperiment, HeadVariance, KeyMatch,
+    KvCacheExperiment, KvRow, LayernormExperiment, MasksExperiment, MultiheadExperiment,
+    PositionsExperiment, QkvExperiment, RepeatedToken, RowSaturation, ScalingExperiment,
+    ScalingPoint, SoftmaxExperiment, SparseRow, StabilityExperiment, StepCost, StreamingExperiment,
+    SweepSample, TamingExperiment, TokenNorms, TokenStats, TokensExperiment, VariantsExperiment,
+    WindowsExperiment,
 };
 
 pub fn lesson_json(
@@ -39,6 +40,7 @@ pub fn lesson_json(
         Experiment::Streaming(v) => streaming_experiment(v),
         Experiment::Circuits(v) => circuits_experiment(v.as_ref()),
         Experiment::Variants(v) => variants_experiment(v),
+        Experiment::DeltaRule(d) => delta_rule_experiment(d),
         Experiment::Exercises => json!({}),
     };
     if let Value::Object(map) = &mut body {
@@ -454,6 +456,30 @@ fn sparse_row(v: &SparseRow) -> Value {
         "stride": v.stride,
         "cells": v.cells,
         "mask": v.mask,
+    })
+}
+
+fn delta_rule_experiment(d: &DeltaRuleExperiment) -> Value {
+    json!({
+        "d_k": d.d_k,
+        "d_v": d.d_v,
+        "pairs": d.pairs,
+        "recall_error": {
+            "linear": d.additive,
+            "delta": d.delta,
+            "gated_delta": d.gated,
+            "delta_newest": d.delta_newest,
+            "delta_recent": d.delta_recent,
+            "gated_delta_recent": d.gated_recent,
+        },
+        "alpha": crate::teaching::RECALL_ALPHA,
+        "head": d.head + 1,
+        "chunked_vs_recurrent": d.chunk_diffs.as_ref().map(|diffs| {
+            diffs
+                .iter()
+                .map(|&(chunk, diff)| json!({"chunk": chunk, "max_abs_diff": diff}))
+                .collect::<Vec<_>>()
+        }),
     })
 }
 

@@ -307,7 +307,7 @@ impl Request {
             field: "lesson",
             message: "unknown chapter; one of tokens, qkv, scaling, softmax, masks, positions, \
                       windows, multihead, gqa, cross, layernorm, stability, taming, complexity, \
-                      flash, kv-cache, streaming, circuits, variants, exercises",
+                      flash, kv-cache, streaming, circuits, variants, delta-rule, exercises",
         })?;
         let focus = self.focus.unwrap_or_default();
         let counted = |value: Option<usize>, field: &'static str| match value {

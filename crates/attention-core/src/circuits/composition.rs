@@ -68,7 +68,12 @@ impl Factors {
         let block = &model.blocks[layer];
         let w = &block.attention;
         let d_k = model.config.d_head();
-        let group = head / (model.config.n_heads / model.config.n_kv_heads.max(1)).max(1);
+        // A hybrid's linear layer has a key for every head.
+        let group = if block.linear.is_some() {
+            head
+        } else {
+            head / (model.config.n_heads / model.config.n_kv_heads.max(1)).max(1)
+        };
         let cols =
             |m: &Array2<f32>, at: usize| m.slice(s![.., at * d_k..(at + 1) * d_k]).mapv(f64::from);
         Self::of(
@@ -376,6 +381,10 @@ pub fn sentence_shares(
     head: usize,
 ) -> Option<SentenceShares> {
     let trace = &forward.layers.get(layer)?.attention;
+    // A linear layer has no q·k scores to take apart (its A is not a softmax).
+    if trace.config.linear().is_some() {
+        return None;
+    }
     let components = Components::entering(model, forward, layer);
     let reading = Reading::new(trace, &components, head).ok()?;
     let queries = reading.all_parts(true);

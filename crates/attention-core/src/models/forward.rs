@@ -178,11 +178,16 @@ impl Forward {
             .layers
             .iter()
             .map(|layer| {
+                // A hybrid's linear layer has no weights to copy with (its A is not one).
+                let linear = layer.attention.config.linear().is_some();
                 layer
                     .attention
                     .heads
                     .iter()
                     .map(|head| {
+                        if linear {
+                            return 0.0;
+                        }
                         queries
                             .clone()
                             .map(|i| head.weights[[i, i - period + 1]])

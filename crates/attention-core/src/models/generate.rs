@@ -75,6 +75,10 @@ impl KvCache {
     /// What the cache holds, in bytes: 2 (K and V) · softmax layers · positions · K/V heads ·
     /// d_head · 4, and a hybrid's fixed states and convolution rows.
     pub fn bytes(&self) -> usize {
+        // Nothing cached yet (or a run without the cache): nothing held.
+        if self.len == 0 {
+            return 0;
+        }
         let softmax = self.linear.iter().filter(|l| l.is_none()).count();
         let fixed: usize = self
             .linear
@@ -170,7 +174,7 @@ impl CacheSizes {
     /// From how many tokens on a linear layer's fixed state is smaller than the keys and
     /// values a softmax layer would cache in its place; `None` for a softmax model.
     pub fn crossover_tokens(&self) -> Option<usize> {
-        (self.linear_layers > 0).then(|| {
+        (self.linear_layers > 0 && self.layers_with_keys > 0).then(|| {
             let per_layer = self.this_model / self.layers_with_keys.max(1);
             self.state_bytes / (per_layer * self.linear_layers).max(1) + 1
         })
@@ -282,8 +286,8 @@ impl Model {
                 x += &block.attention_added(w.project_out(concat.view()));
                 x += &block.mlp_of(x.view());
                 if let Some(rows) = last_row.as_deref_mut() {
-                    // No weights over the cache: a linear layer's memory is its state.
-                    rows.push(vec![vec![0.0; total]; heads]);
+                    // No weights over the cache (its memory is its state): empty rows.
+                    rows.push(vec![Vec::new(); heads]);
                 }
                 continue;
             }
@@ -480,7 +484,8 @@ pub struct Step {
     /// traced forward pass, each layer's attention the lab's own (`None` when not checked).
     pub max_delta: Option<f32>,
     /// Its query row in every layer, against everything cached (itself included):
-    /// [layer][query head][position] (query head h reads K/V head h / (heads / K/V heads)).
+    /// [layer][query head][position] (query head h reads K/V head h / (heads / K/V heads)); a
+    /// hybrid's linear layer has empty rows (it keeps a state, not weights over positions).
     pub attention: Vec<Vec<Vec<f32>>>,
 }
 

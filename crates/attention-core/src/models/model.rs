@@ -537,6 +537,9 @@ impl Model {
         // Mistral's window (Gemma's on its sliding layers): under the causal mask, each query
         // sees its last `w` keys.
         let mask = match (self.config.window(index), &run.mask) {
+            // A hybrid's linear layer is causal by construction: the run's mask shapes its
+            // softmax layers.
+            _ if block.linear.is_some() => MaskSpec::Causal,
             (Some(w), MaskSpec::Causal) => MaskSpec::Sliding {
                 radius: w - 1,
                 sink_tokens: 0,

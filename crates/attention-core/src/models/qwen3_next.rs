@@ -75,8 +75,13 @@ pub fn config(json: &ConfigJson) -> Result<ModelConfig, ModelError> {
                     &format!("{} entries for {layers} layers", types.len()),
                 );
             }
-            let first = types.iter().position(|&t| t == "full_attention");
-            let n = first.map_or(layers + 1, |i| i + 1);
+            let Some(first) = types.iter().position(|&t| t == "full_attention") else {
+                return refuse(
+                    "layer_types",
+                    "no \"full_attention\" layer: the lab runs hybrids with softmax layers among the linear ones",
+                );
+            };
+            let n = first + 1;
             let regular = types.iter().enumerate().all(|(i, &t)| {
                 let full = (i + 1).is_multiple_of(n);
                 t == if full {
@@ -92,6 +97,12 @@ pub fn config(json: &ConfigJson) -> Result<ModelConfig, ModelError> {
                 );
             }
             n
+        }
+        None if every > layers => {
+            return refuse(
+                "full_attention_interval",
+                &format!("{every} for {layers} layers leaves no full-attention layer"),
+            );
         }
         None => every,
     };

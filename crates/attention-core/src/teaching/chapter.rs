@@ -24,11 +24,12 @@ pub enum Chapter {
     Streaming,
     Circuits,
     Variants,
+    DeltaRule,
     Exercises,
 }
 
 impl Chapter {
-    pub const ALL: [Chapter; 20] = [
+    pub const ALL: [Chapter; 21] = [
         Self::Tokens,
         Self::Qkv,
         Self::Scaling,
@@ -48,6 +49,7 @@ impl Chapter {
         Self::Streaming,
         Self::Circuits,
         Self::Variants,
+        Self::DeltaRule,
         Self::Exercises,
     ];
 
@@ -72,6 +74,7 @@ impl Chapter {
             Self::Streaming => "streaming",
             Self::Circuits => "circuits",
             Self::Variants => "variants",
+            Self::DeltaRule => "delta-rule",
             Self::Exercises => "exercises",
         }
     }

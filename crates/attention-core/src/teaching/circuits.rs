@@ -57,6 +57,10 @@ pub enum CircuitsRefusal {
     NoRepeat,
     #[error("the text does not fit the model")]
     Text,
+    #[error(
+        "a hybrid's linear layers have no attention weights to find a previous-token or induction head in: choose a softmax model"
+    )]
+    Hybrid,
 }
 
 /// The chapter's measurements on `text` read by `model` under `run` (the page's mask,
@@ -68,6 +72,9 @@ pub fn run(
 ) -> Result<CircuitsExperiment, CircuitsRefusal> {
     if model.blocks.len() < 2 {
         return Err(CircuitsRefusal::OneLayer);
+    }
+    if model.config.hybrid_every.is_some() {
+        return Err(CircuitsRefusal::Hybrid);
     }
     let forward = model.read(text, run).map_err(|_| CircuitsRefusal::Text)?;
     let ids = &forward.ids;

@@ -18,6 +18,7 @@ mod stats;
 mod circuits;
 mod complexity;
 mod cross;
+mod delta_rule;
 mod flash;
 mod gqa;
 mod kv_cache;
@@ -43,6 +44,7 @@ pub use stats::{entropy, mean_variance, normal, softmax};
 pub use circuits::{CircuitsExperiment, CircuitsRefusal, run as circuits_experiment};
 pub use complexity::*;
 pub use cross::*;
+pub use delta_rule::*;
 pub use flash::*;
 pub use gqa::*;
 pub use kv_cache::*;
@@ -85,6 +87,7 @@ pub enum Experiment {
     /// [`circuits_experiment`], run on the model by the caller; a trace alone gives none.
     Circuits(Option<CircuitsExperiment>),
     Variants(VariantsExperiment),
+    DeltaRule(DeltaRuleExperiment),
     Exercises,
 }
 
@@ -111,6 +114,7 @@ pub fn experiment(chapter: Chapter, trace: &Trace, focus: &Focus) -> Experiment 
         Chapter::Streaming => Experiment::Streaming(streaming::run(trace)),
         Chapter::Circuits => Experiment::Circuits(None),
         Chapter::Variants => Experiment::Variants(variants::run(trace, focus)),
+        Chapter::DeltaRule => Experiment::DeltaRule(delta_rule::run(trace, focus)),
         Chapter::Exercises => Experiment::Exercises,
     }
 }

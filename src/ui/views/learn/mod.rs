@@ -34,10 +34,12 @@ enum LabView {
     Shaping,
     /// The trained model's heads at a glance, with their knock-out switches.
     Model,
+    /// The Linear attention section: the selected head as linear attention, its state.
+    Linear,
 }
 
 fn lab_views(chapter: Chapter) -> &'static [LabView] {
-    use LabView::{Card, HeadLines, Heads, Model, Player, Shaping};
+    use LabView::{Card, HeadLines, Heads, Linear, Model, Player, Shaping};
     match chapter {
         Chapter::Tokens => &[
             Card(Stage::Embeddings),
@@ -67,6 +69,7 @@ fn lab_views(chapter: Chapter) -> &'static [LabView] {
         Chapter::Streaming => &[Card(Stage::Weights)],
         Chapter::Circuits => &[Card(Stage::Weights), Model],
         Chapter::Variants => &[Card(Stage::Weights)],
+        Chapter::DeltaRule => &[Linear],
         Chapter::Exercises => &[],
     }
 }
@@ -83,6 +86,7 @@ fn lab_section(chapter: Chapter) -> &'static str {
         Chapter::Circuits => "model",
         Chapter::Multihead => "all-heads",
         Chapter::Complexity | Chapter::Flash => "flash",
+        Chapter::DeltaRule => "linear",
         Chapter::Exercises => "tokens",
     }
 }
@@ -94,6 +98,9 @@ fn lab_view(view: LabView) -> AnyView {
         LabView::Heads => view! { <div class="lesson-wide"><AllHeads /></div> }.into_any(),
         LabView::Player => view! { <div class="lesson-wide"><FlashView /></div> }.into_any(),
         LabView::Shaping => view! { <div class="lesson-wide"><ShapingSection /></div> }.into_any(),
+        LabView::Linear => {
+            view! { <div class="lesson-wide"><super::linear::LinearSection /></div> }.into_any()
+        }
         LabView::Model => {
             let lab = expect_context::<Lab>();
             let trained = move || lab.request.with(|r| r.is_trained());

@@ -47,6 +47,11 @@ pub(super) fn view(lab: Lab) -> impl IntoView {
             <button type="button" class="button" data-testid="lesson-use-gpt2" on:click=use_gpt2>{move || t().use_gpt2}</button>
         }
         .into_any(),
+        Some(Err(CircuitsRefusal::Hybrid)) => view! {
+            <p class="note" data-testid="lesson-result">{move || t().needs_model}</p>
+            <button type="button" class="button" data-testid="lesson-use-gpt2" on:click=use_gpt2>{move || t().use_gpt2}</button>
+        }
+        .into_any(),
         Some(Err(CircuitsRefusal::OneLayer)) => view! { <p class="note" data-testid="lesson-result">{move || t().needs_model}</p> }.into_any(),
         Some(Err(CircuitsRefusal::Text)) => view! { <p class="note" data-testid="lesson-result">{move || t().cannot_run}</p> }.into_any(),
         Some(Ok(e)) => {

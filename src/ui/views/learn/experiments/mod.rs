@@ -9,6 +9,7 @@ mod parts;
 mod circuits;
 mod complexity;
 mod cross;
+mod delta_rule;
 mod flash;
 mod gqa;
 mod kv_cache;
@@ -38,10 +39,12 @@ pub fn current(lab: Lab, chapter: Chapter) -> Memo<Option<Experiment>> {
             factor: lab.lesson_factor.get(),
             shift: lab.lesson_shift.get(),
         };
-        // A summarised trace (a long input) keeps no weights to experiment on.
+        // A summarised trace (a long input) keeps no weights to experiment on; a hybrid's
+        // linear layer has none but for the delta-rule chapter.
         lab.shown.with(|t| {
             t.as_ref()
                 .filter(|t| !t.0.is_summarised())
+                .filter(|t| chapter == Chapter::DeltaRule || t.0.config.linear().is_none())
                 .map(|t| experiment(chapter, &t.0, &focus))
         })
     })
@@ -55,7 +58,15 @@ pub fn view(lab: Lab, chapter: Chapter) -> AnyView {
             view! { <p class="note" data-testid="lesson-too-long">{(lab.lang.get().text().overview.lesson)(n, most)}</p> }
         })
     };
-    view! { {too_long} {chapter_view(lab, chapter)} }.into_any()
+    let linear = move || {
+        let linear = lab
+            .shown
+            .with(|t| t.as_ref().is_some_and(|t| t.0.config.linear().is_some()));
+        (linear && chapter != Chapter::DeltaRule && chapter != Chapter::Circuits).then(|| {
+            view! { <p class="note" data-testid="lesson-linear-layer">{(lab.lang.get().text().learn.delta.linear_layer)(lab.layer.get() + 1)}</p> }
+        })
+    };
+    view! { {too_long} {linear} {chapter_view(lab, chapter)} }.into_any()
 }
 
 fn chapter_view(lab: Lab, chapter: Chapter) -> AnyView {
@@ -80,6 +91,7 @@ fn chapter_view(lab: Lab, chapter: Chapter) -> AnyView {
         Chapter::Streaming => kv_cache::streaming_view(lab, e).into_any(),
         Chapter::Circuits => circuits::view(lab).into_any(),
         Chapter::Variants => variants::view(lab, e).into_any(),
+        Chapter::DeltaRule => delta_rule::view(lab, e).into_any(),
         Chapter::Exercises => ().into_any(),
     }
 }

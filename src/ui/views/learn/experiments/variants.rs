@@ -44,6 +44,10 @@ pub(super) fn view(lab: Lab, e: Memo<Option<Experiment>>) -> impl IntoView {
                 on:click=move |_| lab.lesson.set(Some(Chapter::Gqa))>
                 {format!("{} — {}", x.go_to, lab.lang.get_untracked().text().learn.chapters[Chapter::Gqa.index()].title)}
             </button>
+            <button type="button" class="table-toggle" data-testid="variants-delta-rule"
+                on:click=move |_| lab.lesson.set(Some(Chapter::DeltaRule))>
+                {format!("{} — {}", x.go_to, lab.lang.get_untracked().text().learn.chapters[Chapter::DeltaRule.index()].title)}
+            </button>
         }
         .into_any()
     }
