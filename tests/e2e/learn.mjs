@@ -92,7 +92,7 @@ test('answers stay in this browser across a reload', async () => {
   await nextFrames(page);
   assert.match(await page.textContent('[data-testid=verdict]'), /^Right\./);
   assert.equal(await page.locator('[data-testid=experiment-open]').count(), 1);
-  assert.match(await page.textContent('[data-testid=lesson-score]'), /^1 of 19/);
+  assert.match(await page.textContent('[data-testid=lesson-score]'), /^1 of 20/);
   const stored = await page.evaluate(() => localStorage.getItem('attention-lab.learn.v1'));
   assert.deepEqual(JSON.parse(stored).answers, { gqa: 2 });
 });
