@@ -863,6 +863,16 @@ fn a_qwen3_next_hybrid_runs_its_linear_layers_as_gated_deltanet() {
         let e = refused(&config_with(files, field, value));
         assert!(e.contains(says), "{field}: {e}");
     }
+    // Past the 512 tokens a linear layer's hidden matrix is traced for, a clear refusal.
+    let long = open(
+        name,
+        &config_with(files, "max_position_embeddings", json!(1024)),
+    );
+    let e = long.read(&"ab ".repeat(400), &run).unwrap_err().to_string();
+    assert!(
+        e.contains("layer 1 of this hybrid") && e.contains("shorten the text"),
+        "{e}"
+    );
     // A stream's rolling cache has no keys to drop in a linear layer: said, not run.
     let e = attention_core::models::stream::stream_check(
         &model,

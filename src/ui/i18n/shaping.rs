@@ -120,7 +120,7 @@ pub static EN: ShapingTexts = ShapingTexts {
         format!("These views draw at most {most} tokens ({n} here): shorten the input to see them.")
     },
     rope_title: "RoPE: q and k turned by their positions",
-    rope_caption: "Each pair of dimensions of the head's q and k is turned by position · θ_p. Lengths stay the same; only directions change, so q_i·k_j depends on i − j.",
+    rope_caption: "Each pair of dimensions of the head's q and k is turned by position · θ_p (with a partial rotation, as in Qwen3-Next, only the pairs of the first dimensions turn and the rest pass unchanged). Lengths stay the same; only directions change, so q_i·k_j depends on i − j.",
     rope_matrices: [
         "Q of the head",
         "Q turned by RoPE",
@@ -225,7 +225,7 @@ pub static ZH: ShapingTexts = ShapingTexts {
     view_help: "所选选项在 softmax 之前对当前头做了什么，按分数生成的顺序：先对 q、k 做 QK 归一化和 RoPE，再 ÷√d_k，加 ALiBi 偏置，软上限，÷T，掩码，最后是带汇聚列的 softmax。",
     waiting: |n, most| format!("这些视图最多画 {most} 个词元（这里有 {n} 个）：缩短输入即可看到。"),
     rope_title: "RoPE：q 和 k 按位置旋转",
-    rope_caption: "头的 q 和 k 中每一对维度都旋转 位置 · θ_p。长度不变，只改方向，所以 q_i·k_j 只取决于 i − j。",
+    rope_caption: "头的 q 和 k 中每一对维度都旋转 位置 · θ_p（部分旋转时，如 Qwen3-Next，只有前面若干维组成的对旋转，其余维度不变）。长度不变，只改方向，所以 q_i·k_j 只取决于 i − j。",
     rope_matrices: [
         "该头的 Q",
         "经 RoPE 旋转后的 Q",

@@ -924,6 +924,16 @@ fn check_linear(
         );
     }
     if params.trace && seq_len * key_len > MAX_MATRIX_TOKENS * MAX_MATRIX_TOKENS {
+        if let Some(layer) = params.model_layer {
+            // A hybrid's layer: its forward pass is always traced.
+            return refuse(
+                "sentence",
+                format!(
+                    "layer {} of this hybrid is linear attention, whose hidden matrix the lab traces for at most {MAX_MATRIX_TOKENS} tokens ({seq_len} here): shorten the text",
+                    layer + 1
+                ),
+            );
+        }
         return refuse(
             "linear",
             format!(
