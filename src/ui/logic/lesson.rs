@@ -131,7 +131,7 @@ mod tests {
         p.see(Chapter::Scaling);
         p.see(Chapter::Scaling);
         assert_eq!(p.seen, vec!["scaling"]);
-        assert_eq!(p.score(), (1, 19));
+        assert_eq!(p.score(), (1, 20));
         assert_eq!(Progress::from_json(&p.to_json()), p);
         assert_eq!(Progress::from_json("not json"), Progress::default());
         let odd = Progress::from_json(
