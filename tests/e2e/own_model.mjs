@@ -477,6 +477,9 @@ test('a model with many heads asks before working out how they compose, and the 
 });
 
 test('a Qwen3-Next hybrid folder: its layers labelled by kind, a linear layer shown as linear attention with its own numbers', async () => {
+  // In English at a desktop's width (the tests before may leave Chinese or a phone).
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.evaluate(() => window.attentionLab.set({ lang: 'en' }));
   assert.deepEqual(await load('qwen3_next', folder('qwen3_next')), { ok: true });
   const want = expected('qwen3_next').cases[0];
   await page.evaluate((t) => window.attentionLab.set({ sentence: t }), want.text);
