@@ -42,7 +42,7 @@ pub struct OwnModelTexts {
 
 pub const EN: OwnModelTexts = OwnModelTexts {
     open: "Open a model folder…",
-    open_help: "A Hugging Face folder (config.json, model.safetensors or its shards, tokenizer.json) of a GPT-2, Llama, Mistral, Qwen2, Qwen3, Gemma 2 or Gemma 3 (text) model, up to 1 B parameters. It is read here, in your browser: nothing is uploaded. You can also drop the folder's files on the page.",
+    open_help: "A Hugging Face folder (config.json, model.safetensors or its shards, tokenizer.json) of a GPT-2, Llama, Mistral, Qwen2, Qwen3, Gemma 2, Gemma 3 (text) or Qwen3-Next (hybrid, dense) model, up to 1 B parameters. It is read here, in your browser: nothing is uploaded. You can also drop the folder's files on the page.",
     opening: "Reading the model's files…",
     failed: "The folder could not be opened; the model in use is kept. The reason:",
     ready: |m| {
@@ -86,7 +86,7 @@ pub const EN: OwnModelTexts = OwnModelTexts {
 
 pub const ZH: OwnModelTexts = OwnModelTexts {
     open: "打开模型文件夹…",
-    open_help: "一个 Hugging Face 模型文件夹（config.json、model.safetensors 或其分片、tokenizer.json），架构为 GPT-2、Llama、Mistral、Qwen2、Qwen3、Gemma 2 或 Gemma 3（纯文本），参数不超过 10 亿。文件只在你的浏览器里读取，不会上传。也可以把文件夹里的文件拖到页面上。",
+    open_help: "一个 Hugging Face 模型文件夹（config.json、model.safetensors 或其分片、tokenizer.json），架构为 GPT-2、Llama、Mistral、Qwen2、Qwen3、Gemma 2、Gemma 3（纯文本）或 Qwen3-Next（混合、稠密），参数不超过 10 亿。文件只在你的浏览器里读取，不会上传。也可以把文件夹里的文件拖到页面上。",
     opening: "正在读取模型文件…",
     failed: "无法打开这个文件夹；当前使用的模型保持不变。原因：",
     ready: |m| {
