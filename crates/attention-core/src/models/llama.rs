@@ -35,14 +35,7 @@ pub fn config(json: &ConfigJson) -> Result<ModelConfig, ModelError> {
         .find(|&t| json.str("model_type") == Some(t))
         .unwrap_or("llama");
     let mut config = common(json, model_type)?;
-    if let Some(act) = json.str("hidden_act")
-        && act != "silu"
-    {
-        return refuse(
-            "hidden_act",
-            &format!("{act:?}: the lab computes SwiGLU with SiLU (\"silu\")"),
-        );
-    }
+    require_silu(json, "SwiGLU")?;
     if json.bool("use_sliding_window") == Some(true) {
         return refuse(
             "use_sliding_window",
@@ -59,6 +52,17 @@ pub fn config(json: &ConfigJson) -> Result<ModelConfig, ModelError> {
         return refuse("sliding_window", "a window of 0 keys sees nothing");
     }
     Ok(config)
+}
+
+/// `hidden_act` refused unless it is SiLU, which the lab computes `what` with.
+pub(crate) fn require_silu(json: &ConfigJson, what: &str) -> Result<(), ModelError> {
+    match json.str("hidden_act") {
+        Some(act) if act != "silu" => refuse(
+            "hidden_act",
+            &format!("{act:?}: the lab computes {what} with SiLU (\"silu\")"),
+        ),
+        _ => Ok(()),
+    }
 }
 
 /// A refusal naming the field of `config.json` that asks for it.

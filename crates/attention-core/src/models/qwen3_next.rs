@@ -25,7 +25,7 @@ use crate::math::norm::Norm;
 use crate::math::scoring::QkGain;
 use crate::math::weights::Weights;
 use crate::models::config::ModelConfig;
-use crate::models::llama::{SwiGluMlp, common, refuse};
+use crate::models::llama::{SwiGluMlp, common, refuse, require_silu};
 use crate::models::parts::{Block, Parts};
 use crate::models::stored::{Stored, transpose};
 use crate::models::tensors::{ModelError, Source, matrix, stored, vector};
@@ -36,14 +36,7 @@ pub const MODEL_TYPE: &str = "qwen3_next";
 /// what the lab does not do.
 pub fn config(json: &ConfigJson) -> Result<ModelConfig, ModelError> {
     let mut config = common(json, MODEL_TYPE)?;
-    if let Some(act) = json.str("hidden_act")
-        && act != "silu"
-    {
-        return refuse(
-            "hidden_act",
-            &format!("{act:?}: the lab computes SwiGLU and the gates with SiLU (\"silu\")"),
-        );
-    }
+    require_silu(json, "SwiGLU and the gates")?;
     if json.bool("attention_bias") == Some(true) {
         return refuse(
             "attention_bias",
