@@ -56,7 +56,7 @@ if [ -f dist/index.html ]; then
   step pytest .venv/bin/python -m pytest -q python/tests
   # `make wheel`'s package, as a user installs it elsewhere: the lab's build inside.
   step wheel .venv/bin/python python/build_wheel.py
-  for script in smoke embed keyboard phone learn long truth shaping import element notebook jupyter llama circuits own_model a11y; do
+  for script in smoke embed keyboard phone learn long truth shaping import element notebook jupyter llama hybrid circuits own_model a11y; do
     # A page that stops answering fails its own step (and names it) instead of the whole run.
     step "e2e-$script" timeout --kill-after=30 1200 node --test --test-reporter=spec "tests/e2e/$script.mjs"
   done

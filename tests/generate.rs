@@ -1,4 +1,4 @@
-//! Generation with a KV cache, on both trained models: every step's logits equal a recompute of
+//! Generation with a KV cache, on the three trained models: every step's logits equal a recompute of
 //! the whole text without the cache (within 10⁻⁴), after short and long prefills and over many
 //! steps; without the cache the same characters come; the cache holds what its formula says;
 //! bad requests are refused with a message. Natively and in the browser.
@@ -32,6 +32,16 @@ fn llama() -> Model {
         include_bytes!("../assets/llama/model.safetensors"),
         include_str!("../assets/llama/config.json"),
         include_str!("../assets/llama/vocab.json"),
+    )
+    .unwrap()
+}
+
+/// The hybrid: its cache holds states for the linear layers and keys and values for the full.
+fn hybrid() -> Model {
+    Model::from_files(
+        include_bytes!("../assets/hybrid/model.safetensors"),
+        include_str!("../assets/hybrid/config.json"),
+        include_str!("../assets/hybrid/vocab.json"),
     )
     .unwrap()
 }
@@ -106,8 +116,44 @@ fn llama_cached_decoding_equals_the_recompute_at_every_step() {
 }
 
 #[test]
+fn hybrid_cached_decoding_equals_the_recompute_at_every_step() {
+    cached_equals_recompute(&hybrid());
+}
+
+/// The hybrid's mixed cache: a state of a fixed size per linear layer, and two rows per K/V
+/// head of its full layers for each position.
+#[test]
+fn the_hybrids_cache_grows_only_in_its_full_layers() {
+    use attention_core::models::generate::CacheSizes;
+    let model = hybrid();
+    let shape = model.config;
+    let generation = generate(
+        &model,
+        "abc",
+        &spec(4, true, Sampling::Greedy),
+        1.0,
+        &|| 0.0,
+    )
+    .unwrap();
+    let sizes = CacheSizes::of(&shape);
+    let full = (0..shape.n_layers).filter(|&l| !shape.is_linear(l)).count();
+    assert_eq!(sizes.linear_layers, shape.n_layers - full);
+    let steps = &generation.steps;
+    for pair in steps.windows(2) {
+        assert_eq!(
+            pair[1].cache_bytes - pair[0].cache_bytes,
+            cache_bytes_per_token(full, shape.n_kv_heads, shape.d_head(), 4),
+            "one position adds keys and values to the full layers only"
+        );
+    }
+    let last = steps.last().unwrap();
+    assert_eq!(last.cache_bytes, sizes.hybrid_bytes(7));
+    assert!(sizes.state_bytes > 0);
+}
+
+#[test]
 fn without_the_cache_the_same_characters_come() {
-    for model in [gpt2(), llama()] {
+    for model in [gpt2(), llama(), hybrid()] {
         for sampling in [
             Sampling::Greedy,
             Sampling::Temperature {

@@ -319,7 +319,7 @@ fn what_linear_attention_cannot_do_is_refused_by_name() {
         let got = error(extra);
         assert!(got.starts_with(want), "{extra}: {got}");
     }
-    // The trained models have softmax heads and no output gate: both fixed.
+    // The GPT-2 and Llama models have softmax heads and no output gate: both fixed.
     for (extra, field) in [
         (r#""output_gate": true"#, "output_gate"),
         (r#""linear": {"kind": "delta"}"#, "linear"),

@@ -176,7 +176,7 @@ test('without WebGPU the GPU choice falls back to the CPU and says why', async (
 });
 
 test('the trained model is fetched only when chosen, and runs in the page', async () => {
-  assert.deepEqual(requests.filter((url) => url.includes('/gpt2/') || url.includes('/llama/')), [], 'the default view never waits for a model');
+  assert.deepEqual(requests.filter((url) => url.includes('/gpt2/') || url.includes('/llama/') || url.includes('/hybrid/')), [], 'the default view never waits for a model');
   await page.evaluate(() => window.attentionLab.set({ model: 'trained', sentence: 'xq7kb@ xq7kb', temperature: 1 }));
   await page.waitForFunction(() => window.attentionLab.state().model_status === 'ready' && window.attentionLab.state().predictions, null, { timeout: 30000 });
   const state = await page.evaluate(() => window.attentionLab.state());

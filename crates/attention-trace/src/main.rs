@@ -194,8 +194,8 @@ fn replay(request: &attention_core::api::Request, block: usize) -> Result<String
     replay_json(&config, block, &heads).map_err(|e| e.to_string())
 }
 
-/// The trained models shipped with the lab (assets/gpt2: GPT-2; assets/llama: Llama), built into
-/// the binary.
+/// The trained models shipped with the lab (assets/gpt2: GPT-2; assets/llama: Llama;
+/// assets/hybrid: Qwen3-Next's hybrid layout), built into the binary.
 #[cfg(not(target_arch = "wasm32"))]
 const MODEL: (&[u8], &str, &str) = (
     include_bytes!("../../../assets/gpt2/model.safetensors"),
@@ -208,8 +208,14 @@ const LLAMA: (&[u8], &str, &str) = (
     include_str!("../../../assets/llama/config.json"),
     include_str!("../../../assets/llama/vocab.json"),
 );
+#[cfg(not(target_arch = "wasm32"))]
+const HYBRID: (&[u8], &str, &str) = (
+    include_bytes!("../../../assets/hybrid/model.safetensors"),
+    include_str!("../../../assets/hybrid/config.json"),
+    include_str!("../../../assets/hybrid/vocab.json"),
+);
 
-/// The trained model the request names (`"trained"` or `"gpt2"`, or `"llama"`), or the Hugging
+/// The trained model the request names (`"trained"` or `"gpt2"`, `"llama"` or `"hybrid"`), or the Hugging
 /// Face model folder it names (`{"path": "folder"}`).
 #[cfg(not(target_arch = "wasm32"))]
 fn load_trained(
@@ -228,13 +234,14 @@ fn load_trained(
     }
     let (safetensors, config, vocab) = match request.trained_layout() {
         Some(Layout::Llama) => LLAMA,
+        Some(Layout::Hybrid) => HYBRID,
         _ => MODEL,
     };
     attention_core::models::Model::from_files(safetensors, config, vocab)
         .map_err(|e| format!("model: {e}"))
 }
 
-/// `"model": "trained"` (or `"gpt2"`, or `"llama"`): the shipped model on the request's
+/// `"model": "trained"` (or `"gpt2"`, `"llama"`, `"hybrid"`): the shipped model on the request's
 /// sentence, every layer traced, with the next-token predictions.
 #[cfg(not(target_arch = "wasm32"))]
 fn trained(request: &attention_core::api::Request) -> Result<String, String> {
@@ -260,7 +267,7 @@ fn trained(request: &attention_core::api::Request) -> Result<String, String> {
 fn generate(request: &attention_core::api::Request) -> Result<String, String> {
     if !request.is_trained() {
         return Err(
-            "generate: generation needs a trained model; add \"model\": \"trained\" or \"llama\""
+            "generate: generation needs a trained model; add \"model\": \"trained\", \"llama\" or \"hybrid\""
                 .into(),
         );
     }

@@ -941,3 +941,59 @@ fn a_qwen3_next_hybrid_folder_runs_and_generates_from_the_command_line() {
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("hybrid"), "{stderr}");
 }
+
+#[test]
+fn the_shipped_hybrid_runs_generates_and_refuses_what_it_fixes() {
+    let t = trace(r#"{"model": "hybrid", "sentence": "The cat sat on the mat."}"#);
+    assert_eq!(
+        (t["model"].as_str(), t["layout"].as_str()),
+        (Some("hybrid"), Some("qwen3_next"))
+    );
+    let layers = t["layers"].as_array().unwrap();
+    assert_eq!(layers.len(), t["n_layer"].as_u64().unwrap() as usize);
+    for (l, layer) in layers.iter().enumerate() {
+        let kind = if (l + 1) % 4 == 0 {
+            "full_attention"
+        } else {
+            "linear_attention"
+        };
+        assert_eq!(layer["kind"], kind, "layer {}", l + 1);
+    }
+    assert!(layers[0]["heads"][0]["matrix"].is_array(), "A");
+    assert!(t["predictions"].is_array());
+    // Generation: the full layers' keys and values per token (2 K/V heads × 32 numbers × 2 ×
+    // 4 bytes each), three linear layers' states of a fixed size.
+    let g = trace(
+        r#"{"model": "hybrid", "sentence": "The cat sat on the ", "generate": {"steps": 8, "sampling": "greedy"}}"#,
+    );
+    let steps = g["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 8);
+    assert!(
+        steps
+            .iter()
+            .all(|s| s["max_delta"].as_f64().unwrap() <= 1e-4),
+        "every step equals a recompute"
+    );
+    assert_eq!(g["linear_layers"], 3);
+    assert_eq!(g["cache_bytes_per_token"]["this_model"], 2 * 2 * 32 * 4);
+    assert_eq!(g["state_bytes"], 3 * (4 * 32 * 32 + 3 * 3 * 128) * 4);
+    assert_eq!(g["crossover_tokens"], 42);
+    for (input, field) in [
+        (
+            r#"{"model": "hybrid", "sentence": "ab", "output_gate": false}"#,
+            "output_gate",
+        ),
+        (
+            r#"{"model": "hybrid", "sentence": "ab", "n_heads": 2}"#,
+            "n_heads",
+        ),
+        (
+            r#"{"model": "hybrid", "stream_eval": {"text": "The cat sat on the mat. The cat sat.", "window": 8}}"#,
+            "hybrid",
+        ),
+    ] {
+        let (code, _, stderr) = run(input);
+        assert_eq!(code, 2, "{input}: {stderr}");
+        assert!(stderr.contains(field), "{input}: {stderr}");
+    }
+}

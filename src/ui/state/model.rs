@@ -45,7 +45,7 @@ impl ModelKey {
     }
 }
 
-/// Where the trained model in use is (the last one asked for: GPT-2, Llama, or a folder's).
+/// Where the trained model in use is (the last one asked for: GPT-2, Llama, the hybrid, or a folder's).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub enum ModelStatus {
     /// Not asked for yet: nothing fetched.

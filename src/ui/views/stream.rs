@@ -17,10 +17,11 @@ use crate::ui::i18n::model_errors::ModelProblem;
 use crate::ui::logic::line_chart::{COLORS, LineChart, Series};
 use crate::ui::logic::sections::Section;
 use crate::ui::state::{Lab, Streamed};
-use attention_core::models::Model;
 use attention_core::models::stream::{
-    SAMPLE_TEXT, SHARE_TOKENS, StreamSpec, first_token_share, recompute_at, rolling, stream_ids,
+    SAMPLE_TEXT, SHARE_TOKENS, StreamError, StreamSpec, first_token_share, recompute_at, rolling,
+    stream_ids,
 };
+use attention_core::models::{Layout, Model};
 
 /// The recompute runs for this long before the page draws.
 const FRAME_BUDGET_MS: f64 = 12.0;
@@ -382,6 +383,8 @@ pub fn StreamSection() -> impl IntoView {
         }
     };
     let state = move || match (own.get(), layout()) {
+        // A hybrid (the lab's or a folder's): its linear layers keep no keys to drop.
+        (Some(Some(Layout::Hybrid)), _) | (None, Some(Layout::Hybrid)) => 5,
         // In its worker; without one, not on the page's thread.
         (Some(Some(layout)), _) if layout.streams() => {
             if model().is_some_and(|m| lab.model_jobs.serves(&m)) {
@@ -407,6 +410,7 @@ pub fn StreamSection() -> impl IntoView {
                 2 => view! { <p class="help block" data-testid="stream-unavailable">{texts().need_model}</p> }.into_any(),
                 3 => view! { <p class="help block" data-testid="stream-unavailable">{texts().own_model}</p> }.into_any(),
                 4 => view! { <p class="help block" data-testid="stream-unavailable">{texts().own_loading}</p> }.into_any(),
+                5 => view! { <p class="help block" data-testid="stream-unavailable">{move || lab.lang.get().model_problem(&ModelProblem::Stream(StreamError::Hybrid))}</p> }.into_any(),
                 _ => view! {
                     <label class="field-label stream-text">
                         {move || texts().text}

@@ -88,9 +88,10 @@ const MASK_KINDS: &[&str] = &["none", "causal", "padding", "window", "sliding", 
 /// The names positions' kind may have.
 const POSITION_KINDS: &[&str] = &["absolute", "none", "rope", "alibi"];
 
-/// A flag the trained models have off (they have no output gate).
-fn is_false(value: &Value, _: Layout) -> bool {
-    value == false
+/// A trained model's output gate is its own: the hybrid gates every layer's heads, the others
+/// none.
+fn is_models_gate(value: &Value, layout: Layout) -> bool {
+    *value == (layout == Layout::Hybrid)
 }
 
 /// Trained models have a Pre-LN block.
@@ -120,14 +121,15 @@ const WORDS: &str = r#"{"type": "array", "items": {"type": "string"}}"#;
 
 request_fields! {
     /// Random weights (the default), the trained small GPT-2 ("trained" or "gpt2"), the
-    /// trained model in the Llama layout (RoPE, RMSNorm, SwiGLU, grouped-query attention), or a
+    /// trained model in the Llama layout (RoPE, RMSNorm, SwiGLU, grouped-query attention), the
+    /// trained hybrid in Qwen3-Next's layout ("hybrid": Gated DeltaNet and gated attention), or a
     /// Hugging Face model folder ({"path": "folder"}: GPT-2, Llama, Mistral, Qwen2, Qwen3, Gemma 2, Gemma 3, Qwen3-Next).
     model: ModelChoice => {
-        schema: r#"{"oneOf": [{"enum": ["random", "trained", "gpt2", "llama"]}, {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"], "additionalProperties": false}]}"#,
+        schema: r#"{"oneOf": [{"enum": ["random", "trained", "gpt2", "llama", "hybrid"]}, {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"], "additionalProperties": false}]}"#,
         default: Some(r#""random""#),
         scope: Scope::Lab,
         group: None,
-        link: Link::Plain(Form::Name(&["random", "trained", "gpt2", "llama"])),
+        link: Link::Plain(Form::Name(&["random", "trained", "gpt2", "llama", "hybrid"])),
         fixed: Fixed::Never,
     },
     /// The sentence the lab computes on (English, Chinese or any text), split into words and
@@ -441,7 +443,7 @@ request_fields! {
         scope: Scope::Cli,
         group: None,
         link: Link::None,
-        fixed: Fixed::Unless(is_false),
+        fixed: Fixed::Unless(is_models_gate),
     },
     /// Where the lab computes: cpu, gpu (WebGPU in the page, the machine's GPU through wgpu in
     /// the CLI), or auto (the page's choice; the CLI computes auto on the CPU).
@@ -794,6 +796,15 @@ mod tests {
         let absolute = r#"{"position": {"kind": "absolute"}}"#;
         assert_eq!(given(absolute).fixed_by(Layout::Gpt2), None);
         assert_eq!(given(absolute).fixed_by(Layout::Llama), Some("position"));
+        // The hybrid: RoPE as Llama's; its own output gates, which the others do not have.
+        assert_eq!(given(rope).fixed_by(Layout::Hybrid), None);
+        assert_eq!(given(absolute).fixed_by(Layout::Hybrid), Some("position"));
+        let gated = r#"{"output_gate": true}"#;
+        let ungated = r#"{"output_gate": false}"#;
+        assert_eq!(given(gated).fixed_by(Layout::Hybrid), None);
+        assert_eq!(given(ungated).fixed_by(Layout::Hybrid), Some("output_gate"));
+        assert_eq!(given(gated).fixed_by(Layout::Llama), Some("output_gate"));
+        assert_eq!(given(ungated).fixed_by(Layout::Gpt2), None);
     }
 
     #[test]

@@ -162,7 +162,7 @@ pub struct BlockRequest {
     pub cols: Option<usize>,
 }
 
-/// Which weights attention runs with: seeded random draws of any shape, one of the two models
+/// Which weights attention runs with: seeded random draws of any shape, one of the three models
 /// trained for the lab (their shapes fixed), or a Hugging Face model folder (`{"path": …}`).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum ModelChoice {
@@ -172,6 +172,9 @@ pub enum ModelChoice {
     Trained,
     /// The Llama-layout model: RoPE, RMSNorm, SwiGLU, grouped-query attention.
     Llama,
+    /// The hybrid model in Qwen3-Next's layout: three layers of linear attention (Gated
+    /// DeltaNet) for each layer of gated full attention.
+    Hybrid,
     /// A Hugging Face model folder: `{"path": "folder"}` (the CLI reads it; a page names the
     /// folder it opened).
     Folder(ModelFolder),
@@ -185,7 +188,7 @@ pub struct ModelFolder {
 }
 
 /// The names `"model"` takes.
-const MODEL_NAMES: &str = "\"random\", \"trained\" (or \"gpt2\"), \"llama\", or {\"path\": \"a Hugging Face model folder\"}";
+const MODEL_NAMES: &str = "\"random\", \"trained\" (or \"gpt2\"), \"llama\", \"hybrid\", or {\"path\": \"a Hugging Face model folder\"}";
 
 impl Serialize for ModelChoice {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -193,6 +196,7 @@ impl Serialize for ModelChoice {
             Self::Random => serializer.serialize_str("random"),
             Self::Trained => serializer.serialize_str("trained"),
             Self::Llama => serializer.serialize_str("llama"),
+            Self::Hybrid => serializer.serialize_str("hybrid"),
             Self::Folder(folder) => folder.serialize(serializer),
         }
     }
@@ -206,6 +210,7 @@ impl<'de> Deserialize<'de> for ModelChoice {
                 "random" => Ok(Self::Random),
                 "trained" | "gpt2" => Ok(Self::Trained),
                 "llama" => Ok(Self::Llama),
+                "hybrid" => Ok(Self::Hybrid),
                 other => Err(D::Error::custom(format!(
                     "unknown model {other:?}; use {MODEL_NAMES}"
                 ))),
@@ -226,6 +231,7 @@ impl ModelChoice {
             Self::Random | Self::Folder(_) => None,
             Self::Trained => Some(Layout::Gpt2),
             Self::Llama => Some(Layout::Llama),
+            Self::Hybrid => Some(Layout::Hybrid),
         }
     }
 

@@ -1,7 +1,7 @@
 //! The layouts a trained model may have, and what each means for the shared forward pass: where
 //! positions enter, which norm, whether keys can be cached before their rotation.
 
-/// The two layouts a trained model may have.
+/// The layouts a trained model may have.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Layout {
     /// GPT-2 (Radford et al., 2019): learned positions added to X, LayerNorm, GELU, biases, one
@@ -10,17 +10,21 @@ pub enum Layout {
     /// Llama (Touvron et al., 2023): RoPE on q and k, RMSNorm, SwiGLU, grouped-query attention,
     /// no biases.
     Llama,
+    /// Qwen3-Next (2025): Llama's family with three layers of linear attention (Gated
+    /// DeltaNet) for each layer of gated full attention, RoPE on part of each head.
+    Hybrid,
 }
 
 impl Layout {
-    pub const ALL: [Layout; 2] = [Layout::Gpt2, Layout::Llama];
+    pub const ALL: [Layout; 3] = [Layout::Gpt2, Layout::Llama, Layout::Hybrid];
 
-    /// The name a request gives its model: `"trained"` (GPT-2, the lab's first model) or
-    /// `"llama"`.
+    /// The name a request gives its model: `"trained"` (GPT-2, the lab's first model),
+    /// `"llama"` or `"hybrid"`.
     pub fn name(self) -> &'static str {
         match self {
             Self::Gpt2 => "trained",
             Self::Llama => "llama",
+            Self::Hybrid => "hybrid",
         }
     }
 
@@ -29,6 +33,7 @@ impl Layout {
         match self {
             Self::Gpt2 => "gpt2",
             Self::Llama => "llama",
+            Self::Hybrid => crate::models::qwen3_next::MODEL_TYPE,
         }
     }
 
@@ -43,7 +48,10 @@ impl Layout {
 
     /// The folder of `assets/` (and of the built site) its shipped files are in.
     pub fn folder(self) -> &'static str {
-        self.model_type()
+        match self {
+            Self::Hybrid => "hybrid",
+            _ => self.model_type(),
+        }
     }
 
     /// Whether positions are learned vectors added to the token embeddings (GPT-2), rather than
@@ -54,13 +62,14 @@ impl Layout {
 
     /// Whether its norms are RMSNorm (no centring, no β) rather than LayerNorm.
     pub fn rms_norm(self) -> bool {
-        self == Self::Llama
+        self != Self::Gpt2
     }
 
     /// Whether a key can be cached before its position is applied, and turned later by its slot
     /// in a rolling cache (StreamingLLM): true of RoPE, not of positions added to X, which are in
-    /// every K and V.
+    /// every K and V. (A hybrid's linear layers keep no keys at all: [`crate::models::stream`]
+    /// refuses it for that.)
     pub fn streams(self) -> bool {
-        self == Self::Llama
+        self != Self::Gpt2
     }
 }

@@ -20,6 +20,7 @@ use crate::models::gpt2::{self, GeluMlp};
 use crate::models::layout::Layout;
 use crate::models::llama::{self, SwiGluMlp};
 use crate::models::parts::{Block, Parts};
+use crate::models::qwen3_next;
 use crate::models::remote::{ForwardWork, LayerSource, LayerWork, LayeredWork, Pass};
 use crate::models::sampling::{Prediction, top_k};
 use crate::models::stored::Stored;
@@ -101,7 +102,7 @@ pub struct Model {
     /// [`crate::models::text::UNK`]), a Hugging Face tokenizer's pieces.
     pub vocab: Vec<String>,
     pub tokenizer: Tokenizer,
-    /// What requests and the JSON call it: `"trained"`, `"llama"`, or a folder's name.
+    /// What requests and the JSON call it: `"trained"`, `"llama"`, `"hybrid"`, or a folder's name.
     pub name: String,
     /// [vocab_size, d_model], in its file's number type (as the MLPs and the LM head:
     /// [`Stored`]).
@@ -152,8 +153,15 @@ impl Model {
                 let parts = llama::load(&config, &vocab, true, &mut tensor)?;
                 Ok(Self::assemble(config, vocab, parts.map_mlp(Mlp::SwiGlu)))
             }
+            Some(Layout::Hybrid) => {
+                let config = qwen3_next::config(&json)?;
+                // transformers' default for Qwen3-Next: an LM head of its own.
+                let tied = json.bool("tie_word_embeddings").unwrap_or(false);
+                let parts = qwen3_next::load(&config, &vocab, tied, &mut tensor)?;
+                Ok(Self::assemble(config, vocab, parts.map_mlp(Mlp::SwiGlu)))
+            }
             None => Err(ModelError::Config(format!(
-                "model_type {:?}: the lab reads \"gpt2\" and \"llama\"",
+                "model_type {:?}: the lab reads \"gpt2\", \"llama\" and \"qwen3_next\"",
                 json.str("model_type").unwrap_or_default()
             ))),
         }

@@ -25,6 +25,7 @@ use crate::math::norm::Norm;
 use crate::math::scoring::QkGain;
 use crate::math::weights::Weights;
 use crate::models::config::ModelConfig;
+use crate::models::layout::Layout;
 use crate::models::llama::{SwiGluMlp, common, refuse, require_silu};
 use crate::models::parts::{Block, Parts};
 use crate::models::stored::{Stored, transpose};
@@ -147,6 +148,7 @@ pub fn config(json: &ConfigJson) -> Result<ModelConfig, ModelError> {
             "a convolution of 0 taps has nothing to weigh",
         );
     }
+    config.layout = Layout::Hybrid;
     config.qk_norm = true;
     config.hybrid_every = Some(every);
     config.rotary_dims = (rotary < d_head).then_some(rotary);

@@ -1,5 +1,6 @@
-//! Which weights attention runs with: seeded random draws of any shape, or one of the two trained
-//! models (GPT-2 layout, Llama layout); what the model is, and whether it is loaded.
+//! Which weights attention runs with: seeded random draws of any shape, or one of the three
+//! trained models (GPT-2 layout, Llama layout, Qwen3-Next's hybrid); what the model is, and
+//! whether it is loaded.
 
 use leptos::prelude::*;
 
@@ -83,6 +84,14 @@ pub fn ModelControl() -> impl IntoView {
                 (_, Layout::Gpt2) => {
                     (texts().ready)(shape.n_layers, shape.n_heads, shape.d_model, &parameters)
                 }
+                (_, Layout::Hybrid) => (texts().hybrid_ready)(
+                    shape.n_layers,
+                    (0..shape.n_layers).filter(|&l| shape.is_linear(l)).count(),
+                    shape.n_heads,
+                    shape.n_kv_heads,
+                    shape.d_model,
+                    &parameters,
+                ),
                 (_, Layout::Llama) => (texts().llama_ready)(
                     shape.n_layers,
                     shape.n_heads,
@@ -125,6 +134,7 @@ pub fn ModelControl() -> impl IntoView {
                     let about = match (key(), layout()) {
                         (Some(ModelKey::Folder(_)), _) => &lab.lang.get().text().own_model.about[..],
                         (_, Some(Layout::Llama)) => &texts().llama_about[..],
+                        (_, Some(Layout::Hybrid)) => &texts().hybrid_about[..],
                         _ => &texts().about[..],
                     };
                     about.iter().map(|p| view! { <p class="help block">{*p}</p> }).collect_view()

@@ -6,6 +6,7 @@
 use leptos::prelude::*;
 
 use attention_core::api::{ModelChoice, Request};
+use attention_core::models::Layout;
 use attention_core::teaching::Experiment;
 
 use crate::ui::logic::format::group_digits;
@@ -21,7 +22,8 @@ fn texts(lab: Lab) -> &'static crate::ui::i18n::learn::CacheLessonTexts {
 /// button that chooses the Llama model.
 fn live(lab: Lab, llama_only: bool, inner: fn() -> AnyView) -> impl IntoView {
     let ready = move || match lab.request.with(|r| r.trained_layout()) {
-        Some(layout) => !llama_only || layout.streams(),
+        // Streaming needs keys to drop: a RoPE model with softmax in every layer.
+        Some(layout) => !llama_only || layout == Layout::Llama,
         None => false,
     };
     let choose = move |_| {
