@@ -127,7 +127,6 @@ test('in Chinese, by a link, on a phone', async () => {
     assert.ok(overflow <= 1, `no sideways scrolling (${overflow} px)`);
     assert.deepEqual(await p.locator('[data-testid^=layer-tab-]').allTextContents(), ['1 线性', '2 线性', '3 线性', '4 全注意力']);
     if (SHOTS) {
-      await p.locator('[data-testid=model-choice]').scrollIntoViewIfNeeded();
       await nextFrames(p);
       await p.screenshot({ path: join(SHOTS, 'hybrid-phone-zh.png') });
       await p.locator('[data-testid^=model-head-]').first().scrollIntoViewIfNeeded();
