@@ -29,11 +29,11 @@ impl Layout {
     }
 
     /// Its `model_type` in `config.json`, as Hugging Face names it.
-    pub fn model_type(self) -> &'static str {
+    pub const fn model_type(self) -> &'static str {
         match self {
             Self::Gpt2 => "gpt2",
             Self::Llama => "llama",
-            Self::Hybrid => crate::models::qwen3_next::MODEL_TYPE,
+            Self::Hybrid => "qwen3_next",
         }
     }
 

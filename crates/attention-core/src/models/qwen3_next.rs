@@ -31,7 +31,7 @@ use crate::models::parts::{Block, Parts};
 use crate::models::stored::{Stored, transpose};
 use crate::models::tensors::{ModelError, Source, matrix, stored, vector};
 
-pub const MODEL_TYPE: &str = "qwen3_next";
+pub const MODEL_TYPE: &str = Layout::Hybrid.model_type();
 
 /// Qwen3-Next's numbers from its `config.json`; refused, naming the field, when it asks for
 /// what the lab does not do.
