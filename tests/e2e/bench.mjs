@@ -179,10 +179,10 @@ for (const name of ['trained', 'llama']) {
     const context = name === 'llama' ? 256 : 128;
     const steps = context - 16;
     const run = (cache) => api.generate({ steps, cache, sampling: 'greedy', check: false });
-    run(true); // warm-up
+    await run(true); // warm-up
     const results = {};
     for (const cache of [true, false]) {
-      const r = run(cache);
+      const r = await run(cache);
       if (!r.ok) return { error: r.error };
       const at = (n) => {
         const around = r.steps.filter((s) => Math.abs(s.cache_len - n) <= 4 || Math.abs(16 + s.step - n) <= 4);

@@ -294,7 +294,7 @@ test('attentionLab.composition() gives the drawing\'s numbers, and refuses rando
   assert.ok(c.ms >= 0);
   await page.goto(`${server.url}?lang=en`);
   // Once the trace is computed, the refusal says why.
-  await page.waitForFunction(() => /random weights/.test(window.attentionLab?.composition?.()?.error ?? ''), null, { timeout: 30000 });
+  await page.waitForFunction(async () => /random weights/.test((await window.attentionLab?.composition?.())?.error ?? ''), null, { timeout: 30000 });
   const refused = await page.evaluate(() => window.attentionLab.composition());
   assert.equal(refused.ok, false);
   assert.match(refused.error, /^composition: random weights have one layer, so no head reads another's output/);

@@ -21,7 +21,7 @@ console.log('|---|---|---|---|');
 for (const model of ['gpt2', 'llama']) {
   await page.goto(`${server.url}?model=${model}&sentence=${encodeURIComponent(sentence)}`);
   await page.waitForFunction(() => { const s = window.attentionLab?.state?.(); return s && s.model_status === 'ready' && s.predictions; }, null, { timeout: 60000 });
-  const times = await page.evaluate(() => {
+  const times = await page.evaluate(async () => {
     const run = (options) => {
       const out = [];
       for (let i = 0; i < 35; i++) {
@@ -33,7 +33,7 @@ for (const model of ['gpt2', 'llama']) {
     };
     const composition = [];
     for (let i = 0; i < 12; i++) {
-      const r = window.attentionLab.composition();
+      const r = await window.attentionLab.composition();
       if (!r.ok) throw new Error(r.error);
       if (i >= 2) composition.push(r.ms);
     }

@@ -105,7 +105,17 @@ test('a folder opened through attentionLab.load runs with its own tokenizer, and
     const top = Math.max(...last);
     const p = 1 / last.reduce((sum, x) => sum + Math.exp(x - top), 0);
     assert.ok(Math.abs(s.predictions[0].p - p) < 1e-4, `${name}: ${s.predictions[0].p} vs ${p}`);
-    const generated = await page.evaluate(() => window.attentionLab.generate({ steps: 8, cache: true, sampling: 'greedy' }));
+    // generate() answers a promise that the model's worker fulfils: the page's thread returns
+    // at once and is free while the worker generates (it is not settled after the microtasks).
+    const { generated, early } = await page.evaluate(async () => {
+      let settled = false;
+      const promise = window.attentionLab.generate({ steps: 8, cache: true, sampling: 'greedy' });
+      promise.then(() => { settled = true; });
+      for (let i = 0; i < 4; i++) await Promise.resolve();
+      const early = settled;
+      return { generated: await promise, early };
+    });
+    assert.equal(early, false, `${name}: generated in the model's worker, not on the page's thread`);
     assert.equal(generated.ok, true, JSON.stringify(generated).slice(0, 300));
     assert.deepEqual(generated.steps.map((st) => st.token_id), want.generated, `${name}: generate = transformers' generate`);
     assert.ok(generated.max_delta <= 1e-4);
@@ -455,6 +465,8 @@ test('a model with many heads asks before working out how they compose, and the 
     const tick = (t) => { gaps.push(t - last); last = t; if (on) requestAnimationFrame(tick); };
     requestAnimationFrame(tick);
     document.querySelector('[data-testid=circuit-compute]').click();
+    // attentionLab.composition() asked meanwhile joins the worker's composition under way.
+    const asked = window.attentionLab.composition();
     const seen = [];
     const started = performance.now();
     while (!document.querySelector('[data-testid=circuit]') && performance.now() - started < 120000) {
@@ -462,9 +474,16 @@ test('a model with many heads asks before working out how they compose, and the 
       if (line && !seen.includes(line)) seen.push(line);
       await new Promise((r) => setTimeout(r, 10));
     }
+    const api = await asked;
     on = false;
-    return { seen, longest: Math.max(...gaps.slice(1)), ms: performance.now() - started };
+    return {
+      seen, longest: Math.max(...gaps.slice(1)), ms: performance.now() - started,
+      api: { ok: api.ok, error: api.error, heads: api.heads?.length, rows: api.q?.length, sentence: api.sentence?.k?.length, ms: api.ms },
+    };
   });
+  assert.deepEqual({ ...computed.api, ms: undefined }, { ok: true, error: undefined, heads: 256, rows: 256, sentence: 256, ms: undefined },
+    'attentionLab.composition() answered from the worker, while the frames went on');
+  console.log(`# attentionLab.composition() in the worker: ${computed.api.ms.toFixed(0)} ms`);
   console.log(`# composition in the worker: ${computed.ms.toFixed(0)} ms, ${computed.seen.length} progress lines, longest frame ${computed.longest.toFixed(0)} ms`);
   // 256 heads' matrices, then 24 576 pairs; the page's frames never wait for it (computing it
   // on the page's thread took seconds).

@@ -3,7 +3,9 @@ that every step is visible: token embeddings and no position vectors; pre-norm b
 x = x + Attn(RMSNorm(x)); x = x + MLP(RMSNorm(x)); rotary positions (RoPE, "half" pairing:
 dimension p turns with p + d_head/2, base 10000) on each head's q and k; grouped-query attention
 (query head h reads K/V head h // (heads / kv_heads)); a SwiGLU MLP down(silu(gate(x)) * up(x));
-no biases anywhere; a final RMSNorm; the LM head tied to the token embedding.
+no biases anywhere; a final RMSNorm; the LM head tied to the token embedding. With an output
+gate (`--output-gate`, the sink twin), each head's output is multiplied element by element by
+sigmoid(RMSNorm(x) @ W_g.T) before W_O (`self_attn.g_proj.weight`, [heads * d_head, d]).
 
 Parameters use Hugging Face's `LlamaForCausalLM` names and PyTorch's `Linear` layout (weight is
 [out, in], y = x @ W.T), so the exported file loads as that class.
@@ -18,8 +20,11 @@ EPS = 1e-5
 BASE = 10000.0
 
 
-def init(key, vocab, d, layers, heads, kv_heads, mlp):
-    """N(0, 0.02); the projections that write into the residual stream scaled by 1/sqrt(2 * layers)."""
+def init(key, vocab, d, layers, heads, kv_heads, mlp, output_gate=False):
+    """N(0, 0.02); the projections that write into the residual stream scaled by 1/sqrt(2 * layers).
+    With `output_gate`, each layer's `self_attn.g_proj.weight` too (the sigmoid gate on each
+    head's output, Qiu et al. 2025), drawn from keys of its own: the other weights are the
+    ungated twin's, draw for draw."""
     keys = iter(jax.random.split(key, 2 + 7 * layers))
     normal = lambda shape, std=0.02: std * jax.random.normal(next(keys), shape, jnp.float32)
     residual = 0.02 / math.sqrt(2 * layers)
@@ -41,6 +46,9 @@ def init(key, vocab, d, layers, heads, kv_heads, mlp):
             p + "mlp.up_proj.weight": normal((mlp, d)),
             p + "mlp.down_proj.weight": normal((d, mlp), residual),
         }
+        if output_gate:
+            gate_key = jax.random.fold_in(key, 1_000_003 + i)
+            params[p + "self_attn.g_proj.weight"] = 0.02 * jax.random.normal(gate_key, (heads * d_head, d), jnp.float32)
     return params
 
 
@@ -86,6 +94,11 @@ def forward(params, ids, heads, collect=False):
         if collect:
             weights.append(w)
         out = (w @ v).transpose(0, 2, 1, 3).reshape(batch, seq, heads * d_head)
+        gate = params.get(f"model.layers.{i}.self_attn.g_proj.weight")
+        if gate is not None:
+            # The output gate: each head's output times sigmoid(x_norm @ W_g), element by element,
+            # before W_O (a head can then write nothing, without parking its weight on a sink).
+            out = out * jax.nn.sigmoid(h @ gate.T)
         x = x + out @ p("self_attn.o_proj.weight").T
         h = rms_norm(x, p("post_attention_layernorm.weight"))
         h = jax.nn.silu(h @ p("mlp.gate_proj.weight").T) * (h @ p("mlp.up_proj.weight").T)

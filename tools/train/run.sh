@@ -11,6 +11,7 @@ cd "$(dirname "$0")"
 .venv/bin/python train.py "$@"
 case " $* " in
   *" --out "*) ;;  # a trial run elsewhere: write its card by hand (model_card.py FOLDER)
+  *" --output-gate "*) .venv/bin/python model_card.py ../../assets/llama-gated ;;
   *" --arch llama "*) .venv/bin/python model_card.py ../../assets/llama ;;
   *" --arch hybrid "*) .venv/bin/python model_card.py ../../assets/hybrid ;;
   *) .venv/bin/python model_card.py ;;

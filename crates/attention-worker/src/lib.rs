@@ -84,6 +84,7 @@ pub mod worker {
                 Some("compose") => super::model::compose(&reply, &message),
                 Some("generate") => super::model::generate(&reply, &message),
                 Some("step") => super::model::step(&reply, &message),
+                Some("generate_json") => super::model::generate_whole(&reply, &message),
                 Some("kernel") => {
                     let options = message.get(2).as_string().unwrap_or_default();
                     kernel(&reply, id, &options)

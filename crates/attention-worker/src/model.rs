@@ -25,13 +25,18 @@
 //!   way is not wanted ([`drop_job`]);
 //! - to the worker: `[id, "step", check]`: the next step of generation `id` (compared with a
 //!   recompute of the whole text when `check`); the worker answers `[id, "step", json]`, the
-//!   step as `Step`'s JSON (`null` once every asked step is taken), or `[id, "error", message]`.
+//!   step as `Step`'s JSON (`null` once every asked step is taken), or `[id, "error", message]`;
+//! - to the worker: `[id, "generate_json", request, ids]`: a whole generation after the prompt's
+//!   ids (a `Uint32Array`) under the trained request (its JSON, with its `"generate"` object), as
+//!   `attentionLab.generate()` answers it for a folder's model; the worker answers
+//!   `[id, "generated", json]`, the CLI's `"generate"` JSON ([`generate_json_from_ids`]), or
+//!   `[id, "error", message]`.
 
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use attention_core::api::{Request, generation_input, step_json};
+use attention_core::api::{Request, generate_json_from_ids, generation_input, step_json};
 use attention_core::circuits::composition::CompositionSteps;
 use attention_core::io::safetensors::ReadAt;
 use attention_core::models::Model;
@@ -555,6 +560,30 @@ pub fn step(scope: &DedicatedWorkerGlobalScope, message: &Array) {
     });
     match stepped {
         Ok(json) => post(scope, &Array::of3(&id, &"step".into(), &json.into()), None),
+        Err(error) => error_to(scope, id, &error),
+    }
+}
+
+/// Runs `[id, "generate_json", request, ids]`: a whole generation, at once (the page's thread
+/// waits for none of it: `attentionLab.generate()` resolves when it comes).
+pub fn generate_whole(scope: &DedicatedWorkerGlobalScope, message: &Array) {
+    let id = message.get(0);
+    let request = message.get(2).as_string().unwrap_or_default();
+    let ids = Uint32Array::new(&message.get(3)).to_vec();
+    let json = serde_json::from_str::<Request>(&request)
+        .map_err(|e| e.to_string())
+        .and_then(|request| {
+            MODEL.with_borrow(|model| {
+                let model = model.as_ref().ok_or("no model is open in the worker")?;
+                generate_json_from_ids(model, &request, ids, &now)
+            })
+        });
+    match json {
+        Ok(json) => post(
+            scope,
+            &Array::of3(&id, &"generated".into(), &json.to_string().into()),
+            None,
+        ),
         Err(error) => error_to(scope, id, &error),
     }
 }

@@ -431,9 +431,7 @@ fn install_on_window(lab: Lab) -> Result<(), JsValue> {
         let text = js_sys::JSON::stringify(&options)
             .map(String::from)
             .unwrap_or_default();
-        let result = generate_in_page(lab, &text)
-            .unwrap_or_else(|error| json!({ "ok": false, "error": error }));
-        parse(&result.to_string())
+        generate_in_page(lab, &text).into()
     });
     let explain = Closure::<dyn Fn(JsValue) -> JsValue>::new(move |options: JsValue| {
         let text = js_sys::JSON::stringify(&options)
@@ -443,11 +441,7 @@ fn install_on_window(lab: Lab) -> Result<(), JsValue> {
             .unwrap_or_else(|error| json!({ "ok": false, "error": error }));
         parse(&result.to_string())
     });
-    let composition = Closure::<dyn Fn() -> JsValue>::new(move || {
-        let result =
-            composition_in_page(lab).unwrap_or_else(|error| json!({ "ok": false, "error": error }));
-        parse(&result.to_string())
-    });
+    let composition = Closure::<dyn Fn() -> JsValue>::new(move || composition_in_page(lab).into());
     let kernel = Closure::<dyn Fn(JsValue) -> JsValue>::new(move |options: JsValue| {
         let text = js_sys::JSON::stringify(&options)
             .map(String::from)

@@ -1,18 +1,65 @@
 //! What `window.attentionLab` runs on the lab's current state and answers as the CLI would:
 //! `generate(options)`, `explain(options)` and `composition()`.
+//!
+//! `generate` and `composition` answer with a Promise: a folder's model (which may be of a
+//! billion parameters) generates and composes its heads in its worker, so that the page's thread
+//! waits for none of it; the lab's own models, small, answer on the page's thread at once.
+
+use std::sync::Arc;
 
 use crate::ui::state::model::ModelKey;
+use attention_core::models::Model;
+use attention_core::models::generate::Decoder;
+use js_sys::{Function, Promise};
 use leptos::prelude::*;
-use serde_json::Value;
+use serde_json::{Value, json};
+use wasm_bindgen::JsValue;
 
+use crate::ui::state::Composed;
 use crate::ui::state::Lab;
 use crate::ui::state::model::trained_request;
 
+/// A Promise and the function that resolves it.
+fn pending() -> (Promise, Function) {
+    let mut resolver = None;
+    let promise = Promise::new(&mut |resolve, _| resolver = Some(resolve));
+    // `Promise::new` calls its executor before it returns.
+    (
+        promise,
+        resolver.unwrap_or_else(|| Function::new_no_args("")),
+    )
+}
+
+/// `value` as the JavaScript object its JSON is.
+fn to_js(value: &Value) -> JsValue {
+    js_sys::JSON::parse(&value.to_string()).unwrap_or(JsValue::NULL)
+}
+
+fn resolved(value: &Value) -> Promise {
+    Promise::resolve(&to_js(value))
+}
+
+fn refused(error: String) -> Value {
+    json!({ "ok": false, "error": error })
+}
+
+/// `json` (an object) with `ok: true` added.
+fn with_ok(mut json: Value) -> Value {
+    if let Some(object) = json.as_object_mut() {
+        object.insert("ok".into(), true.into());
+    }
+    json
+}
+
 /// `attentionLab.generate(options)`: the trained model in use continues the sentence, as the
 /// CLI's `"generate"` does (`options` is its object: `steps`, `cache`, `sampling`, `check`),
-/// timed with the page's clock. The response is the CLI's, with `ok: true`; or `{ok: false,
-/// error}`.
-pub fn generate_in_page(lab: Lab, options: &str) -> Result<Value, String> {
+/// timed with the clock of the thread that computes it. Resolves to the CLI's response with
+/// `ok: true`, or to `{ok: false, error}`.
+pub fn generate_in_page(lab: Lab, options: &str) -> Promise {
+    start_generation(lab, options).unwrap_or_else(|error| resolved(&refused(error)))
+}
+
+fn start_generation(lab: Lab, options: &str) -> Result<Promise, String> {
     let generate: attention_core::api::GenerateRequest =
         serde_json::from_str(options).map_err(|e| format!("generate: {e}"))?;
     let request = lab.request.get_untracked();
@@ -25,12 +72,29 @@ pub fn generate_in_page(lab: Lab, options: &str) -> Result<Value, String> {
         .ok_or("generate: the model is not loaded yet")?;
     let mut request = trained_request(&request);
     request.generate = Some(generate);
-    let mut json =
-        attention_core::api::generate_json(&model, &request, &crate::ui::browser::clock::now_ms)?;
-    if let Some(object) = json.as_object_mut() {
-        object.insert("ok".into(), true.into());
+    if lab.model_jobs.holds(&model) {
+        // Checked and tokenized here (the worker holds no tokenizer), generated there.
+        let (sentence, _) =
+            attention_core::api::generation_input(&request).map_err(|e| e.to_string())?;
+        let ids =
+            Decoder::prompt_for(&model, &sentence, &generate.spec()).map_err(|e| e.to_string())?;
+        let (promise, resolve) = pending();
+        let on = move |answer: Result<String, String>| {
+            let value = match answer {
+                Ok(json) => serde_json::from_str(&json)
+                    .map(with_ok)
+                    .unwrap_or_else(|e| refused(format!("generate: {e}"))),
+                Err(error) => refused(format!("generate: {error}")),
+            };
+            let _ = resolve.call1(&JsValue::NULL, &to_js(&value));
+        };
+        if lab.model_jobs.generate_whole(&model, &request, &ids, on) {
+            return Ok(promise);
+        }
     }
-    Ok(json)
+    let json =
+        attention_core::api::generate_json(&model, &request, &crate::ui::browser::clock::now_ms)?;
+    Ok(resolved(&with_ok(json)))
 }
 
 /// `attentionLab.explain(options)`: one score of the current computation taken apart, as the
@@ -49,13 +113,57 @@ pub fn explain_in_page(lab: Lab, options: &str) -> Result<Value, String> {
 
 /// `attentionLab.composition()`: how the trained model's heads compose, as the CLI's
 /// `"composition": true` gives it (`heads`, `q`, `k`, `v`, `baseline`, and `sentence`: the same
-/// measured on the current sentence), with `ok: true` and `ms`; or `{ok: false, error}`.
-pub fn composition_in_page(lab: Lab) -> Result<Value, String> {
+/// measured on the current sentence), with `ok: true` and `ms`; or `{ok: false, error}`. A
+/// folder's model composes in its worker (joining the circuit view's composition when it is
+/// under way), the lab's own on the page's thread.
+pub fn composition_in_page(lab: Lab) -> Promise {
     let request = attention_core::api::Request {
         composition: Some(true),
         ..attention_core::api::Request::default()
     };
-    circuit_in_page(lab, &request, "composition")
+    if let Some(promise) = compose_in_worker(lab) {
+        return promise;
+    }
+    resolved(&circuit_in_page(lab, &request, "composition").unwrap_or_else(refused))
+}
+
+/// The composition of a folder's model that its worker holds, on the sentence computed now.
+fn compose_in_worker(lab: Lab) -> Option<Promise> {
+    let started = crate::ui::browser::clock::now_ms();
+    let current = lab.request.get_untracked();
+    if !current.is_trained() {
+        return None;
+    }
+    let model: Arc<Model> = lab
+        .model_status
+        .with_untracked(|s| s.ready(ModelKey::of(&current).as_ref()).cloned())?;
+    let forward = lab.forward.get_untracked().and_then(Result::ok)?;
+    if !lab.model_jobs.holds(&model) {
+        return None;
+    }
+    let (promise, resolve) = pending();
+    let held = model.clone();
+    let on = move |answer: Composed| {
+        let value = match answer {
+            Composed::Progress(..) => return,
+            Composed::Done(scores) => {
+                let mut json = with_ok(attention_core::api::composition_json(
+                    &held, &forward.0, &scores,
+                ));
+                if let Some(object) = json.as_object_mut() {
+                    let ms = crate::ui::browser::clock::now_ms() - started;
+                    object.insert("ms".into(), ms.into());
+                }
+                json
+            }
+            Composed::Ended => refused(
+                "composition: the model's worker stopped, or another model was opened, before it ended"
+                    .into(),
+            ),
+        };
+        let _ = resolve.call1(&JsValue::NULL, &to_js(&value));
+    };
+    lab.model_jobs.compose(&model, on).map(|_| promise)
 }
 
 /// One circuit field of `request` (`field`) on the current computation, timed.

@@ -31,6 +31,8 @@ pub enum FromWorker {
     /// The next step of the model worker's generation `id`, as `Step`'s JSON (`null`: every
     /// asked step is taken).
     Stepped { id: u32, json: String },
+    /// The model worker's whole generation `id`, as the CLI's `"generate"` JSON.
+    Generated { id: u32, json: String },
     /// How far the model worker's stream evaluation `id` has read: its rolling cache with sinks
     /// (phase 0), without (1) or the share on the first token (2), `done` of `total`.
     Streaming {
@@ -108,6 +110,10 @@ pub(super) fn read(data: &JsValue) -> FromWorker {
             },
         },
         Some("step") => FromWorker::Stepped {
+            id,
+            json: message.get(2).as_string().unwrap_or_default(),
+        },
+        Some("generated") => FromWorker::Generated {
             id,
             json: message.get(2).as_string().unwrap_or_default(),
         },

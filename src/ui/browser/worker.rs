@@ -249,6 +249,18 @@ impl WorkerHandle {
         self.worker.post_message(&message).is_ok()
     }
 
+    /// Runs a whole generation of the held model after the prompt `ids` under the trained
+    /// request `request` (its JSON, with its `"generate"` object), answered at once.
+    pub fn generate_json(&self, id: u32, request: &str, ids: &[u32]) -> bool {
+        let message = Array::of4(
+            &id.into(),
+            &"generate_json".into(),
+            &request.into(),
+            &js_sys::Uint32Array::from(ids),
+        );
+        self.worker.post_message(&message).is_ok()
+    }
+
     /// Asks for the next step of generation `id`, compared with a recompute or not (`check`).
     pub fn step(&self, id: u32, check: bool) -> bool {
         let message = Array::of3(&id.into(), &"step".into(), &check.into());

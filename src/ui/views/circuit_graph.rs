@@ -95,7 +95,12 @@ impl InWorker {
 
 /// Asks the model's worker for the composition of a folder's model once the reader asked for
 /// it (or of any model too costly to compute unasked that the worker holds).
-fn compose_in_worker(lab: Lab, asked: Asked, from_worker: WorkerComposition) {
+fn compose_in_worker(
+    lab: Lab,
+    asked: Asked,
+    from_worker: WorkerComposition,
+    listener: StoredValue<Option<u32>>,
+) {
     Effect::new(move |_| {
         let Some(model) = model(lab) else { return };
         let address = Arc::as_ptr(&model) as usize;
@@ -127,7 +132,8 @@ fn compose_in_worker(lab: Lab, asked: Asked, from_worker: WorkerComposition) {
             });
         };
         // Asked again once the worker holds the model, if it has not had it yet.
-        if untrack(|| lab.model_jobs.compose(&model, on)).is_some() {
+        if let Some(number) = untrack(|| lab.model_jobs.compose(&model, on)) {
+            listener.set_value(Some(number));
             from_worker.set(Some(InWorker {
                 model: address,
                 progress: None,
@@ -145,9 +151,14 @@ pub fn CircuitGraph() -> impl IntoView {
     let t = move || lab.lang.get().text().circuits;
     let asked: Asked = RwSignal::new(None);
     let from_worker: WorkerComposition = RwSignal::new_local(None);
-    compose_in_worker(lab, asked, from_worker);
-    // The view gone, what its worker computes is not wanted.
-    on_cleanup(move || lab.model_jobs.stop_compose());
+    let listener = StoredValue::new(None);
+    compose_in_worker(lab, asked, from_worker, listener);
+    // The view gone, what its worker computes is not wanted (unless someone else waits for it).
+    on_cleanup(move || {
+        if let Some(number) = listener.get_value() {
+            lab.model_jobs.stop_compose(number);
+        }
+    });
     let data = composed(lab, asked, from_worker);
     let shown = RwSignal::new([true, true, true]);
     let only_chosen = RwSignal::new(false);

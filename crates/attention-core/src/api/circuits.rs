@@ -6,7 +6,7 @@ use serde_json::{Map, Value, json};
 
 use super::Request;
 use super::request_types::ExplainRequest;
-use crate::circuits::composition::{composition, sentence_shares};
+use crate::circuits::composition::{Composition, composition, sentence_shares};
 use crate::circuits::logit::logit_attribution;
 use crate::circuits::{Components, ExplainError, Explanation, explain::Reading};
 use crate::models::{Forward, Model};
@@ -49,36 +49,42 @@ pub fn model_circuits_json(
         );
     }
     if request.composition == Some(true) {
-        let scores = composition(model);
-        let n = scores.heads.len();
-        let per_layer = model.config.n_heads;
-        let mut sentence_q = vec![vec![Value::Null; n]; n];
-        let mut sentence_k = sentence_q.clone();
-        for b in 0..n {
-            let (layer, head) = (b / per_layer, b % per_layer);
-            let Some(shares) = sentence_shares(model, forward, layer, head) else {
-                continue;
-            };
-            for (a, name) in scores.heads.iter().enumerate() {
-                if let Some(c) = shares.names.iter().position(|x| x == name) {
-                    sentence_q[a][b] = json!(shares.query[c]);
-                    sentence_k[a][b] = json!(shares.key[c]);
-                }
-            }
-        }
         out.insert(
             "composition".into(),
-            json!({
-                "heads": scores.heads,
-                "q": scores.q,
-                "k": scores.k,
-                "v": scores.v,
-                "baseline": scores.baseline,
-                "sentence": {"q": sentence_q, "k": sentence_k},
-            }),
+            composition_json(model, forward, &composition(model)),
         );
     }
     Ok(out)
+}
+
+/// `"composition"`'s object: how `model`'s heads compose (`scores`, from
+/// [`composition`] or computed elsewhere, as a model's worker does a step at a time), and the
+/// same measured on `forward`'s sentence.
+pub fn composition_json(model: &Model, forward: &Forward, scores: &Composition) -> Value {
+    let n = scores.heads.len();
+    let per_layer = model.config.n_heads;
+    let mut sentence_q = vec![vec![Value::Null; n]; n];
+    let mut sentence_k = sentence_q.clone();
+    for b in 0..n {
+        let (layer, head) = (b / per_layer, b % per_layer);
+        let Some(shares) = sentence_shares(model, forward, layer, head) else {
+            continue;
+        };
+        for (a, name) in scores.heads.iter().enumerate() {
+            if let Some(c) = shares.names.iter().position(|x| x == name) {
+                sentence_q[a][b] = json!(shares.query[c]);
+                sentence_k[a][b] = json!(shares.key[c]);
+            }
+        }
+    }
+    json!({
+        "heads": scores.heads,
+        "q": scores.q,
+        "k": scores.k,
+        "v": scores.v,
+        "baseline": scores.baseline,
+        "sentence": {"q": sentence_q, "k": sentence_k},
+    })
 }
 
 /// What a request's circuit fields add to a random-weight trace's response (one layer: its

@@ -15,12 +15,14 @@ mod request_params;
 mod request_types;
 mod response;
 
-pub use circuits::{explain_json, model_circuits_json, trace_circuits_json, with_fields};
+pub use circuits::{
+    composition_json, explain_json, model_circuits_json, trace_circuits_json, with_fields,
+};
 pub use kernel_bench::kernel_bench;
 pub use lesson::lesson_json;
 pub use model::{
-    GenerationRefusal, forward_json, generate_json, generation_input, step_from_json, step_json,
-    stream_eval_json,
+    GenerationRefusal, forward_json, generate_json, generate_json_from_ids, generation_input,
+    step_from_json, step_json, stream_eval_json,
 };
 pub use request::{FIELDS, Request, field, parse_request, request_schema, request_schema_text};
 pub use request_types::{

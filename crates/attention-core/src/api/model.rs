@@ -109,13 +109,37 @@ pub fn generate_json(
     request: &Request,
     clock: &dyn Fn() -> f64,
 ) -> Result<Value, String> {
-    let Some(generate) = request.generate else {
+    generation_json(model, request, None, clock)
+}
+
+/// [`generate_json`] after the prompt's `ids`, tokenized by the caller from the request's
+/// sentence (a model's worker holds no tokenizer: the page sends the ids). The same JSON.
+pub fn generate_json_from_ids(
+    model: &Model,
+    request: &Request,
+    ids: Vec<u32>,
+    clock: &dyn Fn() -> f64,
+) -> Result<Value, String> {
+    generation_json(model, request, Some(ids), clock)
+}
+
+fn generation_json(
+    model: &Model,
+    request: &Request,
+    ids: Option<Vec<u32>>,
+    clock: &dyn Fn() -> f64,
+) -> Result<Value, String> {
+    use crate::models::generate::{generate, generate_from_ids};
+    let Some(generate_request) = request.generate else {
         return Err("generate: missing".into());
     };
     let (sentence, temperature) = generation_input(request).map_err(|e| e.to_string())?;
-    let spec = generate.spec();
-    let generation = crate::models::generate::generate(model, &sentence, &spec, temperature, clock)
-        .map_err(|e| e.to_string())?;
+    let spec = generate_request.spec();
+    let generation = match ids {
+        Some(ids) => generate_from_ids(model, ids, &spec, temperature, clock),
+        None => generate(model, &sentence, &spec, temperature, clock),
+    }
+    .map_err(|e| e.to_string())?;
     let shape = model.config;
     let sizes = CacheSizes::of(&shape);
     let steps: Vec<Value> = generation
@@ -142,7 +166,7 @@ pub fn generate_json(
         "prompt_tokens": generation.prompt.len(),
         "context": shape.context,
         "cache": spec.cache,
-        "sampling": generate.sampling,
+        "sampling": generate_request.sampling,
         "prefill_ms": generation.prefill_ms,
         "text": model.decode(&generation.steps.iter().map(|s| s.id).collect::<Vec<_>>()),
         "steps": steps,

@@ -791,16 +791,34 @@ pub fn generate(
     temperature: f64,
     clock: &dyn Fn() -> f64,
 ) -> Result<Generation, GenerateError> {
-    let mut decoder = Decoder::new(model, prompt, spec, temperature, clock)?;
-    let mut steps = Vec::with_capacity(spec.steps);
+    let decoder = Decoder::new(model, prompt, spec, temperature, clock)?;
+    Ok(run_out(model, decoder, clock))
+}
+
+/// [`generate`] after a prompt tokenized by the caller (a model's worker holds no tokenizer:
+/// the page sends the ids), checked as [`Decoder::from_ids`] checks them.
+pub fn generate_from_ids(
+    model: &Model,
+    ids: Vec<u32>,
+    spec: &GenerateSpec,
+    temperature: f64,
+    clock: &dyn Fn() -> f64,
+) -> Result<Generation, GenerateError> {
+    let decoder = Decoder::from_ids(model, ids, spec, temperature, clock)?;
+    Ok(run_out(model, decoder, clock))
+}
+
+/// Every step `decoder` was asked for.
+fn run_out(model: &Model, mut decoder: Decoder, clock: &dyn Fn() -> f64) -> Generation {
+    let mut steps = Vec::with_capacity(decoder.asked());
     while let Some(step) = decoder.step(model, clock) {
         steps.push(step);
     }
-    Ok(Generation {
+    Generation {
         prompt: decoder.prompt().to_vec(),
         prefill_ms: decoder.prefill_ms,
         steps,
-    })
+    }
 }
 
 /// The cache's K rows of layer `layer`, K/V head `head`, as [len, d_head] (for the views).

@@ -2,15 +2,14 @@
 //! to the page's Web Workers (`crates/attention-worker`, one per processor up to 4, each
 //! computing some of the heads), so the text box, sliders and scrolling never wait for it.
 //!
-//! The request is cut into units (`attention_core::pipeline::units`: a head, or a band of a long head's
-//! queries); each worker holds [`UNITS_AHEAD`] of them at a time and gets another as each comes
-//! back, so that a worker slowed by the page's own work takes fewer and all finish together.
+//! The request is cut into units (`attention_core::pipeline::units`: a head, or a band of a long
+//! head's queries); each worker holds [`UNITS_AHEAD`] of them and gets another as each comes back,
+//! so that a worker slowed by the page's own work takes fewer and all finish together.
 //!
 //! Only the newest request matters: one that arrives while the workers compute an older one is
 //! computed next, and if the older one would take longer than [`CANCEL_AFTER_MS`] more, ends it
 //! (the workers are told to drop it, which they do after the unit they are on); a result that is
-//! already stale is never read, let alone drawn. While they compute, `progress` counts the heads
-//! done.
+//! already stale is never read, let alone drawn. While they compute, `progress` counts heads done.
 //!
 //! Where no worker can start (its files are missing, as under wasm-bindgen-test, or the browser
 //! refuses), the same jobs run on the page's thread after a paint, newest request only.
@@ -361,6 +360,7 @@ fn on_answer(queue: Queue, index: usize, answer: FromWorker) {
         | FromWorker::ModelOpened { .. }
         | FromWorker::Forward { .. }
         | FromWorker::Stepped { .. }
+        | FromWorker::Generated { .. }
         | FromWorker::Streaming { .. }
         | FromWorker::Streamed { .. }
         | FromWorker::Recomputed { .. }

@@ -53,3 +53,6 @@ pub enum Composed {
 }
 
 pub(super) type OnComposed = Rc<dyn Fn(Composed)>;
+
+/// Where a whole generation's answer goes: the CLI's `"generate"` JSON, or why there is none.
+pub(super) type OnWhole = Rc<dyn Fn(Result<String, String>)>;

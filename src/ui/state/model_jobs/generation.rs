@@ -10,7 +10,7 @@ use attention_core::models::generate::{GenerateSpec, Sampling};
 use leptos::prelude::*;
 
 use super::ModelJobs;
-use super::answers::Generated;
+use super::answers::{Generated, OnWhole};
 
 impl ModelJobs {
     /// Starts a generation of `model` in the worker after `prompt` (the ids of the trained
@@ -73,6 +73,52 @@ impl ModelJobs {
                 self.generator.set_value(None);
             }
             on(answer);
+        }
+    }
+
+    /// Runs a whole generation of `model` in the worker after `prompt` (the ids of the trained
+    /// request `request`'s sentence, with its `"generate"` object), as `attentionLab.generate()`
+    /// answers it: `on` gets the CLI's JSON, or why there is none. `false` when the worker does
+    /// not hold `model` (the page generates).
+    pub fn generate_whole(
+        self,
+        model: &Arc<Model>,
+        request: &Request,
+        prompt: &[u32],
+        on: impl Fn(Result<String, String>) + 'static,
+    ) -> bool {
+        if !self.holds(model) {
+            return false;
+        }
+        let Ok(json) = serde_json::to_string(request) else {
+            return false;
+        };
+        let id = self.next_id();
+        let posted = self.worker.with_value(|w| {
+            w.as_ref()
+                .is_some_and(|w| w.generate_json(id, &json, prompt))
+        });
+        if posted {
+            self.wholes
+                .update_value(|wholes| wholes.push((id, Rc::new(on) as OnWhole)));
+        }
+        posted
+    }
+
+    /// Tells the whole generations waiting (message `id`, or all) their answer; each is told once.
+    pub(super) fn tell_whole(self, id: Option<u32>, answer: Result<String, String>) {
+        let told: Vec<OnWhole> = self
+            .wholes
+            .try_update_value(|wholes| {
+                let (told, waiting) = std::mem::take(wholes)
+                    .into_iter()
+                    .partition(|(i, _)| id.is_none_or(|id| id == *i));
+                *wholes = waiting;
+                told.into_iter().map(|(_, on)| on).collect::<Vec<_>>()
+            })
+            .unwrap_or_default();
+        for on in told {
+            on(answer.clone());
         }
     }
 }

@@ -24,16 +24,17 @@ mod generation;
 mod streaming;
 
 pub use answers::{Composed, Generated, Streamed};
-use answers::{OnComposed, OnGenerated, OnStreamed};
+use answers::{OnGenerated, OnStreamed, OnWhole};
+use composing::Composing;
 
 use super::model::{self, ForwardRef, trained_request};
 use crate::ui::browser::clock::now_ms;
 use crate::ui::browser::js_bytes::JsBytes;
 use crate::ui::browser::worker::{FromWorker, WorkerHandle};
 use attention_core::api::{Request, RequestError, step_from_json};
+use attention_core::models::Model;
 use attention_core::models::model::Reading;
 use attention_core::models::remote::ForwardWork;
-use attention_core::models::{Model, ModelConfig};
 
 /// A forward pass finished, and the request it answers.
 pub type Answered = (Request, Result<ForwardRef, RequestError>);
@@ -86,8 +87,10 @@ pub struct ModelJobs {
     generator: StoredValue<Option<(u32, OnGenerated)>, LocalStorage>,
     /// The stream evaluation the worker runs, by message id, and where its answers go.
     streamer: StoredValue<Option<(u32, OnStreamed)>, LocalStorage>,
-    /// The composition the worker computes, by message id, for a model of which shape.
-    composer: StoredValue<Option<(u32, ModelConfig, OnComposed)>, LocalStorage>,
+    /// The whole generations the worker runs for `attentionLab.generate()`, by message id.
+    wholes: StoredValue<Vec<(u32, OnWhole)>, LocalStorage>,
+    /// The composition the worker computes, and who waits for it.
+    composer: StoredValue<Option<Composing>, LocalStorage>,
     /// The last forward pass finished and the request it answers.
     pub done: RwSignal<Option<Answered>, LocalStorage>,
     /// The last comparison pass finished ([`ModelJobs::compare`]) and the request it answers.
@@ -113,6 +116,7 @@ impl Default for ModelJobs {
             next_id: StoredValue::new(0),
             generator: StoredValue::new_local(None),
             streamer: StoredValue::new_local(None),
+            wholes: StoredValue::new_local(Vec::new()),
             composer: StoredValue::new_local(None),
             done: RwSignal::new_local(None),
             compared: RwSignal::new_local(None),
@@ -141,6 +145,10 @@ impl ModelJobs {
         }
         self.tell_streamer(None, Streamed::Ended);
         self.tell_composer(None, Composed::Ended);
+        self.tell_whole(
+            None,
+            Err("another model was opened before the generation ended".into()),
+        );
         self.set_busy(false);
         self.done.set(None);
         self.compared.set(None);
@@ -366,6 +374,7 @@ impl ModelJobs {
         self.tell_generator(None, Generated::Failed);
         self.tell_streamer(None, Streamed::Ended);
         self.tell_composer(None, Composed::Ended);
+        self.tell_whole(None, Err("the model's worker stopped".into()));
     }
 
     fn answer(self, answer: FromWorker) {
@@ -444,7 +453,9 @@ impl ModelJobs {
             FromWorker::Composing { .. } | FromWorker::Composed { .. } => {
                 self.answer_compose(answer)
             }
-            FromWorker::Error { id, .. } => {
+            FromWorker::Generated { id, json } => self.tell_whole(Some(id), Ok(json)),
+            FromWorker::Error { id, message } => {
+                self.tell_whole(Some(id), Err(message));
                 // A generation the worker refused: the page generates it.
                 self.tell_generator(Some(id), Generated::Failed);
                 self.tell_streamer(Some(id), Streamed::Ended);
