@@ -56,3 +56,12 @@ pub(super) type OnComposed = Rc<dyn Fn(Composed)>;
 
 /// Where a whole generation's answer goes: the CLI's `"generate"` JSON, or why there is none.
 pub(super) type OnWhole = Rc<dyn Fn(Result<String, String>)>;
+
+/// The composition the worker computes: its message, for which model (its address) and shape,
+/// and who waits for it (each by the number `ModelJobs::compose` gave it).
+pub(super) struct Composing {
+    pub(super) id: u32,
+    pub(super) model: usize,
+    pub(super) config: attention_core::models::ModelConfig,
+    pub(super) listeners: Vec<(u32, OnComposed)>,
+}

@@ -7,21 +7,12 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use attention_core::circuits::composition::Composition;
-use attention_core::models::{Model, ModelConfig};
+use attention_core::models::Model;
 use leptos::prelude::*;
 
 use super::ModelJobs;
-use super::answers::{Composed, OnComposed};
+use super::answers::{Composed, Composing, OnComposed};
 use crate::ui::browser::worker::FromWorker;
-
-/// The composition the worker computes: its message, for which model (its address) and shape,
-/// and who waits for it (each by the number [`ModelJobs::compose`] gave it).
-pub(super) struct Composing {
-    id: u32,
-    model: usize,
-    config: ModelConfig,
-    listeners: Vec<(u32, OnComposed)>,
-}
 
 impl ModelJobs {
     /// Asks for the composition of `model`'s heads in the worker: `on` is told its progress and

@@ -24,8 +24,7 @@ mod generation;
 mod streaming;
 
 pub use answers::{Composed, Generated, Streamed};
-use answers::{OnGenerated, OnStreamed, OnWhole};
-use composing::Composing;
+use answers::{Composing, OnGenerated, OnStreamed, OnWhole};
 
 use super::model::{self, ForwardRef, trained_request};
 use crate::ui::browser::clock::now_ms;
