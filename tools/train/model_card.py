@@ -34,6 +34,23 @@ def best(table, skip_first=False):
     return score, layer, head
 
 
+def resumed_text(m, option):
+    """What a run resumed under another --steps did to its schedule (train.py records it)."""
+    r = m.get("resumed")
+    if not r:
+        return ""
+    import optax
+    lr = option("--lr", "0.002", float)
+    rate = lambda steps, step: float(optax.warmup_cosine_decay_schedule(0.0, lr, min(300, steps // 10), steps, lr / 10)(step))
+    steps = option("--steps", "6000", int)
+    return (f" It ran in two parts: steps 1 to {r['step']:,} under the schedule of a {r['steps_before']:,}-step run "
+            f"(the model first shipped), then, resumed from that run's checkpoint, "
+            f"steps {r['step'] + 1:,} to {steps:,} under the schedule recomputed for {steps:,}: the learning rate "
+            f"went back up from {rate(r['steps_before'], r['step']):.1e} to {rate(steps, r['step']):.1e} there "
+            "(a warm restart) and decayed again. The command is the second part's; the first was the same with "
+            f"`--steps {r['steps_before']}`.")
+
+
 def main():
     out = Path(sys.argv[1]) if len(sys.argv) > 1 else HERE.parent.parent / "assets" / "gpt2"
     out = out.resolve()
@@ -173,7 +190,7 @@ def main():
         "",
         f"`{m['command']}` (JAX + optax, AdamW with weight decay 0.1, warm-up then cosine decay, gradient "
         f"clipping at 1, batch {batch} × {context}, seeded). {f['step']:,} steps in {m['seconds'] / 60:.0f} minutes on "
-        "the 2-core CPU machine of this project (no GPU).",
+        "the 2-core CPU machine of this project (no GPU)." + resumed_text(m, option),
         "",
         f"Final training loss (last 100 steps, synthetic rows included) {f['train_loss']:.3f}; validation loss on held-out "
         f"prose {f['validation_loss']:.3f} nats per character.",

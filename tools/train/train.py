@@ -385,11 +385,16 @@ def main():
     history = []
     losses = []
     first = 1
+    resumed = None
     if args.checkpoint and args.checkpoint.exists():
         saved = pickle.loads(args.checkpoint.read_bytes())
         params = {k: jnp.asarray(v) for k, v in saved["params"].items()}
         state = jax.tree_util.tree_map(jnp.asarray, saved["state"])
         batches.rng, history, losses, first = saved["rng"], saved["history"], saved["losses"], saved["step"] + 1
+        # A run resumed under another --steps: the schedule changes there (recorded in the card).
+        resumed = saved.get("resumed")
+        if saved.get("steps", args.steps) != args.steps and resumed is None:
+            resumed = {"step": saved["step"], "steps_before": saved["steps"]}
         started = time.time() - saved["seconds"]
         print(f"resumed from {args.checkpoint} after step {saved['step']}", flush=True)
         done = saved["step"]
@@ -418,7 +423,8 @@ def main():
             args.checkpoint.parent.mkdir(parents=True, exist_ok=True)
             saved = {"params": {k: np.asarray(v) for k, v in params.items()},
                      "state": jax.tree_util.tree_map(np.asarray, state), "rng": batches.rng,
-                     "history": history, "losses": losses, "step": i, "seconds": time.time() - started}
+                     "history": history, "losses": losses, "step": i, "seconds": time.time() - started,
+                     "steps": args.steps, "resumed": resumed}
             args.checkpoint.with_suffix(".tmp").write_bytes(pickle.dumps(saved))
             args.checkpoint.with_suffix(".tmp").replace(args.checkpoint)
 
@@ -435,6 +441,7 @@ def main():
         "seconds": round(time.time() - started),
         "final": {**history[-1], "validation_loss": val_loss},
         "history": history,
+        **({"resumed": resumed} if resumed else {}),
         "sources": {lang: dict(collections.Counter(s for s, _ in corpus[lang][0] + corpus[lang][1])) for lang in corpus},
     }
     export(params, vocab, args, args.out, metrics)
