@@ -143,6 +143,20 @@ test('a folder opened through attentionLab.load runs with its own tokenizer, and
     assert.equal(trace.heads.length, 4, 'every fixture has 4 query heads');
     assert.deepEqual(trace.tokens, s.tokens);
   }
+  // Back to a folder opened before the last: its worker builds it again from the files it kept,
+  // and its passes leave the page's thread again, with transformers' numbers.
+  const want = expected('gpt2').cases[1];
+  const before = (await state()).forward_worker_ms;
+  await page.evaluate((t) => window.attentionLab.set({ model: { path: 'gpt2' }, sentence: t }), want.text);
+  await settled();
+  await page.waitForFunction((b) => window.attentionLab.state().forward_worker_ms !== b, before, { timeout: 30000 });
+  const back = await state();
+  assert.deepEqual(back.model, { path: 'gpt2' });
+  assert.equal(back.model_in_worker, true, 'the folder gone back to runs in its worker again');
+  const last = want.logits[want.logits.length - 1];
+  const top = Math.max(...last);
+  const p = 1 / last.reduce((sum, x) => sum + Math.exp(x - top), 0);
+  assert.ok(Math.abs(back.predictions[0].p - p) < 1e-4, `gpt2 again: ${back.predictions[0].p} vs ${p}`);
   assert.deepEqual(errors, []);
 });
 

@@ -78,6 +78,7 @@ pub mod worker {
             let unit = message.get(3).as_f64().map(|u| u as usize);
             match message.get(1).as_string().as_deref() {
                 Some("model") => super::model::open(&reply, &message),
+                Some("reopen") => super::model::reopen(&reply, &message),
                 Some("forward") => super::model::forward(&reply, &message),
                 Some("drop") => super::model::drop_job(&message),
                 Some("stream") => super::model::stream(&reply, &message),

@@ -6,6 +6,8 @@
 //!   → `ArrayBuffer`, handed over by the page, read a tensor at a time) and the vocabulary's pieces (the page's tokenizer module read them); the
 //!   worker builds its copy of the model (`models::hf::from_folder_with`) and answers
 //!   `[id, "model", memory]` (its WebAssembly memory's bytes), or `[id, "error", message]`;
+//! - to the worker: `[id, "reopen", name]`: the folder `name` the page goes back to, built again
+//!   from the files the worker kept ([`reopen`]), answered as `"model"` is;
 //! - to the worker: `[id, "forward", request, tokens, ids, whole, edit]`: the trained request's JSON
 //!   (its mask, temperature, tiles, score options, heads knocked out), the window's tokens and
 //!   ids (a `Uint32Array`), and how many tokens the whole text has; the worker runs
@@ -73,14 +75,102 @@ thread_local! {
 
 /// Builds the model from `[id, "model", name, files, vocab]`.
 pub fn open(scope: &DedicatedWorkerGlobalScope, message: &Array) {
+    let name = message.get(2).as_string().unwrap_or_default();
+    let (files, vocab) = (message.get(3), message.get(4));
+    if build(scope, message.get(0), &name, &files, &vocab) {
+        remember(name, files, vocab);
+    }
+}
+
+/// Builds again, from the files it kept, the folder's model `name` that the page goes back to:
+/// `[id, "reopen", name]`, answered as `"model"` is (`[id, "error", message]` when the files
+/// were not kept: the page computes then).
+pub fn reopen(scope: &DedicatedWorkerGlobalScope, message: &Array) {
     let id = message.get(0);
+    let name = message.get(2).as_string().unwrap_or_default();
+    let kept = FOLDERS.with_borrow(|folders| {
+        folders
+            .iter()
+            .find(|f| f.name == name)
+            .map(|f| (f.files.clone(), f.vocab.clone()))
+    });
+    match kept {
+        Some((files, vocab)) => {
+            if build(scope, id, &name, &files, &vocab) {
+                remember(name, files, vocab);
+            }
+        }
+        None => {
+            // What the page posts next is for that model: nothing is computed with another.
+            forget_model();
+            error_to(
+                scope,
+                id,
+                &format!("{name}: its files were not kept in the model's worker"),
+            );
+        }
+    }
+}
+
+/// A folder given to this worker: its files (an object of file name → `ArrayBuffer`, in
+/// JavaScript's memory), its vocabulary's pieces, and their bytes.
+struct Folder {
+    name: String,
+    files: JsValue,
+    vocab: JsValue,
+    bytes: f64,
+}
+
+/// The bytes of kept folders' files, in all, past which the oldest are let go (a model of a
+/// billion parameters is not kept beside the one built from it).
+const KEEP_BYTES: f64 = 512.0 * 1024.0 * 1024.0;
+
+thread_local! {
+    /// The folders this worker was given, the latest last, while their files fit in
+    /// [`KEEP_BYTES`]: the page going back to one of them has it built here again ([`reopen`]).
+    static FOLDERS: RefCell<Vec<Folder>> = const { RefCell::new(Vec::new()) };
+}
+
+fn remember(name: String, files: JsValue, vocab: JsValue) {
+    let bytes = files.dyn_ref::<Object>().map_or(0.0, |object| {
+        Object::values(object)
+            .iter()
+            .map(|buffer| f64::from(Uint8Array::new(&buffer).length()))
+            .sum()
+    });
+    FOLDERS.with_borrow_mut(|folders| {
+        folders.retain(|f| f.name != name);
+        folders.push(Folder {
+            name,
+            files,
+            vocab,
+            bytes,
+        });
+        while folders.iter().map(|f| f.bytes).sum::<f64>() > KEEP_BYTES {
+            folders.remove(0);
+        }
+    });
+}
+
+/// Lets go of the model held and of everything computed with it.
+fn forget_model() {
     MODEL.with_borrow_mut(|model| *model = None);
     PASS.with_borrow_mut(|pass| *pass = None);
     STREAM.with_borrow_mut(|stream| *stream = None);
     COMPOSE.with_borrow_mut(|compose| *compose = None);
     DECODER.with_borrow_mut(|decoder| *decoder = None);
-    let name = message.get(2).as_string().unwrap_or_default();
-    let files = message.get(3);
+}
+
+/// Builds the model `name` from its `files` and `vocab` in place of the one held, and answers
+/// `[id, "model", memory]` or `[id, "error", message]`; whether it was built.
+fn build(
+    scope: &DedicatedWorkerGlobalScope,
+    id: JsValue,
+    name: &str,
+    files: &JsValue,
+    vocab: &JsValue,
+) -> bool {
+    forget_model();
     // The files stay in JavaScript's memory; the model is built from them a tensor at a time.
     let mut read = BTreeMap::new();
     if let Some(object) = files.dyn_ref::<Object>() {
@@ -88,15 +178,15 @@ pub fn open(scope: &DedicatedWorkerGlobalScope, message: &Array) {
             let Some(file) = key.as_string() else {
                 continue;
             };
-            let value = js_sys::Reflect::get(&files, &key).unwrap_or(JsValue::NULL);
+            let value = js_sys::Reflect::get(files, &key).unwrap_or(JsValue::NULL);
             read.insert(file, JsBytes(Uint8Array::new(&value)));
         }
     }
-    let vocab: Vec<String> = Array::from(&message.get(4))
+    let vocab: Vec<String> = Array::from(vocab)
         .iter()
         .map(|piece| piece.as_string().unwrap_or_default())
         .collect();
-    let built = from_folder_with(&name, &read, &|_| {
+    let built = from_folder_with(name, &read, &|_| {
         Ok(Arc::new(PiecesOnly(vocab.clone())) as Arc<dyn TextTokenizer>)
     });
     drop(read);
@@ -108,8 +198,12 @@ pub fn open(scope: &DedicatedWorkerGlobalScope, message: &Array) {
                 &Array::of3(&id, &"model".into(), &memory_bytes().into()),
                 None,
             );
+            true
         }
-        Err(error) => error_to(scope, id, &error.to_string()),
+        Err(error) => {
+            error_to(scope, id, &error.to_string());
+            false
+        }
     }
 }
 

@@ -72,6 +72,10 @@ pub fn load_when_needed(lab: Lab) {
             return;
         }
         if let Some(gpt) = kept(&key) {
+            // A folder's model opened before another: its worker builds it again.
+            if matches!(key, ModelKey::Folder(_)) {
+                lab.model_jobs.reopen(gpt.clone());
+            }
             lab.model_status.set(ModelStatus::Ready(ModelRef(gpt)));
             return;
         }

@@ -170,6 +170,12 @@ impl WorkerHandle {
             .is_ok()
     }
 
+    /// Has the worker build again the folder's model `name` from the files it kept.
+    pub fn reopen_model(&self, id: u32, name: &str) -> bool {
+        let message = Array::of3(&id.into(), &"reopen".into(), &name.into());
+        self.worker.post_message(&message).is_ok()
+    }
+
     /// Runs the held model forward on `ids` (their pieces `tokens`, the last of a text of
     /// `whole` tokens) under the trained request `request` (its JSON), in place of the pass
     /// under way; `edit` for a pass the page shows (edits that come as fast as typing wait).

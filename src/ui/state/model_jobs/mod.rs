@@ -21,6 +21,7 @@ use wasm_bindgen::JsValue;
 mod answers;
 mod composing;
 mod generation;
+mod reopening;
 mod streaming;
 
 pub use answers::{Composed, Generated, Streamed};
@@ -62,12 +63,12 @@ struct Job {
     started_ms: f64,
 }
 
-/// The model's message, waiting for the worker to listen.
+/// The model's message, waiting for the worker to listen: its files and vocabulary, or `None`
+/// for a folder the worker was given before and builds again from the files it kept.
 struct Opening {
     id: u32,
     name: String,
-    files: Object,
-    vocab: Array,
+    files: Option<(Object, Array)>,
 }
 
 /// The model worker and its queue (browser objects: kept in local storage).
@@ -135,6 +136,21 @@ impl ModelJobs {
     /// Gives the worker `model`, read from `files` (a folder's files), to hold instead of any
     /// other; its forward passes go there from now on (the page computes them until it can).
     pub fn open(self, model: Arc<Model>, files: BTreeMap<String, JsBytes>) {
+        if !self.switch() {
+            return;
+        }
+        let object = Object::new();
+        // Handed over (transferred), not copied: the page built its model from them already.
+        for (name, bytes) in files {
+            let _ = js_sys::Reflect::set(&object, &name.into(), &bytes.buffer());
+        }
+        let vocab: Array = model.vocab.iter().map(|p| JsValue::from_str(p)).collect();
+        self.post_opening(model, Some((object, vocab)));
+    }
+
+    /// Ends what was computed for the model before, and starts the worker if it has not
+    /// started; `false` when it cannot start.
+    fn switch(self) -> bool {
         self.running.set_value(None);
         self.queued.set_value(None);
         self.compare_queued.set_value(None);
@@ -155,24 +171,23 @@ impl ModelJobs {
             let handle = WorkerHandle::spawn(move |answer| self.answer(answer));
             if handle.is_none() {
                 self.held.set(Held::Failed);
-                return;
+                return false;
             }
             self.listening.set_value(false);
             self.worker.set_value(handle);
         }
-        let object = Object::new();
-        // Handed over (transferred), not copied: the page built its model from them already.
-        for (name, bytes) in files {
-            let _ = js_sys::Reflect::set(&object, &name.into(), &bytes.buffer());
-        }
-        let vocab: Array = model.vocab.iter().map(|p| JsValue::from_str(p)).collect();
+        true
+    }
+
+    /// Posts `model`'s message, with its files and vocabulary or (`None`) to be built again from
+    /// the files the worker kept, once the worker listens.
+    fn post_opening(self, model: Arc<Model>, files: Option<(Object, Array)>) {
         let id = self.next_id();
         self.held.set(Held::Opening(id, model.clone()));
         self.waiting.set_value(Some(Opening {
             id,
             name: model.name.clone(),
-            files: object,
-            vocab,
+            files,
         }));
         if self.listening.get_value() {
             self.post_waiting();
@@ -184,8 +199,9 @@ impl ModelJobs {
             return;
         };
         let posted = self.worker.with_value(|w| {
-            w.as_ref().is_some_and(|w| {
-                w.open_model(opening.id, &opening.name, &opening.files, &opening.vocab)
+            w.as_ref().is_some_and(|w| match &opening.files {
+                Some((files, vocab)) => w.open_model(opening.id, &opening.name, files, vocab),
+                None => w.reopen_model(opening.id, &opening.name),
             })
         });
         if !posted {
