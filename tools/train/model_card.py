@@ -35,20 +35,23 @@ def best(table, skip_first=False):
 
 
 def resumed_text(m, option):
-    """What a run resumed under another --steps did to its schedule (train.py records it)."""
-    r = m.get("resumed")
-    if not r:
+    """What resuming a run under another --steps did to its schedule (train.py records where)."""
+    parts = m.get("resumed") or []
+    parts = [parts] if isinstance(parts, dict) else parts
+    if not parts:
         return ""
     import optax
     lr = option("--lr", "0.002", float)
     rate = lambda steps, step: float(optax.warmup_cosine_decay_schedule(0.0, lr, min(300, steps // 10), steps, lr / 10)(step))
-    steps = option("--steps", "6000", int)
-    return (f" It ran in two parts: steps 1 to {r['step']:,} under the schedule of a {r['steps_before']:,}-step run "
-            f"(the model first shipped), then, resumed from that run's checkpoint, "
-            f"steps {r['step'] + 1:,} to {steps:,} under the schedule recomputed for {steps:,}: the learning rate "
-            f"went back up from {rate(r['steps_before'], r['step']):.1e} to {rate(steps, r['step']):.1e} there "
-            "(a warm restart) and decayed again. The command is the second part's; the first was the same with "
-            f"`--steps {r['steps_before']}`.")
+    ends = [p["steps_before"] for p in parts] + [option("--steps", "6000", int)]
+    text = (f" It ran in {len(parts) + 1} parts, each resumed from the checkpoint of the one before under a "
+            f"longer schedule (a warm restart: the learning rate rises again where it resumes, then decays): "
+            f"steps 1 to {parts[0]['step']:,} under the schedule of a {ends[0]:,}-step run")
+    for p, end in zip(parts, ends[1:]):
+        text += (f"; steps {p['step'] + 1:,} to {end:,} under one of {end:,} (the learning rate from "
+                 f"{rate(p['steps_before'], p['step']):.1e} back up to {rate(end, p['step']):.1e})")
+    return text + (". The command is the last part's; the others were the same with `--steps` " +
+                   " then ".join(f"{e}" for e in ends[:-1]) + ".")
 
 
 def main():

@@ -385,16 +385,17 @@ def main():
     history = []
     losses = []
     first = 1
-    resumed = None
+    resumed = []
     if args.checkpoint and args.checkpoint.exists():
         saved = pickle.loads(args.checkpoint.read_bytes())
         params = {k: jnp.asarray(v) for k, v in saved["params"].items()}
         state = jax.tree_util.tree_map(jnp.asarray, saved["state"])
         batches.rng, history, losses, first = saved["rng"], saved["history"], saved["losses"], saved["step"] + 1
         # A run resumed under another --steps: the schedule changes there (recorded in the card).
-        resumed = saved.get("resumed")
-        if saved.get("steps", args.steps) != args.steps and resumed is None:
-            resumed = {"step": saved["step"], "steps_before": saved["steps"]}
+        before = saved.get("resumed") or []
+        resumed = [before] if isinstance(before, dict) else list(before)
+        if saved.get("steps", args.steps) != args.steps:
+            resumed.append({"step": saved["step"], "steps_before": saved["steps"]})
         started = time.time() - saved["seconds"]
         print(f"resumed from {args.checkpoint} after step {saved['step']}", flush=True)
         done = saved["step"]
