@@ -294,7 +294,13 @@ test('attentionLab.composition() gives the drawing\'s numbers, and refuses rando
   assert.ok(c.ms >= 0);
   await page.goto(`${server.url}?lang=en`);
   // Once the trace is computed, the refusal says why.
-  await page.waitForFunction(async () => /random weights/.test((await window.attentionLab?.composition?.())?.error ?? ''), null, { timeout: 30000 });
+  // composition() answers a promise: asked until the trace is there to refuse.
+  await page.evaluate(async () => {
+    for (let i = 0; i < 600; i++) {
+      if (/random weights/.test((await window.attentionLab?.composition?.())?.error ?? '')) return;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  });
   const refused = await page.evaluate(() => window.attentionLab.composition());
   assert.equal(refused.ok, false);
   assert.match(refused.error, /^composition: random weights have one layer, so no head reads another's output/);

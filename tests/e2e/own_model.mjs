@@ -117,6 +117,11 @@ test('a folder opened through attentionLab.load runs with its own tokenizer, and
     });
     assert.equal(early, false, `${name}: generated in the model's worker, not on the page's thread`);
     assert.equal(generated.ok, true, JSON.stringify(generated).slice(0, 300));
+    // Its text is the tokenizer's decoding, as the command line's (the worker holds pieces only).
+    const cli = JSON.parse(execFileSync(CLI, {
+      input: JSON.stringify({ model: { path: join(FIXTURES, name) }, sentence: want.text, generate: { steps: 8, cache: true, sampling: 'greedy' } }),
+    }).toString());
+    assert.equal(generated.text, cli.generate?.text ?? cli.text, `${name}: the text as the CLI decodes it`);
     assert.deepEqual(generated.steps.map((st) => st.token_id), want.generated, `${name}: generate = transformers' generate`);
     assert.ok(generated.max_delta <= 1e-4);
     assert.equal(generated.prompt_tokens, want.ids.length);

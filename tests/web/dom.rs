@@ -156,6 +156,28 @@ pub fn api(name: &str, arg: Option<Value>) -> Value {
     serde_json::from_str(&text).unwrap()
 }
 
+/// Calls `window.attentionLab[name](arg)`, which answers a promise (`generate`, `composition`),
+/// and reads what it resolves to as JSON.
+pub async fn api_awaited(name: &str, arg: Option<Value>) -> Value {
+    let window = web_sys::window().unwrap();
+    let lab = js_sys::Reflect::get(&window, &"attentionLab".into()).unwrap();
+    let function: js_sys::Function = js_sys::Reflect::get(&lab, &name.into())
+        .unwrap()
+        .unchecked_into();
+    let promise = match arg {
+        Some(arg) => function.call1(
+            &JsValue::NULL,
+            &js_sys::JSON::parse(&arg.to_string()).unwrap(),
+        ),
+        None => function.call0(&JsValue::NULL),
+    }
+    .unwrap();
+    let promise: js_sys::Promise = promise.dyn_into().expect("a promise");
+    let result = wasm_bindgen_futures::JsFuture::from(promise).await.unwrap();
+    let text: String = js_sys::JSON::stringify(&result).unwrap().into();
+    serde_json::from_str(&text).unwrap()
+}
+
 pub fn trace() -> Value {
     api("trace", None)
 }

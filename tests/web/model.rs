@@ -184,10 +184,11 @@ async fn the_llama_model_runs_beside_the_gpt2_one() {
         12
     );
     // It generates in the page, with the KV cache: every step equal to a recompute.
-    let generated = api(
+    let generated = api_awaited(
         "generate",
         Some(json!({"steps": 12, "cache": true, "sampling": "greedy"})),
-    );
+    )
+    .await;
     assert_eq!(generated["ok"], true, "{generated}");
     let steps = generated["steps"].as_array().unwrap();
     assert_eq!(steps.len(), 12);
@@ -198,7 +199,7 @@ async fn the_llama_model_runs_beside_the_gpt2_one() {
         "{generated}"
     );
     assert_eq!(steps[11]["cache_len"], 22 + 12);
-    let refused = api("generate", Some(json!({"steps": 0})));
+    let refused = api_awaited("generate", Some(json!({"steps": 0}))).await;
     assert_eq!(refused["ok"], false);
     // The Generate view: all at once, a frame's worth of steps at a time; each step's query
     // row over the cache drawn per layer and K/V head; what the cache holds; every step checked.

@@ -7,7 +7,8 @@
 //!   worker builds its copy of the model (`models::hf::from_folder_with`) and answers
 //!   `[id, "model", memory]` (its WebAssembly memory's bytes), or `[id, "error", message]`;
 //! - to the worker: `[id, "reopen", name]`: the folder `name` the page goes back to, built again
-//!   from the files the worker kept ([`reopen`]), answered as `"model"` is;
+//!   from the files the worker kept ([`reopen`]), answered as `"model"` is, or
+//!   `[id, "not_kept", name]`;
 //! - to the worker: `[id, "forward", request, tokens, ids, whole, edit]`: the trained request's JSON
 //!   (its mask, temperature, tiles, score options, heads knocked out), the window's tokens and
 //!   ids (a `Uint32Array`), and how many tokens the whole text has; the worker runs
@@ -77,14 +78,16 @@ thread_local! {
 pub fn open(scope: &DedicatedWorkerGlobalScope, message: &Array) {
     let name = message.get(2).as_string().unwrap_or_default();
     let (files, vocab) = (message.get(3), message.get(4));
+    // Another folder of that name's kept files are not this one's.
+    FOLDERS.with_borrow_mut(|folders| folders.retain(|f| f.name != name));
     if build(scope, message.get(0), &name, &files, &vocab) {
         remember(name, files, vocab);
     }
 }
 
 /// Builds again, from the files it kept, the folder's model `name` that the page goes back to:
-/// `[id, "reopen", name]`, answered as `"model"` is (`[id, "error", message]` when the files
-/// were not kept: the page computes then).
+/// `[id, "reopen", name]`, answered as `"model"` is, or `[id, "not_kept", name]` when its files
+/// were not kept (the page computes then; this worker stays, holding no model).
 pub fn reopen(scope: &DedicatedWorkerGlobalScope, message: &Array) {
     let id = message.get(0);
     let name = message.get(2).as_string().unwrap_or_default();
@@ -103,10 +106,10 @@ pub fn reopen(scope: &DedicatedWorkerGlobalScope, message: &Array) {
         None => {
             // What the page posts next is for that model: nothing is computed with another.
             forget_model();
-            error_to(
+            post(
                 scope,
-                id,
-                &format!("{name}: its files were not kept in the model's worker"),
+                &Array::of3(&id, &"not_kept".into(), &name.into()),
+                None,
             );
         }
     }
@@ -140,6 +143,10 @@ fn remember(name: String, files: JsValue, vocab: JsValue) {
     });
     FOLDERS.with_borrow_mut(|folders| {
         folders.retain(|f| f.name != name);
+        // A folder over the budget is not kept, and sends none of the others away.
+        if bytes > KEEP_BYTES {
+            return;
+        }
         folders.push(Folder {
             name,
             files,

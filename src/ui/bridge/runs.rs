@@ -79,10 +79,11 @@ fn start_generation(lab: Lab, options: &str) -> Result<Promise, String> {
         let ids =
             Decoder::prompt_for(&model, &sentence, &generate.spec()).map_err(|e| e.to_string())?;
         let (promise, resolve) = pending();
+        let held = model.clone();
         let on = move |answer: Result<String, String>| {
             let value = match answer {
                 Ok(json) => serde_json::from_str(&json)
-                    .map(with_ok)
+                    .map(|json| with_ok(decoded_here(&held, json)))
                     .unwrap_or_else(|e| refused(format!("generate: {e}"))),
                 Err(error) => refused(format!("generate: {error}")),
             };
@@ -95,6 +96,25 @@ fn start_generation(lab: Lab, options: &str) -> Result<Promise, String> {
     let json =
         attention_core::api::generate_json(&model, &request, &crate::ui::browser::clock::now_ms)?;
     Ok(resolved(&with_ok(json)))
+}
+
+/// A worker's generation with its `text` decoded by the page's tokenizer, as the CLI decodes
+/// it (the worker holds the vocabulary's pieces only, which a byte-level or SentencePiece
+/// tokenizer does not simply join).
+fn decoded_here(model: &Model, mut json: Value) -> Value {
+    let ids: Vec<u32> = json["steps"]
+        .as_array()
+        .map(|steps| {
+            steps
+                .iter()
+                .filter_map(|s| s["token_id"].as_u64().map(|id| id as u32))
+                .collect()
+        })
+        .unwrap_or_default();
+    if let Some(object) = json.as_object_mut() {
+        object.insert("text".into(), model.decode(&ids).into());
+    }
+    json
 }
 
 /// `attentionLab.explain(options)`: one score of the current computation taken apart, as the

@@ -31,6 +31,8 @@ pub enum FromWorker {
     /// The next step of the model worker's generation `id`, as `Step`'s JSON (`null`: every
     /// asked step is taken).
     Stepped { id: u32, json: String },
+    /// The model worker kept no files of the folder that message `id` asked it to build again.
+    NotKept { id: u32 },
     /// The model worker's whole generation `id`, as the CLI's `"generate"` JSON.
     Generated { id: u32, json: String },
     /// How far the model worker's stream evaluation `id` has read: its rolling cache with sinks
@@ -113,6 +115,7 @@ pub(super) fn read(data: &JsValue) -> FromWorker {
             id,
             json: message.get(2).as_string().unwrap_or_default(),
         },
+        Some("not_kept") => FromWorker::NotKept { id },
         Some("generated") => FromWorker::Generated {
             id,
             json: message.get(2).as_string().unwrap_or_default(),

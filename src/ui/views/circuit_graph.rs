@@ -108,7 +108,10 @@ fn compose_in_worker(
         if !costly || waits(&model, asked) || !lab.model_jobs.serves(&model) {
             return;
         }
-        if from_worker.with_untracked(|w| w.as_ref().is_some_and(|w| w.model == address)) {
+        // Asked already for this model, unless that ended (another model came between).
+        let asked_already = from_worker
+            .with_untracked(|w| w.as_ref().is_some_and(|w| w.model == address && !w.ended));
+        if asked_already {
             return;
         }
         let n_heads = model.config.n_heads;

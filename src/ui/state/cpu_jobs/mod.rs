@@ -11,8 +11,7 @@
 //! (the workers are told to drop it, which they do after the unit they are on); a result that is
 //! already stale is never read, let alone drawn. While they compute, `progress` counts heads done.
 //!
-//! Where no worker can start (its files are missing, as under wasm-bindgen-test, or the browser
-//! refuses), the same jobs run on the page's thread after a paint, newest request only.
+//! Where no worker starts (no files, as under wasm-bindgen-test), the page's thread runs them.
 
 use leptos::prelude::*;
 use wasm_bindgen::JsValue;
@@ -361,6 +360,7 @@ fn on_answer(queue: Queue, index: usize, answer: FromWorker) {
         | FromWorker::Forward { .. }
         | FromWorker::Stepped { .. }
         | FromWorker::Generated { .. }
+        | FromWorker::NotKept { .. }
         | FromWorker::Streaming { .. }
         | FromWorker::Streamed { .. }
         | FromWorker::Recomputed { .. }

@@ -469,6 +469,7 @@ impl ModelJobs {
                 self.answer_compose(answer)
             }
             FromWorker::Generated { id, json } => self.tell_whole(Some(id), Ok(json)),
+            FromWorker::NotKept { id } => self.not_kept(id),
             FromWorker::Error { id, message } => {
                 self.tell_whole(Some(id), Err(message));
                 // A generation the worker refused: the page generates it.

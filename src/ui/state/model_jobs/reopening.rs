@@ -22,4 +22,24 @@ impl ModelJobs {
         }
         self.post_opening(model, None);
     }
+
+    /// The worker kept no files of the folder message `id` asked it to build again: it holds no
+    /// model now, and the page computes that one's passes (the pass under way too); the worker
+    /// stays for the next folder opened.
+    pub(super) fn not_kept(self, id: u32) {
+        let asked = self
+            .held
+            .with_untracked(|held| matches!(held, Held::Opening(i, _) if *i == id));
+        if !asked {
+            return;
+        }
+        self.held.set(Held::Nothing);
+        self.queued.set_value(None);
+        self.compare_queued.set_value(None);
+        if let Some(job) = self.running.try_update_value(Option::take).flatten() {
+            let result = crate::ui::state::model::run(&job.model, &job.request);
+            self.finish(job.request, result, job.compared);
+        }
+        self.set_busy(false);
+    }
 }
