@@ -14,8 +14,10 @@ wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
 use attention_core::api::Request;
 use attention_core::math::scoring::{Pairing, Position};
-use attention_core::models::{Layout, Model, ModelError, ModelRun};
+use attention_core::models::{Layout, Model, ModelError};
 use serde_json::{Value, json};
+
+mod support;
 
 const SAFETENSORS: &[u8] = include_bytes!("../assets/hybrid/model.safetensors");
 const CONFIG: &str = include_str!("../assets/hybrid/config.json");
@@ -101,51 +103,11 @@ fn the_forward_pass_reproduces_the_training_frameworks_numbers() {
     let mut longest = 0;
     for fixture in fixtures {
         let text = fixture["text"].as_str().unwrap();
-        let ids: Vec<u32> = serde_json::from_value(fixture["ids"].clone()).unwrap();
-        let pairs = model.tokenize(text);
-        let tokenized: Vec<u32> = pairs.iter().map(|(_, id)| *id).collect();
-        assert_eq!(tokenized, ids, "{text}: the same tokens as in training");
-        longest = longest.max(ids.len());
-        let tokens: Vec<String> = pairs.into_iter().map(|(t, _)| t).collect();
-        let forward = model.forward(&tokens, &ids, &ModelRun::default()).unwrap();
-        let logits = model.all_logits(&forward);
-        let chosen: Vec<usize> = serde_json::from_value(fixture["token_ids"].clone()).unwrap();
-        let expected: Vec<Vec<f32>> = serde_json::from_value(fixture["logits"].clone()).unwrap();
-        let rows: Vec<usize> = match fixture.get("rows") {
-            Some(rows) => serde_json::from_value(rows.clone()).unwrap(),
-            None => (0..ids.len()).collect(),
-        };
-        assert_eq!(rows.len(), expected.len());
-        let mut worst = 0.0f32;
-        for (&position, row) in rows.iter().zip(&expected) {
-            for (&id, &logit) in chosen.iter().zip(row) {
-                let got = logits[[position, id]];
-                worst = worst.max((got - logit).abs());
-                assert!(
-                    (got - logit).abs() <= TOLERANCE * logit.abs().max(1.0),
-                    "{text}: logit of {:?} after position {position}: {got}, JAX {logit}",
-                    model.vocab[id]
-                );
-            }
-        }
         // The first full layer's softmax weights.
         let full = fixture["weights_layer"].as_u64().unwrap() as usize;
         assert!(!model.config.is_linear(full));
-        let weights: Vec<Vec<Vec<f32>>> =
-            serde_json::from_value(fixture["layer0_weights"].clone()).unwrap();
-        assert_eq!(weights.len(), model.config.n_heads);
-        for (h, head) in weights.iter().enumerate() {
-            for (&i, row) in rows.iter().zip(head) {
-                for (j, &w) in row.iter().enumerate() {
-                    let got = forward.layers[full].attention.heads[h].weights[[i, j]];
-                    assert!(
-                        (got - w).abs() <= TOLERANCE,
-                        "{text}: layer {} head {h} weight [{i}][{j}]: {got}, JAX {w}",
-                        full + 1
-                    );
-                }
-            }
-        }
+        let (forward, rows, worst) = support::check_fixture(&model, fixture, full, TOLERANCE);
+        longest = longest.max(forward.ids.len());
         // Layer 1, Gated DeltaNet: β and α per head and token, and each head's output before
         // its gate, which is A·V with the hidden matrix the trace carries.
         let linear = &fixture["layer0_linear"];

@@ -13,6 +13,8 @@ use attention_core::models::gpt2::gelu;
 use attention_core::models::{Model, ModelRun, UNK, normalise};
 use serde_json::Value;
 
+mod support;
+
 const SAFETENSORS: &[u8] = include_bytes!("../assets/gpt2/model.safetensors");
 const CONFIG: &str = include_str!("../assets/gpt2/config.json");
 const VOCAB: &str = include_str!("../assets/gpt2/vocab.json");
@@ -52,39 +54,7 @@ fn the_forward_pass_reproduces_the_training_frameworks_logits() {
     assert!(fixtures.len() >= 3);
     for fixture in fixtures {
         let text = fixture["text"].as_str().unwrap();
-        let ids: Vec<u32> = serde_json::from_value(fixture["ids"].clone()).unwrap();
-        let tokenized: Vec<u32> = model.tokenize(text).into_iter().map(|(_, id)| id).collect();
-        assert_eq!(tokenized, ids, "{text}: the same tokens as in training");
-        let tokens: Vec<String> = model.tokenize(text).into_iter().map(|(t, _)| t).collect();
-        let forward = model.forward(&tokens, &ids, &ModelRun::default()).unwrap();
-        let logits = model.all_logits(&forward);
-        let chosen: Vec<usize> = serde_json::from_value(fixture["token_ids"].clone()).unwrap();
-        let expected: Vec<Vec<f32>> = serde_json::from_value(fixture["logits"].clone()).unwrap();
-        let mut worst = 0.0f32;
-        for (position, row) in expected.iter().enumerate() {
-            for (&id, &logit) in chosen.iter().zip(row) {
-                let got = logits[[position, id]];
-                worst = worst.max((got - logit).abs());
-                assert!(
-                    (got - logit).abs() <= TOLERANCE * logit.abs().max(1.0),
-                    "{text}: logit of {:?} after position {position}: {got}, JAX {logit}",
-                    model.vocab[id]
-                );
-            }
-        }
-        let weights: Vec<Vec<Vec<f32>>> =
-            serde_json::from_value(fixture["layer0_weights"].clone()).unwrap();
-        for (h, head) in weights.iter().enumerate() {
-            for (i, row) in head.iter().enumerate() {
-                for (j, &w) in row.iter().enumerate() {
-                    let got = forward.layers[0].attention.heads[h].weights[[i, j]];
-                    assert!(
-                        (got - w).abs() <= TOLERANCE,
-                        "{text}: head {h} weight [{i}][{j}]: {got}, JAX {w}"
-                    );
-                }
-            }
-        }
+        let (_, _, worst) = support::check_fixture(&model, fixture, 0, TOLERANCE);
         eprintln!("{text}: largest logit difference {worst:e}");
     }
 }

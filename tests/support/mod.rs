@@ -410,3 +410,61 @@ pub fn llama_model() -> attention_core::models::Model {
     )
     .unwrap_or_else(|e| panic!("the Llama model loads: {e}"))
 }
+
+/// One fixture of the training program's (`tests/fixtures/gpt2.json`, `llama.json`,
+/// `hybrid.json`) through `model`: its text tokenized as in training, the forward pass, the
+/// logits at every kept position (`rows`, or all) within `tolerance` of JAX's (relative past 1),
+/// and layer `layer`'s softmax weights there within `tolerance`. Returns the forward pass, the
+/// kept positions and the largest logit difference.
+pub fn check_fixture(
+    model: &attention_core::models::Model,
+    fixture: &serde_json::Value,
+    layer: usize,
+    tolerance: f32,
+) -> (attention_core::models::Forward, Vec<usize>, f32) {
+    let from = |key: &str| fixture[key].clone();
+    let text = fixture["text"].as_str().unwrap();
+    let ids: Vec<u32> = serde_json::from_value(from("ids")).unwrap();
+    let pairs = model.tokenize(text);
+    let tokenized: Vec<u32> = pairs.iter().map(|(_, id)| *id).collect();
+    assert_eq!(tokenized, ids, "{text}: the same tokens as in training");
+    let tokens: Vec<String> = pairs.into_iter().map(|(t, _)| t).collect();
+    let run = attention_core::models::ModelRun::default();
+    let forward = model.forward(&tokens, &ids, &run).unwrap();
+    let logits = model.all_logits(&forward);
+    let chosen: Vec<usize> = serde_json::from_value(from("token_ids")).unwrap();
+    let expected: Vec<Vec<f32>> = serde_json::from_value(from("logits")).unwrap();
+    // A long fixture keeps some positions only (`rows`); a short one every position.
+    let rows: Vec<usize> = match fixture.get("rows") {
+        Some(rows) => serde_json::from_value(rows.clone()).unwrap(),
+        None => (0..expected.len()).collect(),
+    };
+    assert_eq!(rows.len(), expected.len());
+    let mut worst = 0.0f32;
+    for (&position, row) in rows.iter().zip(&expected) {
+        for (&id, &logit) in chosen.iter().zip(row) {
+            let got = logits[[position, id]];
+            worst = worst.max((got - logit).abs());
+            assert!(
+                (got - logit).abs() <= tolerance * logit.abs().max(1.0),
+                "{text}: logit of {:?} after position {position}: {got}, JAX {logit}",
+                model.vocab[id]
+            );
+        }
+    }
+    let weights: Vec<Vec<Vec<f32>>> = serde_json::from_value(from("layer0_weights")).unwrap();
+    assert_eq!(weights.len(), model.config.n_heads);
+    for (h, head) in weights.iter().enumerate() {
+        for (&i, row) in rows.iter().zip(head) {
+            for (j, &w) in row.iter().enumerate() {
+                let got = forward.layers[layer].attention.heads[h].weights[[i, j]];
+                assert!(
+                    (got - w).abs() <= tolerance,
+                    "{text}: layer {} head {h} weight [{i}][{j}]: {got}, JAX {w}",
+                    layer + 1
+                );
+            }
+        }
+    }
+    (forward, rows, worst)
+}
