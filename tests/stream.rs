@@ -221,6 +221,24 @@ fn the_sink_share_and_a_stream_read_in_pieces_are_the_whole_computations() {
         sink_tokens: 2,
     };
     let whole = stream_eval(&model, TEXT, spec).unwrap();
+    // The largest |value| of the residual stream after each layer, where it is, and the mean:
+    // the forward pass's own residual_out.
+    assert_eq!(whole.largest_activation.len(), model.config.n_layers);
+    for (layer, got) in forward.layers.iter().zip(&whole.largest_activation) {
+        let out = &layer.residual_out;
+        let want = out.iter().fold(0.0f32, |m, v| m.max(v.abs()));
+        assert!(
+            (got.value.abs() - want).abs() <= 1e-4 * want,
+            "{got:?} vs {want}"
+        );
+        assert!((out[[got.position, got.dimension]] - got.value).abs() <= 1e-4 * want);
+        let mean = out.iter().map(|v| v.abs()).sum::<f32>() / out.len() as f32;
+        assert!(
+            (got.mean_abs - mean).abs() <= 1e-4 * mean,
+            "{} vs {mean}",
+            got.mean_abs
+        );
+    }
     let mut steps = StreamSteps::new(&model, ids.clone(), spec).unwrap();
     let mut seen = vec![steps.phase()];
     let mut last = (0, 0);

@@ -235,27 +235,43 @@ test('a long input with every option is computed in the workers, flash equal to 
   await page.close();
 });
 
-test('linear attention replays the selected head: chunks and A·V agree with token by token, elu\'s rows sum to 1, the state follows the slider, a long input says why it waits, set() refuses linear', async () => {
+test('the Attention control makes the whole page linear attention: its steps and A, the section beside a causal softmax, chunks, the state slider, links, set() and its refusals under the control', async () => {
   const page = await open(`lang=en&${SENTENCE}&n_heads=2`);
+  // Softmax attention: no Linear attention section.
+  assert.equal(await page.locator('[data-testid=linear-section]').count(), 0);
+  assert.equal(await page.locator('[data-testid=attention-kind] button[data-value=softmax]').getAttribute('aria-pressed'), 'true');
+  await page.click('[data-testid=attention-kind] button[data-value=gated_delta]');
   const section = page.locator('[data-testid=linear-section]');
+  await section.waitFor();
+  // The page itself computes it: the trace's heads are linear, the score steps are gone.
+  let t = await page.evaluate(() => window.attentionLab.trace());
+  assert.equal(t.heads[0].beta.length, 10);
+  assert.equal(t.heads[0].alpha.length, 10);
+  assert.match(await text(page, '[data-testid=linear-layer-note]'), /^The heads compute linear attention \(gated delta\)/);
+  assert.equal(await page.locator('[data-testid=heatmap-masked]').count(), 0, 'no mask step');
+  assert.match(await text(page, '[data-testid=flash-diff]'), /^The chunked form/);
+  await page.waitForFunction(() => location.search.includes('linear=gated_delta'), null, { timeout: 5000 });
   await section.scrollIntoViewIfNeeded();
   const check = () => text(page, '[data-testid=linear-check]');
-  // Gated delta (the default): tiny differences, rows that do not sum to 1.
   let line = await check();
   const diffs = [...line.matchAll(/(\d\.\de[-+]\d+)/g)].map((m) => Number(m[1]));
   assert.equal(diffs.length, 2, line);
   assert.ok(diffs.every((d) => d < 1e-5), line);
   assert.match(line, /^Chunks of 64 tokens/);
-  // elu + 1 is a weighted mean: every row of A sums to 1.
+  // A beside a causal softmax of the same q and k: its rows sum to 1 and see no later key.
+  assert.equal(await page.locator('[data-testid=heatmap-linear-softmax]').count(), 1);
+  // elu + 1, chosen in the section, is the page's kind too: every row of A sums to 1.
   await page.click('[data-testid=linear-kind] button[data-value=elu]');
-  assert.equal(await page.locator('[data-testid=linear-kind] button[data-value=elu]').getAttribute('aria-pressed'), 'true');
-  await page.waitForFunction(() => /Row sums of A run from 1 to 1\./.test(document.querySelector('[data-testid=linear-check]').textContent));
-  // Chunks of 3 tokens: the numbers stay.
-  await page.fill('[data-testid=linear-chunk]', '3');
-  await page.locator('[data-testid=linear-chunk]').dispatchEvent('change');
+  await page.waitForFunction(() => /Row sums of A run from 1 to 1\./.test(document.querySelector('[data-testid=linear-check]')?.textContent));
+  assert.equal(await page.locator('[data-testid=attention-kind] button[data-value=elu]').getAttribute('aria-pressed'), 'true');
+  assert.deepEqual((await state(page)).linear, { kind: 'elu' });
+  // Chunks of 3 tokens, from the control panel: the numbers stay, and the link keeps it.
+  await page.fill('[data-testid=attention-chunk]', '3');
+  await page.locator('[data-testid=attention-chunk]').dispatchEvent('change');
   await page.waitForFunction(() => /^Chunks of 3 tokens/.test(document.querySelector('[data-testid=linear-check]').textContent));
   line = await check();
   assert.ok([...line.matchAll(/(\d\.\de[-+]\d+)/g)].every((m) => Number(m[1]) < 1e-5), line);
+  await page.waitForFunction(() => /linear=elu/.test(location.search) && /chunk=3(&|$)/.test(location.search), null, { timeout: 5000 });
   // The slider by keyboard names the token whose state is drawn.
   const slider = page.locator('[data-testid=linear-after]');
   await slider.focus();
@@ -264,16 +280,49 @@ test('linear attention replays the selected head: chunks and A·V agree with tok
   assert.equal(await slider.getAttribute('aria-valuetext'), 'after token 1 “cat”');
   await page.keyboard.press('End');
   assert.equal(await slider.getAttribute('aria-valuetext'), 'after token 9 “tired”');
-  // The hidden matrix as a table, with its numbers (the text alternative).
   assert.equal(await page.locator('[data-testid=heatmap-linear-matrix]').count(), 1);
-  // Past 512 tokens the section says why it draws nothing.
+  // A chunk past 256: refused under the control, the last numbers kept.
+  await page.fill('[data-testid=attention-chunk]', '300');
+  await page.locator('[data-testid=attention-chunk]').dispatchEvent('change');
+  await page.locator('[data-testid=attention-kind-error]').waitFor();
+  assert.match(await text(page, '[data-testid=attention-kind-error]'), /chunk/);
+  await page.fill('[data-testid=attention-chunk]', '4');
+  await page.locator('[data-testid=attention-chunk]').dispatchEvent('change');
+  await page.waitForFunction(() => !document.querySelector('[data-testid=attention-kind-error]'));
+  // The output gate: each head's trace carries its gate.
+  await page.check('[data-testid=output-gate]');
+  await page.waitForFunction(() => window.attentionLab.trace()?.heads?.[0]?.gate?.length === 10);
+  // set(): a sliding mask cannot go with linear attention, and says which setting is in the way.
+  const refused = await page.evaluate(() => window.attentionLab.set({ mask: { kind: 'sliding', radius: 2 } }));
+  assert.equal(refused.ok, false);
+  assert.match(refused.error, /^mask: linear attention \(elu\) is causal by construction/);
+  // A link opens the same page; null goes back to the softmax.
+  await page.waitForFunction(() => /chunk=4(&|$)/.test(location.search) && /output_gate=1/.test(location.search), null, { timeout: 5000 });
+  const link = await page.evaluate(() => location.search);
+  const again = await open(link.slice(1));
+  assert.deepEqual((await state(again)).linear, { kind: 'elu', chunk: 4 });
+  assert.equal((await state(again)).output_gate, true);
+  await again.locator('[data-testid=linear-section]').waitFor();
+  await again.close();
+  const back = await page.evaluate(() => window.attentionLab.set({ linear: null, output_gate: null }));
+  assert.equal(back.ok, true, back.error);
+  await page.waitForFunction(() => !document.querySelector('[data-testid=linear-section]'));
+  t = await page.evaluate(() => window.attentionLab.trace());
+  assert.equal(t.heads[0].beta, undefined);
+  assert.equal(await page.locator('[data-testid=heatmap-masked]').count(), 1);
+  // A temperature refused with linear attention, under the control, in Chinese too.
+  await page.evaluate(() => window.attentionLab.set({ temperature: 2, lang: 'zh' }));
+  await page.click('[data-testid=attention-kind] button[data-value=delta]');
+  await page.locator('[data-testid=attention-kind-error]').waitFor();
+  assert.match(await text(page, '[data-testid=attention-kind-error]'), /temperature/);
+  // 600 tokens: the page's linear heads, chunked and token by token, still agree.
+  await page.evaluate(() => window.attentionLab.set({ temperature: 1, lang: 'en' }));
+  await page.locator('[data-testid=linear-section]').waitFor();
   const long = Array.from({ length: 600 }, () => 'cat').join(' ');
   await page.evaluate((sentence) => window.attentionLab.set({ sentence }), long);
   await page.waitForFunction(() => window.attentionLab.state().tokens?.length === 600 && !window.attentionLab.state().pending, null, { timeout: 120000 });
-  await page.locator('[data-testid=linear-unavailable]').waitFor();
-  // The page does not take "linear" in set() yet, and says so.
-  const refused = await page.evaluate(() => window.attentionLab.set({ linear: { kind: 'delta' } }));
-  assert.equal(refused.ok, false);
-  assert.match(refused.error, /^linear: the page's heads stay softmax heads/);
+  await page.waitForFunction(() => /^Chunks of 64 tokens/.test(document.querySelector('[data-testid=linear-check]')?.textContent ?? ''), null, { timeout: 60000 });
+  line = await check();
+  assert.ok([...line.matchAll(/(\d\.\de[-+]\d+)/g)].every((m) => Number(m[1]) < 1e-5), line);
   await page.close();
 });

@@ -1,8 +1,8 @@
 //! The state in a link, and back.
 
 use attention_core::api::{
-    BackendChoice, BlockRequest, LayerNormRequest, MaskRequest, ModelChoice, PairingRequest,
-    PositionRequest, Request,
+    BackendChoice, BlockRequest, LayerNormRequest, LinearKindRequest, LinearRequest, MaskRequest,
+    ModelChoice, PairingRequest, PositionRequest, Request,
 };
 use attention_core::math::rng::SplitMix64;
 use attention_lab::ui::i18n::Lang;
@@ -82,6 +82,20 @@ fn random_state(seed: u64) -> LinkState {
     }
     if some(&mut pick) {
         request.sink_logits = Some(vec![1.5, -2.0, 0.25][..1 + pick(3) as usize].to_vec());
+    }
+    if some(&mut pick) {
+        request.linear = Some(LinearRequest {
+            kind: [
+                LinearKindRequest::Elu,
+                LinearKindRequest::Delta,
+                LinearKindRequest::GatedDelta,
+            ][pick(3) as usize],
+            // A link leaves out the default 64 and reads it back as 64.
+            chunk: Some([1, 16, 64, 256][pick(4) as usize]),
+        });
+    }
+    if some(&mut pick) {
+        request.output_gate = Some(true);
     }
     request.mask = match pick(7) {
         0 => None,

@@ -33,7 +33,7 @@ use crate::ui::logic::notice::{ApiError, Notice};
 use crate::ui::logic::theme::Theme;
 use crate::ui::state::Lab;
 use crate::ui::state::model::trained_request;
-use attention_core::api::parse_request;
+use attention_core::api::{nulled_fields, parse_request};
 use attention_core::models::Layout;
 use attention_core::teaching::Chapter;
 
@@ -218,20 +218,12 @@ pub fn apply_link(lab: Lab, query: &str) -> Result<(), String> {
 /// Applies `update` if the result is computable; otherwise returns why and changes nothing.
 pub fn apply(lab: Lab, update: &str) -> Result<(), ApiError> {
     let refuse = ApiError::Request;
+    let cleared = nulled_fields(update);
     let update = parse_request(update).map_err(refuse)?;
-    // Asked of the CLI only, for now: the page's views draw softmax heads.
-    for (given, field) in [
-        (update.linear.is_some(), "linear"),
-        (update.output_gate == Some(true), "output_gate"),
-    ] {
-        if given {
-            return Err(refuse(attention_core::api::RequestError::Input {
-                field,
-                message: "the page's heads stay softmax heads for now (its Linear attention section replays the selected head as linear attention); the command line computes a whole request with it (attention-trace)",
-            }));
-        }
-    }
-    let merged = lab.request.get_untracked().merged(&update);
+    let merged = lab
+        .request
+        .get_untracked()
+        .merged_clearing(&update, &cleared);
     if merged.is_trained() {
         // The trained model reads the sentence, the mask, the temperature and the tiles; a
         // setting it fixes is refused, naming it.
@@ -246,7 +238,7 @@ pub fn apply(lab: Lab, update: &str) -> Result<(), ApiError> {
         crate::ui::state::validate(&merged, previous.as_ref().map(|t| &t.0.config))
             .map_err(refuse)?;
     }
-    lab.change(update);
+    lab.change_clearing(update, &cleared);
     Ok(())
 }
 

@@ -933,11 +933,6 @@ pub static TEXT: Text = Text {
         input_twice: |field| {
             format!("{field}: give the input in one form only: a sentence, its tokens, or its x.")
         },
-        cli_only: |field| {
-            format!(
-                "{field}: the page's heads stay softmax heads for now (its Linear attention section replays the selected head as linear attention); the command line computes a whole request with it (attention-trace)."
-            )
-        },
         fixed_by_model: |field| {
             format!("{field} is fixed by the trained model: switch to random weights to choose it.")
         },

@@ -3,7 +3,6 @@
 
 pub struct LinearTexts {
     pub title: &'static str,
-    pub help: &'static str,
     /// (button, one-line explanation) of elu + 1, the delta rule, the gated delta rule.
     pub kinds: [(&'static str, &'static str); 3],
     pub kind_label: &'static str,
@@ -48,11 +47,27 @@ pub struct LinearTexts {
     /// Its text: (linear layers, state bytes, full layers, bytes per token, crossover tokens,
     /// context, hybrid bytes at the context, all-softmax bytes at the context).
     pub memory_text: fn(usize, &str, usize, &str, usize, usize, &str, &str) -> String,
+    /// The control panel's choice of attention: its heading, the softmax's button, its help.
+    pub section: &'static str,
+    pub softmax_kind: &'static str,
+    pub control_help: &'static str,
+    /// The output gate's checkbox and its help.
+    pub gate: &'static str,
+    pub gate_help: &'static str,
+    /// What a trained model fixes: (the hybrid or not).
+    pub fixed: fn(bool) -> String,
+    /// The section's help when the page computes linear attention itself (random weights).
+    pub page_help: &'static str,
+    /// In place of the score and softmax sections then: (the kind's button).
+    pub page_note: fn(&str) -> String,
+    /// The section on a hybrid's full-attention layer: its title, and its note (that layer,
+    /// from 1).
+    pub hybrid_title: &'static str,
+    pub full_layer: fn(usize) -> String,
 }
 
 pub const EN: LinearTexts = LinearTexts {
     title: "Linear attention: the same head with a state instead of a softmax",
-    help: "The selected head's own Q, K and V, read by linear attention: each token writes into a d_k × d_v state S, and each query reads S, so a token costs the same however long the text is. Its output is still A·V for a matrix A, drawn here beside the softmax weights on one signed scale. β (how strongly a token writes) and α (how much of S it keeps) are drawn from the seed, as the other weights are.",
     kinds: [
         (
             "elu + 1",
@@ -70,7 +85,7 @@ pub const EN: LinearTexts = LinearTexts {
     kind_label: "kind",
     chunk: "chunk",
     chunk_help: "Tokens per chunk of the chunked form (1 to 256): within a chunk by matrix products, between chunks through S. The numbers must not change.",
-    softmax_title: "Softmax weights of the head",
+    softmax_title: "A causal softmax of the same q and k",
     matrix_title: "Hidden matrix A of linear attention",
     matrix_caption: "o = A·V exactly. A is lower-triangular (causal by construction); unlike a softmax, its rows need not sum to 1 and its entries can be negative. Both matrices share one scale: red above 0, blue below. With the delta rule q and k have length 1 and q is then divided by √d_k, so A's entries are small beside the softmax's.",
     cell: |query, key, value| format!("query {query} → key {key}: {value}"),
@@ -120,11 +135,34 @@ pub const EN: LinearTexts = LinearTexts {
             layers(full)
         )
     },
+    section: "Attention",
+    softmax_kind: "softmax",
+    control_help: "Softmax attention, or linear attention: a state S in place of the scores, for the whole page. Linear attention is causal by construction, so the mask must be none or causal, the temperature 1 and the score options off; the page says which setting is in the way.",
+    gate: "output gate σ(x·W_g)",
+    gate_help: "Each head's output times σ(x·W_g), element by element, before the heads are joined and W_O applied (W_g drawn from the seed). Qwen3-Next gates its full attention this way; its authors report that it removes attention sinks.",
+    fixed: |hybrid| {
+        if hybrid {
+            "The trained hybrid fixes its attention: layers 1 to 3 are gated delta rule (Gated DeltaNet), layer 4 softmax attention with an output gate.".to_string()
+        } else {
+            "The trained model fixes its attention: softmax heads, no output gate.".to_string()
+        }
+    },
+    page_help: "The page computes linear attention: each head's q, k and v (from the seed's weights) feed a d_k × d_v state S, with β and α from the seed, and each query reads S. Every number below is the page's own. Beside A is what a causal softmax makes of the same q and k, on one signed scale.",
+    page_note: |kind| {
+        format!(
+            "The heads compute linear attention ({kind}): there are no scores q·k to scale, mask or pass through a softmax, so those steps are left out. The weights' place shows each head's hidden matrix A (o = A·V); its state S, β and α are in the Linear attention section below."
+        )
+    },
+    hybrid_title: "Linear attention in this hybrid",
+    full_layer: |layer| {
+        format!(
+            "Layer {layer} is this model's full attention (softmax, with an output gate): it keeps a key and a value per token. Choose layer 1, 2 or 3 to watch a linear layer's state."
+        )
+    },
 };
 
 pub const ZH: LinearTexts = LinearTexts {
     title: "线性注意力：同一个头，用状态代替 softmax",
-    help: "用线性注意力来读所选头自己的 Q、K、V：每个词元往一个 d_k × d_v 的状态 S 里写，每个查询从 S 里读，所以无论文本多长，每个词元的开销都一样。它的输出仍然是 A·V，A 是一个矩阵，这里把它和 softmax 权重画在同一个有正负的色标上。β（写入有多强）和 α（S 保留多少）和其他权重一样，由随机种子生成。",
     kinds: [
         (
             "elu + 1",
@@ -142,7 +180,7 @@ pub const ZH: LinearTexts = LinearTexts {
     kind_label: "类型",
     chunk: "分块",
     chunk_help: "分块形式每块的词元数（1 到 256）：块内用矩阵乘法，块与块之间经由 S 传递。数值不应改变。",
-    softmax_title: "这个头的 softmax 权重",
+    softmax_title: "同样的 q 和 k 做因果 softmax",
     matrix_title: "线性注意力的隐含矩阵 A",
     matrix_caption: "o = A·V 严格成立。A 是下三角的（天生因果）；和 softmax 不同，它的行之和不必为 1，元素也可以是负数。两幅图共用一个色标：大于 0 为红，小于 0 为蓝。用 delta 规则时，q 和 k 都被归一化为长度 1，q 还要再除以 √d_k，所以 A 的元素比 softmax 权重小得多。",
     cell: |query, key, value| format!("查询 {query} → 键 {key}：{value}"),
@@ -187,6 +225,30 @@ pub const ZH: LinearTexts = LinearTexts {
     memory_text: |linear, state, full, per_token, crossover, context, hybrid, softmax| {
         format!(
             "它的 {linear} 个线性层保存一个 {state} 字节的状态，与长度无关；它的 {full} 个全注意力层每层每个词元缓存 {per_token} 字节，把一个线性层换成 softmax 层也会这样增长。从 {crossover} 个词元起，状态更小。在它的上下文长度 {context} 个词元处：{hybrid} 字节，而每层都用 softmax 时是 {softmax} 字节。"
+        )
+    },
+    section: "注意力类型",
+    softmax_kind: "softmax",
+    control_help: "整页使用 softmax 注意力，或线性注意力：用一个状态 S 代替分数。线性注意力天生因果，所以掩码只能是无或因果，温度为 1，分数选项都要关掉；若有设置冲突，页面会指出是哪一项。",
+    gate: "输出门 σ(x·W_g)",
+    gate_help: "在拼接各头、乘 W_O 之前，把每个头的输出逐元素乘以 σ(x·W_g)（W_g 由随机种子生成）。Qwen3-Next 的全注意力层就这样加门；提出者报告说，它能消除注意力汇点。",
+    fixed: |hybrid| {
+        if hybrid {
+            "训练好的混合模型固定了注意力类型：第 1 到 3 层是带门控的 delta 规则（Gated DeltaNet），第 4 层是带输出门的 softmax 注意力。".to_string()
+        } else {
+            "训练好的模型固定了注意力类型：softmax 头，没有输出门。".to_string()
+        }
+    },
+    page_help: "页面在计算线性注意力：每个头的 q、k、v（来自随机种子的权重）写入一个 d_k × d_v 的状态 S，β 和 α 也由种子生成，每个查询从 S 里读。下面的数都是页面自己算出的。A 旁边是同样的 q 和 k 经过因果 softmax 得到的权重，两者共用一个有正负的色标。",
+    page_note: |kind| {
+        format!(
+            "这些头在计算线性注意力（{kind}）：没有 q·k 分数可缩放、加掩码或送进 softmax，所以略去这些步骤。原来权重的位置画的是每个头的隐含矩阵 A（o = A·V）；它的状态 S、β 和 α 见下面的“线性注意力”一节。"
+        )
+    },
+    hybrid_title: "这个混合模型中的线性注意力",
+    full_layer: |layer| {
+        format!(
+            "第 {layer} 层是这个模型的全注意力层（softmax，带输出门）：每个词元都要保存一个键和一个值。选第 1、2 或 3 层，可以看线性层的状态。"
         )
     },
 };

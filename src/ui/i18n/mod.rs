@@ -90,9 +90,6 @@ impl Lang {
         match error {
             RequestError::Config(config) => (errors.config)(config),
             RequestError::Json { path, message } => (errors.json)(path, message),
-            RequestError::Input { field, .. } if matches!(*field, "linear" | "output_gate") => {
-                (errors.cli_only)(field)
-            }
             RequestError::Input { field, .. } => (errors.input_twice)(field),
             RequestError::FixedByModel { field } => (errors.fixed_by_model)(field),
         }

@@ -496,8 +496,6 @@ pub struct ErrorTexts {
     pub json: fn(&str, &str) -> String,
     /// A sequence given in more than one form: the field.
     pub input_twice: fn(&str) -> String,
-    /// A field only the command line computes whole (linear attention, the output gate).
-    pub cli_only: fn(&str) -> String,
     /// A setting the trained model fixes: the field.
     pub fixed_by_model: fn(&str) -> String,
     /// A view setting (`head`, `lang`, …) with a value it cannot take.

@@ -824,11 +824,6 @@ pub static TEXT: Text = Text {
         config: config_error,
         json: |path, message| format!("参数 {path} 无效：{message}"),
         input_twice: |field| format!("{field}：请只用 sentence、tokens、x 中的一种方式给出输入。"),
-        cli_only: |field| {
-            format!(
-                "{field}：页面里的头暂时仍是 softmax 头（“线性注意力”一节会把所选的头重放为线性注意力）；要让整个请求用它计算，请用命令行（attention-trace）。"
-            )
-        },
         fixed_by_model: |field| format!("{field} 由训练好的模型固定：切换到随机权重才能自己选择。"),
         bad_view_value: |name| format!("{name}：不是有效的值"),
         bad_lesson: |ids| format!("lesson：没有这一章；可选 {ids}（或 null 回到实验室）"),

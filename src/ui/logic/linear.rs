@@ -10,12 +10,14 @@ use super::matrix::{Legend, MatrixView};
 use super::visible_all;
 use attention_core::teaching::linear::LinearView;
 
-/// The softmax weights and A, on one diverging scale ±the largest |value| of either.
-pub fn pair(view: &LinearView, tokens: &[String]) -> (MatrixView, MatrixView) {
+/// The softmax weights and A, on one diverging scale ±the largest |value| of either; `shared`:
+/// drawn side by side (else A stands alone, a trained layer's, on its own range).
+pub fn pair(view: &LinearView, tokens: &[String], shared: bool) -> (MatrixView, MatrixView) {
+    let beside = view.softmax.iter().filter(|_| shared);
     let limit = view
         .matrix
         .iter()
-        .chain(view.softmax.iter())
+        .chain(beside)
         .fold(0.0f32, |m, v| m.max(v.abs()))
         .max(f32::MIN_POSITIVE);
     let labels = visible_all(tokens);
@@ -24,11 +26,10 @@ pub fn pair(view: &LinearView, tokens: &[String]) -> (MatrixView, MatrixView) {
         row_labels: labels.clone(),
         col_labels: labels.clone(),
         scale: Scale::Diverging { limit },
-        // A linear layer's own A stands alone: its scale is its own.
-        legend: if view.own {
-            Legend::OwnRange
-        } else {
+        legend: if shared {
             Legend::SharedPair
+        } else {
+            Legend::OwnRange
         },
         blocks: None,
     };
@@ -135,5 +136,110 @@ pub fn hybrid_memory(
         ],
         marker: sizes.crossover_tokens().map(|t| t as f64),
         ink,
+    }
+}
+
+/// The page's attention, as the control panel offers it: the softmax or a kind of linear
+/// attention (the request's `linear`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AttentionChoice {
+    Softmax,
+    Linear(attention_core::math::linear::LinearKind),
+}
+
+impl AttentionChoice {
+    /// What `request` asks for.
+    pub fn of(request: &attention_core::api::Request) -> Self {
+        request
+            .linear
+            .map_or(Self::Softmax, |l| Self::Linear(l.spec().kind))
+    }
+
+    /// The request's `linear` for this choice, keeping the chunk of `before`.
+    pub fn request(
+        self,
+        before: Option<attention_core::api::LinearRequest>,
+    ) -> Option<attention_core::api::LinearRequest> {
+        use attention_core::api::{LinearKindRequest, LinearRequest};
+        use attention_core::math::linear::LinearKind;
+        let Self::Linear(kind) = self else {
+            return None;
+        };
+        Some(LinearRequest {
+            kind: match kind {
+                LinearKind::Elu => LinearKindRequest::Elu,
+                LinearKind::Delta => LinearKindRequest::Delta,
+                LinearKind::GatedDelta => LinearKindRequest::GatedDelta,
+            },
+            chunk: before.and_then(|b| b.chunk),
+        })
+    }
+}
+
+impl super::controls::Choice for AttentionChoice {
+    fn all() -> Vec<Self> {
+        std::iter::once(Self::Softmax)
+            .chain(
+                attention_core::math::linear::LinearKind::ALL
+                    .into_iter()
+                    .map(Self::Linear),
+            )
+            .collect()
+    }
+
+    fn label(self, lang: crate::ui::i18n::Lang) -> &'static str {
+        match self {
+            Self::Softmax => lang.text().linear.softmax_kind,
+            Self::Linear(kind) => kind.label(lang),
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Self::Softmax => "softmax",
+            Self::Linear(kind) => kind.name(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ui::logic::controls::Choice;
+    use attention_core::api::{LinearKindRequest, LinearRequest, Request};
+    use attention_core::math::linear::LinearKind;
+
+    #[test]
+    fn the_attention_choice_reads_and_writes_the_requests_linear_keeping_its_chunk() {
+        assert_eq!(
+            AttentionChoice::of(&Request::default()),
+            AttentionChoice::Softmax
+        );
+        let before = LinearRequest {
+            kind: LinearKindRequest::Elu,
+            chunk: Some(16),
+        };
+        let request = Request {
+            linear: Some(before),
+            ..Request::default()
+        };
+        assert_eq!(
+            AttentionChoice::of(&request),
+            AttentionChoice::Linear(LinearKind::Elu)
+        );
+        let delta = AttentionChoice::Linear(LinearKind::Delta).request(Some(before));
+        assert_eq!(
+            delta,
+            Some(LinearRequest {
+                kind: LinearKindRequest::Delta,
+                chunk: Some(16)
+            })
+        );
+        assert_eq!(AttentionChoice::Softmax.request(Some(before)), None);
+        let names: Vec<_> = AttentionChoice::all()
+            .into_iter()
+            .map(|c| c.name())
+            .collect();
+        assert_eq!(names, ["softmax", "elu", "delta", "gated_delta"]);
     }
 }

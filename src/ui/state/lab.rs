@@ -17,12 +17,13 @@ use crate::ui::logic::backend::{
     ChosenBackend, Fallback, FallbackReason, GpuStatus, choice, choose, computes_later,
 };
 use crate::ui::logic::colormap::ScaleMode;
+use crate::ui::logic::fit::{fit_custom_mask, fit_sink_logits};
 use crate::ui::logic::lesson::Progress;
 use crate::ui::logic::link::{Embed, LinkNotice};
 use crate::ui::logic::notice::Notice;
 use crate::ui::logic::stages::Stage;
 use crate::ui::logic::theme::Theme;
-use attention_core::api::{MaskRequest, Request, RequestError};
+use attention_core::api::{Request, RequestError};
 use attention_core::pipeline::overview::{FULL_HEAD_CELLS, Reduction};
 use attention_core::teaching::Chapter;
 
@@ -385,10 +386,16 @@ impl Lab {
     /// Applies a change of parameters from a control. A custom mask follows the sentence:
     /// when the number of tokens changes, cells are kept where they still exist and new ones allowed.
     pub fn change(&self, update: Request) {
+        self.change_clearing(update, &[]);
+    }
+
+    /// [`Lab::change`], with the fields in `cleared` put back to their defaults (`set()`'s
+    /// nulls).
+    pub fn change_clearing(&self, update: Request, cleared: &[&str]) {
         let mask_given = update.mask.is_some();
         let model_changed = update.model.is_some();
         self.edit(|request| {
-            *request = request.merged(&update);
+            *request = request.merged_clearing(&update, cleared);
             if !mask_given {
                 fit_custom_mask(request);
             }
@@ -461,39 +468,5 @@ pub fn default_sentence(lang: Lang) -> &'static str {
     match lang {
         Lang::En => EXAMPLES[0],
         Lang::Zh => EXAMPLES[1],
-    }
-}
-
-/// Gives the sink logits one value per head when the number of heads changes (new heads start at
-/// 0, removed heads drop theirs); on a change of model, whose heads the request does not know,
-/// they are cleared.
-pub fn fit_sink_logits(request: &mut Request, model_changed: bool) {
-    if request.is_trained() {
-        if model_changed {
-            request.sink_logits = None;
-        }
-        return;
-    }
-    let heads = request
-        .n_heads
-        .unwrap_or(attention_core::pipeline::config::DEFAULT_N_HEADS);
-    if let Some(logits) = &mut request.sink_logits {
-        logits.resize(heads, 0.0);
-    }
-}
-
-/// Resizes a custom mask to the request's token counts.
-fn fit_custom_mask(request: &mut Request) {
-    if !matches!(request.mask, Some(MaskRequest::Custom { .. })) {
-        return;
-    }
-    let (Some(queries), Some(keys)) = request.lengths() else {
-        return;
-    };
-    if let Some(MaskRequest::Custom { allowed }) = &mut request.mask {
-        allowed.resize(queries, vec![true; keys]);
-        for row in allowed.iter_mut() {
-            row.resize(keys, true);
-        }
     }
 }

@@ -10,7 +10,9 @@ use super::controls::Segmented;
 use super::heatmap::{CellPick, Heatmap, Look};
 use crate::ui::logic::format::format_value;
 use crate::ui::logic::format::group_digits;
-use crate::ui::logic::linear::{hybrid_memory, pair, row_sum_range, state, strips};
+use crate::ui::logic::linear::{
+    AttentionChoice, hybrid_memory, pair, row_sum_range, state, strips,
+};
 use crate::ui::logic::visible_all;
 use crate::ui::state::Lab;
 use crate::ui::views::chart::paint;
@@ -22,8 +24,30 @@ use attention_core::teaching::linear::{LinearView, linear_view};
 pub fn LinearSection() -> impl IntoView {
     let lab = expect_context::<Lab>();
     let words = move || lab.lang.get().text().linear;
-    let kind = RwSignal::new(LinearKind::GatedDelta);
-    let chunk = RwSignal::new(DEFAULT_CHUNK);
+    // The page's own linear attention (random weights): its kind and chunk are the request's.
+    let page = Memo::new(move |_| lab.request.with(|r| r.linear));
+    let trained = Memo::new(move |_| lab.request.with(|r| r.is_trained()));
+    let hybrid = Memo::new(move |_| {
+        lab.request
+            .with(|r| r.trained_layout() == Some(attention_core::models::Layout::Hybrid))
+    });
+    // A trained layer's chunk is the learner's to try here.
+    let local_chunk = RwSignal::new(DEFAULT_CHUNK);
+    let chunk = move || {
+        page.get()
+            .map_or(local_chunk.get(), |l| l.chunk.unwrap_or(DEFAULT_CHUNK))
+    };
+    let set_chunk = move |c: usize| {
+        if page.get_untracked().is_some() {
+            lab.edit(|r| {
+                if let Some(l) = r.linear.as_mut() {
+                    l.chunk = Some(c);
+                }
+            });
+        } else {
+            local_chunk.set(c);
+        }
+    };
     let after = RwSignal::new(usize::MAX);
     let head = move || {
         let heads = lab
@@ -31,35 +55,49 @@ pub fn LinearSection() -> impl IntoView {
             .with(|t| t.as_ref().map_or(1, |t| t.0.heads.len()));
         lab.selected_head().min(heads.saturating_sub(1))
     };
+    // The shown layer's heads when they are linear attention (the page's, or a hybrid's layer).
+    let linear_trace = Memo::new(move |_| {
+        lab.shown
+            .with(|t| t.as_ref().is_some_and(|t| t.0.config.linear().is_some()))
+    });
     let computed: Memo<Option<(LinearView, Vec<String>)>> = Memo::new(move |_| {
-        let spec = LinearSpec {
-            kind: kind.get(),
-            chunk: chunk.get(),
-        };
+        let chunk = chunk();
         let head = head();
         lab.shown.with(|t| {
             let trace = &t.as_ref()?.0;
+            let (own, _) = trace.config.linear()?;
+            let spec = LinearSpec {
+                kind: own.kind,
+                chunk,
+            };
             let view = linear_view(trace, spec, head)?;
             Some((view, trace.config.tokens().to_vec()))
         })
     });
-    let shown = move || lab.shown.with(|t| t.is_some());
-    // The layer's heads are linear attention themselves: their own numbers, no kind to choose
-    // and no softmax to compare.
-    let own = move || computed.with(|c| c.as_ref().is_some_and(|(v, _)| v.own));
-    let shown_kind = move || computed.with(|c| c.as_ref().map_or(kind.get(), |(v, _)| v.spec.kind));
+    let shown = move || lab.shown.with(|t| t.is_some()) && (linear_trace.get() || hybrid.get());
+    // A trained layer's own numbers: no kind to choose and no softmax beside A.
+    let own = move || trained.get();
+    let shown_kind = move || {
+        computed.with(|c| {
+            c.as_ref()
+                .map_or(LinearKind::GatedDelta, |(v, _)| v.spec.kind)
+        })
+    };
+    let kind = Signal::derive(shown_kind);
+    let choose = Callback::new(move |k: LinearKind| {
+        lab.edit(|r| r.linear = AttentionChoice::Linear(k).request(r.linear));
+    });
     let title = move || {
-        if own() {
-            let layer = lab
-                .request
-                .with(|r| r.is_trained())
-                .then(|| lab.layer.get() + 1);
-            (words().own_title)(layer.unwrap_or(0))
+        if !linear_trace.get() {
+            words().hybrid_title.to_string()
+        } else if own() {
+            (words().own_title)(lab.layer.get() + 1)
         } else {
             words().title.to_string()
         }
     };
-    let pictures = Memo::new(move |_| computed.with(|c| c.as_ref().map(|(v, t)| pair(v, t))));
+    let pictures =
+        Memo::new(move |_| computed.with(|c| c.as_ref().map(|(v, t)| pair(v, t, !own()))));
     let softmax = Signal::derive(move || pictures.get().map(|p| p.0));
     let matrix = Signal::derive(move || pictures.get().map(|p| p.1));
     let strip = Signal::derive(move || {
@@ -123,20 +161,24 @@ pub fn LinearSection() -> impl IntoView {
         <Show when=shown>
             <section class="step linear" data-view="linear" id="section-linear" data-testid="linear-section">
                 <h2 class="step-title" data-testid="linear-title">{title}</h2>
-                <p class="help block">{move || if own() { words().own_help } else { words().help }}</p>
+                <Show when=move || !linear_trace.get()>
+                    <p class="note block" data-testid="linear-full-layer">{move || (words().full_layer)(lab.layer.get() + 1)}</p>
+                    <HybridMemory />
+                </Show>
+                <Show when=move || linear_trace.get()>
+                <p class="help block">{move || if own() { words().own_help } else { words().page_help }}</p>
                 <div class="linear-controls">
                     <Show when=move || !own()>
                         <span class="field-label">{move || words().kind_label}</span>
-                        <Segmented selected=kind lang=lab.lang test_id="linear-kind"
-                            on_select=Callback::new(move |k| kind.set(k)) />
+                        <Segmented selected=kind lang=lab.lang test_id="linear-kind" on_select=choose />
                     </Show>
                     <label class="field-label">
                         {move || words().chunk} " "
                         <input type="number" min="1" max=MAX_CHUNK.to_string() data-testid="linear-chunk"
-                            prop:value=move || chunk.get().to_string()
+                            prop:value=move || chunk().to_string()
                             on:change=move |ev| {
                                 let value = event_target_value(&ev).trim().parse::<usize>().unwrap_or(DEFAULT_CHUNK);
-                                chunk.set(value.clamp(1, MAX_CHUNK));
+                                set_chunk(value.clamp(1, MAX_CHUNK));
                             } />
                     </label>
                 </div>
@@ -196,6 +238,7 @@ pub fn LinearSection() -> impl IntoView {
                         </figure>
                     }.into_any(),
                 }}
+                </Show>
             </section>
         </Show>
     }

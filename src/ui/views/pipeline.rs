@@ -192,7 +192,15 @@ pub fn Pipeline() -> impl IntoView {
             <StageSection section=Section::Qkv />
             <Show when=softmax fallback=move || view! {
                 <p class="note block" data-testid="linear-layer-note">
-                    {move || (text().linear.layer_note)(lab.layer.get() + 1)}
+                    {move || {
+                        let words = text().linear;
+                        if lab.request.with(|r| r.is_trained()) {
+                            (words.layer_note)(lab.layer.get() + 1)
+                        } else {
+                            let kind = lab.request.with(crate::ui::logic::linear::AttentionChoice::of);
+                            (words.page_note)(crate::ui::logic::controls::Choice::label(kind, lab.lang.get()))
+                        }
+                    }}
                 </p>
             }>
                 <ShapingSection />

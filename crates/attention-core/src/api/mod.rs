@@ -25,6 +25,7 @@ pub use model::{
     step_from_json, step_json, stream_eval_json,
 };
 pub use request::{FIELDS, Request, field, parse_request, request_schema, request_schema_text};
+pub use request_params::nulled_fields;
 pub use request_types::{
     AblateRequest, BackendChoice, BlockRequest, ExplainRequest, FocusRequest, GenerateRequest,
     KnockoutRequest, LayerNormRequest, LinearKindRequest, LinearRequest, LogitAttributionRequest,

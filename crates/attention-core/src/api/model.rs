@@ -191,8 +191,9 @@ fn generation_json(
 }
 
 /// `"stream_eval"` on the Llama model, as JSON: each position's loss (nats) and the mean through
-/// the rolling cache with the sinks asked for, with none, and by a sliding-window recompute; and
-/// each head's share of attention on the first character.
+/// the rolling cache with the sinks asked for, with none, and by a sliding-window recompute;
+/// each head's share of attention on the first character; and each layer's largest |value| in
+/// the residual stream over the same characters.
 pub fn stream_eval_json(model: &Model, request: &Request) -> Result<Value, String> {
     use crate::models::stream::{StreamSpec, stream_eval};
     let Some(asked) = &request.stream_eval else {
@@ -215,6 +216,12 @@ pub fn stream_eval_json(model: &Model, request: &Request) -> Result<Value, Strin
         "without_sinks": run(&eval.without_sinks),
         "recompute": run(&eval.recompute),
         "first_token_share": eval.first_token_share,
+        "largest_activation": eval.largest_activation.iter().map(|a| json!({
+            "value": a.value,
+            "position": a.position,
+            "dimension": a.dimension,
+            "mean_abs": a.mean_abs,
+        })).collect::<Vec<_>>(),
     }))
 }
 

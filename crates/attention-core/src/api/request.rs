@@ -85,6 +85,8 @@ macro_rules! request_fields {
 
 /// The names a mask's kind may have.
 const MASK_KINDS: &[&str] = &["none", "causal", "padding", "window", "sliding", "custom"];
+/// The names linear attention's kind may have.
+const LINEAR_KINDS: &[&str] = &["elu", "delta", "gated_delta"];
 /// The names positions' kind may have.
 const POSITION_KINDS: &[&str] = &["absolute", "none", "rope", "alibi"];
 
@@ -427,12 +429,23 @@ request_fields! {
     /// and in chunks of `chunk` tokens (default 64, at most 256); each head's trace then holds
     /// its hidden matrix A (o = A·V), β, α, the final state and every state up to 256 tokens.
     /// Causal by construction: the mask none or causal, no score options, temperature 1.
+    /// Left out (or null in `set()`): softmax attention.
     linear: LinearRequest => {
         schema: r#"{"type": "object", "properties": {"kind": {"enum": ["elu", "delta", "gated_delta"]}, "chunk": {"type": "integer", "minimum": 1, "maximum": 256, "default": 64}}, "required": ["kind"], "additionalProperties": false}"#,
         default: None,
-        scope: Scope::Cli,
+        scope: Scope::Lab,
         group: None,
-        link: Link::None,
+        link: Link::Object {
+            kinds: LINEAR_KINDS,
+            parts: &[Part {
+                link: "chunk",
+                key: "chunk",
+                form: Form::Integer,
+                kinds: &[],
+                default: Some("64"),
+                description: "Tokens per chunk of linear attention's chunked form (1 to 256).",
+            }],
+        },
         fixed: Fixed::Always,
     },
     /// The output gate: each head's output multiplied element-wise by σ(x·W_g) (W_g drawn from
@@ -440,9 +453,9 @@ request_fields! {
     output_gate: bool => {
         schema: r#"{"type": "boolean"}"#,
         default: Some("false"),
-        scope: Scope::Cli,
+        scope: Scope::Lab,
         group: None,
-        link: Link::None,
+        link: Link::Plain(Form::Flag),
         fixed: Fixed::Unless(is_models_gate),
     },
     /// Where the lab computes: cpu, gpu (WebGPU in the page, the machine's GPU through wgpu in
@@ -831,5 +844,24 @@ mod tests {
                 .unwrap()
                 .contains("causal")
         );
+    }
+
+    #[test]
+    fn a_null_in_an_update_puts_the_page_field_back_to_its_default() {
+        use crate::api::nulled_fields;
+        let json = r#"{"linear": null, "softcap": null, "temperature": 2, "trace": null}"#;
+        // `trace` is the command line's: the page keeps none to clear.
+        assert_eq!(nulled_fields(json), ["softcap", "linear"]);
+        assert!(nulled_fields("[1]").is_empty() && nulled_fields("{").is_empty());
+        let before = parse_request(
+            r#"{"linear": {"kind": "delta", "chunk": 8}, "softcap": 3, "n_heads": 4}"#,
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let update = parse_request(json).unwrap_or_else(|e| panic!("{e}"));
+        let after = before.merged_clearing(&update, &nulled_fields(json));
+        assert_eq!((after.linear, after.softcap), (None, None));
+        assert_eq!((after.n_heads, after.temperature), (Some(4), Some(2.0)));
+        // Without the nulls, a null is no change.
+        assert_eq!(before.merged(&update).softcap, Some(3.0));
     }
 }

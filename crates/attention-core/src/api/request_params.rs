@@ -206,6 +206,30 @@ impl Request {
         }
         merged
     }
+
+    /// [`Request::merged`], then the fields in `cleared` put back to their defaults (left out).
+    pub fn merged_clearing(&self, update: &Request, cleared: &[&str]) -> Request {
+        let mut merged = self.merged(update);
+        for name in cleared {
+            let _ = merged.set_field_json(name, serde_json::Value::Null);
+        }
+        merged
+    }
+}
+
+/// The fields the page keeps ([`Scope::Lab`]) that an update (JSON, as `set()` takes it) gives
+/// as null: `set({linear: null})` puts linear attention back to the softmax, as leaving the
+/// field out of a fresh request would. Anything but an object names none.
+pub fn nulled_fields(json: &str) -> Vec<&'static str> {
+    let Ok(serde_json::Value::Object(object)) = serde_json::from_str::<serde_json::Value>(json)
+    else {
+        return Vec::new();
+    };
+    FIELDS
+        .iter()
+        .filter(|f| f.scope == Scope::Lab && object.get(f.name).is_some_and(|v| v.is_null()))
+        .map(|f| f.name)
+        .collect()
 }
 
 impl Request {

@@ -212,6 +212,61 @@ impl CacheSizes {
     }
 }
 
+/// What a forward pass notes for the attention-sink measures: each head's summed weight on the
+/// first key, and each layer's largest |value| in the residual stream (after its block) with
+/// where it is, beside the mean |value| it stands out from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SinkProbe {
+    /// [layer][query head]: the summed weight on the first key over the rows after the first.
+    pub first_key: Vec<Vec<f64>>,
+    /// [layer]: the residual stream's largest |value| so far.
+    pub largest: Vec<Activation>,
+    /// [layer]: Σ|value| and how many values, for the mean.
+    sums: Vec<(f64, usize)>,
+}
+
+/// The residual stream's largest |value| after a layer: the value (signed), the position and
+/// the dimension it is at, and the mean |value| of the same stream.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Activation {
+    pub value: f32,
+    pub position: usize,
+    pub dimension: usize,
+    pub mean_abs: f32,
+}
+
+impl SinkProbe {
+    pub fn new(layers: usize, heads: usize) -> Self {
+        let none = Activation {
+            value: 0.0,
+            position: 0,
+            dimension: 0,
+            mean_abs: 0.0,
+        };
+        Self {
+            first_key: vec![vec![0.0; heads]; layers],
+            largest: vec![none; layers],
+            sums: vec![(0.0, 0); layers],
+        }
+    }
+
+    /// Notes layer `layer`'s output rows `x`, the first at position `start`.
+    fn note(&mut self, layer: usize, start: usize, x: ArrayView2<f32>) {
+        let (sum, count) = &mut self.sums[layer];
+        let best = &mut self.largest[layer];
+        for ((i, d), &v) in x.indexed_iter() {
+            *sum += f64::from(v.abs());
+            if v.abs() > best.value.abs() {
+                best.value = v;
+                best.position = start + i;
+                best.dimension = d;
+            }
+        }
+        *count += x.len();
+        best.mean_abs = (*sum / (*count).max(1) as f64) as f32;
+    }
+}
+
 impl Model {
     /// Runs the new tokens `ids`, at positions `cache.len ..`, through every layer: their q, k
     /// and v; k and v appended to `cache`; each new query row attending (causally) to every
@@ -223,15 +278,16 @@ impl Model {
     }
 
     /// [`Model::extend`] at temperature 1, adding each new row's attention weight on the cache's
-    /// first key to `first_key` ([layer][query head]), for every row after the first position
-    /// (the attention-sink measure, without keeping any row's weights).
-    pub(crate) fn extend_first_key(
+    /// first key to the probe's sums ([layer][query head]), for every row after the first
+    /// position, and noting the residual stream's largest |value| after each layer (the
+    /// attention-sink measures, without keeping any row's weights).
+    pub(crate) fn extend_probed(
         &self,
         cache: &mut KvCache,
         ids: &[u32],
-        first_key: &mut [Vec<f64>],
+        probe: &mut SinkProbe,
     ) -> Array2<f32> {
-        self.extend_with(cache, ids, 1.0, None, Some(first_key))
+        self.extend_with(cache, ids, 1.0, None, Some(probe))
     }
 
     /// [`Model::extend`], and the last new row's attention weights written to `last_row`:
@@ -252,7 +308,7 @@ impl Model {
         ids: &[u32],
         temperature: f32,
         mut last_row: Option<&mut Vec<Vec<Vec<f32>>>>,
-        mut first_key: Option<&mut [Vec<f64>]>,
+        mut probe: Option<&mut SinkProbe>,
     ) -> Array2<f32> {
         let m = ids.len();
         let start = cache.len;
@@ -285,6 +341,9 @@ impl Model {
                 let concat = self.linear_rows(block, weights, state, h.view());
                 x += &block.attention_added(w.project_out(concat.view()));
                 x += &block.mlp_of(x.view());
+                if let Some(probe) = probe.as_deref_mut() {
+                    probe.note(layer, start, x.view());
+                }
                 if let Some(rows) = last_row.as_deref_mut() {
                     // No weights over the cache (its memory is its state): empty rows.
                     rows.push(vec![Vec::new(); heads]);
@@ -335,11 +394,11 @@ impl Model {
                         &mut scores[first..visible],
                         concat.slice_mut(s![i, head * d_head..(head + 1) * d_head]),
                     );
-                    if let Some(sums) = first_key.as_deref_mut()
+                    if let Some(probe) = probe.as_deref_mut()
                         && first == 0
                         && visible > 1
                     {
-                        sums[layer][head] += f64::from(scores[0] * inverse);
+                        probe.first_key[layer][head] += f64::from(scores[0] * inverse);
                     }
                     if i + 1 == m && last_row.is_some() {
                         let mut row = vec![0.0; first];
@@ -361,6 +420,9 @@ impl Model {
             }
             x += &block.attention_added(w.project_out(concat.view()));
             x += &block.mlp_of(x.view());
+            if let Some(probe) = probe.as_deref_mut() {
+                probe.note(layer, start, x.view());
+            }
         }
         cache.len = total;
         self.final_norm.apply(x.view())

@@ -100,6 +100,10 @@ pub struct StreamEval {
     /// first context window after the first, at most [`SHARE_TOKENS`] (the "attention sink"
     /// measure).
     pub first_token_share: Vec<Vec<f32>>,
+    /// [layers]: the residual stream's largest |value| after each layer over the same tokens,
+    /// where it is, and the mean |value| (a sink's key often rides on one: Sun et al., 2024,
+    /// "Massive Activations in Large Language Models").
+    pub largest_activation: Vec<crate::models::generate::Activation>,
 }
 
 /// A rolling cache: for each layer the keys (before RoPE) and values of the kept characters, in
@@ -328,7 +332,7 @@ pub fn first_token_share(model: &Model, ids: &[u32]) -> Vec<Vec<f32>> {
 /// [`first_token_share`] a chunk of tokens at a time.
 pub struct ShareReader {
     cache: crate::models::generate::KvCache,
-    sums: Vec<Vec<f64>>,
+    probe: crate::models::generate::SinkProbe,
     /// How many tokens it reads in all.
     total: usize,
 }
@@ -337,7 +341,10 @@ impl ShareReader {
     pub fn new(model: &Model, ids: &[u32]) -> Self {
         Self {
             cache: crate::models::generate::KvCache::new(model),
-            sums: vec![vec![0.0; model.config.n_heads]; model.blocks.len()],
+            probe: crate::models::generate::SinkProbe::new(
+                model.blocks.len(),
+                model.config.n_heads,
+            ),
             total: ids.len().min(model.config.context).min(SHARE_TOKENS),
         }
     }
@@ -354,7 +361,7 @@ impl ShareReader {
             return false;
         }
         let to = (from + chunk).min(self.total);
-        model.extend_first_key(&mut self.cache, &ids[from..to], &mut self.sums);
+        model.extend_probed(&mut self.cache, &ids[from..to], &mut self.probe);
         true
     }
 
@@ -362,10 +369,16 @@ impl ShareReader {
     /// the first).
     pub fn share(&self) -> Vec<Vec<f32>> {
         let queries = self.cache.len.saturating_sub(1).max(1) as f64;
-        self.sums
+        self.probe
+            .first_key
             .iter()
             .map(|row| row.iter().map(|&s| (s / queries) as f32).collect())
             .collect()
+    }
+
+    /// [layers]: the residual stream's largest |value| after each layer, over the tokens read.
+    pub fn largest(&self) -> Vec<crate::models::generate::Activation> {
+        self.probe.largest.clone()
     }
 }
 
@@ -501,6 +514,11 @@ impl StreamSteps {
         self.share.share()
     }
 
+    /// The residual stream's largest |value| after each layer over the same tokens.
+    pub fn largest_activation(&self) -> Vec<crate::models::generate::Activation> {
+        self.share.largest()
+    }
+
     /// The recompute's losses read so far.
     pub fn recomputed(&self) -> &[f32] {
         &self.recompute
@@ -511,6 +529,7 @@ impl StreamSteps {
     pub fn into_eval(self) -> StreamEval {
         StreamEval {
             first_token_share: self.share.share(),
+            largest_activation: self.share.largest(),
             with_sinks: StreamRun {
                 losses: self.with_sinks.losses,
             },

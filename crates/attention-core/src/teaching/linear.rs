@@ -5,7 +5,7 @@
 //! matrix A beside the head's softmax weights, β and α per token, the state after each token,
 //! and how far the chunked form is from the token-by-token one.
 
-use ndarray::{Array1, Array2};
+use ndarray::{Array1, Array2, ArrayView2};
 
 use crate::math::linear::{
     HeadInput, LinearKind, LinearSpec, LinearWeights, chunked, hidden_matrix, prepared, recurrent,
@@ -18,11 +18,12 @@ pub struct LinearView {
     pub spec: LinearSpec,
     /// The trace's heads are linear attention themselves (a hybrid's Gated DeltaNet layer, a
     /// request's `linear`): these are its own numbers (its kind, β, α and convolution), and
-    /// `softmax` is A itself, there being no softmax to compare.
+    /// `softmax` is what a causal softmax would make of the same q and k.
     pub own: bool,
     /// [T, T]: o = A·V.
     pub matrix: Array2<f32>,
-    /// [T, T]: the head's softmax weights on the same sentence.
+    /// [T, T]: the head's softmax weights on the same sentence (for a linear trace: a causal
+    /// softmax of the same q and k, ÷ √d_k).
     pub softmax: Array2<f32>,
     /// [T]: β_t (1 for elu).
     pub beta: Array1<f32>,
@@ -94,7 +95,10 @@ pub fn linear_view(trace: &Trace, spec: LinearSpec, head: usize) -> Option<Linea
         spec,
         own: own.is_some(),
         row_sums: matrix.sum_axis(ndarray::Axis(1)),
-        softmax: h.weights.clone(),
+        softmax: match own {
+            Some(_) => causal_softmax(h.q.view(), h.k.view()),
+            None => h.weights.clone(),
+        },
         matrix,
         alpha: (spec.kind == LinearKind::GatedDelta).then(|| log_alpha.mapv(f32::exp)),
         beta,
@@ -102,6 +106,25 @@ pub fn linear_view(trace: &Trace, spec: LinearSpec, head: usize) -> Option<Linea
         chunked_diff,
         matrix_diff,
     })
+}
+
+/// softmax(q·kᵀ / √d_k) with each query seeing itself and the keys before it.
+fn causal_softmax(q: ArrayView2<f32>, k: ArrayView2<f32>) -> Array2<f32> {
+    let scale = 1.0 / (q.ncols().max(1) as f32).sqrt();
+    let mut weights = q.dot(&k.t()) * scale;
+    for (i, mut row) in weights.rows_mut().into_iter().enumerate() {
+        let top = row
+            .iter()
+            .take(i + 1)
+            .fold(f32::NEG_INFINITY, |m, &v| m.max(v));
+        let mut sum = 0.0;
+        for (j, w) in row.iter_mut().enumerate() {
+            *w = if j <= i { (*w - top).exp() } else { 0.0 };
+            sum += *w;
+        }
+        row /= sum;
+    }
+    weights
 }
 
 #[cfg(test)]
@@ -148,5 +171,36 @@ mod tests {
             )
             .is_none()
         );
+    }
+
+    #[test]
+    fn a_linear_traces_softmax_is_the_causal_softmax_of_its_own_q_and_k() {
+        let sentence = "the cat sat on the mat because it was tired";
+        let spec = LinearSpec {
+            kind: LinearKind::Delta,
+            chunk: 4,
+        };
+        let run = |linear: Option<LinearSpec>| {
+            let config = Params {
+                n_heads: 2,
+                mask: crate::math::mask::MaskSpec::Causal,
+                linear,
+                ..Params::sentence(sentence)
+            }
+            .validate()
+            .unwrap_or_else(|e| panic!("{e}"));
+            compute_trace(&config)
+        };
+        let (linear, softmax) = (run(Some(spec)), run(None));
+        let view = linear_view(&linear, spec, 1).unwrap_or_else(|| panic!("no view"));
+        assert!(view.own);
+        assert_eq!(view.spec.kind, LinearKind::Delta);
+        let worst = view
+            .softmax
+            .iter()
+            .zip(&softmax.heads[1].weights)
+            .fold(0.0f32, |m, (a, b)| m.max((a - b).abs()));
+        assert!(worst < 1e-6, "{worst}");
+        assert!(view.chunked_diff < 1e-5 && view.matrix_diff < 1e-5);
     }
 }

@@ -2,6 +2,7 @@
 //! effect as it changes. Impossible combinations are prevented where a control can (K/V heads are
 //! offered only as divisors of the number of heads) and otherwise explained inline.
 
+mod attention_kind;
 mod backend;
 mod layer_norm;
 mod mask;
@@ -28,6 +29,7 @@ pub fn Controls() -> impl IntoView {
             <model::ModelControl />
             <weights::WeightsControl />
             <shape::ModelShape />
+            <attention_kind::AttentionKindControl />
             <softmax::Softmax />
             <mask::MaskControl />
             <positions::PositionsControl />
