@@ -291,3 +291,134 @@ fn the_sink_share_and_a_stream_read_in_pieces_are_the_whole_computations() {
         Err(StreamError::ZeroWindow)
     ));
 }
+
+/// The shipped Llama with tensors added or replaced (f32, row-major: name, shape, values) and
+/// `attention_output_gate` set to `gated`: the sink twin's layout on the shipped weights.
+fn edited_llama(tensors: &[(String, Vec<usize>, Vec<f32>)], gated: bool) -> Model {
+    use serde_json::{Value, json};
+    let bytes: &[u8] = include_bytes!("../assets/llama/model.safetensors");
+    let length = u64::from_le_bytes(bytes[..8].try_into().unwrap()) as usize;
+    let mut header: serde_json::Map<String, Value> =
+        serde_json::from_slice(&bytes[8..8 + length]).unwrap();
+    let mut data = bytes[8 + length..].to_vec();
+    for (name, shape, values) in tensors {
+        let raw: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+        match header.get(name) {
+            Some(entry) => {
+                let at = |i: usize| entry["data_offsets"][i].as_u64().unwrap() as usize;
+                data[at(0)..at(1)].copy_from_slice(&raw);
+            }
+            None => {
+                let from = data.len();
+                data.extend(&raw);
+                header.insert(
+                    name.clone(),
+                    json!({"dtype": "F32", "shape": shape, "data_offsets": [from, data.len()]}),
+                );
+            }
+        }
+    }
+    let head = serde_json::to_vec(&header).unwrap();
+    let mut file = (head.len() as u64).to_le_bytes().to_vec();
+    file.extend(head);
+    file.extend(data);
+    let mut config: Value =
+        serde_json::from_str(include_str!("../assets/llama/config.json")).unwrap();
+    config["attention_output_gate"] = json!(gated);
+    Model::from_files(
+        &file,
+        &config.to_string(),
+        include_str!("../assets/llama/vocab.json"),
+    )
+    .unwrap()
+}
+
+/// The sink twin's gate σ(x·W_g) on each head's output, read from `g_proj`: with W_g = 0 every
+/// head's output is halved, which is the ungated model with W_O halved; with any W_g, the
+/// rolling cache (which applies the gate itself) reads what the cached forward pass does.
+#[test]
+fn the_output_gate_of_the_sink_twin_is_read_and_applied_on_every_path() {
+    use attention_core::math::rng::SplitMix64;
+    use attention_core::models::ModelRun;
+    let plain = llama();
+    let (layers, d) = (plain.config.n_layers, plain.config.d_model);
+    let width = plain.config.n_heads * plain.config.d_head();
+    let gate = |layer: usize, values: Vec<f32>| {
+        (
+            format!("model.layers.{layer}.self_attn.g_proj.weight"),
+            vec![width, d],
+            values,
+        )
+    };
+    let zero: Vec<_> = (0..layers).map(|l| gate(l, vec![0.0; width * d])).collect();
+    let halved_w_o: Vec<_> = (0..layers)
+        .map(|l| {
+            // o_proj is [d, width] in the file, W_O [width, d] in the lab.
+            let w = plain.blocks[l]
+                .attention
+                .w_o
+                .t()
+                .iter()
+                .map(|v| v * 0.5)
+                .collect();
+            (
+                format!("model.layers.{l}.self_attn.o_proj.weight"),
+                vec![d, width],
+                w,
+            )
+        })
+        .collect();
+    let half_open = edited_llama(&zero, true);
+    let halved = edited_llama(&halved_w_o, false);
+    assert!(half_open.config.output_gate && !halved.config.output_gate);
+    assert!(half_open.blocks.iter().all(|b| b.gate.is_some()));
+    let text = "The cat sat on the mat because it was tired.";
+    let run = ModelRun::default();
+    let (a, b) = (
+        half_open.read(text, &run).unwrap(),
+        halved.read(text, &run).unwrap(),
+    );
+    let (a, b) = (half_open.all_logits(&a), halved.all_logits(&b));
+    let worst = a
+        .iter()
+        .zip(&b)
+        .fold(0.0f32, |m, (x, y)| m.max((x - y).abs()));
+    assert!(worst < 1e-4, "σ(0)·heads against W_O/2: {worst}");
+    // Any gate: the rolling cache that evicts nothing is the cached forward pass.
+    let mut rng = SplitMix64::new(7);
+    let random: Vec<_> = (0..layers)
+        .map(|l| {
+            gate(
+                l,
+                (0..width * d)
+                    .map(|_| rng.next_symmetric(0.5) as f32)
+                    .collect(),
+            )
+        })
+        .collect();
+    let gated = edited_llama(&random, true);
+    let n = 48;
+    let short: String = TEXT.chars().take(n).collect();
+    let spec = StreamSpec {
+        window: n,
+        sink_tokens: 0,
+    };
+    let eval = stream_eval(&gated, &short, spec).unwrap();
+    for (i, (x, y)) in eval
+        .with_sinks
+        .losses
+        .iter()
+        .zip(&eval.recompute.losses)
+        .enumerate()
+    {
+        assert!(
+            (x - y).abs() < 1e-4,
+            "position {i}: rolling {x}, recompute {y}"
+        );
+    }
+    let ungated = stream_eval(&plain, &short, spec).unwrap();
+    assert!(
+        (eval.with_sinks.mean() - ungated.with_sinks.mean()).abs() > 1e-3,
+        "the gate changes the numbers"
+    );
+}

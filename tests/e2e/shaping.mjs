@@ -237,12 +237,14 @@ test('a long input with every option is computed in the workers, flash equal to 
 
 test('the Attention control makes the whole page linear attention: its steps and A, the section beside a causal softmax, chunks, the state slider, links, set() and its refusals under the control', async () => {
   const page = await open(`lang=en&${SENTENCE}&n_heads=2`);
-  // Softmax attention: no Linear attention section.
-  assert.equal(await page.locator('[data-testid=linear-section]').count(), 0);
+  // Softmax attention: the Linear attention section only invites to switch.
+  assert.equal(await page.locator('[data-testid=linear-invite]').count(), 1);
+  assert.equal(await page.locator('[data-testid=linear-matrix]').count(), 0);
   assert.equal(await page.locator('[data-testid=attention-kind] button[data-value=softmax]').getAttribute('aria-pressed'), 'true');
   await page.click('[data-testid=attention-kind] button[data-value=gated_delta]');
   const section = page.locator('[data-testid=linear-section]');
-  await section.waitFor();
+  await page.locator('[data-testid=linear-matrix]').waitFor();
+  assert.equal(await page.locator('[data-testid=linear-invite]').count(), 0);
   // The page itself computes it: the trace's heads are linear, the score steps are gone.
   let t = await page.evaluate(() => window.attentionLab.trace());
   assert.equal(t.heads[0].beta.length, 10);
@@ -302,11 +304,17 @@ test('the Attention control makes the whole page linear attention: its steps and
   const again = await open(link.slice(1));
   assert.deepEqual((await state(again)).linear, { kind: 'elu', chunk: 4 });
   assert.equal((await state(again)).output_gate, true);
-  await again.locator('[data-testid=linear-section]').waitFor();
+  await again.locator('[data-testid=linear-matrix]').waitFor();
   await again.close();
   const back = await page.evaluate(() => window.attentionLab.set({ linear: null, output_gate: null }));
   assert.equal(back.ok, true, back.error);
-  await page.waitForFunction(() => !document.querySelector('[data-testid=linear-section]'));
+  await page.waitForFunction(() => !document.querySelector('[data-testid=linear-matrix]'));
+  // The section's invitation switches the page back to linear attention.
+  await page.click('[data-testid=linear-invite-kind] button[data-value=delta]');
+  await page.locator('[data-testid=linear-matrix]').waitFor();
+  assert.deepEqual((await state(page)).linear, { kind: 'delta' });
+  await page.evaluate(() => window.attentionLab.set({ linear: null }));
+  await page.waitForFunction(() => !document.querySelector('[data-testid=linear-matrix]'));
   t = await page.evaluate(() => window.attentionLab.trace());
   assert.equal(t.heads[0].beta, undefined);
   assert.equal(await page.locator('[data-testid=heatmap-masked]').count(), 1);
@@ -317,7 +325,7 @@ test('the Attention control makes the whole page linear attention: its steps and
   assert.match(await text(page, '[data-testid=attention-kind-error]'), /temperature/);
   // 600 tokens: the page's linear heads, chunked and token by token, still agree.
   await page.evaluate(() => window.attentionLab.set({ temperature: 1, lang: 'en' }));
-  await page.locator('[data-testid=linear-section]').waitFor();
+  await page.locator('[data-testid=linear-matrix]').waitFor();
   const long = Array.from({ length: 600 }, () => 'cat').join(' ');
   await page.evaluate((sentence) => window.attentionLab.set({ sentence }), long);
   await page.waitForFunction(() => window.attentionLab.state().tokens?.length === 600 && !window.attentionLab.state().pending, null, { timeout: 120000 });

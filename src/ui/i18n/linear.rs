@@ -63,6 +63,8 @@ pub struct LinearTexts {
     /// The section on a hybrid's full-attention layer: its title, and its note (that layer,
     /// from 1).
     pub hybrid_title: &'static str,
+    /// The section on softmax heads of random weights: what choosing a kind does.
+    pub invite: &'static str,
     pub full_layer: fn(usize) -> String,
 }
 
@@ -154,6 +156,7 @@ pub const EN: LinearTexts = LinearTexts {
         )
     },
     hybrid_title: "Linear attention in this hybrid",
+    invite: "These heads are softmax heads: every token keeps its key and value, and each query weighs all of them. Choose a kind of linear attention to compute the whole page with a fixed-size state instead, and watch that state here (the same as the Attention control).",
     full_layer: |layer| {
         format!(
             "Layer {layer} is this model's full attention (softmax, with an output gate): it keeps a key and a value per token. Choose layer 1, 2 or 3 to watch a linear layer's state."
@@ -246,6 +249,7 @@ pub const ZH: LinearTexts = LinearTexts {
         )
     },
     hybrid_title: "这个混合模型中的线性注意力",
+    invite: "这些头是 softmax 头：每个词元都保留自己的键和值，每个查询对它们全部加权。选一种线性注意力，整页就改用一个固定大小的状态来计算，并可以在这里观察这个状态（与“注意力类型”控件相同）。",
     full_layer: |layer| {
         format!(
             "第 {layer} 层是这个模型的全注意力层（softmax，带输出门）：每个词元都要保存一个键和一个值。选第 1、2 或 3 层，可以看线性层的状态。"

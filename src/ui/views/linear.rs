@@ -74,7 +74,13 @@ pub fn LinearSection() -> impl IntoView {
             Some((view, trace.config.tokens().to_vec()))
         })
     });
-    let shown = move || lab.shown.with(|t| t.is_some()) && (linear_trace.get() || hybrid.get());
+    let shown = move || lab.shown.with(|t| t.is_some());
+    // Softmax heads of random weights: the section invites to compute them as linear attention.
+    let invite = move || !linear_trace.get() && !hybrid.get();
+    let page_kind = Signal::derive(move || lab.request.with(AttentionChoice::of));
+    let choose_page = Callback::new(move |choice: AttentionChoice| {
+        lab.edit(|r| r.linear = choice.request(r.linear));
+    });
     // A trained layer's own numbers: no kind to choose and no softmax beside A.
     let own = move || trained.get();
     let shown_kind = move || {
@@ -88,7 +94,7 @@ pub fn LinearSection() -> impl IntoView {
         lab.edit(|r| r.linear = AttentionChoice::Linear(k).request(r.linear));
     });
     let title = move || {
-        if !linear_trace.get() {
+        if !linear_trace.get() && hybrid.get() {
             words().hybrid_title.to_string()
         } else if own() {
             (words().own_title)(lab.layer.get() + 1)
@@ -161,7 +167,11 @@ pub fn LinearSection() -> impl IntoView {
         <Show when=shown>
             <section class="step linear" data-view="linear" id="section-linear" data-testid="linear-section">
                 <h2 class="step-title" data-testid="linear-title">{title}</h2>
-                <Show when=move || !linear_trace.get()>
+                <Show when=invite>
+                    <p class="help block" data-testid="linear-invite">{move || words().invite}</p>
+                    <Segmented selected=page_kind lang=lab.lang test_id="linear-invite-kind" on_select=choose_page />
+                </Show>
+                <Show when=move || !linear_trace.get() && hybrid.get()>
                     <p class="note block" data-testid="linear-full-layer">{move || (words().full_layer)(lab.layer.get() + 1)}</p>
                     <HybridMemory />
                 </Show>

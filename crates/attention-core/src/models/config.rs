@@ -62,6 +62,10 @@ pub struct ModelConfig {
     pub rotary_dims: Option<usize>,
     /// The taps of a hybrid's short convolution before the delta rule (0 when there is none).
     pub conv_taps: usize,
+    /// Llama with a sigmoid gate on each head's output before W_O, σ(x·W_g) from
+    /// `self_attn.g_proj.weight` (`attention_output_gate`: the lab's sink twin, as Qwen3-Next
+    /// gates its full attention).
+    pub output_gate: bool,
 }
 
 impl ModelConfig {

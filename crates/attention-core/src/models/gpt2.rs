@@ -63,6 +63,7 @@ pub fn config(json: &ConfigJson) -> Result<ModelConfig, ModelError> {
         hybrid_every: None,
         rotary_dims: None,
         conv_taps: 0,
+        output_gate: false,
     })
 }
 

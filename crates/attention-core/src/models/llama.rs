@@ -7,12 +7,17 @@
 //!
 //! `config.json` names: `num_hidden_layers`, `num_attention_heads`, `num_key_value_heads`,
 //! `hidden_size`, `intermediate_size`, `max_position_embeddings`, `vocab_size`, `rms_norm_eps`,
-//! `rope_theta`, `head_dim`.
+//! `rope_theta`, `head_dim`; and the lab's own `attention_output_gate` (its sink twin, with
+//! `self_attn.g_proj.weight` [heads · head_dim, hidden_size] in each layer: not a field
+//! transformers' Llama reads).
+
+use std::sync::Arc;
 
 use ndarray::{Array2, ArrayView2};
 
 use crate::io::model_files::ConfigJson;
 use crate::math::fastmath;
+use crate::math::linear::OutputGate;
 use crate::math::norm::Norm;
 use crate::math::scoring::QkGain;
 use crate::math::weights::{Biases, Weights};
@@ -129,6 +134,7 @@ pub(crate) fn common(
         hybrid_every: None,
         rotary_dims: None,
         conv_taps: 0,
+        output_gate: model_type == "llama" && json.bool("attention_output_gate") == Some(true),
     })
 }
 
@@ -245,7 +251,17 @@ pub fn load(
             post_attention_norm,
             post_mlp_norm,
             linear: None,
-            gate: None,
+            // The sink twin's gate: σ(x·W_g) on each head's output, W_g [d_model, heads·d_head].
+            gate: if config.output_gate {
+                Some(Arc::new(OutputGate::Sigmoid(linear(
+                    tensor,
+                    &name("self_attn.g_proj.weight"),
+                    q_width,
+                    d,
+                )?)))
+            } else {
+                None
+            },
         });
     }
     // The LM head: its own matrix where the file has one and the config does not tie it.

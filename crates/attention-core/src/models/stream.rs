@@ -229,10 +229,10 @@ impl RollingReader {
                 _ => &self.turns,
             };
             let w = &block.attention;
-            let h = block
+            let normed = block
                 .attention_norm
                 .apply(x.view().insert_axis(ndarray::Axis(0)));
-            let h = h.row(0);
+            let h = normed.row(0);
             let (mut q, mut k, mut v) = (h.dot(&w.w_q), h.dot(&w.w_k), h.dot(&w.w_v));
             if let Some(b) = &w.biases {
                 q += &b.q;
@@ -285,9 +285,17 @@ impl RollingReader {
                     concat.slice_mut(s![head * d_head..(head + 1) * d_head]),
                 );
             }
-            x += &block
-                .attention_added(w.project_out(concat.view().insert_axis(ndarray::Axis(0))))
-                .row(0);
+            // The sink twin's output gate, σ(x·W_g) on each head's output.
+            let mut concat = concat.insert_axis(ndarray::Axis(0));
+            if let Some(gate) = &block.gate {
+                for head in 0..config.n_heads {
+                    let columns = s![.., head * d_head..(head + 1) * d_head];
+                    let factor = gate.factor(normed.view(), head, concat.slice(columns));
+                    let mut out = concat.slice_mut(columns);
+                    out *= &factor;
+                }
+            }
+            x += &block.attention_added(w.project_out(concat.view())).row(0);
             x += &block.mlp_of(x.view().insert_axis(ndarray::Axis(0))).row(0);
         }
         let last = model
