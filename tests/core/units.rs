@@ -191,3 +191,83 @@ fn bands_of_a_long_head_equal_the_whole_head() {
     }
     assert!(checked >= 9, "only {checked} configs were valid");
 }
+
+/// A long input's linear head keeps no n² matrix: each band's overview of its hidden matrix A,
+/// computed a row at a time, stacks into the whole head's, and its blocks are A's (the maxima and
+/// means of the matrix the short path holds whole); the outputs are the whole head's.
+#[test]
+fn a_long_linear_heads_bands_summarise_its_hidden_matrix() {
+    use attention_core::math::linear::{LinearKind, LinearSpec};
+    use attention_core::pipeline::overview::Overview;
+    use attention_core::pipeline::units::{Unit, UnitJob, UnitMatrices, units};
+    for (seed, kind) in [LinearKind::Elu, LinearKind::Delta, LinearKind::GatedDelta]
+        .into_iter()
+        .enumerate()
+    {
+        let n = 600;
+        let config = Params {
+            input: attention_core::Input::Tokens((0..n).map(|i| format!("t{}", i % 11)).collect()),
+            n_heads: 2,
+            d_model: Some(16),
+            seed: seed as u64,
+            mask: MaskSpec::Causal,
+            linear: Some(LinearSpec { kind, chunk: 16 }),
+            // As the page asks for a long input: no n² trace.
+            trace: false,
+            ..Params::sentence("")
+        }
+        .validate()
+        .unwrap();
+        let bands = units(&config, true);
+        let job = UnitJob::new(&config, true);
+        let whole = job.compute(
+            &config,
+            &Unit {
+                head: 1,
+                rows: 0..n,
+            },
+        );
+        let parts: Vec<_> = bands
+            .iter()
+            .filter(|u| u.head == 1)
+            .map(|u| job.compute(&config, u))
+            .collect();
+        assert!(parts.len() > 1, "{kind:?}: {} bands", parts.len());
+        let overview = |m: &UnitMatrices| match m {
+            UnitMatrices::Summarised(o) => (**o).clone(),
+            UnitMatrices::Full { .. } => panic!("{kind:?}: a long head held its A whole"),
+        };
+        let stacked = Overview::stack(
+            &parts
+                .iter()
+                .map(|p| overview(&p.matrices))
+                .collect::<Vec<_>>(),
+        );
+        let expected = overview(&whole.matrices);
+        assert_eq!(stacked.as_ref(), Some(&expected), "{kind:?}");
+        // Its blocks are A's, as the whole matrix gives them.
+        let full = UnitJob::new(&config, false).compute(
+            &config,
+            &Unit {
+                head: 1,
+                rows: 0..n,
+            },
+        );
+        let UnitMatrices::Full { weights: a, .. } = &full.matrices else {
+            panic!("{kind:?}: a short path summarised");
+        };
+        let (rs, cs) = (expected.row_step, expected.col_step);
+        for ((br, bc), &mean) in expected.weights_mean.indexed_iter() {
+            let block = a.slice(ndarray::s![
+                br * rs..((br + 1) * rs).min(n),
+                bc * cs..((bc + 1) * cs).min(n)
+            ]);
+            let want = block.mean().unwrap();
+            assert!(
+                (mean - want).abs() <= 1e-6 + 1e-4 * want.abs(),
+                "{kind:?} ({br}, {bc}): {mean} vs {want}"
+            );
+        }
+        assert_eq!(whole.output, full.output, "{kind:?}");
+    }
+}

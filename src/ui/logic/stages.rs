@@ -357,6 +357,13 @@ impl Stage {
 /// the trace, or recomputed from Q, K and the row's softmax numbers where it keeps an overview.
 pub fn score_weight(trace: &Trace, head: usize, row: usize, col: usize) -> (f32, f32) {
     let h = &trace.heads[head];
+    // A long input's linear head: its hidden matrix's row, recomputed (no softmax to undo).
+    if trace.is_summarised()
+        && let Some(a) = attention_core::teaching::linear::hidden_row_of(trace, head, row)
+    {
+        let value = a.get(col).copied().unwrap_or(0.0);
+        return (value, value);
+    }
     match trace.overviews.get(head) {
         Some(overview) => overview::cell(
             h.scored_q(),
@@ -372,6 +379,11 @@ pub fn score_weight(trace: &Trace, head: usize, row: usize, col: usize) -> (f32,
 
 /// Row `row` of `head`'s weights, read or recomputed.
 pub fn weights_row(trace: &Trace, head: usize, row: usize) -> ndarray::Array1<f32> {
+    if trace.is_summarised()
+        && let Some(a) = attention_core::teaching::linear::hidden_row_of(trace, head, row)
+    {
+        return a;
+    }
     let keys = trace.config.key_len();
     (0..keys)
         .map(|col| score_weight(trace, head, row, col).1)

@@ -367,31 +367,101 @@ fn delta_chunk(
 pub fn hidden_matrix(input: &HeadInput, q: ArrayView2<f32>, k: ArrayView2<f32>) -> Array2<f32> {
     let t_len = q.nrows();
     let mut a = Array2::<f32>::zeros((t_len, t_len));
+    let alpha = decays(input);
+    for t in 0..t_len {
+        hidden_row_with(input, &alpha, q, k, t, a.row_mut(t));
+    }
+    a
+}
+
+/// Row `t` of the hidden matrix A ([`hidden_matrix`]) written into `row` (its first t + 1
+/// entries; the rest are left as they are): O(t · d_k), so a long head's A is summarised a row
+/// at a time, never held whole.
+pub fn hidden_row(
+    input: &HeadInput,
+    q: ArrayView2<f32>,
+    k: ArrayView2<f32>,
+    t: usize,
+    row: ndarray::ArrayViewMut1<f32>,
+) {
+    let alpha = decays(input);
+    hidden_row_with(input, &alpha, q, k, t, row);
+}
+
+/// Σ a_i·b_i in four running sums (then added pairwise): an order the compiler may vectorise.
+fn dot4(a: &[f32], b: &[f32]) -> f32 {
+    let mut lanes = [0.0f32; 4];
+    let (ac, bc) = (a.chunks_exact(4), b.chunks_exact(4));
+    let rest: f32 = ac
+        .remainder()
+        .iter()
+        .zip(bc.remainder())
+        .map(|(x, y)| x * y)
+        .sum();
+    for (x, y) in ac.zip(bc) {
+        for lane in 0..4 {
+            lanes[lane] += x[lane] * y[lane];
+        }
+    }
+    (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]) + rest
+}
+
+/// α_s = exp(log α_s) of every token, once (a matrix's rows all use them).
+pub fn decays(input: &HeadInput) -> Vec<f32> {
+    input.log_alpha.iter().map(|&l| l.exp()).collect()
+}
+
+/// [`hidden_row`] with the decays α ([`decays`]) computed once for every row.
+pub fn hidden_row_with(
+    input: &HeadInput,
+    alpha: &[f32],
+    q: ArrayView2<f32>,
+    k: ArrayView2<f32>,
+    t: usize,
+    mut row: ndarray::ArrayViewMut1<f32>,
+) {
     match input.kind {
         LinearKind::Elu => {
-            let mut z = Array1::<f32>::zeros(q.ncols());
-            for t in 0..t_len {
-                z += &k.row(t);
-                let norm = z.dot(&q.row(t)) + ELU_EPSILON;
-                let row = k.slice(s![..=t, ..]).dot(&q.row(t)) / norm;
-                a.slice_mut(s![t, ..=t]).assign(&row);
-            }
+            // The normaliser φ(q_t)·Σ_{r≤t} φ(k_r).
+            let z = k.slice(s![..=t, ..]).sum_axis(ndarray::Axis(0));
+            let norm = z.dot(&q.row(t)) + ELU_EPSILON;
+            let weights = k.slice(s![..=t, ..]).dot(&q.row(t)) / norm;
+            row.slice_mut(s![..=t]).assign(&weights);
         }
         LinearKind::Delta | LinearKind::GatedDelta => {
-            for t in 0..t_len {
-                let mut r = q.row(t).to_owned();
-                for s_ in (0..=t).rev() {
-                    let k_s = k.row(s_);
-                    let along = k_s.dot(&r);
-                    a[[t, s_]] = input.beta[s_] * along;
-                    // r ← M_s r = α_s (r − β_s k_s (k_s·r)).
-                    r.scaled_add(-input.beta[s_] * along, &k_s);
-                    r *= input.log_alpha[s_].exp();
+            // Plain slices: a head is a few dozen numbers wide, and a long input's overview runs
+            // this T²/2 times.
+            let mut r = q.row(t).to_vec();
+            let beta = &input.beta;
+            let d = r.len();
+            let rows = k.as_slice();
+            for s_ in (0..=t).rev() {
+                let k_s = k.row(s_);
+                // The keys' rows as one slice where they are (the prepared k is): a dot product
+                // in four lanes, which the compiler turns into SIMD.
+                let along = match rows {
+                    Some(all) => dot4(&all[s_ * d..(s_ + 1) * d], &r),
+                    None => k_s.iter().zip(&r).map(|(a, b)| a * b).sum(),
+                };
+                let written = beta[s_] * along;
+                row[s_] = written;
+                // r ← M_s r = α_s (r − β_s k_s (k_s·r)).
+                let a = alpha[s_];
+                match rows {
+                    Some(all) => {
+                        for (x, &k) in r.iter_mut().zip(&all[s_ * d..(s_ + 1) * d]) {
+                            *x = (*x - written * k) * a;
+                        }
+                    }
+                    None => {
+                        for (x, &k) in r.iter_mut().zip(k_s.iter()) {
+                            *x = (*x - written * k) * a;
+                        }
+                    }
                 }
             }
         }
     }
-    a
 }
 
 /// Floating-point operations of the chunked delta rule on `len` tokens (multiply-adds counted

@@ -6,7 +6,8 @@ use ndarray::{Array1, Array2, ArrayView2};
 
 use crate::math::attention::Projections;
 use crate::math::linear::{
-    HeadInput, LinearKind, chunked, hidden_matrix, prepared, recurrent, states_kept,
+    HeadInput, LinearKind, chunked, decays, hidden_matrix, hidden_row_with, prepared, recurrent,
+    states_kept,
 };
 use crate::pipeline::config::Config;
 
@@ -89,6 +90,39 @@ pub fn linear_outputs(
         chunked,
         matrix: matrix.then(|| hidden_matrix(&input, q.view(), k.view())),
     })
+}
+
+/// The overview of head `head`'s hidden matrix A over the queries `rows` (whole blocks), computed
+/// a row at a time: what a long input's views draw instead of A; `None` unless the config asks
+/// for linear attention.
+pub fn linear_overview(
+    config: &Config,
+    x: ArrayView2<f32>,
+    projections: &Projections,
+    head: usize,
+    rows: std::ops::Range<usize>,
+) -> Option<crate::pipeline::overview::Overview> {
+    let (spec, _) = config.linear()?;
+    let strips = strips(config, x, head);
+    let input = input(config, x, projections, head, &strips)?;
+    let (q, k) = prepared(spec.kind, input.q, input.k);
+    let n = q.nrows();
+    let alpha = decays(&input);
+    Some(crate::pipeline::overview::overview_of_rows(
+        n,
+        n,
+        rows,
+        |t, row| {
+            hidden_row_with(
+                &input,
+                &alpha,
+                q.view(),
+                k.view(),
+                t,
+                ndarray::ArrayViewMut1::from(row),
+            )
+        },
+    ))
 }
 
 /// What a linear head's trace holds besides its matrices.

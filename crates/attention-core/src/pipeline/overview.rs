@@ -208,6 +208,46 @@ pub fn attend_overview_rows(
     (output, overview)
 }
 
+/// The overview of a causal matrix given a row at a time (a linear head's hidden matrix A, which
+/// a long input never holds whole): rows `rows` of `n` (whole blocks, as
+/// [`attend_overview_rows`] takes them), `m` columns, row i filling keys 0 ..= i of the buffer
+/// it is handed (the rest stay 0). The values stand for both the scores and the weights; it is
+/// no softmax, so its `row_max` and `row_inverse` are 0 and 1.
+pub fn overview_of_rows(
+    n: usize,
+    m: usize,
+    rows: Range<usize>,
+    mut row: impl FnMut(usize, &mut [f32]),
+) -> Overview {
+    let (row_step, col_step) = (Overview::step(n), Overview::step(m));
+    let first_block = rows.start / row_step;
+    let blocks = (
+        rows.end.div_ceil(row_step) - first_block,
+        m.div_ceil(col_step),
+    );
+    let mut acc = Accumulator::new(blocks, m, false);
+    let mut buffer = vec![0.0f32; m];
+    for i in rows.clone() {
+        buffer.fill(0.0);
+        row(i, &mut buffer);
+        let keys = RowKeys::Range(0..(i + 1).min(m));
+        acc.add_row(
+            i / row_step - first_block,
+            col_step,
+            &buffer,
+            &buffer,
+            &keys,
+        );
+    }
+    acc.finish(
+        (row_step, col_step),
+        (first_block, n),
+        m,
+        vec![0.0; rows.len()],
+        vec![1.0; rows.len()],
+    )
+}
+
 impl Overview {
     /// The overviews of a head's bands ([`attend_overview_rows`]), in order of their rows, as
     /// one: their block rows and queries one after the other, the largest |score| of all.

@@ -16,8 +16,8 @@ use crate::math::attention::{Projections, ScoredQk, attend};
 use crate::math::flash::{flash_attention, flash_attention_rows};
 use crate::pipeline::computed::{Computed, attention_input, project};
 use crate::pipeline::config::Config;
-use crate::pipeline::linear_heads::{gated, linear_outputs};
-use crate::pipeline::overview::{Overview, attend_overview_rows};
+use crate::pipeline::linear_heads::{gated, linear_outputs, linear_overview};
+use crate::pipeline::overview::{Overview, attend_overview_rows, overview_of_rows};
 
 /// About this many bands per summarised head.
 const BANDS: usize = 4;
@@ -139,19 +139,40 @@ impl UnitJob {
     fn compute_ungated(&self, config: &Config, unit: &Unit) -> UnitPart {
         // Linear attention: the head whole (its cost is linear), its hidden matrix for both of
         // the views' matrices, its chunked form in FlashAttention's place.
+        // A long input's A is summarised a row at a time (its unit's rows only), never held.
+        let whole = !self.summarise;
         if let Some(linear) =
-            linear_outputs(config, self.x.view(), &self.projections, unit.head, true)
+            linear_outputs(config, self.x.view(), &self.projections, unit.head, whole)
         {
             let rows = s![unit.rows.clone(), ..];
-            let matrix = linear.matrix.unwrap_or_else(|| Array2::zeros((0, 0)));
+            let matrices = match linear.matrix {
+                Some(matrix) => UnitMatrices::Full {
+                    scores: matrix.clone(),
+                    weights: matrix,
+                },
+                None => UnitMatrices::Summarised(Box::new(
+                    linear_overview(
+                        config,
+                        self.x.view(),
+                        &self.projections,
+                        unit.head,
+                        unit.rows.clone(),
+                    )
+                    .unwrap_or_else(|| {
+                        overview_of_rows(
+                            config.seq_len(),
+                            config.key_len(),
+                            unit.rows.clone(),
+                            |_, _| {},
+                        )
+                    }),
+                )),
+            };
             return UnitPart {
                 unit: unit.clone(),
                 output: linear.output.slice(rows).to_owned(),
                 flash_output: linear.chunked.slice(rows).to_owned(),
-                matrices: UnitMatrices::Full {
-                    scores: matrix.clone(),
-                    weights: matrix,
-                },
+                matrices,
             };
         }
         let (dims, mask) = (*config.dims(), config.mask());

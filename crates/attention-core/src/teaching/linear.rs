@@ -108,6 +108,33 @@ pub fn linear_view(trace: &Trace, spec: LinearSpec, head: usize) -> Option<Linea
     })
 }
 
+/// Row `row` of head `head`'s hidden matrix A [key_len] of a trace with linear heads (its own
+/// β and α; zeros past the row), computed afresh: a long input's trace keeps only A's overview.
+/// `None` for a trace without linear heads or a row out of range.
+pub fn hidden_row_of(trace: &Trace, head: usize, row: usize) -> Option<Array1<f32>> {
+    let (own, _) = trace.config.linear()?;
+    let (h, l) = (trace.heads.get(head)?, trace.linear.get(head)?);
+    if row >= h.q.nrows() {
+        return None;
+    }
+    let log_alpha = l
+        .alpha
+        .as_ref()
+        .map_or_else(|| Array1::zeros(l.beta.len()), |a| a.mapv(f32::ln));
+    let input = HeadInput {
+        kind: own.kind,
+        q: h.q.view(),
+        k: h.k.view(),
+        v: h.v.view(),
+        beta: l.beta.view(),
+        log_alpha: log_alpha.view(),
+    };
+    let (q, k) = prepared(own.kind, h.q.view(), h.k.view());
+    let mut out = Array1::zeros(h.k.nrows());
+    crate::math::linear::hidden_row(&input, q.view(), k.view(), row, out.view_mut());
+    Some(out)
+}
+
 /// softmax(q·kᵀ / √d_k) with each query seeing itself and the keys before it.
 fn causal_softmax(q: ArrayView2<f32>, k: ArrayView2<f32>) -> Array2<f32> {
     let scale = 1.0 / (q.ncols().max(1) as f32).sqrt();
@@ -202,5 +229,31 @@ mod tests {
             .fold(0.0f32, |m, (a, b)| m.max((a - b).abs()));
         assert!(worst < 1e-6, "{worst}");
         assert!(view.chunked_diff < 1e-5 && view.matrix_diff < 1e-5);
+    }
+
+    #[test]
+    fn a_row_of_a_recomputed_from_the_trace_is_the_traced_row() {
+        let config = Params {
+            n_heads: 2,
+            mask: crate::math::mask::MaskSpec::Causal,
+            linear: Some(LinearSpec {
+                kind: LinearKind::GatedDelta,
+                chunk: 4,
+            }),
+            ..Params::sentence("the cat sat on the mat because it was tired")
+        }
+        .validate()
+        .unwrap_or_else(|e| panic!("{e}"));
+        let trace = compute_trace(&config);
+        for row in 0..trace.config.seq_len() {
+            let got = hidden_row_of(&trace, 1, row).unwrap_or_else(|| panic!("row {row}"));
+            let want = trace.heads[1].weights.row(row);
+            let worst = got
+                .iter()
+                .zip(want)
+                .fold(0.0f32, |m, (a, b)| m.max((a - b).abs()));
+            assert!(worst < 1e-6, "row {row}: {worst}");
+        }
+        assert!(hidden_row_of(&trace, 1, 99).is_none());
     }
 }
