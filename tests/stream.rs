@@ -422,3 +422,23 @@ fn the_output_gate_of_the_sink_twin_is_read_and_applied_on_every_path() {
         "the gate changes the numbers"
     );
 }
+
+/// The CLI's `stream_eval` JSON carries each layer's largest activation with its place.
+#[test]
+fn the_stream_evals_json_names_each_layers_largest_activation() {
+    let model = llama();
+    let request = attention_core::api::parse_request(
+        r#"{"model": "llama", "stream_eval": {"text": "The cat sat on the mat. The cat sat on the mat.", "window": 16, "sink_tokens": 2}}"#,
+    )
+    .unwrap();
+    let json = attention_core::api::stream_eval_json(&model, &request).unwrap();
+    let layers = json["largest_activation"].as_array().unwrap();
+    assert_eq!(layers.len(), model.config.n_layers);
+    for layer in layers {
+        let value = layer["value"].as_f64().unwrap().abs();
+        let mean = layer["mean_abs"].as_f64().unwrap();
+        assert!(value >= mean && mean > 0.0, "{layer}");
+        assert!(layer["position"].as_u64().unwrap() < 48);
+        assert!(layer["dimension"].as_u64().unwrap() < model.config.d_model as u64);
+    }
+}

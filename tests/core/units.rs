@@ -267,7 +267,19 @@ fn a_long_linear_heads_bands_summarise_its_hidden_matrix() {
                 (mean - want).abs() <= 1e-6 + 1e-4 * want.abs(),
                 "{kind:?} ({br}, {bc}): {mean} vs {want}"
             );
+            // Signed: a block of negative entries has a negative maximum.
+            let top = block.fold(f32::NEG_INFINITY, |m, &v| m.max(v));
+            let got = expected.weights_max[[br, bc]];
+            assert!(
+                (got - top).abs() <= 1e-6 + 1e-4 * top.abs(),
+                "{kind:?} ({br}, {bc}): max {got} vs {top}"
+            );
         }
+        // The delta rule writes negative entries: some blocks hold nothing else.
+        assert!(
+            kind == LinearKind::Elu || expected.weights_max.iter().any(|&v| v < 0.0),
+            "{kind:?}: no block below 0"
+        );
         assert_eq!(whole.output, full.output, "{kind:?}");
     }
 }

@@ -54,8 +54,8 @@ pub struct LinearTexts {
     /// The output gate's checkbox and its help.
     pub gate: &'static str,
     pub gate_help: &'static str,
-    /// What a trained model fixes: (the hybrid or not).
-    pub fixed: fn(bool) -> String,
+    /// What a trained model fixes: (a hybrid's full layer every n-th, whether its heads are gated).
+    pub fixed: fn(Option<usize>, bool) -> String,
     /// The section's help when the page computes linear attention itself (random weights).
     pub page_help: &'static str,
     /// In place of the score and softmax sections then: (the kind's button).
@@ -142,24 +142,28 @@ pub const EN: LinearTexts = LinearTexts {
     control_help: "Softmax attention, or linear attention: a state S in place of the scores, for the whole page. Linear attention is causal by construction, so the mask must be none or causal, the temperature 1 and the score options off; the page says which setting is in the way.",
     gate: "output gate σ(x·W_g)",
     gate_help: "Each head's output times σ(x·W_g), element by element, before the heads are joined and W_O applied (W_g drawn from the seed). Qwen3-Next gates its full attention this way; its authors report that it removes attention sinks.",
-    fixed: |hybrid| {
-        if hybrid {
-            "The trained hybrid fixes its attention: layers 1 to 3 are gated delta rule (Gated DeltaNet), layer 4 softmax attention with an output gate.".to_string()
-        } else {
-            "The trained model fixes its attention: softmax heads, no output gate.".to_string()
+    fixed: |every, gated| {
+        match every {
+        Some(n) => format!(
+            "The trained hybrid fixes its attention: gated delta rule layers (Gated DeltaNet), and one layer in every {n} softmax attention with an output gate."
+        ),
+        None if gated => {
+            "The trained model fixes its attention: softmax heads, each with an output gate σ(x·W_g).".to_string()
         }
+        None => "The trained model fixes its attention: softmax heads, no output gate.".to_string(),
+    }
     },
     page_help: "The page computes linear attention: each head's q, k and v (from the seed's weights) feed a d_k × d_v state S, with β and α from the seed, and each query reads S. Every number below is the page's own. Beside A is what a causal softmax makes of the same q and k, on one signed scale.",
     page_note: |kind| {
         format!(
-            "The heads compute linear attention ({kind}): there are no scores q·k to scale, mask or pass through a softmax, so those steps are left out. The weights' place shows each head's hidden matrix A (o = A·V); its state S, β and α are in the Linear attention section below."
+            "The heads compute linear attention ({kind}): there are no scores q·k to scale, mask or pass through a softmax, so those steps are left out. The heads at a glance show each head's hidden matrix A (o = A·V); A, its state S, β and α are in the Linear attention section below."
         )
     },
     hybrid_title: "Linear attention in this hybrid",
     invite: "These heads are softmax heads: every token keeps its key and value, and each query weighs all of them. Choose a kind of linear attention to compute the whole page with a fixed-size state instead, and watch that state here (the same as the Attention control).",
     full_layer: |layer| {
         format!(
-            "Layer {layer} is this model's full attention (softmax, with an output gate): it keeps a key and a value per token. Choose layer 1, 2 or 3 to watch a linear layer's state."
+            "Layer {layer} is this model's full attention (softmax, with an output gate): it keeps a key and a value per token. Choose one of its linear layers to watch a state."
         )
     },
 };
@@ -235,24 +239,26 @@ pub const ZH: LinearTexts = LinearTexts {
     control_help: "整页使用 softmax 注意力，或线性注意力：用一个状态 S 代替分数。线性注意力天生因果，所以掩码只能是无或因果，温度为 1，分数选项都要关掉；若有设置冲突，页面会指出是哪一项。",
     gate: "输出门 σ(x·W_g)",
     gate_help: "在拼接各头、乘 W_O 之前，把每个头的输出逐元素乘以 σ(x·W_g)（W_g 由随机种子生成）。Qwen3-Next 的全注意力层就这样加门；提出者报告说，它能消除注意力汇点。",
-    fixed: |hybrid| {
-        if hybrid {
-            "训练好的混合模型固定了注意力类型：第 1 到 3 层是带门控的 delta 规则（Gated DeltaNet），第 4 层是带输出门的 softmax 注意力。".to_string()
-        } else {
-            "训练好的模型固定了注意力类型：softmax 头，没有输出门。".to_string()
+    fixed: |every, gated| match every {
+        Some(n) => format!(
+            "训练好的混合模型固定了注意力类型：带门控的 delta 规则层（Gated DeltaNet），每 {n} 层中有一层是带输出门的 softmax 注意力。"
+        ),
+        None if gated => {
+            "训练好的模型固定了注意力类型：softmax 头，每个头都有输出门 σ(x·W_g)。".to_string()
         }
+        None => "训练好的模型固定了注意力类型：softmax 头，没有输出门。".to_string(),
     },
     page_help: "页面在计算线性注意力：每个头的 q、k、v（来自随机种子的权重）写入一个 d_k × d_v 的状态 S，β 和 α 也由种子生成，每个查询从 S 里读。下面的数都是页面自己算出的。A 旁边是同样的 q 和 k 经过因果 softmax 得到的权重，两者共用一个有正负的色标。",
     page_note: |kind| {
         format!(
-            "这些头在计算线性注意力（{kind}）：没有 q·k 分数可缩放、加掩码或送进 softmax，所以略去这些步骤。原来权重的位置画的是每个头的隐含矩阵 A（o = A·V）；它的状态 S、β 和 α 见下面的“线性注意力”一节。"
+            "这些头在计算线性注意力（{kind}）：没有 q·k 分数可缩放、加掩码或送进 softmax，所以略去这些步骤。“所有头一览”画的是每个头的隐含矩阵 A（o = A·V）；A、状态 S、β 和 α 见下面的“线性注意力”一节。"
         )
     },
     hybrid_title: "这个混合模型中的线性注意力",
     invite: "这些头是 softmax 头：每个词元都保留自己的键和值，每个查询对它们全部加权。选一种线性注意力，整页就改用一个固定大小的状态来计算，并可以在这里观察这个状态（与“注意力类型”控件相同）。",
     full_layer: |layer| {
         format!(
-            "第 {layer} 层是这个模型的全注意力层（softmax，带输出门）：每个词元都要保存一个键和一个值。选第 1、2 或 3 层，可以看线性层的状态。"
+            "第 {layer} 层是这个模型的全注意力层（softmax，带输出门）：每个词元都要保存一个键和一个值。选它的某个线性层，可以看状态。"
         )
     },
 };

@@ -27,9 +27,10 @@ pub fn LinearSection() -> impl IntoView {
     // The page's own linear attention (random weights): its kind and chunk are the request's.
     let page = Memo::new(move |_| lab.request.with(|r| r.linear));
     let trained = Memo::new(move |_| lab.request.with(|r| r.is_trained()));
+    // The shipped hybrid or a Qwen3-Next folder: the model in use has linear layers.
     let hybrid = Memo::new(move |_| {
-        lab.request
-            .with(|r| r.trained_layout() == Some(attention_core::models::Layout::Hybrid))
+        crate::ui::state::model::in_use(lab.request, lab.model_status)
+            .is_some_and(|m| m.config.hybrid_every.is_some())
     });
     // A trained layer's chunk is the learner's to try here.
     let local_chunk = RwSignal::new(DEFAULT_CHUNK);
@@ -76,7 +77,7 @@ pub fn LinearSection() -> impl IntoView {
     });
     let shown = move || lab.shown.with(|t| t.is_some());
     // Softmax heads of random weights: the section invites to compute them as linear attention.
-    let invite = move || !linear_trace.get() && !hybrid.get();
+    let invite = move || !linear_trace.get() && !trained.get();
     let page_kind = Signal::derive(move || lab.request.with(AttentionChoice::of));
     let choose_page = Callback::new(move |choice: AttentionChoice| {
         lab.edit(|r| r.linear = choice.request(r.linear));

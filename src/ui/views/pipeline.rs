@@ -166,6 +166,12 @@ pub fn Pipeline() -> impl IntoView {
             .with(|t| t.as_ref().is_some_and(|t| t.0.config.linear().is_some()))
     });
     let softmax = move || !linear.get();
+    let gated = Memo::new(move |_| {
+        lab.shown.with(|t| {
+            t.as_ref()
+                .is_some_and(|t| t.0.config.output_gate().is_some())
+        })
+    });
     view! {
         <div class="pipeline">
             <div class="pipeline-head">
@@ -197,8 +203,10 @@ pub fn Pipeline() -> impl IntoView {
                         if lab.request.with(|r| r.is_trained()) {
                             (words.layer_note)(lab.layer.get() + 1)
                         } else {
-                            let kind = lab.request.with(crate::ui::logic::linear::AttentionChoice::of);
-                            (words.page_note)(crate::ui::logic::controls::Choice::label(kind, lab.lang.get()))
+                            // The kind of the heads shown (a new request may still be computing).
+                            let kind = lab.shown.with(|t| t.as_ref().and_then(|t| t.0.config.linear().map(|(s, _)| s.kind)));
+                            let label = kind.map_or("", |k| crate::ui::logic::controls::Choice::label(k, lab.lang.get()));
+                            (words.page_note)(label)
                         }
                     }}
                 </p>
@@ -215,7 +223,8 @@ pub fn Pipeline() -> impl IntoView {
                 " "
                 {move || flash().map(|d| format!("{d:.1e}")).unwrap_or_default()}
             </p>
-            <Show when=softmax>
+            // The tile player replays the ungated heads: a gated trace's outputs are not its.
+            <Show when=move || softmax() && !gated.get()>
                 <FlashView />
             </Show>
             <LinearSection />

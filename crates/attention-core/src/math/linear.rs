@@ -445,10 +445,12 @@ pub fn hidden_row_with(
                 };
                 let written = beta[s_] * along;
                 row[s_] = written;
-                // With a decay, r shrinks toward 0 as it goes back: once it is below 10⁻³⁰ the
-                // entries left are smaller still (|k| = 1, β ≤ 1), and going on in subnormal
-                // numbers would only be slow. They stay 0.
+                // With a decay, r shrinks toward 0 as it goes back (each M has norm ≤ 1: |k| = 1,
+                // 0 ≤ β ≤ 1, α ≤ 1): once every component is below 10⁻³⁰, every entry left is
+                // below √d_k · 10⁻³⁰, and going on in subnormal numbers would only be slow.
+                // They are written as 0.
                 if s_ % 64 == 0 && r.iter().all(|x| x.abs() < 1e-30) {
+                    row.slice_mut(s![..s_]).fill(0.0);
                     break;
                 }
                 // r ← M_s r = α_s (r − β_s k_s (k_s·r)).

@@ -239,13 +239,17 @@ pub fn overview_of_rows(
             &keys,
         );
     }
-    acc.finish(
+    let mut overview = acc.finish(
         (row_step, col_step),
         (first_block, n),
         m,
         vec![0.0; rows.len()],
         vec![1.0; rows.len()],
-    )
+    );
+    // The weights' maxima start at 0 (a softmax's weights are never below it); these values
+    // are signed, and their true maxima are the scores' (the same cells, from −∞).
+    overview.weights_max = overview.scores_max.clone();
+    overview
 }
 
 impl Overview {

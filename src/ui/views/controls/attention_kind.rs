@@ -40,9 +40,13 @@ pub fn AttentionKindControl() -> impl IntoView {
         })
     };
     let trained = super::shown::trained(lab);
-    let hybrid = move || {
-        lab.request
-            .with(|r| r.trained_layout() == Some(attention_core::models::Layout::Hybrid))
+    // The shipped hybrid or a Qwen3-Next folder: what its layers are; a gated Llama (the sink
+    // twin): its gate.
+    let fixed = move || {
+        let model = crate::ui::state::model::in_use(lab.request, lab.model_status);
+        let every = model.as_ref().and_then(|m| m.config.hybrid_every);
+        let gated = model.is_some_and(|m| m.config.output_gate);
+        (words().fixed)(every, gated)
     };
     let error = move || {
         let lang = lab.lang.get();
@@ -56,7 +60,7 @@ pub fn AttentionKindControl() -> impl IntoView {
         <Show
             when=move || !trained.get()
             fallback=move || view! {
-                <p class="help block" data-testid="attention-kind-fixed">{move || (words().fixed)(hybrid())}</p>
+                <p class="help block" data-testid="attention-kind-fixed">{fixed}</p>
             }
         >
             <div class="control">
@@ -68,9 +72,14 @@ pub fn AttentionKindControl() -> impl IntoView {
                         <input type="number" min="1" max=MAX_CHUNK.to_string() data-testid="attention-chunk"
                             prop:value=move || linear.get().map_or(DEFAULT_CHUNK, |l: LinearRequest| l.chunk.unwrap_or(DEFAULT_CHUNK)).to_string()
                             on:change=move |ev| {
-                                // Out of range is the core's to refuse, with its message below.
-                                if let Some(chunk) = parse::<usize>(&event_target_value(&ev)) {
-                                    set_chunk(chunk);
+                                // Out of range is the core's to refuse, with its message below;
+                                // what is no whole number is put back as it was.
+                                match parse::<usize>(&event_target_value(&ev)) {
+                                    Some(chunk) => set_chunk(chunk),
+                                    None => {
+                                        let now = linear.get_untracked().and_then(|l| l.chunk).unwrap_or(DEFAULT_CHUNK);
+                                        event_target::<web_sys::HtmlInputElement>(&ev).set_value(&now.to_string());
+                                    }
                                 }
                             } />
                     </label>
@@ -89,7 +98,7 @@ pub fn AttentionKindControl() -> impl IntoView {
                 <p class="help block">{move || words().gate_help}</p>
             </div>
             {move || error().map(|message| view! {
-                <p class="note error-inline" data-testid="attention-kind-error">{message}</p>
+                <p class="note error-inline" role="status" data-testid="attention-kind-error">{message}</p>
             })}
         </Show>
         </div>
