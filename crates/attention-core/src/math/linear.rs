@@ -433,17 +433,19 @@ pub fn hidden_row_with(
             // this T²/2 times.
             let mut r = q.row(t).to_vec();
             let beta = &input.beta;
-            let d = r.len();
-            let rows = k.as_slice();
             for s_ in (0..=t).rev() {
-                let k_s = k.row(s_);
-                // The keys' rows as one slice where they are (the prepared k is): a dot product
-                // in four lanes, which the compiler turns into SIMD.
-                let along = match rows {
-                    Some(all) => dot4(&all[s_ * d..(s_ + 1) * d], &r),
-                    None => k_s.iter().zip(&r).map(|(a, b)| a * b).sum(),
+                // A row of the prepared (contiguous) keys as a slice: a dot product in four
+                // lanes, which the compiler turns into SIMD.
+                let row_view = k.row(s_);
+                let copied;
+                let k_s: &[f32] = match row_view.as_slice() {
+                    Some(slice) => slice,
+                    None => {
+                        copied = row_view.to_vec();
+                        &copied
+                    }
                 };
-                let written = beta[s_] * along;
+                let written = beta[s_] * dot4(k_s, &r);
                 row[s_] = written;
                 // With a decay, r shrinks toward 0 as it goes back (each M has norm ≤ 1: |k| = 1,
                 // 0 ≤ β ≤ 1, α ≤ 1): once every component is below 10⁻³⁰, every entry left is
@@ -455,17 +457,8 @@ pub fn hidden_row_with(
                 }
                 // r ← M_s r = α_s (r − β_s k_s (k_s·r)).
                 let a = alpha[s_];
-                match rows {
-                    Some(all) => {
-                        for (x, &k) in r.iter_mut().zip(&all[s_ * d..(s_ + 1) * d]) {
-                            *x = (*x - written * k) * a;
-                        }
-                    }
-                    None => {
-                        for (x, &k) in r.iter_mut().zip(k_s.iter()) {
-                            *x = (*x - written * k) * a;
-                        }
-                    }
+                for (x, &k) in r.iter_mut().zip(k_s) {
+                    *x = (*x - written * k) * a;
                 }
             }
         }
