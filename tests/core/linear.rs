@@ -329,13 +329,13 @@ fn what_linear_attention_cannot_do_is_refused_by_name() {
         ))
         .unwrap();
         assert_eq!(
-            request.fixed_by(attention_core::models::Layout::Llama),
+            request.fixed_by(attention_core::models::Shipped::Llama),
             Some(field)
         );
     }
     let off =
         parse_request(r#"{"model": "llama", "sentence": "a b", "output_gate": false}"#).unwrap();
-    assert_eq!(off.fixed_by(attention_core::models::Layout::Llama), None);
+    assert_eq!(off.fixed_by(attention_core::models::Shipped::Llama), None);
     let long = vec!["a"; 513].join(" ");
     let text = format!(r#"{{"sentence": "{long}", "linear": {{"kind": "delta"}}}}"#);
     let params = parse_request(&text).unwrap().to_params().unwrap();

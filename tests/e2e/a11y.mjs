@@ -18,7 +18,7 @@ const AXE = readFileSync(join(ROOT, '.tools', 'node_modules', 'axe-core', 'axe.m
 const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
 const CHAPTERS = ['tokens', 'qkv', 'scaling', 'softmax', 'masks', 'positions', 'windows', 'taming',
   'multihead', 'gqa', 'cross', 'layernorm', 'stability', 'complexity', 'flash', 'kv-cache',
-  'streaming', 'circuits', 'variants', 'delta-rule', 'exercises'];
+  'streaming', 'circuits', 'variants', 'delta-rule', 'hybrids', 'exercises'];
 const HEADS = readFileSync(join(ROOT, 'tests', 'fixtures', 'imports', 'attention.json'), 'utf8');
 const COURSE = `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">

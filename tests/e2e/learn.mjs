@@ -152,3 +152,32 @@ test('the delta-rule chapter: a state of fixed size asked for what was written, 
   await open('lesson=delta-rule&lang=zh');
   assert.equal(await page.textContent('[data-testid=chapter-title]'), '线性注意力的进化：delta 规则');
 });
+
+test('the hybrids chapter: memory for four mixes of layers, and the Llama twins side by side', async () => {
+  await open('lesson=hybrids&lang=en&d_model=64&n_heads=4&n_kv_heads=2');
+  assert.equal(await chapter(), 'hybrids');
+  assert.equal(await page.textContent('[data-testid=chapter-title]'), 'Hybrids and gates');
+  await page.click('[data-testid=choice-1]');
+  await page.waitForSelector('[data-testid=hybrids-memory-chart]');
+  // Four layers of 4 heads (2 K/V heads) of d_k = 16: three states of 4 · 16 · 16 floats against
+  // 3 · 2 · 32 floats a token saved: 12,288 bytes paid for by 768 a token, below from token 17 on.
+  const result = await page.textContent('[data-testid=lesson-result]');
+  const m = /from (\d+) tokens on; at 65,536 tokens it holds ([\d,]+) bytes against ([\d,]+)\./.exec(result);
+  assert.ok(m, result);
+  assert.equal(Number(m[1]), 17);
+  const [hybrid, softmax] = [m[2], m[3]].map((s) => Number(s.replaceAll(',', '')));
+  assert.equal(softmax, 65536 * 4 * 2 * 32 * 4);
+  assert.equal(hybrid, 3 * 4 * 16 * 16 * 4 + 65536 * 2 * 32 * 4);
+  // The twins, fetched only when compared: the three signs of a sink, and what they say.
+  await page.click('[data-testid=stream-twins-run]');
+  await page.waitForSelector('[data-testid=stream-twins-table]', { timeout: 120000 });
+  assert.equal(await page.locator('[data-testid=stream-twins-table] td').count(), 10);
+  assert.match(await page.textContent('[data-testid=stream-twins-verdict]'), /sink/);
+  // The variants chapter points here, and the chapter reads in Chinese too.
+  await open('lesson=variants&lang=en');
+  await page.click('[data-testid=choice-1]');
+  await page.click('[data-testid=variants-hybrids]');
+  assert.equal(await chapter(), 'hybrids');
+  await open('lesson=hybrids&lang=zh');
+  assert.equal(await page.textContent('[data-testid=chapter-title]'), '混合模型与门');
+});

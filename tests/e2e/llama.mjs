@@ -3,7 +3,8 @@
 // (RMSNorm, no biases, no position vector, RoPE in the scores, query heads sharing K/V heads), in
 // English and Chinese, on a phone; generating in the page through attentionLab.generate and the
 // Generate view (play, step, all at once; with the cache and without; kept in the link), each step
-// equal to a recompute; streaming past the context with and without sinks. With SHOTS=dir it
+// equal to a recompute; streaming past the context with and without sinks; the twin trained with
+// an output gate compared beside it, and chosen. With SHOTS=dir it
 // saves screenshots there.
 //
 // node --test tests/e2e/llama.mjs   (after trunk build --release)
@@ -140,6 +141,44 @@ test('it streams past its context, with and without sink tokens', async () => {
   }
 });
 
+test('the twins: the Streaming section reads one text through both, as their cards say', async () => {
+  assert.ok(!fetched.some((p) => p.includes('/llama-gated/')), 'the twin is fetched only when compared');
+  await page.click('[data-testid=stream-twins-run]');
+  await page.waitForSelector('[data-testid=stream-twins-table]', { timeout: 120000 });
+  assert.ok(fetched.some((p) => p.endsWith('/llama-gated/model.safetensors')), fetched.join(' '));
+  // The section's defaults (the sample text, a window of 64, 4 sink tokens) are the cards'.
+  const cards = await Promise.all(['llama', 'llama-gated'].map((m) =>
+    page.evaluate((m) => fetch(`${m}/sinks.json`).then((r) => r.json()), m)));
+  const cells = await page.locator('[data-testid=stream-twins-table] td').allTextContents();
+  assert.equal(cells.length, 10, cells.join(' | '));
+  const number = (cell) => Number(cell.match(/[-+]?\d+\.\d+/)[0]);
+  cards.forEach((card, i) => {
+    assert.ok(Math.abs(number(cells[i]) - card.strongest_head.share * 100) < 0.06, `${cells[i]} vs ${card.strongest_head.share}`);
+    assert.ok(Math.abs(number(cells[4 + i]) - card.with_sinks) < 0.0015, `${cells[4 + i]} vs ${card.with_sinks}`);
+    assert.ok(Math.abs(number(cells[6 + i]) - card.without_sinks) < 0.0015, `${cells[6 + i]} vs ${card.without_sinks}`);
+  });
+  const verdict = await text('stream-twins-verdict');
+  const sinks = cards.map((c) => c.has_sink);
+  if (!sinks[0] && !sinks[1]) assert.match(verdict, /Neither twin formed a sink/);
+  if (sinks[0] && !sinks[1]) assert.match(verdict, /The ungated twin formed a sink/);
+  assert.match(await text('stream-twins-tried'), /windows of \d+ characters/);
+  if (SHOTS) {
+    await page.locator('[data-testid=stream-twins]').scrollIntoViewIfNeeded();
+    await nextFrames(page);
+    await page.locator('[data-testid=stream-twins]').screenshot({ path: join(SHOTS, 'twins.png') });
+  }
+  // The gated twin is a weights choice of its own, kept in the link; its gate cannot be turned off.
+  await page.locator('[data-testid=model-choice] button', { hasText: 'Llama + gate' }).click();
+  await ready('llama-gated');
+  assert.match(await text('model-about'), /σ\(x·W_g\)/);
+  await page.waitForFunction(() => location.search.includes('model=llama-gated'), null, { timeout: 5000 });
+  const refused = await page.evaluate(() => window.attentionLab.set({ output_gate: false }));
+  assert.equal(refused.ok, false);
+  assert.match(refused.error, /output_gate/);
+  await page.locator('[data-testid=model-choice] button', { hasText: 'Llama layout' }).click();
+  await ready('llama');
+});
+
 test('in Chinese and on a phone', async () => {
   await page.evaluate(() => window.attentionLab.set({ lang: 'zh' }));
   await page.waitForFunction(() => window.attentionLab.state().lang === 'zh');
@@ -169,6 +208,16 @@ test('in Chinese and on a phone', async () => {
       await p.locator('[data-testid=stream-chart]').scrollIntoViewIfNeeded();
       await nextFrames(p);
       await p.screenshot({ path: join(SHOTS, 'llama-stream-phone-zh.png') });
+    }
+    await p.click('[data-testid=stream-twins-run]');
+    await p.waitForSelector('[data-testid=stream-twins-table]', { timeout: 120000 });
+    const twins = await p.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(twins <= 1, `no sideways scrolling with the twins' table (${twins} px)`);
+    assert.match(await p.locator('[data-testid=stream-twins-verdict]').textContent(), /孪生模型/);
+    if (SHOTS) {
+      await p.locator('[data-testid=stream-twins]').scrollIntoViewIfNeeded();
+      await nextFrames(p);
+      await p.screenshot({ path: join(SHOTS, 'twins-phone-zh.png') });
     }
   } finally {
     await phone.close();

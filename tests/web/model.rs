@@ -316,3 +316,90 @@ async fn the_llama_model_runs_beside_the_gpt2_one() {
     assert!(text_of(&host, "[data-testid=norm-fixed]").contains("LayerNorm"));
     drop(app);
 }
+
+/// The Llama twins: "llama-gated" is a model choice of its own (its gate said), and the
+/// Streaming section reads one text through both, the numbers the core's sink measures.
+#[wasm_bindgen_test]
+async fn the_llama_twins_are_compared_in_the_streaming_section() {
+    use attention_core::models::sinks::sink_report;
+    use attention_core::models::stream::StreamSpec;
+    let load =
+        |bytes: &[u8], config: &str, vocab: &str| Model::from_files(bytes, config, vocab).unwrap();
+    let llama = load(
+        include_bytes!("../../assets/llama/model.safetensors"),
+        include_str!("../../assets/llama/config.json"),
+        include_str!("../../assets/llama/vocab.json"),
+    );
+    let gated = load(
+        include_bytes!("../../assets/llama-gated/model.safetensors"),
+        include_str!("../../assets/llama-gated/config.json"),
+        include_str!("../../assets/llama-gated/vocab.json"),
+    );
+    let text = "the cat sat on the mat. ".repeat(3);
+    let spec = StreamSpec {
+        window: 16,
+        sink_tokens: 4,
+    };
+    let expected = (
+        sink_report(&llama, &text, spec).unwrap(),
+        sink_report(&gated, &text, spec).unwrap(),
+    );
+    model_files::provide(llama);
+    model_files::provide(gated);
+    let host = host();
+    let app = mount_to(host.clone(), || view! { <App /> });
+    tick().await;
+    api(
+        "set",
+        Some(json!({"model": "llama-gated", "sentence": "the cat sat"})),
+    );
+    let s = until_state("the gated twin", |s| s["model_status"] == "ready").await;
+    assert_eq!(s["model"], "llama-gated");
+    tick().await;
+    assert!(text_of(&host, "[data-testid=model-about]").contains("σ(x·W_g)"));
+    let refused = api("set", Some(json!({"output_gate": false})));
+    assert_eq!(refused["ok"], false, "{refused}");
+
+    enter(&host, "[data-testid=stream-window]", "16");
+    let area: web_sys::HtmlTextAreaElement =
+        find(&host, "[data-testid=stream-text]").unchecked_into();
+    area.set_value(&text);
+    fire(&area, "change");
+    click(&host, "[data-testid=stream-twins-run]");
+    until("the twins' table", || {
+        host.query_selector("[data-testid=stream-twins-table]")
+            .unwrap()
+            .is_some()
+    })
+    .await;
+    let cells: Vec<String> = (0..10)
+        .map(|i| {
+            host.query_selector_all("[data-testid=stream-twins-table] td")
+                .unwrap()
+                .item(i)
+                .unwrap()
+                .text_content()
+                .unwrap()
+        })
+        .collect();
+    // Rows: share, activation, loss with sinks, without, the cost; columns: Llama, gated.
+    assert_eq!(cells[4], format!("{:.3}", expected.0.with_sinks));
+    assert_eq!(cells[5], format!("{:.3}", expected.1.with_sinks));
+    assert_eq!(cells[8], format!("{:+.3}", expected.0.drop_cost()));
+    assert_eq!(cells[9], format!("{:+.3}", expected.1.drop_cost()));
+    assert!(
+        cells[0].contains(&format!("{:.1}%", expected.0.strongest().share * 100.0)),
+        "{cells:?}"
+    );
+    assert!(!text_of(&host, "[data-testid=stream-twins-verdict]").is_empty());
+    // A change of the text marks the comparison as for the earlier one.
+    area.set_value("the dog sat on the log. the dog sat.");
+    fire(&area, "change");
+    tick().await;
+    assert!(
+        host.query_selector("[data-testid=stream-twins-stale]")
+            .unwrap()
+            .is_some()
+    );
+    drop(app);
+}

@@ -65,6 +65,7 @@ def main():
     size = (out / "model.safetensors").stat().st_size
     hybrid = config["model_type"] == "qwen3_next"
     llama = config["model_type"] == "llama" or hybrid
+    gated = config.get("attention_output_gate") is True
     def option(name, default, kind=str):
         """A training option as the recorded command gave it."""
         words = m["command"].split()
@@ -124,8 +125,15 @@ def main():
     elif llama:
         d, heads, kv = config["hidden_size"], config["num_attention_heads"], config["num_key_value_heads"]
         lines = [
+            "# Model card: Attention Lab's character-level Llama, with an output gate" if gated else
             "# Model card: Attention Lab's character-level Llama",
             "",
+            ("The Llama model's twin: the same layout, text, characters and training, with one change, a sigmoid "
+             "gate on each head's output (Qiu et al., 2025, \"Gated Attention for Large Language Models\", whose "
+             "authors report that it removes attention sinks; Qwen3-Next's full-attention layers have it). The two "
+             "are shipped side by side so that students can see whether a sink forms and what the gate does to it. "
+             "Written by `tools/train/model_card.py` from `metrics.json` and `sinks.json`; trained by "
+             "`tools/train/run.sh --arch llama --output-gate` (see `tools/train/README.md`).") if gated else
             "A small model in the layout of today's open models (Hugging Face's `LlamaForCausalLM`), trained for "
             "this lab beside its GPT-2 on the same text and the same characters, so that students can compare the "
             "two layouts head by head and watch a KV cache while it generates. Written by "
@@ -145,6 +153,15 @@ def main():
             f"{heads // kv} times fewer than the same model with one K/V head per query head.",
             "",
         ]
+        if gated:
+            lines += [
+                f"The gate: each layer has `self_attn.g_proj.weight` [{heads * (d // heads)}, {d}] beside Llama's "
+                "tensors, and `\"attention_output_gate\": true` in `config.json` (the lab's own key: transformers' "
+                "Llama ignores it and the tensor). Each head's output o (d_head numbers per character) is multiplied "
+                "element-wise by σ(x·W_g), x the block's normed input, before the heads are concatenated and "
+                "`o_proj` mixes them.",
+                "",
+            ]
     else:
         lines = [
             "# Model card: Attention Lab's character-level GPT-2",
@@ -193,7 +210,10 @@ def main():
         "",
         f"`{m['command']}` (JAX + optax, AdamW with weight decay 0.1, warm-up then cosine decay, gradient "
         f"clipping at 1, batch {batch} × {context}, seeded). {f['step']:,} steps in {m['seconds'] / 60:.0f} minutes on "
-        "the 2-core CPU machine of this project (no GPU)." + resumed_text(m, option),
+        "the 2-core CPU machine of this project (no GPU)." + resumed_text(m, option)
+        + (f" These files are the checkpoint after step {f['step']:,} of the {option('--steps', '0', int):,} the "
+           "command asks for: the run goes on, and its end will replace them."
+           if f["step"] < option("--steps", "0", int) else ""),
         "",
         f"Final training loss (last 100 steps, synthetic rows included) {f['train_loss']:.3f}; validation loss on held-out "
         f"prose {f['validation_loss']:.3f} nats per character.",
@@ -283,16 +303,57 @@ def main():
             "this one does not: a fact about this training run, measured and not explained.",
             "",
         ]
+    sinks_file = out / "sinks.json"
+    if llama and not hybrid and sinks_file.exists():
+        s = json.loads(sinks_file.read_text(encoding="utf-8"))
+        top = s["strongest_head"]
+        big = max(s["largest_activation"], key=lambda a: abs(a["value"]))
+        lines += [
+            "## Attention sink",
+            "",
+            f"Measured by the lab (`tests/llama_gated.rs` checks these numbers against the model) on the Streaming "
+            f"section's sample text (956 characters), read through a rolling cache of the last {s['window']} "
+            f"characters with and without the first {s['sink_tokens']} kept (StreamingLLM), and over its first "
+            "context window for the shares and activations:",
+            "",
+            "| measure | value |",
+            "|---|---|",
+            f"| strongest head's share of attention on the first character | {pct(top['share'])} (layer {top['layer']}, "
+            f"head {top['head']}; a sink would take {pct(s['threshold'])} or more) |",
+            f"| largest absolute value in the residual stream | {abs(big['value']):.1f} (after layer {big['layer']}, "
+            f"position {big['position']}, dimension {big['dimension']}; {abs(big['value']) / big['mean_abs']:.0f}× the "
+            f"mean absolute value, {big['mean_abs']:.2f}) |",
+            f"| mean loss keeping the {s['sink_tokens']} sink tokens | {s['with_sinks']:.3f} nats |",
+            f"| mean loss without them | {s['without_sinks']:.3f} nats |",
+            f"| what dropping them costs | {s['drop_cost']:+.3f} nats |",
+            "",
+            "Each head's share on the first character (rows: layers from 1; columns: heads from 1):",
+            "",
+        ]
+        for l, row in enumerate(s["first_token_share"]):
+            lines.append(f"- layer {l + 1}: " + ", ".join(f"{x:.3f}" for x in row))
+        lines += [
+            "",
+            ("It has a sink." if s["has_sink"] else
+             "No head is a sink: the model parks no spare attention on the first character, and evicting it "
+             "costs next to nothing.") + " The twin's card has the same table; the page's Streaming section "
+            "compares them on any text.",
+            "",
+        ]
+    # The training program's own sink measure (held-out prose, its whole context), where it kept one.
+    first = llama and not hybrid and all("first_token" in h for h in m["history"])
     lines += [
         "## History",
         "",
-        "| step | English top-1 | Chinese top-5 | best previous-token | best induction (after layer 1) |",
-        "|---|---|---|---|---|",
+        "| step | English top-1 | Chinese top-5 | best previous-token | best induction (after layer 1) |"
+        + (" largest share on the first character |" if first else ""),
+        "|---|---|---|---|---|" + ("---|" if first else ""),
     ]
     for h in m["history"]:
         lines.append(
             f"| {h['step']:,} | {pct(h['en_held_out_top1'])} | {pct(h['zh_held_out_top5'])} | "
             f"{best(h['previous_token'])[0]:.2f} | {best(h['induction'], skip_first=True)[0]:.2f} |"
+            + (f" {best(h['first_token'])[0]:.2f} |" if first else "")
         )
     lines += [
         "",

@@ -195,7 +195,8 @@ fn replay(request: &attention_core::api::Request, block: usize) -> Result<String
 }
 
 /// The trained models shipped with the lab (assets/gpt2: GPT-2; assets/llama: Llama;
-/// assets/hybrid: Qwen3-Next's hybrid layout), built into the binary.
+/// assets/llama-gated: its twin with output gates; assets/hybrid: Qwen3-Next's hybrid layout),
+/// built into the binary.
 #[cfg(not(target_arch = "wasm32"))]
 const MODEL: (&[u8], &str, &str) = (
     include_bytes!("../../../assets/gpt2/model.safetensors"),
@@ -209,19 +210,25 @@ const LLAMA: (&[u8], &str, &str) = (
     include_str!("../../../assets/llama/vocab.json"),
 );
 #[cfg(not(target_arch = "wasm32"))]
+const LLAMA_GATED: (&[u8], &str, &str) = (
+    include_bytes!("../../../assets/llama-gated/model.safetensors"),
+    include_str!("../../../assets/llama-gated/config.json"),
+    include_str!("../../../assets/llama-gated/vocab.json"),
+);
+#[cfg(not(target_arch = "wasm32"))]
 const HYBRID: (&[u8], &str, &str) = (
     include_bytes!("../../../assets/hybrid/model.safetensors"),
     include_str!("../../../assets/hybrid/config.json"),
     include_str!("../../../assets/hybrid/vocab.json"),
 );
 
-/// The trained model the request names (`"trained"` or `"gpt2"`, `"llama"` or `"hybrid"`), or the Hugging
-/// Face model folder it names (`{"path": "folder"}`).
+/// The trained model the request names (`"trained"` or `"gpt2"`, `"llama"`, `"llama-gated"` or
+/// `"hybrid"`), or the Hugging Face model folder it names (`{"path": "folder"}`).
 #[cfg(not(target_arch = "wasm32"))]
 fn load_trained(
     request: &attention_core::api::Request,
 ) -> Result<attention_core::models::Model, String> {
-    use attention_core::models::Layout;
+    use attention_core::models::Shipped;
     if let Some(path) = request.model.as_ref().and_then(|m| m.folder()) {
         let folder = std::path::Path::new(path);
         let name = folder
@@ -232,16 +239,17 @@ fn load_trained(
             .and_then(|files| attention_core::models::hf::from_folder(&name, &files))
             .map_err(|e| format!("model: {e}"));
     }
-    let (safetensors, config, vocab) = match request.trained_layout() {
-        Some(Layout::Llama) => LLAMA,
-        Some(Layout::Hybrid) => HYBRID,
+    let (safetensors, config, vocab) = match request.shipped_model() {
+        Some(Shipped::Llama) => LLAMA,
+        Some(Shipped::LlamaGated) => LLAMA_GATED,
+        Some(Shipped::Hybrid) => HYBRID,
         _ => MODEL,
     };
     attention_core::models::Model::from_files(safetensors, config, vocab)
         .map_err(|e| format!("model: {e}"))
 }
 
-/// `"model": "trained"` (or `"gpt2"`, `"llama"`, `"hybrid"`): the shipped model on the request's
+/// `"model": "trained"` (or `"gpt2"`, `"llama"`, `"llama-gated"`, `"hybrid"`): the shipped model on the request's
 /// sentence, every layer traced, with the next-token predictions.
 #[cfg(not(target_arch = "wasm32"))]
 fn trained(request: &attention_core::api::Request) -> Result<String, String> {
@@ -285,7 +293,7 @@ fn generate(request: &attention_core::api::Request) -> Result<String, String> {
 #[cfg(not(target_arch = "wasm32"))]
 fn stream_eval(request: &attention_core::api::Request) -> Result<String, String> {
     if !request.is_trained() || request.trained_layout().is_some_and(|l| !l.streams()) {
-        return Err("stream_eval: add \"model\": \"llama\" (positions move inside the cache only with RoPE)".into());
+        return Err("stream_eval: add \"model\": \"llama\" or \"llama-gated\" (positions move inside the cache only with RoPE)".into());
     }
     let model = load_trained(request)?;
     if !model.config.layout.streams() {

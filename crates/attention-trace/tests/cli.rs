@@ -997,3 +997,36 @@ fn the_shipped_hybrid_runs_generates_and_refuses_what_it_fixes() {
         assert!(stderr.contains(field), "{input}: {stderr}");
     }
 }
+
+/// The Llama model's gated twin is built into the binary: a trace with its gates, a stream
+/// evaluation with the sink measures, and its gate refused off.
+#[test]
+fn the_gated_llama_twin_runs_streams_and_keeps_its_gate() {
+    let t = trace(r#"{"model": "llama-gated", "sentence": "The cat sat on the mat."}"#);
+    assert_eq!(
+        (t["model"].as_str(), t["layout"].as_str()),
+        (Some("llama-gated"), Some("llama"))
+    );
+    for layer in t["layers"].as_array().unwrap() {
+        assert_eq!(layer["output_gate"], true);
+        assert!(layer["heads"][0]["gate"].is_array(), "σ(x·W_g) per head");
+    }
+    let s = trace(
+        r#"{"model": "llama-gated", "stream_eval": {"text": "The cat sat on the mat. The cat sat on the mat.", "window": 16, "sink_tokens": 2}}"#,
+    );
+    let sink = &s["sink"];
+    let cost =
+        s["without_sinks"]["mean"].as_f64().unwrap() - s["with_sinks"]["mean"].as_f64().unwrap();
+    assert!(
+        (sink["drop_cost"].as_f64().unwrap() - cost).abs() < 1e-5,
+        "{sink}"
+    );
+    assert_eq!(
+        sink["has_sink"],
+        sink["strongest_head"]["share"].as_f64().unwrap() >= sink["threshold"].as_f64().unwrap()
+    );
+    let (code, _, stderr) =
+        run(r#"{"model": "llama-gated", "sentence": "ab", "output_gate": false}"#);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("output_gate"), "{stderr}");
+}

@@ -34,7 +34,7 @@ use crate::ui::logic::theme::Theme;
 use crate::ui::state::Lab;
 use crate::ui::state::model::trained_request;
 use attention_core::api::{nulled_fields, parse_request};
-use attention_core::models::Layout;
+use attention_core::models::Shipped;
 use attention_core::teaching::Chapter;
 
 /// Whether `name` is a view setting a host may send beside the parameters (`head`, `step` and
@@ -227,7 +227,7 @@ pub fn apply(lab: Lab, update: &str) -> Result<(), ApiError> {
     if merged.is_trained() {
         // The trained model reads the sentence, the mask, the temperature and the tiles; a
         // setting it fixes is refused, naming it.
-        if let Some(field) = update.fixed_by(merged.trained_layout().unwrap_or(Layout::Gpt2)) {
+        if let Some(field) = update.fixed_by(merged.shipped_model().unwrap_or(Shipped::Gpt2)) {
             return Err(ApiError::Request(
                 attention_core::api::RequestError::FixedByModel { field },
             ));

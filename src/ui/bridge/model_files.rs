@@ -1,5 +1,6 @@
 //! Fetching a trained model's files (model.safetensors, config.json, vocab.json, in the folder
-//! its layout names beside the page, `gpt2/`, `llama/` or `hybrid/`, copied there by Trunk from assets/)
+//! its name gives beside the page, `gpt2/`, `llama/`, `llama-gated/` or `hybrid/`, copied there
+//! by Trunk from assets/)
 //! the first time that model is asked for, so the default view never waits for
 //! them; each is kept once read, so switching back is instant. Everything is same-origin: the
 //! page stays offline.
@@ -13,7 +14,7 @@ use wasm_bindgen_futures::JsFuture;
 
 use crate::ui::state::Lab;
 use crate::ui::state::model::{ModelKey, ModelRef, ModelStatus};
-use attention_core::models::{Layout, Model};
+use attention_core::models::{Model, Shipped};
 
 thread_local! {
     /// Models handed over directly (tests mount the lab where no model folder is served), and
@@ -108,8 +109,19 @@ pub fn load_when_needed(lab: Lab) {
     });
 }
 
-async fn fetch_model(layout: Layout) -> Result<Arc<Model>, String> {
-    let base = format!("{}/", layout.folder());
+/// A shipped model without making it the page's: the one kept, or its files fetched (and kept).
+/// The Streaming section reads the Llama twin not in use this way.
+pub async fn shipped(model: Shipped) -> Result<Arc<Model>, String> {
+    if let Some(kept) = kept(&ModelKey::Shipped(model)) {
+        return Ok(kept);
+    }
+    let fetched = fetch_model(model).await?;
+    keep(fetched.clone());
+    Ok(fetched)
+}
+
+async fn fetch_model(model: Shipped) -> Result<Arc<Model>, String> {
+    let base = format!("{}/", model.folder());
     let bytes = fetch(&format!("{base}model.safetensors")).await?;
     let config = String::from_utf8(fetch(&format!("{base}config.json")).await?)
         .map_err(|e| e.to_string())?;

@@ -286,6 +286,7 @@ pub static TEXT: Text = Text {
             "random",
             "GPT-2 layout",
             "Llama layout",
+            "Llama + gate",
             "hybrid",
             "your model",
         ],
@@ -307,6 +308,11 @@ pub static TEXT: Text = Text {
             "Grouped-query attention: its query heads come in groups that read one shared K and V, so it keeps fewer numbers per character when it generates.",
             "It was trained with a causal mask, looking only backwards; the temperature and the other masks act on every layer as they do on the GPT-2 model.",
             "Its layer-2 heads copy a random string of Chinese characters typed twice (the best head puts 0.89 of its weight on what followed the earlier occurrence), but not a random string of Latin letters and digits (0.17): type one of each twice and compare. The GPT-2 model copies both.",
+        ],
+        gated_about: [
+            "The Llama model's twin: the same layout, text and characters, with one change. Each head's output is multiplied, number by number, by a gate σ(x·W_g) between 0 and 1 that the character's own input sets, before the heads are joined and W_O mixes them (Qiu et al., 2025; the full-attention layers of Qwen3-Next do the same).",
+            "Why a gate: a softmax row must sum to 1, so a head with nothing worth reading still has to put its weight somewhere. Large models learn to park it on the first token, an attention sink, and grow huge activations there to make that token easy to find. A gate lets a head output nothing by closing instead, and its authors report that the sinks disappear.",
+            "Compare the twins in the Streaming section: the share of attention each head puts on the first character, the largest number in the residual stream, and what dropping the first characters from a rolling cache costs each of them.",
         ],
         hybrid_ready: |layers, linear, heads, kv_heads, width, parameters| {
             format!(
@@ -946,4 +952,5 @@ pub static TEXT: Text = Text {
     linear: &super::linear::EN,
     circuits: &super::circuits::EN,
     own_model: &super::own_model::EN,
+    twins: &super::twins::EN,
 };

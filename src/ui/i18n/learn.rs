@@ -53,13 +53,24 @@ pub struct LearnTexts {
     pub stored_here: &'static str,
     pub query: &'static str,
     pub open_in_lab: &'static str,
-    pub chapters: [ChapterText; 21],
+    pub chapters: [ChapterText; 22],
     pub exercises: [ExerciseText; 3],
     pub x: ExperimentTexts,
     pub modern: ModernTexts,
     pub cache: CacheLessonTexts,
     pub circuits: CircuitsLessonTexts,
     pub delta: DeltaLessonTexts,
+    pub hybrids: HybridsLessonTexts,
+}
+
+/// The hybrids chapter's experiment: memory against length for four mixes of layers.
+pub struct HybridsLessonTexts {
+    /// The chart: title, x axis, y axis, then the lines: all softmax, half and half, three to
+    /// one, all linear.
+    pub chart: [&'static str; 7],
+    /// (the 3 : 1 stack's crossover in tokens, its bytes at the longest length, the all-softmax
+    /// stack's, the longest length, query heads, K/V heads, d_k)
+    pub crossover: fn(usize, &str, &str, &str, usize, usize, usize) -> String,
 }
 
 /// What knocking the previous-token head out did, as the circuits chapter says it.

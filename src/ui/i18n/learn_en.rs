@@ -2,7 +2,7 @@
 
 use super::learn::{
     CacheLessonTexts, ChapterText, CircuitsLessonTexts, DeltaLessonTexts, ExerciseText,
-    ExperimentTexts, HeadVariances, Knocked, LearnTexts, ModernTexts,
+    ExperimentTexts, HeadVariances, HybridsLessonTexts, Knocked, LearnTexts, ModernTexts,
 };
 
 pub const LEARN: LearnTexts = LearnTexts {
@@ -303,6 +303,23 @@ pub const LEARN: LearnTexts = LearnTexts {
                 "nothing: the state is full",
             ],
             explain: "The last write corrects the state's answer for its key to exactly v. Older pairs are disturbed by later writes whose keys overlap theirs, the more so once the pairs outnumber the state's 16 key directions; plain linear attention blurs even the newest.",
+        },
+        ChapterText {
+            title: "Hybrids and gates",
+            body: &[
+                "Why keep any softmax layer, when linear attention costs the same per token however long the text? Because a state of fixed size forgets: the delta-rule chapter showed recall breaking once the pairs outnumber the state's key directions. A softmax layer's cache forgets nothing; it only grows.",
+                "So 2025's open models mix the two kinds. Qwen3-Next, Qwen3.5 and Kimi Linear repeat a group of three linear-attention layers and one full-attention layer: the three carry a running summary at a fixed cost, and the one in four can still look up any earlier token exactly. Their memory has a fixed part, the states, and a part that grows a quarter as fast as an all-softmax model's.",
+                "Their full-attention heads also pass each output through a gate σ(x·W_g) before W_O. A softmax row must sum to 1, so a head with nothing worth reading still parks its weight somewhere, usually on the first token: an attention sink, marked by a huge activation there. With a gate a head can close instead. Qiu et al. (2025) report that the sinks and those activations disappear.",
+                "The lab trained a pair to see it for itself: the Llama model, and its twin with the gate on every head. Below, both read one text through the same rolling cache, and the three signs of a sink stand side by side.",
+            ],
+            try_this: "Change d_k and the K/V heads in the controls and watch where the 3 : 1 stack passes below the all-softmax one. Then press “Compare the twins” and read the three signs of a sink for each model.",
+            question: "A 3 : 1 hybrid and an all-softmax model with the same heads each read 65 536 tokens. About how much memory does the hybrid hold, compared with the all-softmax model?",
+            choices: [
+                "the same: every layer still attends to every token",
+                "about a quarter, plus its fixed states",
+                "a fixed amount: nothing grows with the text",
+            ],
+            explain: "Only one layer in four caches keys and values, so its growing part is a quarter of the all-softmax model's; the three states add a fixed amount that a long text makes small. Unlike an all-linear model it still grows: that is the price of exact recall.",
         },
         ChapterText {
             title: "Exercises",
@@ -741,6 +758,22 @@ pub const LEARN: LearnTexts = LearnTexts {
         linear_layer: |layer| {
             format!(
                 "Layer {layer} of this hybrid is linear attention: this chapter's experiment reads softmax weights, so choose a full-attention layer (or another model) to run it."
+            )
+        },
+    },
+    hybrids: HybridsLessonTexts {
+        chart: [
+            "What four layers hold while they read",
+            "tokens read",
+            "bytes held (f32)",
+            "all softmax (0 : 4)",
+            "half and half (2 : 2)",
+            "three to one (3 : 1)",
+            "all linear (4 : 0)",
+        ],
+        crossover: |crossover, hybrid, softmax, longest, heads, kv_heads, d_k| {
+            format!(
+                "For four layers of your heads ({heads} query heads, {kv_heads} K/V heads, d_k = {d_k}), the 3 : 1 stack holds less than the all-softmax one from {crossover} tokens on; at {longest} tokens it holds {hybrid} bytes against {softmax}."
             )
         },
     },

@@ -2,7 +2,7 @@
 
 use super::learn::{
     CacheLessonTexts, ChapterText, CircuitsLessonTexts, DeltaLessonTexts, ExerciseText,
-    ExperimentTexts, HeadVariances, Knocked, LearnTexts, ModernTexts,
+    ExperimentTexts, HeadVariances, HybridsLessonTexts, Knocked, LearnTexts, ModernTexts,
 };
 
 pub const LEARN: LearnTexts = LearnTexts {
@@ -295,6 +295,23 @@ pub const LEARN: LearnTexts = LearnTexts {
                 "什么也没有：状态已经满了",
             ],
             explain: "最后一次写入会把状态对它那个键的回答修正为恰好是 v。更早的键值对会被之后键与之重叠的写入扰动；当键值对的数量超过状态的 16 个键方向时，扰动更大。普通的线性注意力连最新的一对都记不清。",
+        },
+        ChapterText {
+            title: "混合模型与门",
+            body: &[
+                "线性注意力每个词元的花费与文本多长无关，那为什么还要保留 softmax 层？因为大小固定的状态会遗忘：delta 规则那一章里，键值对一旦多过状态的键方向，回忆就开始出错。softmax 层的缓存什么都不忘，只是不断变大。",
+                "所以 2025 年的开放模型把两种层混在一起。Qwen3-Next、Qwen3.5 和 Kimi Linear 重复同一组结构：三层线性注意力加一层全注意力。三层线性注意力以固定的代价携带一份不断更新的摘要，每四层中的那一层全注意力仍能精确地查到之前的任何词元。于是它们的内存分成两部分：固定的状态，以及增长速度只有全 softmax 模型四分之一的缓存。",
+                "它们的全注意力头还会让每个输出先经过一个门 σ(x·W_g)，再交给 W_O。softmax 的一行必须加起来等于 1，所以一个头即使没有值得读的内容，也得把权重停在某处，通常是第一个词元：这就是注意力汇聚点（attention sink），那里还会出现一个极大的激活值作为标记。有了门，头可以干脆关上门。Qiu 等（2025）报告说，汇聚点和那些极大的激活值都消失了。",
+                "实验室训练了一对模型来亲眼验证：Llama 模型，以及每个头都加了门的孪生模型。下面两者用同一个滚动缓存读同一段文本，汇聚点的三个迹象并排摆在一起。",
+            ],
+            try_this: "在控件里改 d_k 和 K/V 头的数量，看 3 : 1 的堆叠从哪里开始比全 softmax 的占用更少。然后按“比较孪生模型”，读一读每个模型的三个汇聚点迹象。",
+            question: "一个 3 : 1 的混合模型和一个头数相同的全 softmax 模型各读 65 536 个词元。混合模型占用的内存大约是全 softmax 模型的多少？",
+            choices: [
+                "一样多：每一层仍然关注每个词元",
+                "大约四分之一，再加上固定的状态",
+                "固定的一份：没有什么随文本增长",
+            ],
+            explain: "每四层只有一层缓存键和值，所以会增长的那部分只有全 softmax 模型的四分之一；三层的状态再加上一份固定的量，文本一长就显得很小。和全线性的模型不同，它仍在增长：这是精确回忆的代价。",
         },
         ChapterText {
             title: "练习",
@@ -709,6 +726,22 @@ pub const LEARN: LearnTexts = LearnTexts {
         linear_layer: |layer| {
             format!(
                 "这个混合模型的第 {layer} 层是线性注意力：本章的实验读取 softmax 权重，请选择一个全注意力层（或换一个模型）再运行。"
+            )
+        },
+    },
+    hybrids: HybridsLessonTexts {
+        chart: [
+            "四层在阅读时要保存多少",
+            "读过的词元数",
+            "保存的字节数（f32）",
+            "全 softmax（0 : 4）",
+            "各占一半（2 : 2）",
+            "三比一（3 : 1）",
+            "全线性（4 : 0）",
+        ],
+        crossover: |crossover, hybrid, softmax, longest, heads, kv_heads, d_k| {
+            format!(
+                "用你的头形状堆四层（{heads} 个查询头、{kv_heads} 个 K/V 头、d_k = {d_k}）：从 {crossover} 个词元起，3 : 1 的堆叠比全 softmax 的占用更少；读到 {longest} 个词元时，它保存 {hybrid} 字节，全 softmax 则是 {softmax} 字节。"
             )
         },
     },

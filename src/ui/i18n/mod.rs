@@ -19,6 +19,7 @@ pub mod model_errors;
 pub mod own_model;
 pub mod shaping;
 mod texts;
+pub mod twins;
 mod zh;
 
 pub use texts::*;

@@ -4,7 +4,7 @@
 use attention_core::ConfigError;
 use attention_core::pipeline::overview::Reduction;
 
-use super::{circuits, learn, linear, own_model, shaping};
+use super::{circuits, learn, linear, own_model, shaping, twins};
 
 /// The title, formula and explanation of one matrix of the pipeline.
 pub struct StageText {
@@ -272,7 +272,7 @@ pub struct ModelTexts {
     pub section: &'static str,
     /// Random weights, the GPT-2-layout model, the Llama-layout model, the hybrid, a folder the
     /// user opens.
-    pub names: [&'static str; 5],
+    pub names: [&'static str; 6],
     pub loading: &'static str,
     /// Why it could not be loaded.
     /// The model did not load (the technical reason is shown beside it, as code).
@@ -286,6 +286,8 @@ pub struct ModelTexts {
     pub about: [&'static str; 4],
     /// What the Llama model is and how its layout differs.
     pub llama_about: [&'static str; 5],
+    /// Llama's gated twin: what the gate is, and what it did to the sink.
+    pub gated_about: [&'static str; 3],
     /// The hybrid: layers, of them linear, query heads, K/V heads, width, parameters.
     pub hybrid_ready: fn(usize, usize, usize, usize, usize, &str) -> String,
     /// What the hybrid is: its two kinds of layer, its memory, what the controls act on.
@@ -648,4 +650,5 @@ pub struct Text {
     pub linear: &'static linear::LinearTexts,
     pub circuits: &'static circuits::CircuitsTexts,
     pub own_model: &'static own_model::OwnModelTexts,
+    pub twins: &'static twins::TwinTexts,
 }

@@ -262,7 +262,14 @@ pub static TEXT: Text = Text {
     },
     model: ModelTexts {
         section: "权重",
-        names: ["随机", "GPT-2 结构", "Llama 结构", "混合结构", "你的模型"],
+        names: [
+            "随机",
+            "GPT-2 结构",
+            "Llama 结构",
+            "Llama＋门控",
+            "混合结构",
+            "你的模型",
+        ],
         loading: "正在加载训练好的模型（4 到 5 MB，来自本站）……",
         failed: "训练好的模型无法加载；随机权重仍然可用。原因：",
         ready: |layers, heads, width, parameters| {
@@ -281,6 +288,11 @@ pub static TEXT: Text = Text {
             "分组查询注意力：查询头分成几组，每组读同一份共享的 K 和 V，所以生成时每个字符要保存的数更少。",
             "它训练时用的是因果掩码，只往前看；温度和其他掩码对每一层的作用与 GPT-2 模型相同。",
             "它第 2 层的头会复制打了两遍的随机汉字串（最好的头把 0.89 的权重放在上次出现之后的字符上），却不会复制由拉丁字母和数字组成的随机串（0.17）：各打一串两遍，比较一下。GPT-2 模型两种都会复制。",
+        ],
+        gated_about: [
+            "这是 Llama 模型的孪生模型：结构、训练文本和字符表都相同，只改了一处。每个头的输出在拼接、再由 W_O 混合之前，要逐个数乘上一个门 σ(x·W_g)：它介于 0 和 1 之间，由该字符自己的输入决定（Qiu 等，2025；Qwen3-Next 的全注意力层也这样做）。",
+            "为什么要加门：softmax 的一行必须加起来等于 1，所以一个头即使没有值得读的内容，也得把权重放到某处。大模型学会把它停在第一个词元上，形成注意力汇聚点（attention sink），并在那里长出极大的激活值，好让这个词元容易被找到。有了门，头可以干脆关上门、什么都不输出；论文作者报告说汇聚点因此消失了。",
+            "在“流式”一节比较这对孪生模型：每个头放在第一个字符上的注意力份额、残差流里最大的数，以及从滚动缓存中丢掉开头几个字符各自要付出的代价。",
         ],
         hybrid_ready: |layers, linear, heads, kv_heads, width, parameters| {
             format!(
@@ -835,4 +847,5 @@ pub static TEXT: Text = Text {
     linear: &super::linear::ZH,
     circuits: &super::circuits::ZH,
     own_model: &super::own_model::ZH,
+    twins: &super::twins::ZH,
 };

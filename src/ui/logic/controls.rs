@@ -292,6 +292,7 @@ pub enum ModelPick {
     Random,
     Trained,
     Llama,
+    LlamaGated,
     Hybrid,
     Own,
 }
@@ -303,6 +304,7 @@ impl ModelPick {
             None | Some(ModelChoice::Random) => Self::Random,
             Some(ModelChoice::Trained) => Self::Trained,
             Some(ModelChoice::Llama) => Self::Llama,
+            Some(ModelChoice::LlamaGated) => Self::LlamaGated,
             Some(ModelChoice::Hybrid) => Self::Hybrid,
             Some(ModelChoice::Folder(_)) => Self::Own,
         }
@@ -314,6 +316,7 @@ impl ModelPick {
             Self::Random => Some(ModelChoice::Random),
             Self::Trained => Some(ModelChoice::Trained),
             Self::Llama => Some(ModelChoice::Llama),
+            Self::LlamaGated => Some(ModelChoice::LlamaGated),
             Self::Hybrid => Some(ModelChoice::Hybrid),
             Self::Own => None,
         }
@@ -326,6 +329,7 @@ impl Choice for ModelPick {
             Self::Random,
             Self::Trained,
             Self::Llama,
+            Self::LlamaGated,
             Self::Hybrid,
             Self::Own,
         ]
@@ -337,8 +341,9 @@ impl Choice for ModelPick {
             Self::Random => names[0],
             Self::Trained => names[1],
             Self::Llama => names[2],
-            Self::Hybrid => names[3],
-            Self::Own => names[4],
+            Self::LlamaGated => names[3],
+            Self::Hybrid => names[4],
+            Self::Own => names[5],
         }
     }
 
@@ -347,6 +352,7 @@ impl Choice for ModelPick {
             Self::Random => "random",
             Self::Trained => "trained",
             Self::Llama => "llama",
+            Self::LlamaGated => "llama-gated",
             Self::Hybrid => "hybrid",
             Self::Own => "own",
         }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use crate::ui::browser::clock::now_ms;
 use attention_core::api::{ModelChoice, Request, RequestError};
-use attention_core::models::{Forward, Layout, Model, Tokenizer};
+use attention_core::models::{Forward, Model, Shipped, Tokenizer};
 
 /// The shipped model, compared by identity.
 #[derive(Debug, Clone)]
@@ -22,7 +22,7 @@ impl PartialEq for ModelRef {
 /// (by its name).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ModelKey {
-    Shipped(Layout),
+    Shipped(Shipped),
     Folder(String),
 }
 
@@ -32,14 +32,16 @@ impl ModelKey {
         match request.model.as_ref()? {
             ModelChoice::Random => None,
             ModelChoice::Folder(folder) => Some(Self::Folder(folder.path.clone())),
-            shipped => shipped.layout().map(Self::Shipped),
+            shipped => shipped.shipped().map(Self::Shipped),
         }
     }
 
     /// The key of a loaded model.
     pub fn of_model(model: &Model) -> Self {
         match model.tokenizer {
-            Tokenizer::Chars(_) => Self::Shipped(model.config.layout),
+            Tokenizer::Chars(_) => {
+                Self::Shipped(Shipped::of(model.config.layout, model.config.output_gate))
+            }
             Tokenizer::Hf(_) => Self::Folder(model.name.clone()),
         }
     }

@@ -30,5 +30,6 @@ pub mod share_bar;
 pub mod share_warnings;
 pub mod stage_card;
 pub mod stream;
+pub mod stream_twins;
 pub mod tooltip;
 pub mod why;

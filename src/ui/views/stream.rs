@@ -12,6 +12,7 @@ use leptos::prelude::*;
 
 use super::chart::Chart;
 use super::section::{SectionHeading, presented};
+use super::stream_twins::{StreamTwins, shows_twins};
 use crate::ui::browser::clock::now_ms;
 use crate::ui::i18n::model_errors::ModelProblem;
 use crate::ui::logic::line_chart::{COLORS, LineChart, Series};
@@ -117,6 +118,8 @@ pub fn StreamSection() -> impl IntoView {
     // The model in use, not every change of the request: a new sentence keeps the reading.
     let layout = Memo::new(move |_| lab.request.with(|r| r.trained_layout()));
     let layout = move || layout.get();
+    // Which of the lab's models (the Llama twins share a layout).
+    let shipped = Memo::new(move |_| lab.request.with(|r| r.shipped_model()));
     let model = move || -> Option<Arc<Model>> { super::generate::model(lab) };
     // Which folder (its layout is none of the lab's: another folder, or the same one opened
     // again, is another model); the lab's own models are told apart by their layout.
@@ -153,7 +156,7 @@ pub fn StreamSection() -> impl IntoView {
     // Each run has a number; a recompute of an older run stops.
     let generation = StoredValue::new(0u64);
     Effect::new(move |_| {
-        layout();
+        shipped.track();
         model_address.get();
         reading.set(None);
         not_ready.set(false);
@@ -454,6 +457,9 @@ pub fn StreamSection() -> impl IntoView {
                         <h3>{move || if own.get().is_some() { texts().own_share_title } else { texts().share_title }}</h3>
                         <p class="help block">{move || if own.get().is_some() { texts().own_share_help } else { texts().share_help }}</p>
                         {shares}
+                    </Show>
+                    <Show when=move || shows_twins(lab)>
+                        <StreamTwins text=text window=window sinks=sinks />
                     </Show>
                 }.into_any(),
             }}

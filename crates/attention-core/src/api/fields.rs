@@ -8,7 +8,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::models::Layout;
+use crate::models::Shipped;
 
 /// One field of a request.
 #[derive(Debug, Clone, Copy)]
@@ -47,7 +47,7 @@ pub enum Fixed {
     Always,
     /// The model has its own, which a request may give: whether the given value (JSON) is what
     /// the model of this layout has anyway.
-    Unless(fn(&Value, Layout) -> bool),
+    Unless(fn(&Value, Shipped) -> bool),
 }
 
 /// How a field reads and writes in a link.
@@ -143,12 +143,12 @@ impl Field {
         }
     }
 
-    /// Whether a trained model of `layout` refuses `value` (JSON) for this field.
-    pub fn fixed_by(&self, value: &Value, layout: Layout) -> bool {
+    /// Whether the shipped model `model` refuses `value` (JSON) for this field.
+    pub fn fixed_by(&self, value: &Value, model: Shipped) -> bool {
         match self.fixed {
             Fixed::Never => false,
             Fixed::Always => true,
-            Fixed::Unless(is_the_models) => !is_the_models(value, layout),
+            Fixed::Unless(is_the_models) => !is_the_models(value, model),
         }
     }
 }

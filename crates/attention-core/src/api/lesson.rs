@@ -41,6 +41,7 @@ pub fn lesson_json(
         Experiment::Circuits(v) => circuits_experiment(v.as_ref()),
         Experiment::Variants(v) => variants_experiment(v),
         Experiment::DeltaRule(d) => delta_rule_experiment(d),
+        Experiment::Hybrids(h) => hybrids_experiment(h),
         Experiment::Exercises => json!({}),
     };
     if let Value::Object(map) = &mut body {
@@ -480,6 +481,25 @@ fn delta_rule_experiment(d: &DeltaRuleExperiment) -> Value {
                 .map(|&(chunk, diff)| json!({"chunk": chunk, "max_abs_diff": diff}))
                 .collect::<Vec<_>>()
         }),
+    })
+}
+
+fn hybrids_experiment(h: &crate::teaching::HybridsExperiment) -> Value {
+    json!({
+        "heads": h.heads,
+        "kv_heads": h.kv_heads,
+        "d_k": h.d_k,
+        "d_v": h.d_v,
+        "layers": crate::teaching::HYBRID_LAYERS,
+        "mixes": h.mixes.iter().map(|m| json!({
+            "linear_layers": m.linear_layers,
+            "softmax_layers": crate::teaching::HYBRID_LAYERS - m.linear_layers,
+            "state_bytes": m.state_bytes,
+            "bytes_per_token": m.bytes_per_token,
+            "bytes": crate::teaching::HYBRID_LENGTHS.iter().map(|&n| json!({"tokens": n, "bytes": m.bytes(n)})).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
+        "crossover_tokens": h.crossover,
+        "n": h.n,
     })
 }
 

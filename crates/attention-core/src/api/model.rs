@@ -222,7 +222,20 @@ pub fn stream_eval_json(model: &Model, request: &Request) -> Result<Value, Strin
             "dimension": a.dimension,
             "mean_abs": a.mean_abs,
         })).collect::<Vec<_>>(),
+        "sink": sink_json(&crate::models::sinks::SinkReport::of_eval(&eval)),
     }))
+}
+
+/// A model's sink measures summed up: the strongest head's share on the first character,
+/// whether that makes it a sink, and what dropping the sink tokens costs.
+fn sink_json(report: &crate::models::sinks::SinkReport) -> Value {
+    let strongest = report.strongest();
+    json!({
+        "strongest_head": {"layer": strongest.layer, "head": strongest.head, "share": strongest.share},
+        "has_sink": report.has_sink(),
+        "threshold": crate::models::sinks::SINK_SHARE,
+        "drop_cost": report.drop_cost(),
+    })
 }
 
 /// A generation step as it travels from a model's worker to the page: every field, its finite

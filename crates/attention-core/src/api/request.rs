@@ -13,7 +13,7 @@ use super::request_types::{
     LayerNormRequest, LinearRequest, LogitAttributionRequest, MaskRequest, ModelChoice,
     PositionRequest, RequestError, StreamEvalRequest, WeightsRequest,
 };
-use crate::models::Layout;
+use crate::models::Shipped;
 
 /// The struct and its table from one list: each field a doc comment, a name, a type (every
 /// field is optional) and its spec (the rest of its [`Field`]).
@@ -90,21 +90,22 @@ const LINEAR_KINDS: &[&str] = &["elu", "delta", "gated_delta"];
 /// The names positions' kind may have.
 const POSITION_KINDS: &[&str] = &["absolute", "none", "rope", "alibi"];
 
-/// A trained model's output gate is its own: the hybrid gates every layer's heads, the others
-/// none.
-fn is_models_gate(value: &Value, layout: Layout) -> bool {
-    *value == (layout == Layout::Hybrid)
+/// A trained model's output gate is its own: the hybrid and Llama's gated twin gate every head,
+/// the others none.
+fn is_models_gate(value: &Value, model: Shipped) -> bool {
+    *value == model.output_gate()
 }
 
 /// Trained models have a Pre-LN block.
-fn is_pre(value: &Value, _: Layout) -> bool {
+fn is_pre(value: &Value, _: Shipped) -> bool {
     value == "pre"
 }
 
 /// Positions as a model of `layout` has them: GPT-2 learned absolute positions from 0; Llama
 /// turns q and k by RoPE (base 10000, half pairing), whose offset a learner may move (the scores
 /// do not change).
-fn is_models_position(value: &Value, layout: Layout) -> bool {
+fn is_models_position(value: &Value, model: Shipped) -> bool {
+    let layout = model.layout();
     let field = |name: &str| value.get(name);
     let kind = field("kind").and_then(Value::as_str);
     if layout.adds_positions() {
@@ -124,14 +125,15 @@ const WORDS: &str = r#"{"type": "array", "items": {"type": "string"}}"#;
 request_fields! {
     /// Random weights (the default), the trained small GPT-2 ("trained" or "gpt2"), the
     /// trained model in the Llama layout (RoPE, RMSNorm, SwiGLU, grouped-query attention), the
-    /// trained hybrid in Qwen3-Next's layout ("hybrid": Gated DeltaNet and gated attention), or a
+    /// trained hybrid in Qwen3-Next's layout ("hybrid": Gated DeltaNet and gated attention), the
+    /// Llama model's twin trained with a sigmoid gate on each head's output ("llama-gated"), or a
     /// Hugging Face model folder ({"path": "folder"}: GPT-2, Llama, Mistral, Qwen2, Qwen3, Gemma 2, Gemma 3, Qwen3-Next).
     model: ModelChoice => {
-        schema: r#"{"oneOf": [{"enum": ["random", "trained", "gpt2", "llama", "hybrid"]}, {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"], "additionalProperties": false}]}"#,
+        schema: r#"{"oneOf": [{"enum": ["random", "trained", "gpt2", "llama", "llama-gated", "hybrid"]}, {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"], "additionalProperties": false}]}"#,
         default: Some(r#""random""#),
         scope: Scope::Lab,
         group: None,
-        link: Link::Plain(Form::Name(&["random", "trained", "gpt2", "llama", "hybrid"])),
+        link: Link::Plain(Form::Name(&["random", "trained", "gpt2", "llama", "llama-gated", "hybrid"])),
         fixed: Fixed::Never,
     },
     /// The sentence the lab computes on (English, Chinese or any text), split into words and
@@ -791,33 +793,43 @@ mod tests {
     fn a_trained_model_fixes_what_the_table_says() {
         let given = |json: &str| parse_request(json).unwrap();
         assert_eq!(
-            given(r#"{"n_heads": 3}"#).fixed_by(Layout::Gpt2),
+            given(r#"{"n_heads": 3}"#).fixed_by(Shipped::Gpt2),
             Some("n_heads")
         );
-        assert_eq!(given(r#"{"temperature": 3}"#).fixed_by(Layout::Gpt2), None);
+        assert_eq!(given(r#"{"temperature": 3}"#).fixed_by(Shipped::Gpt2), None);
         assert_eq!(
-            given(r#"{"layer_norm": "pre"}"#).fixed_by(Layout::Llama),
+            given(r#"{"layer_norm": "pre"}"#).fixed_by(Shipped::Llama),
             None
         );
         assert_eq!(
-            given(r#"{"layer_norm": "post"}"#).fixed_by(Layout::Llama),
+            given(r#"{"layer_norm": "post"}"#).fixed_by(Shipped::Llama),
             Some("layer_norm")
         );
         let rope = r#"{"position": {"kind": "rope", "offset": 9}}"#;
-        assert_eq!(given(rope).fixed_by(Layout::Llama), None);
-        assert_eq!(given(rope).fixed_by(Layout::Gpt2), Some("position"));
+        assert_eq!(given(rope).fixed_by(Shipped::Llama), None);
+        assert_eq!(given(rope).fixed_by(Shipped::Gpt2), Some("position"));
         let absolute = r#"{"position": {"kind": "absolute"}}"#;
-        assert_eq!(given(absolute).fixed_by(Layout::Gpt2), None);
-        assert_eq!(given(absolute).fixed_by(Layout::Llama), Some("position"));
+        assert_eq!(given(absolute).fixed_by(Shipped::Gpt2), None);
+        assert_eq!(given(absolute).fixed_by(Shipped::Llama), Some("position"));
         // The hybrid: RoPE as Llama's; its own output gates, which the others do not have.
-        assert_eq!(given(rope).fixed_by(Layout::Hybrid), None);
-        assert_eq!(given(absolute).fixed_by(Layout::Hybrid), Some("position"));
+        assert_eq!(given(rope).fixed_by(Shipped::Hybrid), None);
+        assert_eq!(given(absolute).fixed_by(Shipped::Hybrid), Some("position"));
         let gated = r#"{"output_gate": true}"#;
         let ungated = r#"{"output_gate": false}"#;
-        assert_eq!(given(gated).fixed_by(Layout::Hybrid), None);
-        assert_eq!(given(ungated).fixed_by(Layout::Hybrid), Some("output_gate"));
-        assert_eq!(given(gated).fixed_by(Layout::Llama), Some("output_gate"));
-        assert_eq!(given(ungated).fixed_by(Layout::Gpt2), None);
+        assert_eq!(given(gated).fixed_by(Shipped::Hybrid), None);
+        assert_eq!(
+            given(ungated).fixed_by(Shipped::Hybrid),
+            Some("output_gate")
+        );
+        assert_eq!(given(gated).fixed_by(Shipped::Llama), Some("output_gate"));
+        assert_eq!(given(ungated).fixed_by(Shipped::Gpt2), None);
+        // Llama's gated twin: RoPE as Llama's, and its gate is its own.
+        assert_eq!(given(rope).fixed_by(Shipped::LlamaGated), None);
+        assert_eq!(given(gated).fixed_by(Shipped::LlamaGated), None);
+        assert_eq!(
+            given(ungated).fixed_by(Shipped::LlamaGated),
+            Some("output_gate")
+        );
     }
 
     #[test]

@@ -12,7 +12,7 @@ use super::request_types::{
 use crate::math::mask::MaskSpec;
 use crate::math::scoring::{Position, Shaping};
 use crate::math::weights::Weights;
-use crate::models::{Layout, ModelRun};
+use crate::models::{Layout, ModelRun, Shipped};
 use crate::pipeline::config::{DEFAULT_N_HEADS, Input, LayerNormMode, Params, matrix_from_rows};
 use crate::pipeline::error::ConfigError;
 use crate::pipeline::knockout::{HeadKnockout, Knockout};
@@ -245,6 +245,11 @@ impl Request {
         self.model.as_ref().and_then(ModelChoice::layout)
     }
 
+    /// The shipped model this request asks for, if any.
+    pub fn shipped_model(&self) -> Option<Shipped> {
+        self.model.as_ref().and_then(ModelChoice::shipped)
+    }
+
     /// The trained model's run: the text, and the controls that act on it (mask, temperature,
     /// tiles). Settings the model fixes are refused, naming the first one given.
     pub fn trained_run(&self) -> Result<(String, ModelRun), RequestError> {
@@ -331,7 +336,8 @@ impl Request {
             field: "lesson",
             message: "unknown chapter; one of tokens, qkv, scaling, softmax, masks, positions, \
                       windows, multihead, gqa, cross, layernorm, stability, taming, complexity, \
-                      flash, kv-cache, streaming, circuits, variants, delta-rule, exercises",
+                      flash, kv-cache, streaming, circuits, variants, delta-rule, hybrids, \
+                      exercises",
         })?;
         let focus = self.focus.unwrap_or_default();
         let counted = |value: Option<usize>, field: &'static str| match value {
@@ -374,15 +380,15 @@ impl Request {
     /// LayerNorm, a second sentence), if any: for the model this request asks for (GPT-2's
     /// rules when it names none).
     pub fn fixed_by_model(&self) -> Option<&'static str> {
-        self.fixed_by(self.trained_layout().unwrap_or(Layout::Gpt2))
+        self.fixed_by(self.shipped_model().unwrap_or(Shipped::Gpt2))
     }
 
-    /// The first setting given here that a trained model of `layout` fixes, if any.
-    pub fn fixed_by(&self, layout: Layout) -> Option<&'static str> {
+    /// The first setting given here that the shipped model `model` fixes, if any.
+    pub fn fixed_by(&self, model: Shipped) -> Option<&'static str> {
         FIELDS
             .iter()
             .filter(|f| self.is_given(f.name))
-            .find(|f| f.fixed_by(&self.field_json(f.name), layout))
+            .find(|f| f.fixed_by(&self.field_json(f.name), model))
             .map(|f| f.name)
     }
 

@@ -5,8 +5,8 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::math::scoring::{Pairing, Position};
-use crate::models::Layout;
 use crate::models::generate::{GenerateSpec, Sampling};
+use crate::models::{Layout, Shipped};
 use crate::pipeline::error::ConfigError;
 
 /// Which engine should compute. `Auto` picks the faster one that is available.
@@ -172,6 +172,8 @@ pub enum ModelChoice {
     Trained,
     /// The Llama-layout model: RoPE, RMSNorm, SwiGLU, grouped-query attention.
     Llama,
+    /// Its twin with a sigmoid output gate on every head, trained alike (`"llama-gated"`).
+    LlamaGated,
     /// The hybrid model in Qwen3-Next's layout: three layers of linear attention (Gated
     /// DeltaNet) for each layer of gated full attention.
     Hybrid,
@@ -188,16 +190,14 @@ pub struct ModelFolder {
 }
 
 /// The names `"model"` takes.
-const MODEL_NAMES: &str = "\"random\", \"trained\" (or \"gpt2\"), \"llama\", \"hybrid\", or {\"path\": \"a Hugging Face model folder\"}";
+const MODEL_NAMES: &str = "\"random\", \"trained\" (or \"gpt2\"), \"llama\", \"llama-gated\", \"hybrid\", or {\"path\": \"a Hugging Face model folder\"}";
 
 impl Serialize for ModelChoice {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match self {
-            Self::Random => serializer.serialize_str("random"),
-            Self::Trained => serializer.serialize_str("trained"),
-            Self::Llama => serializer.serialize_str("llama"),
-            Self::Hybrid => serializer.serialize_str("hybrid"),
-            Self::Folder(folder) => folder.serialize(serializer),
+        match (self, self.shipped()) {
+            (Self::Folder(folder), _) => folder.serialize(serializer),
+            (_, Some(shipped)) => serializer.serialize_str(shipped.name()),
+            _ => serializer.serialize_str("random"),
         }
     }
 }
@@ -210,6 +210,7 @@ impl<'de> Deserialize<'de> for ModelChoice {
                 "random" => Ok(Self::Random),
                 "trained" | "gpt2" => Ok(Self::Trained),
                 "llama" => Ok(Self::Llama),
+                "llama-gated" => Ok(Self::LlamaGated),
                 "hybrid" => Ok(Self::Hybrid),
                 other => Err(D::Error::custom(format!(
                     "unknown model {other:?}; use {MODEL_NAMES}"
@@ -224,15 +225,21 @@ impl<'de> Deserialize<'de> for ModelChoice {
 }
 
 impl ModelChoice {
+    /// The shipped model it names; `None` for random weights and for a folder.
+    pub fn shipped(&self) -> Option<Shipped> {
+        match self {
+            Self::Random | Self::Folder(_) => None,
+            Self::Trained => Some(Shipped::Gpt2),
+            Self::Llama => Some(Shipped::Llama),
+            Self::LlamaGated => Some(Shipped::LlamaGated),
+            Self::Hybrid => Some(Shipped::Hybrid),
+        }
+    }
+
     /// The shipped model's layout; `None` for random weights and for a folder (whose layout its
     /// config.json says).
     pub fn layout(&self) -> Option<Layout> {
-        match self {
-            Self::Random | Self::Folder(_) => None,
-            Self::Trained => Some(Layout::Gpt2),
-            Self::Llama => Some(Layout::Llama),
-            Self::Hybrid => Some(Layout::Hybrid),
-        }
+        self.shipped().map(Shipped::layout)
     }
 
     /// The folder a request names, if it names one.

@@ -73,3 +73,67 @@ impl Layout {
         self != Self::Gpt2
     }
 }
+
+/// The models the lab trained and ships (`assets/<folder>`): a layout, and for Llama's twin an
+/// output gate on every head.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Shipped {
+    /// The small GPT-2 (`"trained"`, or `"gpt2"`).
+    Gpt2,
+    /// The Llama-layout model (`"llama"`).
+    Llama,
+    /// Its twin with a sigmoid gate on each head's output, trained alike (`"llama-gated"`): the
+    /// pair shows what the gate does to attention sinks.
+    LlamaGated,
+    /// The hybrid in Qwen3-Next's layout (`"hybrid"`).
+    Hybrid,
+}
+
+impl Shipped {
+    pub const ALL: [Shipped; 4] = [
+        Shipped::Gpt2,
+        Shipped::Llama,
+        Shipped::LlamaGated,
+        Shipped::Hybrid,
+    ];
+
+    /// The name a request gives it: `"trained"`, `"llama"`, `"llama-gated"` or `"hybrid"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::LlamaGated => "llama-gated",
+            _ => self.layout().name(),
+        }
+    }
+
+    pub fn layout(self) -> Layout {
+        match self {
+            Self::Gpt2 => Layout::Gpt2,
+            Self::Llama | Self::LlamaGated => Layout::Llama,
+            Self::Hybrid => Layout::Hybrid,
+        }
+    }
+
+    /// Whether each head's output passes a sigmoid gate (the hybrid's full layers, and Llama's
+    /// gated twin).
+    pub fn output_gate(self) -> bool {
+        matches!(self, Self::LlamaGated | Self::Hybrid)
+    }
+
+    /// The folder of `assets/` (and of the built site) its files are in.
+    pub fn folder(self) -> &'static str {
+        match self {
+            Self::LlamaGated => "llama-gated",
+            _ => self.layout().folder(),
+        }
+    }
+
+    /// The shipped model a model's configuration describes (by its layout and its gate).
+    pub fn of(layout: Layout, output_gate: bool) -> Self {
+        match layout {
+            Layout::Gpt2 => Self::Gpt2,
+            Layout::Llama if output_gate => Self::LlamaGated,
+            Layout::Llama => Self::Llama,
+            Layout::Hybrid => Self::Hybrid,
+        }
+    }
+}

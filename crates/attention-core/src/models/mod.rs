@@ -33,6 +33,7 @@ pub mod parts;
 pub mod qwen3_next;
 pub mod remote;
 pub mod sampling;
+pub mod sinks;
 pub mod stored;
 pub mod stream;
 pub mod tensors;
@@ -41,7 +42,7 @@ pub mod tokenizer;
 
 pub use config::ModelConfig;
 pub use forward::{Forward, ForwardLayer, ModelRun};
-pub use layout::Layout;
+pub use layout::{Layout, Shipped};
 pub use model::{Mlp, Model};
 pub use parts::{Block, Parts};
 pub use sampling::{Prediction, sample_next, top_k};

@@ -102,7 +102,8 @@ pub struct Model {
     /// [`crate::models::text::UNK`]), a Hugging Face tokenizer's pieces.
     pub vocab: Vec<String>,
     pub tokenizer: Tokenizer,
-    /// What requests and the JSON call it: `"trained"`, `"llama"`, `"hybrid"`, or a folder's name.
+    /// What requests and the JSON call it: `"trained"`, `"llama"`, `"llama-gated"`, `"hybrid"`, or
+    /// a folder's name.
     pub name: String,
     /// [vocab_size, d_model], in its file's number type (as the MLPs and the LM head:
     /// [`Stored`]).
@@ -172,7 +173,9 @@ impl Model {
         Self {
             config,
             tokenizer: Tokenizer::chars(&vocab),
-            name: config.layout.name().to_string(),
+            name: crate::models::Shipped::of(config.layout, config.output_gate)
+                .name()
+                .to_string(),
             vocab,
             token_embedding: parts.token_embedding,
             position_embedding: parts.position_embedding,

@@ -25,11 +25,12 @@ pub enum Chapter {
     Circuits,
     Variants,
     DeltaRule,
+    Hybrids,
     Exercises,
 }
 
 impl Chapter {
-    pub const ALL: [Chapter; 21] = [
+    pub const ALL: [Chapter; 22] = [
         Self::Tokens,
         Self::Qkv,
         Self::Scaling,
@@ -50,6 +51,7 @@ impl Chapter {
         Self::Circuits,
         Self::Variants,
         Self::DeltaRule,
+        Self::Hybrids,
         Self::Exercises,
     ];
 
@@ -75,6 +77,7 @@ impl Chapter {
             Self::Circuits => "circuits",
             Self::Variants => "variants",
             Self::DeltaRule => "delta-rule",
+            Self::Hybrids => "hybrids",
             Self::Exercises => "exercises",
         }
     }

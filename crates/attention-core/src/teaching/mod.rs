@@ -21,6 +21,7 @@ mod cross;
 mod delta_rule;
 mod flash;
 mod gqa;
+mod hybrids;
 mod kv_cache;
 mod layernorm;
 pub mod linear;
@@ -47,6 +48,7 @@ pub use cross::*;
 pub use delta_rule::*;
 pub use flash::*;
 pub use gqa::*;
+pub use hybrids::*;
 pub use kv_cache::*;
 pub use layernorm::*;
 pub use masks::*;
@@ -88,6 +90,7 @@ pub enum Experiment {
     Circuits(Option<CircuitsExperiment>),
     Variants(VariantsExperiment),
     DeltaRule(DeltaRuleExperiment),
+    Hybrids(HybridsExperiment),
     Exercises,
 }
 
@@ -115,6 +118,7 @@ pub fn experiment(chapter: Chapter, trace: &Trace, focus: &Focus) -> Experiment 
         Chapter::Circuits => Experiment::Circuits(None),
         Chapter::Variants => Experiment::Variants(variants::run(trace, focus)),
         Chapter::DeltaRule => Experiment::DeltaRule(delta_rule::run(trace, focus)),
+        Chapter::Hybrids => Experiment::Hybrids(hybrids::run(trace)),
         Chapter::Exercises => Experiment::Exercises,
     }
 }

@@ -1,6 +1,6 @@
-//! Which weights attention runs with: seeded random draws of any shape, or one of the three
-//! trained models (GPT-2 layout, Llama layout, Qwen3-Next's hybrid); what the model is, and
-//! whether it is loaded.
+//! Which weights attention runs with: seeded random draws of any shape, or one of the four
+//! trained models (GPT-2 layout, Llama layout and its gated twin, Qwen3-Next's hybrid), or the
+//! user's own; what the model is, and whether it is loaded.
 
 use leptos::prelude::*;
 
@@ -13,7 +13,7 @@ use crate::ui::logic::format::group_digits;
 use crate::ui::state::Lab;
 use crate::ui::state::model::{ModelKey, ModelStatus};
 use attention_core::api::{MaskRequest, ModelChoice, ModelFolder};
-use attention_core::models::Layout;
+use attention_core::models::{Layout, Shipped};
 
 #[component]
 pub fn ModelControl() -> impl IntoView {
@@ -54,11 +54,11 @@ pub fn ModelControl() -> impl IntoView {
     // rebuild the model's paragraphs (their layout was a typed character's frame's work).
     let key = Memo::new(move |_| lab.request.with(ModelKey::of));
     let key = move || key.get();
-    let layout = Memo::new(move |_| match key() {
-        Some(ModelKey::Shipped(layout)) => Some(layout),
+    let shipped = Memo::new(move |_| match key() {
+        Some(ModelKey::Shipped(shipped)) => Some(shipped),
         _ => None,
     });
-    let layout = move || layout.get();
+    let shipped = move || shipped.get();
     let status = move || match lab.model_status.get() {
         ModelStatus::Idle => String::new(),
         // The other model still in place while this one loads.
@@ -131,10 +131,11 @@ pub fn ModelControl() -> impl IntoView {
         }>
             <div class="model-about" data-testid="model-about">
                 {move || {
-                    let about = match (key(), layout()) {
+                    let about = match (key(), shipped()) {
                         (Some(ModelKey::Folder(_)), _) => &lab.lang.get().text().own_model.about[..],
-                        (_, Some(Layout::Llama)) => &texts().llama_about[..],
-                        (_, Some(Layout::Hybrid)) => &texts().hybrid_about[..],
+                        (_, Some(Shipped::Llama)) => &texts().llama_about[..],
+                        (_, Some(Shipped::LlamaGated)) => &texts().gated_about[..],
+                        (_, Some(Shipped::Hybrid)) => &texts().hybrid_about[..],
                         _ => &texts().about[..],
                     };
                     about.iter().map(|p| view! { <p class="help block">{*p}</p> }).collect_view()

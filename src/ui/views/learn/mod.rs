@@ -70,6 +70,7 @@ fn lab_views(chapter: Chapter) -> &'static [LabView] {
         Chapter::Circuits => &[Card(Stage::Weights), Model],
         Chapter::Variants => &[Card(Stage::Weights)],
         Chapter::DeltaRule => &[Linear],
+        Chapter::Hybrids => &[],
         Chapter::Exercises => &[],
     }
 }
@@ -87,6 +88,7 @@ fn lab_section(chapter: Chapter) -> &'static str {
         Chapter::Multihead => "all-heads",
         Chapter::Complexity | Chapter::Flash => "flash",
         Chapter::DeltaRule => "linear",
+        Chapter::Hybrids => "stream",
         Chapter::Exercises => "tokens",
     }
 }

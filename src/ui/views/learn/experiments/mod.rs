@@ -12,6 +12,7 @@ mod cross;
 mod delta_rule;
 mod flash;
 mod gqa;
+mod hybrids;
 mod kv_cache;
 mod layernorm;
 mod masks;
@@ -40,11 +41,15 @@ pub fn current(lab: Lab, chapter: Chapter) -> Memo<Option<Experiment>> {
             shift: lab.lesson_shift.get(),
         };
         // A summarised trace (a long input) keeps no weights to experiment on; a hybrid's
-        // linear layer has none but for the delta-rule chapter.
+        // linear layer has none but for the delta-rule chapter (and the hybrids chapter reads
+        // its shape alone).
         lab.shown.with(|t| {
             t.as_ref()
                 .filter(|t| !t.0.is_summarised())
-                .filter(|t| chapter == Chapter::DeltaRule || t.0.config.linear().is_none())
+                .filter(|t| {
+                    matches!(chapter, Chapter::DeltaRule | Chapter::Hybrids)
+                        || t.0.config.linear().is_none()
+                })
                 .map(|t| experiment(chapter, &t.0, &focus))
         })
     })
@@ -62,7 +67,11 @@ pub fn view(lab: Lab, chapter: Chapter) -> AnyView {
         let linear = lab
             .shown
             .with(|t| t.as_ref().is_some_and(|t| t.0.config.linear().is_some()));
-        (linear && chapter != Chapter::DeltaRule && chapter != Chapter::Circuits).then(|| {
+        let own = matches!(
+            chapter,
+            Chapter::DeltaRule | Chapter::Circuits | Chapter::Hybrids
+        );
+        (linear && !own).then(|| {
             view! { <p class="note" data-testid="lesson-linear-layer">{(lab.lang.get().text().learn.delta.linear_layer)(lab.layer.get() + 1)}</p> }
         })
     };
@@ -92,6 +101,7 @@ fn chapter_view(lab: Lab, chapter: Chapter) -> AnyView {
         Chapter::Circuits => circuits::view(lab).into_any(),
         Chapter::Variants => variants::view(lab, e).into_any(),
         Chapter::DeltaRule => delta_rule::view(lab, e).into_any(),
+        Chapter::Hybrids => hybrids::view(lab, e).into_any(),
         Chapter::Exercises => ().into_any(),
     }
 }

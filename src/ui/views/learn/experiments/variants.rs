@@ -48,6 +48,13 @@ pub(super) fn view(lab: Lab, e: Memo<Option<Experiment>>) -> impl IntoView {
                 on:click=move |_| lab.lesson.set(Some(Chapter::DeltaRule))>
                 {format!("{} — {}", x.go_to, lab.lang.get_untracked().text().learn.chapters[Chapter::DeltaRule.index()].title)}
             </button>
+            <button type="button" class="table-toggle" data-testid="variants-hybrids"
+                on:click=move |_| lab.lesson.set(Some(Chapter::Hybrids))>
+                {move || {
+                    let learn = lab.lang.get().text().learn;
+                    format!("{} — {}", learn.x.go_to, learn.chapters[Chapter::Hybrids.index()].title)
+                }}
+            </button>
         }
         .into_any()
     }
