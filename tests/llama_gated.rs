@@ -1,5 +1,5 @@
-//! The Llama model's twin shipped in assets/llama-gated: the same layout, size, text and steps,
-//! with a sigmoid gate σ(x·W_g) on each head's output (Qiu et al., 2025), stored as
+//! The Llama model's twin shipped in assets/llama-gated: the same layout, size, text and
+//! characters, with a sigmoid gate σ(x·W_g) on each head's output (Qiu et al., 2025), stored as
 //! `self_attn.g_proj.weight` beside Hugging Face's Llama tensors. The lab's forward pass
 //! reproduces the logits and attention weights the training framework (JAX) computed, within
 //! 10⁻⁴; requests name it `"llama-gated"`, and its gate is its own. Natively and in the browser.
@@ -61,7 +61,8 @@ fn the_twin_is_the_llama_layout_with_a_gate_on_every_head() {
         Shipped::LlamaGated
     );
     assert!(shape.context >= 256, "context {}", shape.context);
-    // Twins: the Llama model's shape, vocabulary and context, and one tensor more per layer.
+    // Twins: the Llama model's shape and vocabulary (its context may be longer: the twins train
+    // on 512-character windows), and one tensor more per layer.
     let twin: Value = serde_json::from_str(TWIN_CONFIG).unwrap();
     for key in [
         "hidden_size",
@@ -149,11 +150,12 @@ fn requests_name_the_twin_and_its_gate_is_its_own() {
 }
 
 /// The twins' sink measures on the page's sample text with the Streaming section's defaults
-/// (a window of 64, 4 sink tokens), as each model card states them (`sinks.json` beside the
+/// (a window of 64, 4 sink tokens), the shares and activations over the shorter twin's context
+/// (as the page compares them), as each model card states them (`sinks.json` beside the
 /// weights, which tools/train/model_card.py reads): rewritten with UPDATE_EXPECT=1.
 #[test]
 fn the_twins_sink_measures_are_the_ones_their_cards_state() {
-    use attention_core::models::sinks::{SINK_SHARE, sink_report};
+    use attention_core::models::sinks::{SINK_SHARE, sink_report_over};
     use attention_core::models::stream::{SAMPLE_TEXT, StreamSpec};
     let spec = StreamSpec {
         window: 64,
@@ -165,6 +167,7 @@ fn the_twins_sink_measures_are_the_ones_their_cards_state() {
         TWIN_VOCAB,
     )
     .unwrap();
+    let span = llama.config.context.min(model().config.context);
     for (model, folder, stated) in [
         (llama, "llama", include_str!("../assets/llama/sinks.json")),
         (
@@ -173,12 +176,14 @@ fn the_twins_sink_measures_are_the_ones_their_cards_state() {
             include_str!("../assets/llama-gated/sinks.json"),
         ),
     ] {
-        let r = sink_report(&model, SAMPLE_TEXT, spec).unwrap();
+        let r = sink_report_over(&model, SAMPLE_TEXT, spec, span).unwrap();
         let strongest = r.strongest();
         let measured = json!({
             "text": "the Streaming section's sample text (attention_core::models::stream::SAMPLE_TEXT)",
             "window": spec.window,
             "sink_tokens": spec.sink_tokens,
+            "share_tokens": span,
+            "context": model.config.context,
             "with_sinks": r.with_sinks,
             "without_sinks": r.without_sinks,
             "drop_cost": r.drop_cost(),

@@ -117,6 +117,16 @@ state('generation after a run', async (page) => {
   await page.click('[data-testid=generate]');
   await page.waitForFunction(() => document.querySelector('[data-testid=generate-scrub]'), null, { timeout: 60000 });
 });
+// The Llama twins compared (the table, the verdict, what was tried), in the hybrids chapter in
+// Chinese on a dark phone, and in the lab's Streaming section.
+const twins = (query) => async (page) => {
+  await chapter(query)(page);
+  await page.locator('[data-testid=stream-twins-run]').scrollIntoViewIfNeeded();
+  await page.click('[data-testid=stream-twins-run]');
+  await page.waitForSelector('[data-testid=stream-twins-table]', { timeout: 120000 });
+};
+state('the twins compared, hybrids chapter, Chinese, dark phone', twins('lang=zh&lesson=hybrids'), { viewport: { width: 390, height: 844 }, dark: true });
+state('the twins compared, Llama + gate', twins('lang=en&model=llama-gated'));
 state('streaming after a run', async (page) => {
   await at('lang=zh&model=llama&sentence=the%20cat%20sat')(page);
   await page.locator('[data-testid=stream-run]').scrollIntoViewIfNeeded();

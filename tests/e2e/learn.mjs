@@ -92,7 +92,7 @@ test('answers stay in this browser across a reload', async () => {
   await nextFrames(page);
   assert.match(await page.textContent('[data-testid=verdict]'), /^Right\./);
   assert.equal(await page.locator('[data-testid=experiment-open]').count(), 1);
-  assert.match(await page.textContent('[data-testid=lesson-score]'), /^1 of 20/);
+  assert.match(await page.textContent('[data-testid=lesson-score]'), /^1 of 21/);
   const stored = await page.evaluate(() => localStorage.getItem('attention-lab.learn.v1'));
   assert.deepEqual(JSON.parse(stored).answers, { gqa: 2 });
 });
@@ -162,7 +162,7 @@ test('the hybrids chapter: memory for four mixes of layers, and the Llama twins 
   // Four layers of 4 heads (2 K/V heads) of d_k = 16: three states of 4 · 16 · 16 floats against
   // 3 · 2 · 32 floats a token saved: 12,288 bytes paid for by 768 a token, below from token 17 on.
   const result = await page.textContent('[data-testid=lesson-result]');
-  const m = /from (\d+) tokens on; at 65,536 tokens it holds ([\d,]+) bytes against ([\d,]+)\./.exec(result);
+  const m = /from (\d+) tokens on \(the marked line\); at 65,536 tokens it holds ([\d,]+) bytes against ([\d,]+)\./.exec(result);
   assert.ok(m, result);
   assert.equal(Number(m[1]), 17);
   const [hybrid, softmax] = [m[2], m[3]].map((s) => Number(s.replaceAll(',', '')));

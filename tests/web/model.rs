@@ -321,7 +321,7 @@ async fn the_llama_model_runs_beside_the_gpt2_one() {
 /// Streaming section reads one text through both, the numbers the core's sink measures.
 #[wasm_bindgen_test]
 async fn the_llama_twins_are_compared_in_the_streaming_section() {
-    use attention_core::models::sinks::sink_report;
+    use attention_core::models::sinks::sink_report_over;
     use attention_core::models::stream::StreamSpec;
     let load =
         |bytes: &[u8], config: &str, vocab: &str| Model::from_files(bytes, config, vocab).unwrap();
@@ -340,9 +340,10 @@ async fn the_llama_twins_are_compared_in_the_streaming_section() {
         window: 16,
         sink_tokens: 4,
     };
+    let span = llama.config.context.min(gated.config.context);
     let expected = (
-        sink_report(&llama, &text, spec).unwrap(),
-        sink_report(&gated, &text, spec).unwrap(),
+        sink_report_over(&llama, &text, spec, span).unwrap(),
+        sink_report_over(&gated, &text, spec, span).unwrap(),
     );
     model_files::provide(llama);
     model_files::provide(gated);

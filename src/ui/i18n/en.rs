@@ -309,9 +309,10 @@ pub static TEXT: Text = Text {
             "It was trained with a causal mask, looking only backwards; the temperature and the other masks act on every layer as they do on the GPT-2 model.",
             "Its layer-2 heads copy a random string of Chinese characters typed twice (the best head puts 0.89 of its weight on what followed the earlier occurrence), but not a random string of Latin letters and digits (0.17): type one of each twice and compare. The GPT-2 model copies both.",
         ],
+        gated_ready: " Each head's output passes a sigmoid gate σ(x·W_g) before W_O.",
         gated_about: [
-            "The Llama model's twin: the same layout, text and characters, with one change. Each head's output is multiplied, number by number, by a gate σ(x·W_g) between 0 and 1 that the character's own input sets, before the heads are joined and W_O mixes them (Qiu et al., 2025; the full-attention layers of Qwen3-Next do the same).",
-            "Why a gate: a softmax row must sum to 1, so a head with nothing worth reading still has to put its weight somewhere. Large models learn to park it on the first token, an attention sink, and grow huge activations there to make that token easy to find. A gate lets a head output nothing by closing instead, and its authors report that the sinks disappear.",
+            "The Llama layout with one addition, trained here on the same text and characters as the Llama model: each head's output is multiplied, number by number, by a gate σ(x·W_g) between 0 and 1 that the character's own input sets, before the heads are joined and W_O mixes them (Qiu et al., 2025; the full-attention layers of Qwen3-Next do the same).",
+            "Why a gate: a softmax row must sum to 1, so a head with nothing worth reading still has to put its weight somewhere. Large models learn to park it on the first token, an attention sink, and huge activations in the residual stream often come with it. A gate lets a head output nothing by closing instead, and its authors report that the sinks disappear.",
             "Compare the twins in the Streaming section: the share of attention each head puts on the first character, the largest number in the residual stream, and what dropping the first characters from a rolling cache costs each of them.",
         ],
         hybrid_ready: |layers, linear, heads, kv_heads, width, parameters| {
@@ -364,7 +365,7 @@ pub static TEXT: Text = Text {
         generate: GenerateTexts {
             title: "Generate with a KV cache",
             help: "The model writes one character at a time. A character's keys and values depend only on the text up to it, and that text never changes, so each layer keeps them: the cache. A new character then computes only its own row, whose query reads every cached key. Without the cache, the whole text runs again for every character.",
-            need_model: "Choose a trained model (GPT-2 layout, Llama layout, hybrid or your own) above to generate.",
+            need_model: "Choose a trained model (GPT-2 layout, Llama layout, Llama + gate, hybrid or your own) above to generate.",
             steps: "characters",
             cache: "KV cache",
             play: "Play",
@@ -441,7 +442,7 @@ pub static TEXT: Text = Text {
             title: "Streaming past the context, and attention sinks",
             help: "A model reads at most its context. A streaming server keeps going with a rolling cache: the last characters (the window) and, as StreamingLLM proposed, the first few (sink tokens), because many large models pour spare attention onto the first token and break when it is evicted. Positions are counted inside the cache, so RoPE never sees one it was not trained on. Here the Llama model reads a text longer than its context three ways.",
             learned_positions: "GPT-2's learned positions are added to its input before K and V are computed, so its cached entries cannot move to new positions. Choose the Llama layout to stream.",
-            need_model: "Choose the Llama-layout model above to stream.",
+            need_model: "Choose the Llama-layout model (or its twin with the gate) above to stream.",
             own_model: "A model folder of your own is streamed in its worker, and this one has none here (the worker could not start in this browser, or another folder has it now: open this folder again to give it back); on the page's thread each reading (a step of the model for every token of the text, and a forward pass for every position of the recompute) would stop the page for as long. The command line reads your folder this way: give it {\"model\": {\"path\": …}, \"stream_eval\": {\"text\": …, \"window\": 64, \"sink_tokens\": 4}}.",
             own_loading: "Your model is still being read; it can stream once it is ready. Press “Read it” again then.",
             reading: |phase, done, all| match phase {

@@ -69,8 +69,8 @@ pub struct HybridsLessonTexts {
     /// one, all linear.
     pub chart: [&'static str; 7],
     /// (the 3 : 1 stack's crossover in tokens, its bytes at the longest length, the all-softmax
-    /// stack's, the longest length, query heads, K/V heads, d_k)
-    pub crossover: fn(usize, &str, &str, &str, usize, usize, usize) -> String,
+    /// stack's, the longest length, query heads, K/V heads, d_k, d_v)
+    pub crossover: fn(&str, &str, &str, &str, usize, usize, usize, usize) -> String,
 }
 
 /// What knocking the previous-token head out did, as the circuits chapter says it.

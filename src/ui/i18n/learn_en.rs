@@ -309,8 +309,8 @@ pub const LEARN: LearnTexts = LearnTexts {
             body: &[
                 "Why keep any softmax layer, when linear attention costs the same per token however long the text? Because a state of fixed size forgets: the delta-rule chapter showed recall breaking once the pairs outnumber the state's key directions. A softmax layer's cache forgets nothing; it only grows.",
                 "So 2025's open models mix the two kinds. Qwen3-Next, Qwen3.5 and Kimi Linear repeat a group of three linear-attention layers and one full-attention layer: the three carry a running summary at a fixed cost, and the one in four can still look up any earlier token exactly. Their memory has a fixed part, the states, and a part that grows a quarter as fast as an all-softmax model's.",
-                "Their full-attention heads also pass each output through a gate σ(x·W_g) before W_O. A softmax row must sum to 1, so a head with nothing worth reading still parks its weight somewhere, usually on the first token: an attention sink, marked by a huge activation there. With a gate a head can close instead. Qiu et al. (2025) report that the sinks and those activations disappear.",
-                "The lab trained a pair to see it for itself: the Llama model, and its twin with the gate on every head. Below, both read one text through the same rolling cache, and the three signs of a sink stand side by side.",
+                "Qwen3-Next's full-attention heads also pass each output through a gate σ(x·W_g) before W_O. A softmax row must sum to 1, so a head with nothing worth reading still parks its weight somewhere, usually on the first token: an attention sink, often marked by a huge activation. With a gate a head can close instead. Qiu et al. (2025) report that the sinks disappear and the huge activations shrink.",
+                "The lab trains a pair to see it for itself: the Llama model, and its twin with the gate on every head. Below, both read the Streaming section's sample text through the same rolling cache, and the three signs of a sink stand side by side, with what was tried.",
             ],
             try_this: "Change d_k and the K/V heads in the controls and watch where the 3 : 1 stack passes below the all-softmax one. Then press “Compare the twins” and read the three signs of a sink for each model.",
             question: "A 3 : 1 hybrid and an all-softmax model with the same heads each read 65 536 tokens. About how much memory does the hybrid hold, compared with the all-softmax model?",
@@ -771,9 +771,9 @@ pub const LEARN: LearnTexts = LearnTexts {
             "three to one (3 : 1)",
             "all linear (4 : 0)",
         ],
-        crossover: |crossover, hybrid, softmax, longest, heads, kv_heads, d_k| {
+        crossover: |crossover, hybrid, softmax, longest, heads, kv_heads, d_k, d_v| {
             format!(
-                "For four layers of your heads ({heads} query heads, {kv_heads} K/V heads, d_k = {d_k}), the 3 : 1 stack holds less than the all-softmax one from {crossover} tokens on; at {longest} tokens it holds {hybrid} bytes against {softmax}."
+                "For four layers of your heads ({heads} query heads, {kv_heads} K/V heads, d_k = {d_k}, d_v = {d_v}), the 3 : 1 stack holds less than the all-softmax one from {crossover} tokens on (the marked line); at {longest} tokens it holds {hybrid} bytes against {softmax}."
             )
         },
     },

@@ -286,6 +286,8 @@ pub struct ModelTexts {
     pub about: [&'static str; 4],
     /// What the Llama model is and how its layout differs.
     pub llama_about: [&'static str; 5],
+    /// Said after `llama_ready` of the gated twin.
+    pub gated_ready: &'static str,
     /// Llama's gated twin: what the gate is, and what it did to the sink.
     pub gated_about: [&'static str; 3],
     /// The hybrid: layers, of them linear, query heads, K/V heads, width, parameters.

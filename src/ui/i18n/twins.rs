@@ -1,18 +1,21 @@
-//! The words of the Llama twins' comparison in the Streaming section: the same model trained
-//! alike with and without an output gate, read through the same rolling cache.
+//! The words of the Llama twins' comparison in the Streaming section: the Llama model and the
+//! same layout with an output gate on every head, read through the same rolling cache.
 
 use attention_core::models::sinks::TwinVerdict;
 
 pub struct TwinTexts {
     pub title: &'static str,
     pub help: &'static str,
+    /// The help in the hybrids chapter, where no text is shown: what the twins read there.
+    pub lesson_help: &'static str,
     pub run: &'static str,
     /// While the other twin's files come.
     pub loading: &'static str,
     /// The other twin could not be fetched: (the reason).
     pub failed: fn(&str) -> String,
-    /// The table's caption, and its column heads: the measure, each twin.
-    pub caption: &'static str,
+    /// The table's caption: (the characters the shares and activations are read over), and its
+    /// column heads: the measure, each twin.
+    pub caption: fn(usize) -> String,
     pub columns: [&'static str; 3],
     /// Row heads: the strongest head's share, the largest activation, the mean loss with the
     /// sink tokens (sink tokens), without them, what dropping them costs.
@@ -36,12 +39,17 @@ pub struct TwinTexts {
 
 pub const EN: TwinTexts = TwinTexts {
     title: "The twins: does the output gate remove the sink?",
-    help: "The Llama model and its twin were trained alike on the same text, with one difference: the twin multiplies each head's output by a sigmoid gate. Read the text above through both, with the same window and sink tokens, and compare the three signs of a sink.",
+    help: "The Llama model and its twin, which multiplies each head's output by a sigmoid gate, trained here on the same text and characters. Both read the text of this section with the same window and sink tokens; compare the three signs of a sink, and read below the table how alike their training was.",
+    lesson_help: "The Llama model and its twin, which multiplies each head's output by a sigmoid gate, trained here on the same text and characters. Both read the Streaming section's sample passage (956 characters) through a rolling cache of the last 64 characters, with and without the first 4 kept; compare the three signs of a sink, and read below the table how alike their training was.",
     run: "Compare the twins",
-    loading: "Fetching the other twin (4 MB, from this site)…",
-    failed: |why| format!("The other twin could not be loaded: {why}"),
-    caption: "The same text, window and sink tokens, read by both twins",
-    columns: ["", "Llama", "Llama + gate"],
+    loading: "Fetching the twins' files (4 MB each, from this site) and reading the text through both…",
+    failed: |why| format!("A twin could not be loaded: {why}"),
+    caption: |span| {
+        format!(
+            "The same text, window and sink tokens, read by both twins (shares and activations over the first {span} characters)"
+        )
+    },
+    columns: ["Measure", "Llama", "Llama + gate"],
     share_row: "Strongest head's share on the first character",
     activation_row: "Largest |value| in the residual stream",
     with_row: |sinks| format!("Mean loss, keeping {sinks} sink tokens (nats)"),
@@ -85,12 +93,17 @@ pub const EN: TwinTexts = TwinTexts {
 
 pub const ZH: TwinTexts = TwinTexts {
     title: "孪生模型：输出门能去掉汇聚点吗？",
-    help: "Llama 模型和它的孪生模型在同一份文本上用同样的方式训练，只有一处不同：孪生模型把每个头的输出乘上一个 sigmoid 门。用同样的窗口和汇聚词元，让两个模型都读一遍上面的文本，比较汇聚点的三个迹象。",
+    help: "Llama 模型和它的孪生模型都在这里用同一份文本和字符表训练，孪生模型把每个头的输出乘上一个 sigmoid 门。两者用同样的窗口和汇聚词元读这一节的文本；比较汇聚点的三个迹象，并看表格下方说明两者的训练有多相同。",
+    lesson_help: "Llama 模型和它的孪生模型都在这里用同一份文本和字符表训练，孪生模型把每个头的输出乘上一个 sigmoid 门。两者都读“流式”一节的示例段落（956 个字符），滚动缓存保留最近 64 个字符，并分别保留或不保留开头 4 个字符；比较汇聚点的三个迹象，并看表格下方说明两者的训练有多相同。",
     run: "比较孪生模型",
-    loading: "正在获取另一个孪生模型（4 MB，来自本站）……",
-    failed: |why| format!("另一个孪生模型无法加载：{why}"),
-    caption: "同一段文本、同样的窗口和汇聚词元，两个孪生模型各读一遍",
-    columns: ["", "Llama", "Llama＋门控"],
+    loading: "正在获取孪生模型的文件（每个 4 MB，来自本站），并让两者各读一遍文本……",
+    failed: |why| format!("有一个孪生模型无法加载：{why}"),
+    caption: |span| {
+        format!(
+            "同一段文本、同样的窗口和汇聚词元，两个孪生模型各读一遍（份额和激活值取前 {span} 个字符）"
+        )
+    },
+    columns: ["度量", "Llama", "Llama＋门控"],
     share_row: "最偏向第一个字符的头给它的份额",
     activation_row: "残差流中最大的 |数值|",
     with_row: |sinks| format!("平均损失，保留 {sinks} 个汇聚词元（nats）"),

@@ -1,6 +1,6 @@
-//! The Llama twins side by side in the Streaming section: the Llama model and its twin trained
-//! alike with a sigmoid gate on each head's output, reading the section's text through the
-//! same rolling cache. Three signs of an attention sink for each (the strongest head's share on
+//! The Llama twins side by side in the Streaming section: the Llama model and its twin with a
+//! sigmoid gate on each head's output, reading the section's text through the same rolling
+//! cache, their shares and activations over the same characters (the shorter context). Three signs of an attention sink for each (the strongest head's share on
 //! the first character, the largest activation, what dropping the sink tokens costs) and what
 //! they say together (`attention_core::models::sinks`). The twin not in use is fetched once,
 //! when asked for, without changing the page's model.
@@ -11,15 +11,28 @@ use crate::ui::bridge::model_files;
 use crate::ui::i18n::model_errors::ModelProblem;
 use crate::ui::state::Lab;
 use attention_core::models::Shipped;
-use attention_core::models::sinks::{SINK_SHARE, SinkReport, sink_report, twin_verdict};
+use attention_core::models::sinks::{SINK_SHARE, SinkReport, sink_report_over, twin_verdict};
 use attention_core::models::stream::{StreamError, StreamSpec};
 
-/// Both twins' measures, and each one's context.
+/// Both twins' measures, each one's context, the characters the shares were read over, and the
+/// sink tokens kept.
 #[derive(Clone, PartialEq)]
 struct Compared {
     ungated: SinkReport,
     gated: SinkReport,
     contexts: (usize, usize),
+    span: usize,
+    sinks: usize,
+}
+
+/// Lets the page draw (the "Loading" line) before a long computation on its thread.
+async fn pause() {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        if let Some(window) = web_sys::window() {
+            let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0);
+        }
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
 }
 
 #[derive(Clone, PartialEq)]
@@ -48,13 +61,16 @@ pub fn StreamTwins(
     text: RwSignal<String>,
     window: RwSignal<usize>,
     sinks: RwSignal<usize>,
+    /// In the hybrids chapter, where the text and the cache are not shown.
+    #[prop(optional)]
+    lesson: bool,
 ) -> impl IntoView {
     let lab = expect_context::<Lab>();
     let texts = move || lab.lang.get().text().twins;
     let state = RwSignal::new(State::Idle);
     let read_with = RwSignal::new(None::<(String, usize, usize)>);
     let stale = move || {
-        matches!(state.get(), State::Done(_))
+        state.with(|s| matches!(s, State::Done(_)))
             && read_with.with(|r| {
                 r.as_ref().is_some_and(|(t, w, k)| {
                     text.with(|now| now != t) || window.get() != *w || sinks.get() != *k
@@ -79,13 +95,22 @@ pub fn StreamTwins(
                     return;
                 }
             };
-            let measured = sink_report(&ungated, &text, spec)
-                .and_then(|u| sink_report(&gated, &text, spec).map(|g| (u, g)));
+            // Each reading stops the page for a moment: draw "Loading" first, and stop if the
+            // view has gone meanwhile.
+            pause().await;
+            if state.try_with_untracked(|_| ()).is_none() {
+                return;
+            }
+            let span = ungated.config.context.min(gated.config.context);
+            let measured = sink_report_over(&ungated, &text, spec, span)
+                .and_then(|u| sink_report_over(&gated, &text, spec, span).map(|g| (u, g)));
             state.try_set(match measured {
                 Ok((u, g)) => State::Done(Box::new(Compared {
                     ungated: u,
                     gated: g,
                     contexts: (ungated.config.context, gated.config.context),
+                    span,
+                    sinks: spec.sink_tokens,
                 })),
                 Err(e) => State::Problem(e),
             });
@@ -115,7 +140,7 @@ pub fn StreamTwins(
                 activation(&c.gated),
             ),
             (
-                (t.with_row)(read_with.with_untracked(|r| r.as_ref().map_or(0, |r| r.2))),
+                (t.with_row)(c.sinks),
                 loss(c.ungated.with_sinks),
                 loss(c.gated.with_sinks),
             ),
@@ -132,7 +157,7 @@ pub fn StreamTwins(
         ];
         view! {
             <table class="share-table twins-table" data-testid="stream-twins-table">
-                <caption>{t.caption}</caption>
+                <caption>{(t.caption)(c.span)}</caption>
                 <thead><tr>
                     {t.columns.iter().map(|c| view! { <th scope="col">{*c}</th> }).collect_view()}
                 </tr></thead>
@@ -148,7 +173,7 @@ pub fn StreamTwins(
         match state.get() {
         State::Idle => None,
         State::Loading => Some(
-            view! { <p class="help block" role="status" data-testid="stream-twins-loading">{texts().loading}</p> }
+            view! { <p class="help block" data-testid="stream-twins-loading">{texts().loading}</p> }
                 .into_any(),
         ),
         State::Failed(why) => Some(
@@ -183,13 +208,14 @@ pub fn StreamTwins(
     view! {
         <div class="stream-twins" data-testid="stream-twins">
             <h3>{move || texts().title}</h3>
-            <p class="help block">{move || texts().help}</p>
+            <p class="help block">{move || if lesson { texts().lesson_help } else { texts().help }}</p>
             <button type="button" class="button" data-testid="stream-twins-run" on:click=compare
-                disabled=move || state.get() == State::Loading>{move || texts().run}</button>
+                disabled=move || state.with(|s| *s == State::Loading)>{move || texts().run}</button>
             <Show when=stale>
                 <p class="note" role="status" data-testid="stream-twins-stale">{move || texts().stale}</p>
             </Show>
-            {outcome}
+            // One live region, there from the start: what came of the comparison is announced.
+            <div aria-live="polite">{outcome}</div>
         </div>
     }
 }

@@ -231,7 +231,8 @@ pub fn stream_eval_json(model: &Model, request: &Request) -> Result<Value, Strin
 fn sink_json(report: &crate::models::sinks::SinkReport) -> Value {
     let strongest = report.strongest();
     json!({
-        "strongest_head": {"layer": strongest.layer, "head": strongest.head, "share": strongest.share},
+        // Layers and heads from 1, as the page and the cards count them.
+        "strongest_head": {"layer": strongest.layer + 1, "head": strongest.head + 1, "share": strongest.share},
         "has_sink": report.has_sink(),
         "threshold": crate::models::sinks::SINK_SHARE,
         "drop_cost": report.drop_cost(),

@@ -172,7 +172,7 @@ pub enum ModelChoice {
     Trained,
     /// The Llama-layout model: RoPE, RMSNorm, SwiGLU, grouped-query attention.
     Llama,
-    /// Its twin with a sigmoid output gate on every head, trained alike (`"llama-gated"`).
+    /// Its twin with a sigmoid output gate on every head, trained on the same text (`"llama-gated"`).
     LlamaGated,
     /// The hybrid model in Qwen3-Next's layout: three layers of linear attention (Gated
     /// DeltaNet) for each layer of gated full attention.

@@ -82,7 +82,7 @@ pub enum Shipped {
     Gpt2,
     /// The Llama-layout model (`"llama"`).
     Llama,
-    /// Its twin with a sigmoid gate on each head's output, trained alike (`"llama-gated"`): the
+    /// Its twin with a sigmoid gate on each head's output, trained on the same text (`"llama-gated"`): the
     /// pair shows what the gate does to attention sinks.
     LlamaGated,
     /// The hybrid in Qwen3-Next's layout (`"hybrid"`).

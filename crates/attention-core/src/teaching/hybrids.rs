@@ -17,26 +17,28 @@ pub const HYBRID_LAYERS: usize = 4;
 /// half, three to one, all linear).
 pub const HYBRID_MIXES: [usize; 4] = [0, 2, 3, 4];
 
-/// The lengths the curves are drawn at: 64 to 65 536 tokens, doubling.
-pub const HYBRID_LENGTHS: [usize; 11] = [
-    64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536,
+/// The lengths the curves are drawn at: 1 to 65 536 tokens, doubling (the crossover of a small
+/// head shape is a few tokens, of a large one thousands).
+pub const HYBRID_LENGTHS: [u64; 17] = [
+    1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536,
 ];
 
 /// Bytes per number (f32, as the lab's caches hold them).
-const BYTES: usize = 4;
+const BYTES: u64 = 4;
 
 /// One mix of layers: what it holds whatever the length, and what each token adds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct HybridMix {
     pub linear_layers: usize,
-    /// The linear layers' states: linear_layers · heads · d_k · d_v numbers.
-    pub state_bytes: usize,
+    /// The linear layers' states: linear_layers · heads · d_k · d_v numbers (in u64: a large
+    /// head shape's bytes pass 2³² in a 32-bit browser build).
+    pub state_bytes: u64,
     /// The softmax layers' keys and values per token: softmax_layers · K/V heads · (d_k + d_v).
-    pub bytes_per_token: usize,
+    pub bytes_per_token: u64,
 }
 
 impl HybridMix {
-    pub fn bytes(&self, tokens: usize) -> usize {
+    pub fn bytes(&self, tokens: u64) -> u64 {
         self.state_bytes + self.bytes_per_token * tokens
     }
 }
@@ -51,22 +53,31 @@ pub struct HybridsExperiment {
     /// In the order of [`HYBRID_MIXES`].
     pub mixes: Vec<HybridMix>,
     /// From how many tokens the 3 : 1 mix holds less than the all-softmax stack.
-    pub crossover: usize,
+    pub crossover: u64,
     /// The learner's sentence length, marked on the chart.
     pub n: usize,
+}
+
+/// The mixes of [`HYBRID_MIXES`] for heads of this shape.
+pub fn mixes(heads: usize, kv_heads: usize, d_k: usize, d_v: usize) -> Vec<HybridMix> {
+    let wide = |n: usize| n as u64;
+    HYBRID_MIXES
+        .iter()
+        .map(|&linear| HybridMix {
+            linear_layers: linear,
+            state_bytes: wide(linear) * wide(heads) * wide(d_k) * wide(d_v) * BYTES,
+            bytes_per_token: wide(HYBRID_LAYERS - linear)
+                * wide(kv_heads)
+                * wide(d_k + d_v)
+                * BYTES,
+        })
+        .collect()
 }
 
 pub(super) fn run(trace: &Trace) -> HybridsExperiment {
     let dims = trace.config.dims();
     let (heads, kv_heads, d_k, d_v) = (dims.n_heads, dims.n_kv_heads, dims.d_k, dims.d_v);
-    let mixes: Vec<HybridMix> = HYBRID_MIXES
-        .iter()
-        .map(|&linear| HybridMix {
-            linear_layers: linear,
-            state_bytes: linear * heads * d_k * d_v * BYTES,
-            bytes_per_token: (HYBRID_LAYERS - linear) * kv_heads * (d_k + d_v) * BYTES,
-        })
-        .collect();
+    let mixes = mixes(heads, kv_heads, d_k, d_v);
     let (softmax, hybrid) = (mixes[0], mixes[2]);
     // The first n with hybrid.bytes(n) < softmax.bytes(n).
     let saved = softmax.bytes_per_token - hybrid.bytes_per_token;
@@ -109,8 +120,18 @@ mod tests {
         assert!(hybrid.bytes(n) < softmax.bytes(n));
         assert!(hybrid.bytes(n - 1) >= softmax.bytes(n - 1));
         // Far past it, the hybrid holds about a quarter of the softmax stack's memory.
-        let far = 1 << 20;
+        let far = 1u64 << 20;
         let ratio = hybrid.bytes(far) as f64 / softmax.bytes(far) as f64;
         assert!((ratio - 0.25).abs() < 0.01, "{ratio}");
+        // The curves start before the crossover, so the chart shows the lines crossing.
+        assert!(HYBRID_LENGTHS[0] < e.crossover);
+    }
+
+    #[test]
+    fn a_large_head_shape_counts_past_four_gigabytes_without_wrapping() {
+        // d_model 2048 in 4 heads of 512: 64 KiB a token for the all-softmax stack.
+        let softmax = mixes(4, 4, 512, 512)[0];
+        assert_eq!(softmax.bytes(65536), 65536 * 4 * 4 * 1024 * 4);
+        assert!(softmax.bytes(65536) >= 1 << 32);
     }
 }

@@ -64,7 +64,8 @@ pub fn AttentionKindControl() -> impl IntoView {
             }
         >
             <div class="control">
-                <Segmented selected=selected lang=lab.lang test_id="attention-kind" on_select=select />
+                <Segmented selected=selected lang=lab.lang test_id="attention-kind" on_select=select
+                    label=Signal::derive(move || words().section.to_string()) />
                 <p class="help block">{move || words().control_help}</p>
                 <Show when=move || linear.get().is_some()>
                     <label class="control-row field-label">

@@ -48,7 +48,8 @@ pub fn BackendControl() -> impl IntoView {
     };
     view! {
         <h2>{move || text().backend_section}</h2>
-        <Segmented selected=selected lang=lab.lang test_id="backend" on_select=select />
+        <Segmented selected=selected lang=lab.lang test_id="backend" on_select=select
+            label=Signal::derive(move || text().backend_section.to_string()) />
         <p class="help block" data-testid="gpu-status">{status}</p>
         <p class="note" data-testid="fallback-reason">{fallback}</p>
         <Show when=move || lab.gpu.with(GpuStatus::can_retry)>

@@ -69,7 +69,8 @@ pub fn MaskControl() -> impl IntoView {
     });
     view! {
         <h2>{move || text().mask_section}</h2>
-        <Segmented selected=kind lang=lab.lang test_id="mask-kind" on_select=select />
+        <Segmented selected=kind lang=lab.lang test_id="mask-kind" on_select=select
+            label=Signal::derive(move || text().mask_section.to_string()) />
         <p class="help block" data-testid="mask-help">
             {move || kind.get().help(lab.lang.get())}
         </p>

@@ -92,13 +92,19 @@ pub fn ModelControl() -> impl IntoView {
                     shape.d_model,
                     &parameters,
                 ),
-                (_, Layout::Llama) => (texts().llama_ready)(
-                    shape.n_layers,
-                    shape.n_heads,
-                    shape.n_kv_heads,
-                    shape.d_model,
-                    &parameters,
-                ),
+                (_, Layout::Llama) => {
+                    let mut said = (texts().llama_ready)(
+                        shape.n_layers,
+                        shape.n_heads,
+                        shape.n_kv_heads,
+                        shape.d_model,
+                        &parameters,
+                    );
+                    if shape.output_gate {
+                        said.push_str(texts().gated_ready);
+                    }
+                    said
+                }
             }
         }
         ModelStatus::Failed(..) => texts().failed.to_string(),
@@ -113,7 +119,8 @@ pub fn ModelControl() -> impl IntoView {
     let trained = move || key().is_some();
     view! {
         <h2>{move || texts().section}</h2>
-        <Segmented selected=selected lang=lab.lang test_id="model-choice" on_select=select />
+        <Segmented selected=selected lang=lab.lang test_id="model-choice" on_select=select
+            label=Signal::derive(move || texts().section.to_string()) />
         <OwnModelOpener input=picker />
         // What the model is (and whether it loaded) only while it is the one in use.
         <Show when=trained>

@@ -54,7 +54,8 @@ pub fn PositionsControl() -> impl IntoView {
                 <p class="help block" data-testid="positions-fixed">{move || words().fixed_by_model}</p>
             }
         >
-            <Segmented selected=kind lang=lab.lang test_id="position-kind" on_select=select />
+            <Segmented selected=kind lang=lab.lang test_id="position-kind" on_select=select
+                label=Signal::derive(move || words().positions_section.to_string()) />
             <p class="help block" data-testid="position-help">
                 {move || kind.get().help(lab.lang.get())}
             </p>

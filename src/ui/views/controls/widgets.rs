@@ -108,16 +108,19 @@ pub fn AutoIntControl(
     }
 }
 
-/// One choice among a few, as a row of toggle buttons.
+/// One choice among a few, as a row of toggle buttons; `label` names the group for a screen
+/// reader (the heading above it, said again when focus enters the row).
 #[component]
 pub fn Segmented<T: Choice>(
     #[prop(into)] selected: Signal<T>,
     #[prop(into)] lang: Signal<Lang>,
     test_id: &'static str,
     on_select: Callback<T>,
+    #[prop(optional, into)] label: Option<Signal<String>>,
 ) -> impl IntoView {
     view! {
-        <div class="segmented" role="group" data-testid=test_id>
+        <div class="segmented" role="group" data-testid=test_id
+            aria-label=move || label.map(|l| l.get())>
             {T::all()
                 .into_iter()
                 .map(|choice| {

@@ -14,9 +14,8 @@ use crate::ui::state::Lab;
 use crate::ui::views::chart::paint;
 use crate::ui::views::stream_twins::StreamTwins;
 
-/// Bytes against tokens, both axes logarithmic, one line per mix; the learner's sentence
-/// length marked. (An all-linear stack's line is flat; the all-softmax one starts at zero
-/// state, so its first point is its first token's.)
+/// Bytes against tokens, both axes logarithmic, one line per mix; the length where the 3 : 1
+/// stack passes below the all-softmax one marked. (An all-linear stack's line is flat.)
 fn chart(e: &HybridsExperiment, labels: [&str; 7], ink: (u8, u8, u8)) -> LineChart {
     let colors = [COLORS[1], COLORS[3], COLORS[0], COLORS[2]];
     let series = e
@@ -42,7 +41,7 @@ fn chart(e: &HybridsExperiment, labels: [&str; 7], ink: (u8, u8, u8)) -> LineCha
         x_log: true,
         y_log: true,
         series,
-        marker: Some(e.n as f64),
+        marker: Some(e.crossover as f64),
         ink,
     }
 }
@@ -63,16 +62,16 @@ pub(super) fn view(lab: Lab, e: Memo<Option<Experiment>>) -> impl IntoView {
     let said = move || {
         let e = experiment.get()?;
         let longest = *HYBRID_LENGTHS.last()?;
-        let bytes = |i: usize| group_digits(e.mixes.get(i)?.bytes(longest) as u64).into();
-        let (hybrid, softmax): (Option<String>, Option<String>) = (bytes(2), bytes(0));
+        let bytes = |i: usize| e.mixes.get(i).map(|m| group_digits(m.bytes(longest)));
         Some((texts().crossover)(
-            e.crossover,
-            &hybrid?,
-            &softmax?,
-            &group_digits(longest as u64),
+            &group_digits(e.crossover),
+            &bytes(2)?,
+            &bytes(0)?,
+            &group_digits(longest),
             e.heads,
             e.kv_heads,
             e.d_k,
+            e.d_v,
         ))
     };
     // The twins read the Streaming section's sample text with its defaults (a window of 64, 4
@@ -83,10 +82,10 @@ pub(super) fn view(lab: Lab, e: Memo<Option<Experiment>>) -> impl IntoView {
         <Show when=move || experiment.with(Option::is_some)>
             <figure class="stage">
                 <canvas class="memory-chart" node_ref=canvas data-testid="hybrids-memory-chart" role="img"
-                    aria-label=move || texts().chart[0]></canvas>
+                    aria-label=move || format!("{}: {}", texts().chart[0], said().unwrap_or_default())></canvas>
             </figure>
             <p class="lesson-result" data-testid="lesson-result">{said}</p>
         </Show>
-        <StreamTwins text=text window=window sinks=sinks />
+        <StreamTwins text=text window=window sinks=sinks lesson=true />
     }
 }
