@@ -166,9 +166,12 @@ for (const [name, characters] of [['trained', 128], ['llama', 256]]) {
 }
 
 // Generation in the page (attentionLab.generate, the core's KV-cache path in wasm): characters
-// per second with the cache and without, for both trained models, from a 16-character prompt to
-// the end of each context; and the step time at a few cache lengths (the two curves).
-for (const name of ['trained', 'llama']) {
+// per second with the cache and without, for every shipped model (the hybrid's cache: states for
+// its linear layers, keys and values for its full one), from a 16-character prompt to the end of
+// each context; and the step time at a few cache lengths (the two curves).
+const CONTEXTS = { trained: 128, llama: 256, 'llama-gated': 512, hybrid: 256 };
+const NAMES = { trained: 'GPT-2', llama: 'Llama', 'llama-gated': 'gated Llama', hybrid: 'hybrid' };
+for (const name of Object.keys(CONTEXTS)) {
   const gen = await page.evaluate(async (name) => {
     const api = window.attentionLab;
     api.set({ model: name, sentence: 'The cat sat on t', temperature: 1 });
@@ -176,7 +179,7 @@ for (const name of ['trained', 'llama']) {
       await new Promise((r) => setTimeout(r, 50));
     }
     if (api.state().model_status !== 'ready') return { error: api.state().model_status };
-    const context = name === 'llama' ? 256 : 128;
+    const context = { trained: 128, llama: 256, 'llama-gated': 512, hybrid: 256 }[name];
     const steps = context - 16;
     const run = (cache) => api.generate({ steps, cache, sampling: 'greedy', check: false });
     await run(true); // warm-up
@@ -203,7 +206,7 @@ for (const name of ['trained', 'llama']) {
   }
   const curve = (r) => r.step_ms.map(([n, ms]) => `${ms.toFixed(2)} ms at ${n}`).join(', ');
   console.log(
-    `generation, ${name === 'trained' ? 'GPT-2' : 'Llama'} model, ${gen.steps} characters after a 16-character prompt: ` +
+    `generation, ${NAMES[name]} model, ${gen.steps} characters after a 16-character prompt: ` +
     `with the KV cache ${gen.cached.chars_per_second.toFixed(0)} characters/s (a step: ${curve(gen.cached)}); ` +
     `without ${gen.recompute.chars_per_second.toFixed(0)} characters/s (${curve(gen.recompute)})`,
   );

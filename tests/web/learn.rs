@@ -88,7 +88,7 @@ async fn every_chapter_renders_and_reveals_its_experiment_after_an_answer() {
         );
     }
     assert!(
-        text_of(&host, "[data-testid=lesson-score]").starts_with("20 of 20"),
+        text_of(&host, "[data-testid=lesson-score]").starts_with("21 of 21"),
         "{}",
         text_of(&host, "[data-testid=lesson-score]")
     );

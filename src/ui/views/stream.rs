@@ -156,7 +156,10 @@ pub fn StreamSection() -> impl IntoView {
     // Each run has a number; a recompute of an older run stops.
     let generation = StoredValue::new(0u64);
     Effect::new(move |_| {
-        shipped.track();
+        // `get`, not `track`: with the memo only tracked, a reading was cleared just after it
+        // landed (tests/web/model.rs caught it); read, the memo wakes this effect only when the
+        // model changes.
+        shipped.get();
         model_address.get();
         reading.set(None);
         not_ready.set(false);
