@@ -30,18 +30,6 @@ fn model() -> Model {
     Model::from_files(SAFETENSORS, CONFIG, VOCAB).expect("the shipped Llama loads")
 }
 
-/// The safetensors header's tensor names.
-fn tensor_names() -> Vec<String> {
-    let length = u64::from_le_bytes(SAFETENSORS[..8].try_into().unwrap()) as usize;
-    let header: serde_json::Map<String, Value> =
-        serde_json::from_slice(&SAFETENSORS[8..8 + length]).unwrap();
-    header
-        .keys()
-        .filter(|k| *k != "__metadata__")
-        .cloned()
-        .collect()
-}
-
 #[test]
 fn the_shipped_files_hold_a_llama_in_hugging_faces_layout() {
     assert!(
@@ -75,7 +63,7 @@ fn the_shipped_files_hold_a_llama_in_hugging_faces_layout() {
         assert!(block.attention_norm.rms && block.mlp_norm.rms, "RMSNorm");
         assert!(matches!(block.mlp, Mlp::SwiGlu { .. }));
     }
-    let names = tensor_names();
+    let names = support::tensor_names(SAFETENSORS);
     assert!(
         names.iter().all(|n| n.starts_with("model.")),
         "LlamaForCausalLM's names, the LM head tied: {names:?}"

@@ -29,18 +29,6 @@ fn model() -> Model {
     Model::from_files(SAFETENSORS, CONFIG, VOCAB).expect("the shipped gated Llama loads")
 }
 
-/// The safetensors header's tensor names.
-fn tensor_names() -> Vec<String> {
-    let length = u64::from_le_bytes(SAFETENSORS[..8].try_into().unwrap()) as usize;
-    let header: serde_json::Map<String, Value> =
-        serde_json::from_slice(&SAFETENSORS[8..8 + length]).unwrap();
-    header
-        .keys()
-        .filter(|k| *k != "__metadata__")
-        .cloned()
-        .collect()
-}
-
 #[test]
 fn the_twin_is_the_llama_layout_with_a_gate_on_every_head() {
     assert!(
@@ -81,7 +69,7 @@ fn the_twin_is_the_llama_layout_with_a_gate_on_every_head() {
         serde_json::from_str::<Value>(TWIN_VOCAB).unwrap(),
         "the Llama model's vocabulary"
     );
-    let names = tensor_names();
+    let names = support::tensor_names(SAFETENSORS);
     assert_eq!(names.len(), 2 + 10 * shape.n_layers);
     for layer in 0..shape.n_layers {
         assert!(names.contains(&format!("model.layers.{layer}.self_attn.g_proj.weight")));
@@ -206,13 +194,13 @@ fn the_twins_sink_measures_are_the_ones_their_cards_state() {
             continue;
         }
         let stated: Value = serde_json::from_str(stated).unwrap();
-        assert_close(&measured, &stated, folder);
+        assert_json_close(&measured, &stated, folder);
     }
 }
 
 /// Equal JSON, numbers within 10⁻⁴ (the page's and the native build's sums may differ in the
 /// last bits).
-fn assert_close(a: &Value, b: &Value, at: &str) {
+fn assert_json_close(a: &Value, b: &Value, at: &str) {
     match (a, b) {
         (Value::Number(x), Value::Number(y)) => {
             let (x, y) = (x.as_f64().unwrap(), y.as_f64().unwrap());
@@ -221,13 +209,13 @@ fn assert_close(a: &Value, b: &Value, at: &str) {
         (Value::Array(x), Value::Array(y)) => {
             assert_eq!(x.len(), y.len(), "{at}");
             for (i, (x, y)) in x.iter().zip(y).enumerate() {
-                assert_close(x, y, &format!("{at}[{i}]"));
+                assert_json_close(x, y, &format!("{at}[{i}]"));
             }
         }
         (Value::Object(x), Value::Object(y)) => {
             assert_eq!(x.len(), y.len(), "{at}: keys");
             for (k, x) in x {
-                assert_close(x, &y[k], &format!("{at}.{k}"));
+                assert_json_close(x, &y[k], &format!("{at}.{k}"));
             }
         }
         _ => assert_eq!(a, b, "{at}"),

@@ -468,3 +468,15 @@ pub fn check_fixture(
     }
     (forward, rows, worst)
 }
+
+/// A safetensors file's tensor names, from its header.
+pub fn tensor_names(safetensors: &[u8]) -> Vec<String> {
+    let length = u64::from_le_bytes(safetensors[..8].try_into().unwrap()) as usize;
+    let header: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_slice(&safetensors[8..8 + length]).unwrap();
+    header
+        .keys()
+        .filter(|k| *k != "__metadata__")
+        .cloned()
+        .collect()
+}
