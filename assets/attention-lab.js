@@ -145,8 +145,11 @@ class AttentionLabElement extends HTMLElement {
     } else if (name === 'model-src') {
       if (value !== null) this.#post({ type: 'attention-lab:link', query: `model_src=${encodeURIComponent(new URL(value, document.baseURI).href)}` });
     } else {
-      // The attribute and those read with it (a mask's kind and its numbers), as a link.
-      this.#post({ type: 'attention-lab:link', query: this.#query(ATTRIBUTES[name].group) });
+      // The attribute and those read with it (a mask's kind and its numbers), as a link, and
+      // those of them no longer set (a removed attribute goes back to the lab's default).
+      const group = ATTRIBUTES[name].group;
+      const cleared = group.filter((other) => this.getAttribute(other) === null);
+      this.#post({ type: 'attention-lab:link', query: this.#query(group), cleared });
     }
   }
 

@@ -6,7 +6,7 @@
 //
 // node --test tests/e2e/a11y.mjs   (after trunk build --release)
 // A11Y_ONLY=substring runs the states whose name contains it.
-import { after, before, test } from 'node:test';
+import { after, before, test as nodeTest } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -35,9 +35,64 @@ before(async () => {
 });
 
 after(async () => {
-  await context?.close();
+  // A browser that does not close within half a minute is left (the step's time is not its).
+  let timer;
+  const closed = await Promise.race([
+    context?.close().then(() => true),
+    new Promise((r) => { timer = setTimeout(() => r(false), 30000); }),
+  ]);
+  clearTimeout(timer);
+  if (!closed) console.error('a11y: the browser did not close within 30 s');
   server?.close();
 });
+
+// Each try has three minutes. A page that stops answering is said, named, with what the test was
+// doing and where (a hang once used up the whole step's twenty minutes and said nothing), and
+// the test is tried once more on a fresh page; a second hang fails it, and the others still run.
+// (What axe finds is asserted either way: a retry never passes a violation.)
+const LIMIT_MS = Number(process.env.A11Y_LIMIT_MS ?? 180000);
+let doing = '';
+let current = null;
+const now = (what, page = current) => { doing = what; current = page; };
+async function bounded(name, fn) {
+  now('starting', null);
+  let timer;
+  const limit = new Promise((_, reject) => {
+    timer = setTimeout(() => {
+      const where = current && !current.isClosed() ? current.url() : 'no page';
+      current?.close().catch(() => {});
+      const error = new Error(`${name}: no answer after ${LIMIT_MS / 1000} s, while ${doing} (${where})`);
+      error.hung = true;
+      reject(error);
+    }, LIMIT_MS);
+  });
+  try {
+    await Promise.race([fn(), limit]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+function test(name, fn) {
+  nodeTest(name, { timeout: 2 * LIMIT_MS + 30000 }, async () => {
+    try {
+      await bounded(name, fn);
+    } catch (error) {
+      if (!error.hung) throw error;
+      console.error(`a11y: ${error.message}; trying once more`);
+      await bounded(name, fn);
+    }
+  });
+}
+
+/** Scrolls through the page once (views draw when they come into view), each step waiting two
+ * frames or a quarter second when the page is given none, at most 100 screens. */
+const scrollThrough = (page, back = true) => page.evaluate(async (back) => {
+  for (let y = 0, n = 0; y < document.body.scrollHeight && n < 100; y += innerHeight, n++) {
+    window.scrollTo(0, y);
+    await new Promise((r) => { requestAnimationFrame(() => requestAnimationFrame(r)); setTimeout(r, 250); });
+  }
+  if (back) window.scrollTo(0, 0);
+}, back);
 
 /** axe's violations on `page`, as { rule: [node summaries] }. */
 async function violations(page) {
@@ -60,20 +115,15 @@ const ready = (page) => page.waitForFunction(() => document.querySelector('[data
 async function check(name, setUp, options = {}) {
   const page = await context.newPage();
   try {
+    now('opening the page', page);
     if (options.viewport) await page.setViewportSize(options.viewport);
     await page.emulateMedia({ colorScheme: options.dark ? 'dark' : 'light' });
+    now('bringing the page to its state');
     await setUp(page);
-    // Views draw when they come into view: scroll through the page once, then back. Each step
-    // waits two frames, or a quarter second when the page is given none (a renderer that stalled
-    // its frames once hung a whole run here).
-    await page.evaluate(async () => {
-      for (let y = 0; y < document.body.scrollHeight; y += innerHeight) {
-        window.scrollTo(0, y);
-        await new Promise((r) => { requestAnimationFrame(() => requestAnimationFrame(r)); setTimeout(r, 250); });
-      }
-      window.scrollTo(0, 0);
-    });
+    now('scrolling through the page');
+    await scrollThrough(page);
     await nextFrames(page);
+    now('running axe');
     const found = await violations(page);
     if (process.env.A11Y_REPORT) console.log(name, JSON.stringify(found, null, 1));
     assert.deepEqual(Object.keys(found), [], `${name}: ${JSON.stringify(found, null, 1)}`);
@@ -261,6 +311,7 @@ async function englishOnChinesePage(page) {
 
 test('the English detector finds the English page English (so that its silence means something)', async () => {
   const page = await context.newPage();
+  now('running', page);
   try {
     await at('lang=en&model=llama')(page);
     assert.ok((await englishOnChinesePage(page)).length > 10);
@@ -276,28 +327,18 @@ for (const [name, query, switched] of [['lab', 'lang=zh'], ['Llama model', 'lang
   ['Llama model, switched from English', 'lang=en&model=llama', true]]) {
   test(`no English sentence on the Chinese page: ${name}`, async () => {
     const page = await context.newPage();
+    now('running', page);
     try {
       await at(query)(page);
       // A chapter's experiment shows once its question is answered.
       if (await page.locator('[data-testid=choice-0]').count()) await page.click('[data-testid=choice-0]');
       if (switched) {
         // Drawn in English first (every view scrolled past), then switched to Chinese.
-        await page.evaluate(async () => {
-          for (let y = 0; y < document.body.scrollHeight; y += innerHeight) {
-            window.scrollTo(0, y);
-            await new Promise((r) => { requestAnimationFrame(() => requestAnimationFrame(r)); setTimeout(r, 250); });
-          }
-          window.scrollTo(0, 0);
-        });
+        await scrollThrough(page);
         await page.click('[data-testid=lang-toggle]');
         await nextFrames(page);
       }
-      await page.evaluate(async () => {
-        for (let y = 0; y < document.body.scrollHeight; y += innerHeight) {
-          window.scrollTo(0, y);
-          await new Promise((r) => { requestAnimationFrame(() => requestAnimationFrame(r)); setTimeout(r, 250); });
-        }
-      });
+      await scrollThrough(page, false);
       assert.deepEqual(await englishOnChinesePage(page), []);
     } finally {
       await page.close();
@@ -307,6 +348,7 @@ for (const [name, query, switched] of [['lab', 'lang=zh'], ['Llama model', 'lang
 
 test('the streaming panel says a refusal in Chinese and clears the results it no longer matches', async () => {
   const page = await context.newPage();
+  now('running', page);
   try {
     await at('lang=zh&model=llama&sentence=the%20cat%20sat')(page);
     await page.locator('[data-testid=stream-run]').scrollIntoViewIfNeeded();
@@ -334,6 +376,7 @@ test('the streaming panel says a refusal in Chinese and clears the results it no
 
 test('every button is at least 24 × 24 CSS pixels (WCAG 2.2 target size)', async () => {
   const page = await context.newPage();
+  now('running', page);
   try {
     await at('lang=en&model=llama')(page);
     const small = await page.evaluate(() => [...document.querySelectorAll('button, .button, [role=button]')]
@@ -349,6 +392,7 @@ test('every button is at least 24 × 24 CSS pixels (WCAG 2.2 target size)', asyn
 
 test('on a phone a Learn chapter starts on the first screen, and the Controls button leaves the page\'s end clear', async () => {
   const page = await context.newPage();
+  now('running', page);
   try {
     await page.setViewportSize({ width: 390, height: 844 });
     await at('lang=en&lesson=softmax')(page);
@@ -371,6 +415,7 @@ test('on a phone a Learn chapter starts on the first screen, and the Controls bu
 test('the generator\'s strip labels sit on their rows, on a phone and a desktop', async () => {
   for (const viewport of [{ width: 390, height: 844 }, { width: 1280, height: 900 }]) {
     const page = await context.newPage();
+    now('running', page);
     try {
       await page.setViewportSize(viewport);
       await at('lang=zh&model=llama&sentence=the%20cat')(page);
@@ -390,6 +435,7 @@ test('the generator\'s strip labels sit on their rows, on a phone and a desktop'
 
 test('a user\'s model generated in its worker is said in Chinese, the steps checked counted', async () => {
   const page = await context.newPage();
+  now('running', page);
   try {
     await ownGenerated('zh')(page);
     await page.waitForFunction(() => document.querySelector('[data-testid=generate-at]')?.textContent === '40 / 40', null, { timeout: 60000 });
@@ -402,6 +448,7 @@ test('a user\'s model generated in its worker is said in Chinese, the steps chec
 
 test('a model that fails to load is said in Chinese, its technical reason apart as code', async () => {
   const page = await context.newPage();
+  now('running', page);
   try {
     await page.route('**/llama/model.safetensors', (route) => route.fulfill({ status: 404, body: 'not found' }));
     await page.goto(`${server.url}?lang=zh&model=llama`);

@@ -26,7 +26,11 @@ export async function launch({ webgpu = false, ...context } = {}) {
   });
 }
 
-/** Waits for the page to render two frames (views draw when they come into view). */
+/** Waits for the page to render two frames (views draw when they come into view), or half a
+ * second where the renderer gives it none (a stalled frame once hung a whole CI run). */
 export function nextFrames(page) {
-  return page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  return page.evaluate(() => new Promise((r) => {
+    requestAnimationFrame(() => requestAnimationFrame(r));
+    setTimeout(r, 500);
+  }));
 }

@@ -131,6 +131,31 @@ test('a started element moved in the page keeps its lab, at its attributes', asy
   assert.deepEqual(pageErrors, [], 'moving it threw nothing');
 });
 
+test('a removed attribute puts the running lab back to its default', async () => {
+  // The sliding window of the tests above, removed with its numbers: the lab's default mask again.
+  await page.evaluate(() => {
+    const el = document.getElementById('first');
+    for (const name of ['radius', 'sink_tokens', 'mask']) el.removeAttribute(name);
+  });
+  await page.waitForFunction(() => window.changes.first.at(-1)?.mask == null);
+  // A flag set to null, and the temperature removed: off, and 1 again.
+  await page.evaluate(() => {
+    const el = document.getElementById('first');
+    el.qk_norm = null;
+    el.removeAttribute('temperature');
+  });
+  await page.waitForFunction(() => {
+    const state = window.changes.first.at(-1);
+    return !state?.qk_norm && (state?.temperature ?? 1) === 1;
+  });
+  // Linear attention on (it takes neither), then its attribute removed: the softmax again.
+  await page.evaluate(() => { document.getElementById('first').linear = 'delta'; });
+  await page.waitForFunction(() => window.changes.first.at(-1)?.linear?.kind === 'delta');
+  await page.evaluate(() => document.getElementById('first').removeAttribute('linear'));
+  await page.waitForFunction(() => window.changes.first.at(-1)?.linear == null);
+  assert.equal((await last('first')).tokens.length, 4, 'what the element still sets stays');
+});
+
 test('src= shows one\'s own attention, with the file\'s numbers', async () => {
   await page.waitForFunction(() => window.changes.own.some((s) => s.source === 'imported'), null, { timeout: 60000 });
   const state = (await page.evaluate(() => window.changes.own.filter((s) => s.source === 'imported').at(-1)));

@@ -43,7 +43,8 @@ export function serve(root, extraFiles = {}, { cors = false } = {}) {
   return new Promise((resolve) => {
     server.listen(0, '127.0.0.1', () => {
       const { port } = server.address();
-      resolve({ url: `http://127.0.0.1:${port}/`, close: () => server.close() });
+      // Closing drops the browser's kept-alive connections too (else the process waits on them).
+      resolve({ url: `http://127.0.0.1:${port}/`, close: () => { server.close(); server.closeAllConnections(); } });
     });
   });
 }

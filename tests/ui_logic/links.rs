@@ -336,3 +336,41 @@ fn bad_links_give_notices_and_keep_the_rest() {
         "names are shortened"
     );
 }
+
+/// A course element's removed attribute puts back what it set, and nothing its group still sets.
+#[test]
+fn removed_element_attributes_go_back_to_their_defaults() {
+    use attention_lab::ui::logic::element::cleared_params;
+    let names = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let cleared = |given: &[&str], removed: &[&str]| {
+        let mut out: Vec<String> = cleared_params(&names(given), &names(removed))
+            .into_iter()
+            .map(|(name, value)| format!("{name}={value}"))
+            .collect();
+        out.sort();
+        out
+    };
+    // `linear` removed (its `chunk` never set): linear attention goes, back to the softmax.
+    assert_eq!(cleared(&[], &["linear", "chunk"]), ["linear=null"]);
+    // Only a sliding window's radius removed: the mask itself is still given, so it stays.
+    assert_eq!(
+        cleared(&["mask"], &["valid_len", "radius", "sink_tokens", "cells"]),
+        Vec::<String>::new()
+    );
+    // The mask removed with its numbers: the default mask.
+    assert_eq!(
+        cleared(
+            &[],
+            &["mask", "valid_len", "radius", "sink_tokens", "cells"]
+        ),
+        ["mask=null"]
+    );
+    assert_eq!(cleared(&[], &["qk_norm"]), ["qk_norm=null"]);
+    assert_eq!(cleared(&[], &["model"]), ["model=null"]);
+    // View settings: the first head and layer, no lesson; the language stays the reader's.
+    assert_eq!(cleared(&[], &["head"]), ["head=1"]);
+    assert_eq!(cleared(&[], &["lesson"]), ["lesson=null"]);
+    assert_eq!(cleared(&[], &["lang"]), Vec::<String>::new());
+    // A name that is no attribute clears nothing.
+    assert_eq!(cleared(&[], &["nonsense"]), Vec::<String>::new());
+}

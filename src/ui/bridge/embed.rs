@@ -3,8 +3,9 @@
 //! Protocol (documented in the README):
 //! - the host sends `{type: "attention-lab:set", params: {...}}`, with the trace CLI's parameter
 //!   names plus the view settings `head`, `lang`, `theme`, `step`, `view`, `panels`;
-//! - or `{type: "attention-lab:link", query}`: parameters and view settings as a link writes them
-//!   (what the course element sends for its attributes);
+//! - or `{type: "attention-lab:link", query, cleared?}`: parameters and view settings as a link
+//!   writes them (what the course element sends for its attributes), and the names it no longer
+//!   sets (an attribute removed: what it set goes back to its default);
 //! - or `{type: "attention-lab:load", data, name?}`: one's own attention, `data` as
 //!   `attentionLab.load` takes it (null goes back to the lab's own numbers);
 //! - the lab posts `{type: "attention-lab:state", state}` (what `attentionLab.state()` returns) to
@@ -93,7 +94,18 @@ pub fn connect(lab: Lab) {
                     }
                 });
             }
-            if let Err(error) = apply_link(lab, query) {
+            // The attributes of its group that the element no longer sets (removed ones).
+            let cleared: Vec<String> = message
+                .get("cleared")
+                .and_then(Value::as_array)
+                .map(|names| {
+                    names
+                        .iter()
+                        .filter_map(|n| n.as_str().map(str::to_owned))
+                        .collect()
+                })
+                .unwrap_or_default();
+            if let Err(error) = apply_link(lab, query, &cleared) {
                 post(json!({"type": "attention-lab:error", "error": error}));
             }
             return;

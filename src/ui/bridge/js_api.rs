@@ -27,7 +27,7 @@ use super::runs::{composition_in_page, explain_in_page, generate_in_page};
 use super::state_json::state_json;
 use crate::ui::i18n::Lang;
 use crate::ui::logic::colormap::ScaleMode;
-use crate::ui::logic::element::VIEW_SETTINGS;
+use crate::ui::logic::element::{VIEW_SETTINGS, cleared_params};
 use crate::ui::logic::link::{decode, parse_query};
 use crate::ui::logic::notice::{ApiError, Notice};
 use crate::ui::logic::theme::Theme;
@@ -159,7 +159,10 @@ pub fn apply_message(lab: Lab, params: &Value) -> Result<(), ApiError> {
 /// and the view settings it names, as `set()` applies them (refused whole, changing nothing,
 /// when they cannot work); what the link itself gets wrong is refused too, in the reader's
 /// language.
-pub fn apply_link(lab: Lab, query: &str) -> Result<(), String> {
+///
+/// `cleared` names the parameters the element no longer sets (an attribute removed): what they
+/// set goes back to its default ([`cleared_params`]).
+pub fn apply_link(lab: Lab, query: &str, cleared: &[String]) -> Result<(), String> {
     let lang = lab.lang.get_untracked();
     let (link, notices) = parse_query(query);
     if !notices.is_empty() {
@@ -211,6 +214,9 @@ pub fn apply_link(lab: Lab, query: &str) -> Result<(), String> {
         {
             params.insert(name.into(), value);
         }
+    }
+    for (name, value) in cleared_params(&names, cleared) {
+        params.insert(name.into(), value);
     }
     apply_message(lab, &Value::Object(params)).map_err(|e| e.message(lang))
 }

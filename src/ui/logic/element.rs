@@ -286,3 +286,26 @@ pub fn script_table() -> String {
     lines.push("};".into());
     lines.join("\n")
 }
+
+/// What the element's removed attributes put back, as `set()` parameters. `given` and `cleared`
+/// are link parameter names: those the element still sets, and those of the changed attribute's
+/// group that it no longer sets. A request field none of whose parameters is given any more goes
+/// back to its default (null, as `set({linear: null})` clears it); the head, layer and step go
+/// back to the first, and a lesson closes. The language, theme, scale, view and panels stay as
+/// the reader left them.
+pub fn cleared_params(given: &[String], cleared: &[String]) -> Vec<(&'static str, Value)> {
+    let named = |names: &[String], name: &str| names.iter().any(|n| n == name);
+    let fields = FIELDS.iter().filter(|f| f.scope == Scope::Lab).filter(|f| {
+        let names = f.link_names();
+        names.iter().any(|n| named(cleared, n)) && !names.iter().any(|n| named(given, n))
+    });
+    let view = VIEW_SETTINGS
+        .iter()
+        .filter(|s| named(cleared, s.name) && !named(given, s.name))
+        .filter_map(|s| match s.name {
+            "head" | "layer" | "step" => Some((s.name, Value::from(1))),
+            "lesson" => Some((s.name, Value::Null)),
+            _ => None,
+        });
+    fields.map(|f| (f.name, Value::Null)).chain(view).collect()
+}
