@@ -388,6 +388,61 @@ mod native {
             );
         }
         group.finish();
+        // The picture of a long input's A (issue 42 §5): every row of one delta-rule head of 4096
+        // tokens, d_k = 16 (the page's d_model 64 over 4 heads), one row at a time and four at a
+        // time (`hidden_rows_with`, what the overview uses), in rows per second.
+        {
+            use attention_core::math::linear::{
+                ROWS_AT_ONCE, decays, hidden_row_with, hidden_rows_with,
+            };
+            let (n, d) = (4096, 16);
+            let mut m = |cols: usize| {
+                ndarray::Array2::from_shape_simple_fn((n, cols), || rng.next_symmetric(1.0) as f32)
+            };
+            let (q, k, v) = (m(d), m(d), m(d));
+            let beta = ndarray::Array1::from_elem(n, 0.5f32);
+            let log_alpha = ndarray::Array1::zeros(n);
+            let input = HeadInput {
+                kind: LinearKind::Delta,
+                q: q.view(),
+                k: k.view(),
+                v: v.view(),
+                beta: beta.view(),
+                log_alpha: log_alpha.view(),
+            };
+            let (qp, kp) = prepared(LinearKind::Delta, q.view(), k.view());
+            let alpha = decays(&input);
+            let mut group = c.benchmark_group("linear");
+            group.sample_size(10);
+            group.throughput(criterion::Throughput::Elements(n as u64));
+            let mut row = ndarray::Array1::<f32>::zeros(n);
+            group.bench_function(format!("A's rows {n}x{d} delta, one at a time"), |b| {
+                b.iter(|| {
+                    for t in 0..n {
+                        hidden_row_with(&input, &alpha, qp.view(), kp.view(), t, row.view_mut());
+                    }
+                })
+            });
+            let mut rows = vec![0.0f32; ROWS_AT_ONCE * n];
+            group.bench_function(
+                format!("A's rows {n}x{d} delta, {ROWS_AT_ONCE} at a time"),
+                |b| {
+                    b.iter(|| {
+                        for first in (0..n).step_by(ROWS_AT_ONCE) {
+                            hidden_rows_with(
+                                &input,
+                                &alpha,
+                                qp.view(),
+                                kp.view(),
+                                first,
+                                &mut rows,
+                            );
+                        }
+                    })
+                },
+            );
+            group.finish();
+        }
         let (seq_len, d_model, n_heads) = (4096, 64, 4);
         const WORDS: [&str; 8] = ["the", "cat", "sat", "on", "a", "warm", "mat", "today"];
         let config = Params {

@@ -3,7 +3,8 @@
 //! (`torch_recurrent_gated_delta_rule`, tests/fixtures/gated_delta.json).
 
 use attention_core::math::linear::{
-    HeadInput, LinearKind, chunked, hidden_matrix, prepared, recurrent,
+    HeadInput, LinearKind, ROWS_AT_ONCE, chunked, decays, hidden_matrix, hidden_row_with,
+    hidden_rows_with, prepared, recurrent,
 };
 use attention_core::math::rng::SplitMix64;
 use ndarray::{Array1, Array2, ArrayView2};
@@ -78,6 +79,66 @@ fn token_by_token_in_chunks_and_as_a_times_v_agree() {
             // Causal by construction: nothing above the diagonal.
             for t in 0..len {
                 assert!(a.row(t).iter().skip(t + 1).all(|&x| x == 0.0));
+            }
+        }
+    }
+}
+
+/// A's rows computed four at a time (what the matrix and a long input's overview use) are the
+/// rows computed one by one, to the bit: from any first row, fewer than four at the end, and
+/// with decays strong enough that a row stops walking back early (10⁻³⁰, checked every 64 keys).
+#[test]
+fn a_rows_computed_together_are_the_rows_computed_alone() {
+    let mut rng = SplitMix64::new(11);
+    for kind in LinearKind::ALL {
+        for (len, decay) in [(7, 1.0), (70, 1.0), (300, 40.0)] {
+            let [q, k, v] = random_head(&mut rng, len, 8, 6);
+            let beta = strip(&mut rng, len, |u| u);
+            let log_alpha = match kind {
+                LinearKind::GatedDelta => strip(&mut rng, len, |u| -u * decay),
+                _ => Array1::zeros(len),
+            };
+            let input = HeadInput {
+                kind,
+                q: q.view(),
+                k: k.view(),
+                v: v.view(),
+                beta: beta.view(),
+                log_alpha: log_alpha.view(),
+            };
+            let (qp, kp) = prepared(kind, q.view(), k.view());
+            let alpha = decays(&input);
+            let mut stopped = false;
+            for first in [0, 1, 3, len.saturating_sub(2), len - 1] {
+                let count = ROWS_AT_ONCE.min(len - first);
+                let mut together = vec![f32::NAN; count * len];
+                hidden_rows_with(&input, &alpha, qp.view(), kp.view(), first, &mut together);
+                for j in 0..count {
+                    let mut alone = Array1::<f32>::zeros(len);
+                    hidden_row_with(
+                        &input,
+                        &alpha,
+                        qp.view(),
+                        kp.view(),
+                        first + j,
+                        alone.view_mut(),
+                    );
+                    let row = &together[j * len..(j + 1) * len];
+                    assert!(
+                        row.iter()
+                            .zip(&alone)
+                            .all(|(a, b)| a.to_bits() == b.to_bits()),
+                        "{kind:?} T={len} row {}: {row:?} against {alone:?}",
+                        first + j
+                    );
+                    stopped |= first + j > 64 && alone[0] == 0.0 && alone[first + j] != 0.0;
+                }
+            }
+            if kind == LinearKind::GatedDelta && decay > 1.0 {
+                assert!(
+                    stopped,
+                    "no row stopped early: the test does not reach that path"
+                );
             }
         }
     }

@@ -368,10 +368,92 @@ pub fn hidden_matrix(input: &HeadInput, q: ArrayView2<f32>, k: ArrayView2<f32>) 
     let t_len = q.nrows();
     let mut a = Array2::<f32>::zeros((t_len, t_len));
     let alpha = decays(input);
-    for t in 0..t_len {
-        hidden_row_with(input, &alpha, q, k, t, a.row_mut(t));
+    let mut buffer = vec![0.0f32; ROWS_AT_ONCE * t_len];
+    for first in (0..t_len).step_by(ROWS_AT_ONCE) {
+        let count = ROWS_AT_ONCE.min(t_len - first);
+        hidden_rows_with(input, &alpha, q, k, first, &mut buffer[..count * t_len]);
+        for (j, row) in buffer.chunks(t_len).take(count).enumerate() {
+            a.row_mut(first + j)
+                .assign(&ndarray::ArrayView1::from(&row[..]));
+        }
     }
     a
+}
+
+/// How many rows of A [`hidden_rows_with`] computes together.
+pub const ROWS_AT_ONCE: usize = 4;
+
+/// Rows `first`, `first + 1`, … of the hidden matrix A ([`hidden_matrix`]), as many as `out`
+/// holds rows of T numbers (at most [`ROWS_AT_ONCE`]), each equal to [`hidden_row_with`]'s to
+/// the bit (the same operations in the same order) and written whole (0 past its diagonal). For
+/// the delta rule the rows walk back over the keys together: each step of one row waits on its
+/// last, and four independent rows keep the processor busy where one would leave it waiting.
+pub fn hidden_rows_with(
+    input: &HeadInput,
+    alpha: &[f32],
+    q: ArrayView2<f32>,
+    k: ArrayView2<f32>,
+    first: usize,
+    out: &mut [f32],
+) {
+    let t_len = q.nrows();
+    out.fill(0.0);
+    let count = (out.len() / t_len.max(1)).min(ROWS_AT_ONCE);
+    if count == 0 {
+        return;
+    }
+    if input.kind == LinearKind::Elu {
+        for (j, row) in out.chunks_mut(t_len).take(count).enumerate() {
+            hidden_row_with(
+                input,
+                alpha,
+                q,
+                k,
+                first + j,
+                ndarray::ArrayViewMut1::from(row),
+            );
+        }
+        return;
+    }
+    let d = k.ncols();
+    let keys = k.as_standard_layout();
+    let keys = keys.as_slice().unwrap_or(&[]);
+    let beta = &input.beta;
+    // Each row's r = M_{s+1} ⋯ M_t q_t, side by side; a row still walking back, or stopped.
+    let mut r = vec![0.0f32; ROWS_AT_ONCE * d];
+    for j in 0..count {
+        for (x, &value) in r[j * d..(j + 1) * d].iter_mut().zip(q.row(first + j)) {
+            *x = value;
+        }
+    }
+    let mut walking = [false; ROWS_AT_ONCE];
+    let last = first + count - 1;
+    for s_ in (0..=last).rev() {
+        let k_s = &keys[s_ * d..(s_ + 1) * d];
+        let a = alpha[s_];
+        for j in 0..count {
+            // Row first + j starts at its own diagonal.
+            walking[j] |= s_ == first + j;
+            if !walking[j] {
+                continue;
+            }
+            let r_j = &mut r[j * d..(j + 1) * d];
+            let written = beta[s_] * dot4(k_s, r_j);
+            out[j * t_len + s_] = written;
+            // As in `hidden_row_with`: a row whose r has decayed below 10⁻³⁰ stops (its entries
+            // left are 0, as the buffer already holds).
+            if s_ % 64 == 0 && r_j.iter().all(|x| x.abs() < 1e-30) {
+                walking[j] = false;
+                continue;
+            }
+            for (x, &k) in r_j.iter_mut().zip(k_s) {
+                *x = (*x - written * k) * a;
+            }
+        }
+        if s_ <= first && !walking[..count].iter().any(|&w| w) {
+            break;
+        }
+    }
 }
 
 /// Row `t` of the hidden matrix A ([`hidden_matrix`]) written into `row` (its first t + 1

@@ -6,8 +6,8 @@ use ndarray::{Array1, Array2, ArrayView2};
 
 use crate::math::attention::Projections;
 use crate::math::linear::{
-    HeadInput, LinearKind, chunked, decays, hidden_matrix, hidden_row_with, prepared, recurrent,
-    states_kept,
+    HeadInput, LinearKind, ROWS_AT_ONCE, chunked, decays, hidden_matrix, hidden_rows_with,
+    prepared, recurrent, states_kept,
 };
 use crate::pipeline::config::Config;
 
@@ -108,19 +108,30 @@ pub fn linear_overview(
     let (q, k) = prepared(spec.kind, input.q, input.k);
     let n = q.nrows();
     let alpha = decays(&input);
+    // The rows come in order: computed [`ROWS_AT_ONCE`] at a time (from the band's first),
+    // handed over one by one.
+    let mut group = vec![0.0f32; ROWS_AT_ONCE * n];
+    let mut group_first = usize::MAX;
+    let end = rows.end;
     Some(crate::pipeline::overview::overview_of_rows(
         n,
         n,
         rows,
         |t, row| {
-            hidden_row_with(
-                &input,
-                &alpha,
-                q.view(),
-                k.view(),
-                t,
-                ndarray::ArrayViewMut1::from(row),
-            )
+            if !(group_first..group_first.saturating_add(ROWS_AT_ONCE)).contains(&t) {
+                group_first = t;
+                let count = ROWS_AT_ONCE.min(end - t);
+                hidden_rows_with(
+                    &input,
+                    &alpha,
+                    q.view(),
+                    k.view(),
+                    t,
+                    &mut group[..count * n],
+                );
+            }
+            let j = t - group_first;
+            row.copy_from_slice(&group[j * n..(j + 1) * n]);
         },
     ))
 }
