@@ -373,8 +373,7 @@ pub fn hidden_matrix(input: &HeadInput, q: ArrayView2<f32>, k: ArrayView2<f32>) 
         let count = ROWS_AT_ONCE.min(t_len - first);
         hidden_rows_with(input, &alpha, q, k, first, &mut buffer[..count * t_len]);
         for (j, row) in buffer.chunks(t_len).take(count).enumerate() {
-            a.row_mut(first + j)
-                .assign(&ndarray::ArrayView1::from(&row[..]));
+            a.row_mut(first + j).assign(&ndarray::ArrayView1::from(row));
         }
     }
     a
