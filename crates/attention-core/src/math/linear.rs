@@ -402,15 +402,15 @@ pub fn hidden_rows_with(
         return;
     }
     if input.kind == LinearKind::Elu {
+        // The keys' running sum carried from row to row (the same additions in the same order).
+        let mut z = Array1::<f32>::zeros(k.ncols());
+        for r in 0..first {
+            z += &k.row(r);
+        }
         for (j, row) in out.chunks_mut(t_len).take(count).enumerate() {
-            hidden_row_with(
-                input,
-                alpha,
-                q,
-                k,
-                first + j,
-                ndarray::ArrayViewMut1::from(row),
-            );
+            let t = first + j;
+            z += &k.row(t);
+            elu_row(&z, q, k, t, ndarray::ArrayViewMut1::from(&mut row[..=t]));
         }
         return;
     }
@@ -469,6 +469,20 @@ pub fn hidden_row(
     hidden_row_with(input, &alpha, q, k, t, row);
 }
 
+/// Row `t` of elu + 1's A, its first t + 1 entries: φ(q_t)·φ(k_s) / (φ(q_t)·z + ε), `z` the sum
+/// of the keys up to t.
+fn elu_row(
+    z: &Array1<f32>,
+    q: ArrayView2<f32>,
+    k: ArrayView2<f32>,
+    t: usize,
+    mut row: ndarray::ArrayViewMut1<f32>,
+) {
+    let norm = z.dot(&q.row(t)) + ELU_EPSILON;
+    let weights = k.slice(s![..=t, ..]).dot(&q.row(t)) / norm;
+    row.assign(&weights);
+}
+
 /// Σ a_i·b_i in four running sums (then added pairwise): an order the compiler may vectorise.
 fn dot4(a: &[f32], b: &[f32]) -> f32 {
     let mut lanes = [0.0f32; 4];
@@ -503,11 +517,13 @@ pub fn hidden_row_with(
 ) {
     match input.kind {
         LinearKind::Elu => {
-            // The normaliser φ(q_t)·Σ_{r≤t} φ(k_r).
-            let z = k.slice(s![..=t, ..]).sum_axis(ndarray::Axis(0));
-            let norm = z.dot(&q.row(t)) + ELU_EPSILON;
-            let weights = k.slice(s![..=t, ..]).dot(&q.row(t)) / norm;
-            row.slice_mut(s![..=t]).assign(&weights);
+            // The normaliser φ(q_t)·Σ_{r≤t} φ(k_r), the keys added in order (as the token-by-token
+            // form and `hidden_rows_with` add them).
+            let mut z = Array1::<f32>::zeros(k.ncols());
+            for r in 0..=t {
+                z += &k.row(r);
+            }
+            elu_row(&z, q, k, t, row.slice_mut(s![..=t]));
         }
         LinearKind::Delta | LinearKind::GatedDelta => {
             // Plain slices: a head is a few dozen numbers wide, and a long input's overview runs
