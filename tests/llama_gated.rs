@@ -137,18 +137,45 @@ fn requests_name_the_twin_and_its_gate_is_its_own() {
     );
 }
 
+/// The Streaming section's defaults: a window of 64, 4 sink tokens.
+const SPEC: attention_core::models::stream::StreamSpec =
+    attention_core::models::stream::StreamSpec {
+        window: 64,
+        sink_tokens: 4,
+    };
+
+/// `model`'s sink measures on the page's sample text with the Streaming section's defaults, the
+/// shares and activations over its first `span` characters, as `sinks.json` writes them.
+fn sink_json(model: &Model, span: usize) -> Value {
+    use attention_core::models::sinks::{SINK_SHARE, sink_report_over};
+    use attention_core::models::stream::SAMPLE_TEXT;
+    let r = sink_report_over(model, SAMPLE_TEXT, SPEC, span).unwrap();
+    let strongest = r.strongest();
+    json!({
+        "text": "the Streaming section's sample text (attention_core::models::stream::SAMPLE_TEXT)",
+        "window": SPEC.window,
+        "sink_tokens": SPEC.sink_tokens,
+        "share_tokens": span,
+        "context": model.config.context,
+        "with_sinks": r.with_sinks,
+        "without_sinks": r.without_sinks,
+        "drop_cost": r.drop_cost(),
+        "first_token_share": r.first_token_share,
+        "strongest_head": {"layer": strongest.layer + 1, "head": strongest.head + 1, "share": strongest.share},
+        "threshold": SINK_SHARE,
+        "has_sink": r.has_sink(),
+        "largest_activation": r.largest_activation.iter().enumerate().map(|(l, a)| json!({
+            "layer": l + 1, "value": a.value, "position": a.position, "dimension": a.dimension, "mean_abs": a.mean_abs,
+        })).collect::<Vec<_>>(),
+    })
+}
+
 /// The twins' sink measures on the page's sample text with the Streaming section's defaults
 /// (a window of 64, 4 sink tokens), the shares and activations over the shorter twin's context
 /// (as the page compares them), as each model card states them (`sinks.json` beside the
 /// weights, which tools/train/model_card.py reads): rewritten with UPDATE_EXPECT=1.
 #[test]
 fn the_twins_sink_measures_are_the_ones_their_cards_state() {
-    use attention_core::models::sinks::{SINK_SHARE, sink_report_over};
-    use attention_core::models::stream::{SAMPLE_TEXT, StreamSpec};
-    let spec = StreamSpec {
-        window: 64,
-        sink_tokens: 4,
-    };
     let llama = Model::from_files(
         include_bytes!("../assets/llama/model.safetensors"),
         TWIN_CONFIG,
@@ -164,25 +191,7 @@ fn the_twins_sink_measures_are_the_ones_their_cards_state() {
             include_str!("../assets/llama-gated/sinks.json"),
         ),
     ] {
-        let r = sink_report_over(&model, SAMPLE_TEXT, spec, span).unwrap();
-        let strongest = r.strongest();
-        let measured = json!({
-            "text": "the Streaming section's sample text (attention_core::models::stream::SAMPLE_TEXT)",
-            "window": spec.window,
-            "sink_tokens": spec.sink_tokens,
-            "share_tokens": span,
-            "context": model.config.context,
-            "with_sinks": r.with_sinks,
-            "without_sinks": r.without_sinks,
-            "drop_cost": r.drop_cost(),
-            "first_token_share": r.first_token_share,
-            "strongest_head": {"layer": strongest.layer + 1, "head": strongest.head + 1, "share": strongest.share},
-            "threshold": SINK_SHARE,
-            "has_sink": r.has_sink(),
-            "largest_activation": r.largest_activation.iter().enumerate().map(|(l, a)| json!({
-                "layer": l + 1, "value": a.value, "position": a.position, "dimension": a.dimension, "mean_abs": a.mean_abs,
-            })).collect::<Vec<_>>(),
-        });
+        let measured = sink_json(&model, span);
         #[cfg(not(target_arch = "wasm32"))]
         if std::env::var_os("UPDATE_EXPECT").is_some() {
             let path = format!("{}/assets/{folder}/sinks.json", env!("CARGO_MANIFEST_DIR"));
@@ -196,6 +205,33 @@ fn the_twins_sink_measures_are_the_ones_their_cards_state() {
         let stated: Value = serde_json::from_str(stated).unwrap();
         assert_json_close(&measured, &stated, folder);
     }
+}
+
+/// What the gated card says was tried (`assets/llama-gated/tried.json`): its column is this
+/// model read over its whole context, as measured here (rewritten with UPDATE_EXPECT=1; the
+/// column of the run without the gate, which is not shipped, was measured alike from its files).
+#[test]
+fn what_the_gated_card_says_was_tried_is_this_models_reading() {
+    let model = model();
+    let measured = sink_json(&model, model.config.context);
+    let tried: Value =
+        serde_json::from_str(include_str!("../assets/llama-gated/tried.json")).unwrap();
+    #[cfg(not(target_arch = "wasm32"))]
+    if std::env::var_os("UPDATE_EXPECT").is_some() {
+        let mut tried = tried;
+        tried["gated"]["sinks"] = measured;
+        let path = format!(
+            "{}/assets/llama-gated/tried.json",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        std::fs::write(&path, serde_json::to_string_pretty(&tried).unwrap() + "\n").unwrap();
+        return;
+    }
+    assert_json_close(&measured, &tried["gated"]["sinks"], "tried.json");
+    // Neither formed a sink, as the card and the page say.
+    assert_eq!(tried["gated"]["sinks"]["has_sink"], false);
+    assert_eq!(tried["ungated"]["sinks"]["has_sink"], false);
+    assert_eq!(tried["ungated"]["sinks"]["context"], model.config.context);
 }
 
 /// Equal JSON, numbers within 10⁻⁴ (the page's and the native build's sums may differ in the
