@@ -169,3 +169,44 @@ fn the_generator_and_streaming_errors_are_chinese_on_the_chinese_page() {
     }
     assert!(english_run("a sentence left here").is_some());
 }
+
+/// The twins' verdicts (all four, whichever the shipped models show today) and what was tried:
+/// each carries its numbers as the table shows them, and the Chinese ones are Chinese.
+#[test]
+fn every_twin_verdict_says_its_numbers_in_both_languages() {
+    use attention_core::models::sinks::TwinVerdict;
+    let verdicts = [
+        TwinVerdict::GateRemovesSink,
+        TwinVerdict::BothSink,
+        TwinVerdict::OnlyGatedSinks,
+        TwinVerdict::NeitherSinks,
+    ];
+    for lang in [Lang::En, Lang::Zh] {
+        let t = lang.text().twins;
+        let mut said = Vec::new();
+        for verdict in verdicts {
+            let text = (t.verdict)(verdict, 0.412, 0.037, 0.125, -0.004, 0.3);
+            for number in ["41.2", "3.7", "+0.125", "-0.004"] {
+                assert!(
+                    text.contains(number),
+                    "{lang:?} {verdict:?} lacks {number}: {text}"
+                );
+            }
+            said.push(text);
+        }
+        // Four different things said.
+        said.sort();
+        said.dedup();
+        assert_eq!(said.len(), 4, "{lang:?}");
+        for tried in [(256, 256), (256, 512)] {
+            let text = (t.tried)(tried.0, tried.1);
+            assert!(text.contains("256"), "{lang:?}: {text}");
+            said.push(text);
+        }
+        if lang == Lang::Zh {
+            for text in &said {
+                assert_eq!(english_run(text), None, "English in: {text}");
+            }
+        }
+    }
+}
