@@ -9,6 +9,7 @@
 import { after, before, test as nodeTest } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { join } from 'node:path';
 import { serve } from './serve.mjs';
 import { launch, nextFrames, ROOT } from './browser.mjs';
@@ -35,16 +36,24 @@ before(async () => {
 });
 
 after(async () => {
-  // A browser that does not close within half a minute is left (the step's time is not its).
+  server?.close();
+  if (!context) return;
+  // A browser that does not close within half a minute is said and left.
   let timer;
   const closed = await Promise.race([
-    context?.close().then(() => true),
+    context.close().then(() => true, () => true),
     new Promise((r) => { timer = setTimeout(() => r(false), 30000); }),
   ]);
   clearTimeout(timer);
   if (!closed) console.error('a11y: the browser did not close within 30 s');
-  server?.close();
 });
+
+/** Closes `page`, waiting at most ten seconds (a test's own assertion is never lost to a close
+ * that hangs: it then fails as itself, not as a hang, and is not tried again). */
+const closePage = (page) => Promise.race([
+  page.close().catch(() => {}),
+  new Promise((r) => setTimeout(r, 10000)),
+]);
 
 // Each try has three minutes. A page that stops answering is said, named, with what the test was
 // doing and where (a hang once used up the whole step's twenty minutes and said nothing), and
@@ -53,9 +62,19 @@ after(async () => {
 const LIMIT_MS = Number(process.env.A11Y_LIMIT_MS ?? 180000);
 let doing = '';
 let current = null;
-const now = (what, page = current) => { doing = what; current = page; };
+// Which try is running: a try abandoned after a hang that still runs says nothing any more.
+const tries = new AsyncLocalStorage();
+let running = 0;
+const now = (what, page = current) => {
+  if (tries.getStore() !== running) return;
+  doing = what;
+  current = page;
+};
 async function bounded(name, fn) {
-  now('starting', null);
+  running += 1;
+  const mine = running;
+  doing = 'starting';
+  current = null;
   let timer;
   const limit = new Promise((_, reject) => {
     timer = setTimeout(() => {
@@ -67,7 +86,7 @@ async function bounded(name, fn) {
     }, LIMIT_MS);
   });
   try {
-    await Promise.race([fn(), limit]);
+    await Promise.race([tries.run(mine, fn), limit]);
   } finally {
     clearTimeout(timer);
   }
@@ -128,7 +147,7 @@ async function check(name, setUp, options = {}) {
     if (process.env.A11Y_REPORT) console.log(name, JSON.stringify(found, null, 1));
     assert.deepEqual(Object.keys(found), [], `${name}: ${JSON.stringify(found, null, 1)}`);
   } finally {
-    await page.close();
+    await closePage(page);
   }
 }
 
@@ -316,7 +335,7 @@ test('the English detector finds the English page English (so that its silence m
     await at('lang=en&model=llama')(page);
     assert.ok((await englishOnChinesePage(page)).length > 10);
   } finally {
-    await page.close();
+    await closePage(page);
   }
 });
 
@@ -341,7 +360,7 @@ for (const [name, query, switched] of [['lab', 'lang=zh'], ['Llama model', 'lang
       await scrollThrough(page, false);
       assert.deepEqual(await englishOnChinesePage(page), []);
     } finally {
-      await page.close();
+      await closePage(page);
     }
   });
 }
@@ -370,7 +389,7 @@ test('the streaming panel says a refusal in Chinese and clears the results it no
     assert.doesNotMatch(error, /stream_eval|must be/);
     assert.equal(await page.locator('[data-testid=stream-means]').count(), 0, 'no results under the refusal');
   } finally {
-    await page.close();
+    await closePage(page);
   }
 });
 
@@ -386,7 +405,7 @@ test('every button is at least 24 × 24 CSS pixels (WCAG 2.2 target size)', asyn
       .map(({ b, r }) => `${b.dataset.testid ?? b.className} ${r.width.toFixed(1)}×${r.height.toFixed(1)}`));
     assert.deepEqual(small, []);
   } finally {
-    await page.close();
+    await closePage(page);
   }
 });
 
@@ -408,7 +427,7 @@ test('on a phone a Learn chapter starts on the first screen, and the Controls bu
     });
     assert.ok(last <= fab, `the page ends at ${last}px, under the button at ${fab}px`);
   } finally {
-    await page.close();
+    await closePage(page);
   }
 });
 
@@ -428,7 +447,7 @@ test('the generator\'s strip labels sit on their rows, on a phone and a desktop'
       });
       assert.ok(drift.length > 0 && Math.max(...drift) < 1, `${viewport.width}px: ${drift}`);
     } finally {
-      await page.close();
+      await closePage(page);
     }
   }
 });
@@ -442,7 +461,7 @@ test('a user\'s model generated in its worker is said in Chinese, the steps chec
     assert.match(await page.textContent('[data-testid=generate-check]'), /^只在每次要求的生成结束时校验（40 步中校验了 1 步）/);
     assert.deepEqual(await englishOnChinesePage(page), []);
   } finally {
-    await page.close();
+    await closePage(page);
   }
 });
 
@@ -457,7 +476,7 @@ test('a model that fails to load is said in Chinese, its technical reason apart 
     assert.match(status, /训练好的模型无法加载/);
     assert.deepEqual(await englishOnChinesePage(page), []);
   } finally {
-    await page.close();
+    await closePage(page);
   }
 });
 

@@ -357,6 +357,12 @@ fn removed_element_attributes_go_back_to_their_defaults() {
         cleared(&["mask"], &["valid_len", "radius", "sink_tokens", "cells"]),
         Vec::<String>::new()
     );
+    // The mask's kind removed, one of its numbers left: no mask without its kind, the default.
+    assert_eq!(
+        cleared(&["radius"], &["mask", "valid_len", "sink_tokens", "cells"]),
+        ["mask=null"]
+    );
+    assert_eq!(cleared(&["chunk"], &["linear"]), ["linear=null"]);
     // The mask removed with its numbers: the default mask.
     assert_eq!(
         cleared(

@@ -393,11 +393,12 @@ def main():
             f"relative to its mean it is {peak(mine):.0f}× against {peak(u):.0f}×, so neither has the massive activation "
             "that comes with a sink in large models.",
             "",
-            f"The run without the gate was stopped at step {u['step']:,} of {u['steps']:,} and is not shipped: it copied "
-            f"repeated strings far worse than the Llama model trained on 256-character windows (best induction head "
-            f"{u['best_induction']:.2f} against {best(shipped['induction'], skip_first=True)[0]:.2f}), whose checks and "
-            "circuits the lab keeps. So the page compares this model with that one and says that they are not exact "
-            "twins. Sinks are reported in models of billions of parameters trained on long texts; at a million "
+            f"The run without the gate was stopped at step {u['step']:,} of {u['steps']:,} and is not shipped: shipping it "
+            "would mean replacing the Llama model trained on 256-character windows, whose induction heads the lab's "
+            "circuits views and checks are built on, and it copied repeated strings far worse (best induction head "
+            f"{u['best_induction']:.2f} against {best(shipped['induction'], skip_first=True)[0]:.2f}). This model replaces "
+            "nothing (its own induction heads are weaker still). So the page compares this model with the Llama model "
+            "and says that they are not exact twins. Sinks are reported in models of billions of parameters trained on long texts; at a million "
             f"parameters and {option('--context', '0', int)} characters neither variant made one.",
             "",
         ]

@@ -84,7 +84,7 @@ pub const EN: TwinTexts = TwinTexts {
             )
         } else {
             format!(
-                "Not exact twins: the Llama model was trained on windows of {context} characters, the gated one on {gated}, to give a sink more room. The same model without the gate, trained exactly as the gated one, formed no sink either; it is not shipped, as it copied repeated text far worse than the Llama model. The gated model's card gives its numbers."
+                "Not exact twins: the Llama model was trained on windows of {context} characters, the gated one on {gated}, to give a sink more room. The same model without the gate, trained exactly as the gated one, formed no sink either; it is not shipped, since it would have replaced the Llama model and copies repeated text far worse. The gated model's card gives its numbers."
             )
         }
     },
@@ -140,7 +140,7 @@ pub const ZH: TwinTexts = TwinTexts {
             )
         } else {
             format!(
-                "这两个并非严格的孪生：Llama 模型是在长 {context} 个字符的窗口上训练的，加门的模型用的是 {gated} 个，好给汇聚点更多空间。把门去掉、其余完全照加门模型训练的同一模型，也没有形成汇聚点；它复制重复文本的能力远不如 Llama 模型，所以没有随本站发布。它的数字见加门模型的模型卡。"
+                "这两个并非严格的孪生：Llama 模型是在长 {context} 个字符的窗口上训练的，加门的模型用的是 {gated} 个，好给汇聚点更多空间。把门去掉、其余完全照加门模型训练的同一模型，也没有形成汇聚点；发布它就得替换 Llama 模型，而它复制重复文本的能力远不如后者，所以没有发布。它的数字见加门模型的模型卡。"
             )
         }
     },

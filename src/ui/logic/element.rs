@@ -290,14 +290,20 @@ pub fn script_table() -> String {
 /// What the element's removed attributes put back, as `set()` parameters. `given` and `cleared`
 /// are link parameter names: those the element still sets, and those of the changed attribute's
 /// group that it no longer sets. A request field none of whose parameters is given any more goes
-/// back to its default (null, as `set({linear: null})` clears it); the head, layer and step go
+/// back to its default (null, as `set({linear: null})` clears it), and so does one of kinds whose
+/// kind is gone (`radius` alone is no mask: a link without its kind reads as none); the head,
+/// layer and step go
 /// back to the first, and a lesson closes. The language, theme, scale, view and panels stay as
 /// the reader left them.
 pub fn cleared_params(given: &[String], cleared: &[String]) -> Vec<(&'static str, Value)> {
     let named = |names: &[String], name: &str| names.iter().any(|n| n == name);
     let fields = FIELDS.iter().filter(|f| f.scope == Scope::Lab).filter(|f| {
         let names = f.link_names();
-        names.iter().any(|n| named(cleared, n)) && !names.iter().any(|n| named(given, n))
+        let kind_gone = matches!(f.link, Link::Object { kinds, .. } if !kinds.is_empty())
+            && named(cleared, f.name)
+            && !named(given, f.name);
+        kind_gone
+            || (names.iter().any(|n| named(cleared, n)) && !names.iter().any(|n| named(given, n)))
     });
     let view = VIEW_SETTINGS
         .iter()
