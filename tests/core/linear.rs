@@ -32,12 +32,29 @@ fn strip(rng: &mut SplitMix64, len: usize, f: impl Fn(f32) -> f32) -> Array1<f32
     Array1::from_shape_fn(len, |_| f(rng.next_unit() as f32))
 }
 
+/// A head's input from its q, k, v, β and log α.
+fn head<'a>(
+    kind: LinearKind,
+    [q, k, v]: &'a [Array2<f32>; 3],
+    beta: &'a Array1<f32>,
+    log_alpha: &'a Array1<f32>,
+) -> HeadInput<'a> {
+    HeadInput {
+        kind,
+        q: q.view(),
+        k: k.view(),
+        v: v.view(),
+        beta: beta.view(),
+        log_alpha: log_alpha.view(),
+    }
+}
+
 #[test]
 fn token_by_token_in_chunks_and_as_a_times_v_agree() {
     let mut rng = SplitMix64::new(7);
     for kind in LinearKind::ALL {
         for len in [1, 2, 5, 16, 37, 100] {
-            let [q, k, v] = random_head(&mut rng, len, 8, 6);
+            let qkv = random_head(&mut rng, len, 8, 6);
             let beta = match kind {
                 LinearKind::Elu => Array1::ones(len),
                 _ => strip(&mut rng, len, |u| u),
@@ -46,15 +63,8 @@ fn token_by_token_in_chunks_and_as_a_times_v_agree() {
                 LinearKind::GatedDelta => strip(&mut rng, len, |u| -u),
                 _ => Array1::zeros(len),
             };
-            let input = HeadInput {
-                kind,
-                q: q.view(),
-                k: k.view(),
-                v: v.view(),
-                beta: beta.view(),
-                log_alpha: log_alpha.view(),
-            };
-            let (qp, kp) = prepared(kind, q.view(), k.view());
+            let input = head(kind, &qkv, &beta, &log_alpha);
+            let (qp, kp) = prepared(kind, input.q, input.k);
             let run = recurrent(&input, qp.view(), kp.view(), len);
             assert_eq!(run.states.len(), len);
             assert_eq!(run.states.last(), Some(&run.state));
@@ -74,7 +84,7 @@ fn token_by_token_in_chunks_and_as_a_times_v_agree() {
                 );
             }
             let a = hidden_matrix(&input, qp.view(), kp.view());
-            let d = worst(a.dot(&v).view(), run.output.view());
+            let d = worst(a.dot(&input.v).view(), run.output.view());
             assert!(d <= TOLERANCE, "{kind:?} T={len}: A·V differs by {d}");
             // Causal by construction: nothing above the diagonal.
             for t in 0..len {
@@ -92,21 +102,14 @@ fn a_rows_computed_together_are_the_rows_computed_alone() {
     let mut rng = SplitMix64::new(11);
     for kind in LinearKind::ALL {
         for (len, decay) in [(7, 1.0), (70, 1.0), (300, 40.0)] {
-            let [q, k, v] = random_head(&mut rng, len, 8, 6);
+            let qkv = random_head(&mut rng, len, 8, 6);
             let beta = strip(&mut rng, len, |u| u);
             let log_alpha = match kind {
                 LinearKind::GatedDelta => strip(&mut rng, len, |u| -u * decay),
                 _ => Array1::zeros(len),
             };
-            let input = HeadInput {
-                kind,
-                q: q.view(),
-                k: k.view(),
-                v: v.view(),
-                beta: beta.view(),
-                log_alpha: log_alpha.view(),
-            };
-            let (qp, kp) = prepared(kind, q.view(), k.view());
+            let input = head(kind, &qkv, &beta, &log_alpha);
+            let (qp, kp) = prepared(kind, input.q, input.k);
             let alpha = decays(&input);
             let mut stopped = false;
             for first in [0, 1, 3, len.saturating_sub(2), len - 1] {
