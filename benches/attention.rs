@@ -469,6 +469,37 @@ mod native {
             format!("outputs {seq_len}x{d_model}x{n_heads} gated delta, chunks of 64"),
             |b| b.iter(|| compute_outputs(black_box(&config))),
         );
+        // What the page's workers compute for a long input's edit (every unit: the outputs and
+        // the overview of A or of the weights), each kind beside softmax attention (§5).
+        let kinds = [
+            ("softmax", None),
+            ("elu + 1", Some(LinearKind::Elu)),
+            ("delta", Some(LinearKind::Delta)),
+            ("gated delta", Some(LinearKind::GatedDelta)),
+        ];
+        for (name, kind) in kinds {
+            let config = Params {
+                input: Input::Tokens(
+                    (0..seq_len)
+                        .map(|i| WORDS[i % WORDS.len()].to_string())
+                        .collect(),
+                ),
+                d_model: Some(d_model),
+                n_heads,
+                trace: false,
+                mask: attention_core::MaskSpec::Causal,
+                linear: kind.map(|kind| LinearSpec { kind, chunk: 64 }),
+                block_rows: Some(16),
+                block_cols: Some(16),
+                ..Params::sentence("")
+            }
+            .validate()
+            .expect("a valid request");
+            group.bench_function(
+                format!("summarised {seq_len}x{d_model}x{n_heads} {name}"),
+                |b| b.iter(|| compute_parts_with(black_box(&config), true, &mut |_, _| {})),
+            );
+        }
         group.finish();
     }
 

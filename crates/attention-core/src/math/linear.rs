@@ -384,9 +384,13 @@ pub const ROWS_AT_ONCE: usize = 4;
 
 /// Rows `first`, `first + 1`, … of the hidden matrix A ([`hidden_matrix`]), as many as `out`
 /// holds rows of T numbers (at most [`ROWS_AT_ONCE`]), each equal to [`hidden_row_with`]'s to
-/// the bit (the same operations in the same order) and written whole (0 past its diagonal). For
-/// the delta rule the rows walk back over the keys together: each step of one row waits on its
-/// last, and four independent rows keep the processor busy where one would leave it waiting.
+/// the bit (the same operations in the same order) and written whole (0 past its diagonal).
+///
+/// The rows go side by side, one per lane of a four-wide vector: each step of a delta-rule row
+/// waits on its last (a dot product, then an update of r), so one row alone leaves the
+/// processor waiting and cannot use its SIMD lanes, while four rows fill them: component i of
+/// the four rows' r is one vector, a key's component is splat across it. elu + 1's rows are
+/// plain dot products, taken four rows at a time the same way.
 pub fn hidden_rows_with(
     input: &HeadInput,
     alpha: &[f32],
@@ -401,58 +405,273 @@ pub fn hidden_rows_with(
     if count == 0 {
         return;
     }
-    if input.kind == LinearKind::Elu {
-        // The keys' running sum carried from row to row (the same additions in the same order).
-        let mut z = Array1::<f32>::zeros(k.ncols());
-        for r in 0..first {
-            z += &k.row(r);
-        }
-        for (j, row) in out.chunks_mut(t_len).take(count).enumerate() {
-            let t = first + j;
-            z += &k.row(t);
-            elu_row(&z, q, k, t, ndarray::ArrayViewMut1::from(&mut row[..=t]));
-        }
-        return;
-    }
     let d = k.ncols();
     let keys = k.as_standard_layout();
     let keys = keys.as_slice().unwrap_or(&[]);
-    let beta = &input.beta;
-    // Each row's r = M_{s+1} ⋯ M_t q_t, side by side; a row still walking back, or stopped.
-    let mut r = vec![0.0f32; ROWS_AT_ONCE * d];
-    for j in 0..count {
-        for (x, &value) in r[j * d..(j + 1) * d].iter_mut().zip(q.row(first + j)) {
-            *x = value;
+    // Component i of the rows' vectors (r, or φ(q_t)): lane j is row first + j's.
+    let mut r = vec![F4::splat(0.0); d];
+    for (i, lanes) in r.iter_mut().enumerate() {
+        let mut values = [0.0f32; ROWS_AT_ONCE];
+        for (j, value) in values.iter_mut().enumerate().take(count) {
+            *value = q[[first + j, i]];
         }
+        *lanes = F4::from_array(values);
     }
-    let mut walking = [false; ROWS_AT_ONCE];
     let last = first + count - 1;
+    if input.kind == LinearKind::Elu {
+        // Each row's normaliser, from the keys' running sum (the same additions in the same
+        // order as `hidden_row_with`'s).
+        let mut z = Array1::<f32>::zeros(d);
+        let mut norm = [1.0f32; ROWS_AT_ONCE];
+        for t in 0..=last {
+            z += &k.row(t);
+            if t >= first {
+                norm[t - first] =
+                    dot4(&contiguous(&z.view()), &contiguous(&q.row(t))) + ELU_EPSILON;
+            }
+        }
+        for s_ in 0..=last {
+            let dots = dot4_lanes(&keys[s_ * d..(s_ + 1) * d], &r).to_array();
+            for j in 0..count {
+                if s_ <= first + j {
+                    out[j * t_len + s_] = dots[j] / norm[j];
+                }
+            }
+        }
+        return;
+    }
+    let beta = &input.beta;
+    // A lane walks back from its row's diagonal until its r has decayed away (or key 0); a lane
+    // that has not started keeps q_t, one that has stopped holds zeros.
+    let mut walking = [false; ROWS_AT_ONCE];
+    let mut stopped = [false; ROWS_AT_ONCE];
+    stopped[count..].fill(true);
+    let mut mask = F4Mask::from_bools(walking);
     for s_ in (0..=last).rev() {
         let k_s = &keys[s_ * d..(s_ + 1) * d];
-        let a = alpha[s_];
+        if s_ >= first && s_ - first < count {
+            walking[s_ - first] = true;
+            mask = F4Mask::from_bools(walking);
+        }
+        let written = F4::splat(beta[s_]).mul(dot4_lanes(k_s, &r));
+        let values = written.to_array();
         for j in 0..count {
-            // Row first + j starts at its own diagonal.
-            walking[j] |= s_ == first + j;
-            if !walking[j] {
-                continue;
-            }
-            let r_j = &mut r[j * d..(j + 1) * d];
-            let written = beta[s_] * dot4(k_s, r_j);
-            out[j * t_len + s_] = written;
-            // As in `hidden_row_with`: a row whose r has decayed below 10⁻³⁰ stops (its entries
-            // left are 0, as the buffer already holds).
-            if s_ % 64 == 0 && r_j.iter().all(|x| x.abs() < 1e-30) {
-                walking[j] = false;
-                continue;
-            }
-            for (x, &k) in r_j.iter_mut().zip(k_s) {
-                *x = (*x - written * k) * a;
+            if walking[j] {
+                out[j * t_len + s_] = values[j];
             }
         }
-        if s_ <= first && !walking[..count].iter().any(|&w| w) {
+        // As in `hidden_row_with`: a row whose r has decayed below 10⁻³⁰ stops (its entries
+        // left are 0, as the buffer already holds).
+        if s_ % 64 == 0 {
+            let tiny = r
+                .iter()
+                .fold(F4Mask::from_bools([true; ROWS_AT_ONCE]), |all, lanes| {
+                    all.and(lanes.abs_below(1e-30))
+                })
+                .to_bools();
+            let mut changed = false;
+            for j in 0..count {
+                if walking[j] && tiny[j] {
+                    (walking[j], stopped[j], changed) = (false, true, true);
+                }
+            }
+            if changed {
+                mask = F4Mask::from_bools(walking);
+                let keep = F4Mask::from_bools(std::array::from_fn(|j| !stopped[j] || j >= count));
+                for lanes in r.iter_mut() {
+                    *lanes = F4::select(keep, *lanes, F4::splat(0.0));
+                }
+            }
+        }
+        // r ← M_s r = α_s (r − β_s k_s (k_s·r)) in the lanes that walk.
+        let a = F4::splat(alpha[s_]);
+        if walking == [true; ROWS_AT_ONCE] {
+            for (lanes, &k) in r.iter_mut().zip(k_s) {
+                *lanes = lanes.sub(written.mul(F4::splat(k))).mul(a);
+            }
+        } else {
+            for (lanes, &k) in r.iter_mut().zip(k_s) {
+                let next = lanes.sub(written.mul(F4::splat(k))).mul(a);
+                *lanes = F4::select(mask, next, *lanes);
+            }
+        }
+        if s_ <= first && stopped.iter().all(|&s| s) {
             break;
         }
     }
+}
+
+/// [`dot4`] of `a` with each lane of `lanes` (component i of four vectors side by side): the
+/// same products and sums in the same order, four at once.
+#[inline]
+fn dot4_lanes(a: &[f32], lanes: &[F4]) -> F4 {
+    let mut acc = [F4::splat(0.0); 4];
+    let whole = a.len() / 4 * 4;
+    for (x, y) in a[..whole]
+        .chunks_exact(4)
+        .zip(lanes[..whole].chunks_exact(4))
+    {
+        for c in 0..4 {
+            acc[c] = acc[c].add(F4::splat(x[c]).mul(y[c]));
+        }
+    }
+    let mut rest = F4::splat(0.0);
+    for (&x, &y) in a[whole..].iter().zip(&lanes[whole..]) {
+        rest = rest.add(F4::splat(x).mul(y));
+    }
+    acc[0].add(acc[1]).add(acc[2].add(acc[3])).add(rest)
+}
+
+use lanes::{F4, F4Mask};
+
+/// Four f32 lanes for [`hidden_rows_with`]: wasm's 128-bit vectors where the build has simd128
+/// (the compiler did not vectorise the lanes written as arrays there: 111 ms against 90 for the
+/// scalar rows), plain arrays elsewhere. Only IEEE additions, multiplications and comparisons
+/// (never a fused multiply-add), so a lane computes exactly what one row alone computes.
+mod lanes {
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    mod imp {
+        use core::arch::wasm32::*;
+
+        #[derive(Clone, Copy)]
+        pub struct F4(v128);
+        #[derive(Clone, Copy)]
+        pub struct F4Mask(v128);
+
+        impl F4 {
+            #[inline(always)]
+            pub fn splat(x: f32) -> Self {
+                F4(f32x4_splat(x))
+            }
+            #[inline(always)]
+            pub fn from_array(a: [f32; 4]) -> Self {
+                F4(f32x4(a[0], a[1], a[2], a[3]))
+            }
+            #[inline(always)]
+            pub fn to_array(self) -> [f32; 4] {
+                [
+                    f32x4_extract_lane::<0>(self.0),
+                    f32x4_extract_lane::<1>(self.0),
+                    f32x4_extract_lane::<2>(self.0),
+                    f32x4_extract_lane::<3>(self.0),
+                ]
+            }
+            #[inline(always)]
+            pub fn add(self, other: Self) -> Self {
+                F4(f32x4_add(self.0, other.0))
+            }
+            #[inline(always)]
+            pub fn sub(self, other: Self) -> Self {
+                F4(f32x4_sub(self.0, other.0))
+            }
+            #[inline(always)]
+            pub fn mul(self, other: Self) -> Self {
+                F4(f32x4_mul(self.0, other.0))
+            }
+            /// `yes`'s lanes where `mask` is set, `no`'s elsewhere.
+            #[inline(always)]
+            pub fn select(mask: F4Mask, yes: Self, no: Self) -> Self {
+                F4(v128_bitselect(yes.0, no.0, mask.0))
+            }
+            #[inline(always)]
+            pub fn abs_below(self, bound: f32) -> F4Mask {
+                F4Mask(f32x4_lt(f32x4_abs(self.0), f32x4_splat(bound)))
+            }
+        }
+
+        impl F4Mask {
+            #[inline(always)]
+            pub fn from_bools(b: [bool; 4]) -> Self {
+                F4Mask(i32x4(
+                    -i32::from(b[0]),
+                    -i32::from(b[1]),
+                    -i32::from(b[2]),
+                    -i32::from(b[3]),
+                ))
+            }
+            #[inline(always)]
+            pub fn and(self, other: Self) -> Self {
+                F4Mask(v128_and(self.0, other.0))
+            }
+            #[inline(always)]
+            pub fn to_bools(self) -> [bool; 4] {
+                [
+                    i32x4_extract_lane::<0>(self.0) != 0,
+                    i32x4_extract_lane::<1>(self.0) != 0,
+                    i32x4_extract_lane::<2>(self.0) != 0,
+                    i32x4_extract_lane::<3>(self.0) != 0,
+                ]
+            }
+        }
+    }
+
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+    mod imp {
+        #[derive(Clone, Copy)]
+        pub struct F4([f32; 4]);
+        /// All ones in a lane that is set (a bitwise select, which the compiler vectorises).
+        #[derive(Clone, Copy)]
+        pub struct F4Mask([u32; 4]);
+
+        impl F4 {
+            #[inline(always)]
+            pub fn splat(x: f32) -> Self {
+                F4([x; 4])
+            }
+            #[inline(always)]
+            pub fn from_array(a: [f32; 4]) -> Self {
+                F4(a)
+            }
+            #[inline(always)]
+            pub fn to_array(self) -> [f32; 4] {
+                self.0
+            }
+            #[inline(always)]
+            pub fn add(self, other: Self) -> Self {
+                F4(std::array::from_fn(|j| self.0[j] + other.0[j]))
+            }
+            #[inline(always)]
+            pub fn sub(self, other: Self) -> Self {
+                F4(std::array::from_fn(|j| self.0[j] - other.0[j]))
+            }
+            #[inline(always)]
+            pub fn mul(self, other: Self) -> Self {
+                F4(std::array::from_fn(|j| self.0[j] * other.0[j]))
+            }
+            /// `yes`'s lanes where `mask` is set, `no`'s elsewhere.
+            #[inline(always)]
+            pub fn select(mask: F4Mask, yes: Self, no: Self) -> Self {
+                F4(std::array::from_fn(|j| {
+                    f32::from_bits(
+                        (yes.0[j].to_bits() & mask.0[j]) | (no.0[j].to_bits() & !mask.0[j]),
+                    )
+                }))
+            }
+            #[inline(always)]
+            pub fn abs_below(self, bound: f32) -> F4Mask {
+                F4Mask(std::array::from_fn(|j| {
+                    if self.0[j].abs() < bound { u32::MAX } else { 0 }
+                }))
+            }
+        }
+
+        impl F4Mask {
+            #[inline(always)]
+            pub fn from_bools(b: [bool; 4]) -> Self {
+                F4Mask(std::array::from_fn(|j| if b[j] { u32::MAX } else { 0 }))
+            }
+            #[inline(always)]
+            pub fn and(self, other: Self) -> Self {
+                F4Mask(std::array::from_fn(|j| self.0[j] & other.0[j]))
+            }
+            #[inline(always)]
+            pub fn to_bools(self) -> [bool; 4] {
+                self.0.map(|m| m != 0)
+            }
+        }
+    }
+
+    pub use imp::{F4, F4Mask};
 }
 
 /// Row `t` of the hidden matrix A ([`hidden_matrix`]) written into `row` (its first t + 1
@@ -478,21 +697,32 @@ fn elu_row(
     t: usize,
     mut row: ndarray::ArrayViewMut1<f32>,
 ) {
-    let norm = z.dot(&q.row(t)) + ELU_EPSILON;
-    let weights = k.slice(s![..=t, ..]).dot(&q.row(t)) / norm;
-    row.assign(&weights);
+    // The products and sums of [`dot4`], as [`hidden_rows_with`] takes them four rows at once.
+    let q_t = q.row(t);
+    let q_t = contiguous(&q_t);
+    let norm = dot4(&contiguous(&z.view()), &q_t) + ELU_EPSILON;
+    for (entry, k_s) in row.iter_mut().zip(k.rows()) {
+        *entry = dot4(&contiguous(&k_s), &q_t) / norm;
+    }
+}
+
+/// A vector's numbers as one slice: borrowed when they lie in order, copied otherwise.
+fn contiguous<'a>(v: &'a ndarray::ArrayView1<f32>) -> std::borrow::Cow<'a, [f32]> {
+    match v.as_slice() {
+        Some(slice) => std::borrow::Cow::Borrowed(slice),
+        None => std::borrow::Cow::Owned(v.to_vec()),
+    }
 }
 
 /// Σ a_i·b_i in four running sums (then added pairwise): an order the compiler may vectorise.
 fn dot4(a: &[f32], b: &[f32]) -> f32 {
     let mut lanes = [0.0f32; 4];
     let (ac, bc) = (a.chunks_exact(4), b.chunks_exact(4));
-    let rest: f32 = ac
-        .remainder()
-        .iter()
-        .zip(bc.remainder())
-        .map(|(x, y)| x * y)
-        .sum();
+    // Summed from +0 in order, as [`dot4_lanes`] sums it.
+    let mut rest = 0.0f32;
+    for (x, y) in ac.remainder().iter().zip(bc.remainder()) {
+        rest += x * y;
+    }
     for (x, y) in ac.zip(bc) {
         for lane in 0..4 {
             lanes[lane] += x[lane] * y[lane];

@@ -9,6 +9,7 @@
 //! flat buffer of numbers; [`Computed::assemble`] puts the parts of every head back together.
 
 use std::ops::Range;
+use std::sync::OnceLock;
 
 use ndarray::{Array2, s};
 
@@ -16,7 +17,7 @@ use crate::math::attention::{Projections, ScoredQk, attend};
 use crate::math::flash::{flash_attention, flash_attention_rows};
 use crate::pipeline::computed::{Computed, attention_input, project};
 use crate::pipeline::config::Config;
-use crate::pipeline::linear_heads::{gated, linear_outputs, linear_overview};
+use crate::pipeline::linear_heads::{LinearOutputs, gated, linear_outputs, linear_overview};
 use crate::pipeline::overview::{Overview, attend_overview_rows, overview_of_rows};
 
 /// About this many bands per summarised head.
@@ -97,6 +98,9 @@ pub struct UnitJob {
     x: Array2<f32>,
     projections: Projections,
     scored: ScoredQk,
+    /// A summarised linear head's outputs, computed for its first band and kept for the others
+    /// (its cost is the whole head's whichever band asks, about a tenth of a band's).
+    linear: Vec<OnceLock<Option<LinearOutputs>>>,
 }
 
 impl UnitJob {
@@ -109,6 +113,9 @@ impl UnitJob {
             x,
             projections,
             scored,
+            linear: (0..config.dims().n_heads)
+                .map(|_| OnceLock::new())
+                .collect(),
         }
     }
 
@@ -141,14 +148,25 @@ impl UnitJob {
         // the views' matrices, its chunked form in FlashAttention's place.
         // A long input's A is summarised a row at a time (its unit's rows only), never held.
         let whole = !self.summarise;
-        if let Some(linear) =
-            linear_outputs(config, self.x.view(), &self.projections, unit.head, whole)
-        {
+        let outputs = || linear_outputs(config, self.x.view(), &self.projections, unit.head, whole);
+        let kept;
+        let computed;
+        let linear = match self.linear.get(unit.head) {
+            Some(cell) if self.summarise => {
+                kept = cell.get_or_init(outputs);
+                kept.as_ref()
+            }
+            _ => {
+                computed = outputs();
+                computed.as_ref()
+            }
+        };
+        if let Some(linear) = linear {
             let rows = s![unit.rows.clone(), ..];
-            let matrices = match linear.matrix {
+            let matrices = match &linear.matrix {
                 Some(matrix) => UnitMatrices::Full {
                     scores: matrix.clone(),
-                    weights: matrix,
+                    weights: matrix.clone(),
                 },
                 None => UnitMatrices::Summarised(Box::new(
                     linear_overview(
