@@ -64,6 +64,17 @@ test('the weights control offers the hybrid, fetched only when chosen, its layer
   assert.equal(t.heads[0].matrix.length, SENTENCE.length);
   assert.match(await text('linear-layer-note'), /^Layer 1 is linear attention \(Gated DeltaNet\)/);
   assert.match(await text('linear-title'), /layer 1's own state/);
+  // Its linear heads have no roles (A is not a share of attention), and the page says so
+  // rather than showing zeros; what the roles are averaged over comes from the full layer.
+  assert.match(await page.locator('[data-testid=roles-0-0] [data-testid=role-label]').textContent(), /^linear layer: A is not a share of attention/);
+  assert.doesNotMatch(await text('roles-help'), /over the 0 queries/);
+  assert.match(await page.locator('[data-testid=roles-3-0] [data-testid=role-label]').textContent(), /\w/);
+  assert.equal(await page.locator('[data-testid=model-head-0-0]').getAttribute('title'), 'linear layer: A is not a share of attention, so it has no roles');
+  // The head output is A · V through Gated DeltaNet's gate; no score card shows A as q·k, and
+  // the skip link to the weights goes to A.
+  assert.equal(await text('formula-head-output'), 'γ ⊙ (A · V) / rms ⊙ SiLU(x · W_z)');
+  assert.equal(await page.locator('[data-testid=formula-dot]').count(), 0);
+  assert.equal(await page.locator('[data-testid=skip-weights]').getAttribute('href'), '#section-linear');
   const check = await text('linear-check');
   for (const d of check.match(/\d\.\de-\d+/g)) assert.ok(Number(d) < 1e-5, check);
   // Its memory as shipped: per linear layer 4 heads × 32 × 32 numbers and the convolution's
@@ -80,6 +91,8 @@ test('the weights control offers the hybrid, fetched only when chosen, its layer
   await page.click('[data-testid=layer-tab-3]');
   await nextFrames(page);
   assert.equal(await page.locator('[data-testid=linear-layer-note]').count(), 0);
+  assert.equal(await text('formula-head-output'), '(weights · V) ⊙ σ(x · W_g)');
+  assert.equal(await page.locator('[data-testid=skip-weights]').getAttribute('href'), '#section-softmax');
   const full = await page.evaluate(() => window.attentionLab.trace());
   assert.equal(full.heads[0].gate.length, SENTENCE.length, 'the full layer\'s output gate');
   const row = full.heads[0].weights[SENTENCE.length - 1];
@@ -137,4 +150,19 @@ test('in Chinese, by a link, on a phone', async () => {
     await phone.close();
   }
   assert.deepEqual(errors, []);
+});
+
+// An embed or a chapter of seeded linear heads: the weights card is A, and the views that
+// replay a softmax over q and k say why they are not there instead of replaying one.
+test('an embed of linear heads shows A as A, and no softmax replayed', async () => {
+  const embed = await context.newPage();
+  await embed.goto(`${server.url}?embed=1&sentence=the%20cat%20sat&mask=causal&linear=delta&panels=weights,head-view,flash,head-output`);
+  await embed.waitForSelector('[data-testid=formula-weights]', { timeout: 30000 });
+  assert.equal(await embed.locator('[data-testid=formula-weights]').textContent(), 'o = A·V, A lower-triangular');
+  assert.match(await embed.locator('[data-testid=caption-weights]').textContent(), /no softmax/);
+  assert.equal(await embed.locator('[data-testid=formula-head-output]').textContent(), 'A · V');
+  assert.equal(await embed.locator('[data-testid=softmax-only]').count(), 2, 'the head view and the player');
+  assert.equal(await embed.locator('[data-testid=head-view]').count(), 0);
+  assert.equal(await embed.locator('[data-testid=why-hint]').count(), 0, 'no "why" to open under A');
+  await embed.close();
 });

@@ -238,3 +238,55 @@ fn sharing_kv_starts_from_the_largest_group_count_below_the_heads() {
     assert_eq!(shared_kv_heads(4), Some(2));
     assert_eq!(shared_kv_heads(8), Some(4));
 }
+
+/// A linear head's weights are its hidden matrix A: the cards, the tooltip and the page's
+/// sections say so, in both languages, and no score card shows A as if it were q·k.
+#[test]
+fn a_linear_heads_cards_say_a_not_softmax() {
+    use attention_core::math::linear::{LinearKind, LinearSpec};
+    use attention_lab::ui::logic::explain::explain;
+    for kind in [LinearKind::Elu, LinearKind::Delta, LinearKind::GatedDelta] {
+        for gate in [false, true] {
+            let t = trace(Params {
+                n_heads: 2,
+                mask: MaskSpec::Causal,
+                linear: Some(LinearSpec { kind, chunk: 4 }),
+                output_gate: gate,
+                ..Params::sentence("the cat sat on the mat")
+            });
+            for lang in [Lang::En, Lang::Zh] {
+                let title = Stage::Weights.title(Some(&t), lang);
+                let formula = Stage::Weights.formula(&t, lang);
+                let caption = Stage::Weights.caption(&t, lang);
+                assert!(
+                    title.contains('A') && formula.contains("A·V"),
+                    "{title} / {formula}"
+                );
+                for words in [title, &formula] {
+                    assert!(!words.contains("softmax"), "{kind:?} {lang:?}: {words}");
+                }
+                assert!(
+                    caption.contains("softmax") && caption.contains("1"),
+                    "{caption}"
+                );
+                let output = Stage::HeadOutput.formula(&t, lang);
+                assert!(
+                    output.starts_with(if gate { "(A · V) ⊙ σ" } else { "A · V" }),
+                    "{output}"
+                );
+                assert!(!Stage::HeadOutput.caption(&t, lang).is_empty());
+                let cell = explain(&t, Stage::Weights, 1, 3, 1, lang);
+                let said = cell.lines.join(" ");
+                assert!(said.contains("A[3, 1]") && !said.contains("exp("), "{said}");
+            }
+            for stage in [Stage::Dot, Stage::Scaled, Stage::Masked] {
+                assert!(!stage.is_shown(&t), "{stage:?} shown for {kind:?}");
+            }
+        }
+    }
+    // Softmax heads keep theirs.
+    let t = trace(Params::sentence("the cat sat"));
+    assert!(Stage::Weights.formula(&t, Lang::En).contains("softmax"));
+    assert_eq!(Stage::HeadOutput.formula(&t, Lang::En), "weights · V");
+    assert!(Stage::Dot.is_shown(&t));
+}

@@ -79,15 +79,24 @@ fn what_auto_rests_on_is_what_was_measured() {
 #[test]
 fn the_pipelines_steps_are_numbered_once_each_in_page_order() {
     use attention_lab::ui::logic::sections::Section;
-    let numbers: Vec<usize> = Section::on_page(true)
-        .into_iter()
-        .filter_map(Section::number)
-        .collect();
-    let expected: Vec<usize> = (1..=numbers.len()).collect();
-    assert_eq!(
-        numbers, expected,
-        "two sections shared a number (values and all heads were both 5)"
-    );
+    for linear in [false, true] {
+        let sections = Section::on_page(true, linear);
+        let numbers: Vec<usize> = sections.iter().filter_map(|s| s.number(linear)).collect();
+        let expected: Vec<usize> = (1..=numbers.len()).collect();
+        assert_eq!(
+            numbers, expected,
+            "two sections shared a number (values and all heads were both 5), or one was \
+             skipped (linear heads: 2 then 5)"
+        );
+        // Linear heads have no scores, softmax or tiles: a presentation does not step through
+        // empty sections.
+        let softmax_only = [Section::Scores, Section::Softmax, Section::Flash];
+        assert_eq!(
+            softmax_only.iter().any(|s| sections.contains(s)),
+            !linear,
+            "linear = {linear}: {sections:?}"
+        );
+    }
 }
 
 #[test]

@@ -130,8 +130,9 @@ pub struct DeltaLessonTexts {
     pub past_capacity: fn(usize, usize, &str, &str, &str) -> String,
     /// (head from 1, "chunk: difference" items)
     pub chunks: fn(usize, &str) -> String,
-    /// A chapter whose experiment reads softmax weights, on a hybrid's linear layer: (layer).
-    pub linear_layer: fn(usize) -> String,
+    /// A chapter whose experiment reads softmax weights, on linear heads: (the hybrid's layer,
+    /// from 1; `None` for a seeded request whose Attention control chose a linear kind).
+    pub linear_layer: fn(Option<usize>) -> String,
 }
 
 /// The labels of the KV cache and streaming chapters' experiments.

@@ -756,9 +756,12 @@ pub const LEARN: LearnTexts = LearnTexts {
             )
         },
         linear_layer: |layer| {
-            format!(
+            match layer {
+            Some(layer) => format!(
                 "Layer {layer} of this hybrid is linear attention: this chapter's experiment reads softmax weights, so choose a full-attention layer (or another model) to run it."
-            )
+            ),
+            None => "The heads compute linear attention (the Attention control): this chapter's experiment reads softmax weights, so set Attention back to softmax to run it.".to_string(),
+        }
         },
     },
     hybrids: HybridsLessonTexts {

@@ -724,9 +724,12 @@ pub const LEARN: LearnTexts = LearnTexts {
             )
         },
         linear_layer: |layer| {
-            format!(
+            match layer {
+            Some(layer) => format!(
                 "这个混合模型的第 {layer} 层是线性注意力：本章的实验读取 softmax 权重，请选择一个全注意力层（或换一个模型）再运行。"
-            )
+            ),
+            None => "这些头在计算线性注意力（“注意力类型”控件）：本章的实验读取 softmax 权重，请把注意力类型改回 softmax 再运行。".to_string(),
+        }
         },
     },
     hybrids: HybridsLessonTexts {

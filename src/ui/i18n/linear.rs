@@ -66,6 +66,19 @@ pub struct LinearTexts {
     /// The section on softmax heads of random weights: what choosing a kind does.
     pub invite: &'static str,
     pub full_layer: fn(usize) -> String,
+    /// The weights' card when its head is linear: A, not a softmax.
+    pub weights_stage: crate::ui::i18n::StageText,
+    /// The head output's caption when its head is linear.
+    pub output_caption: &'static str,
+    /// A cell of A explained (query, key, value).
+    pub weight_cell: fn(usize, usize, &str) -> String,
+    /// In place of a view that replays a softmax over q and k (the head view, the tile
+    /// player, the score cards) when the heads are linear.
+    pub softmax_only: &'static str,
+    /// A linear head's row in a model's roles table.
+    pub no_roles: &'static str,
+    /// The caption over every head at a glance when the heads are linear.
+    pub all_heads_help: &'static str,
 }
 
 pub const EN: LinearTexts = LinearTexts {
@@ -166,6 +179,20 @@ pub const EN: LinearTexts = LinearTexts {
             "Layer {layer} is this model's full attention (softmax, with an output gate): it keeps a key and a value per token. Choose one of its linear layers to watch a state."
         )
     },
+    weights_stage: crate::ui::i18n::StageText {
+        title: "Hidden matrix A",
+        formula: "o = A·V, A lower-triangular",
+        caption: "Linear attention has no softmax: row t of A holds what each earlier value weighs in o_t, read from the state. Its entries can be negative and a row need not sum to 1 (elu + 1's rows do).",
+    },
+    output_caption: "Each query's output: the values summed with its row of A as coefficients. They are signed and need not sum to 1, so this is not an average of the values.",
+    weight_cell: |row, col, value| {
+        format!(
+            "A[{row}, {col}] = {value}: what value {col} weighs in query {row}'s output, read from the state S (linear attention, not a softmax)."
+        )
+    },
+    softmax_only: "This view replays a softmax over the head's q and k. These heads compute linear attention, which has none: their hidden matrix A, state, β and α are in the full lab's Linear attention section.",
+    no_roles: "linear layer: A is not a share of attention, so it has no roles",
+    all_heads_help: "The hidden matrix A of every head (o = A·V), on a signed scale. Click one to inspect it.",
 };
 
 pub const ZH: LinearTexts = LinearTexts {
@@ -261,4 +288,18 @@ pub const ZH: LinearTexts = LinearTexts {
             "第 {layer} 层是这个模型的全注意力层（softmax，带输出门）：每个词元都要保存一个键和一个值。选它的某个线性层，可以看状态。"
         )
     },
+    weights_stage: crate::ui::i18n::StageText {
+        title: "隐含矩阵 A",
+        formula: "o = A·V，A 为下三角",
+        caption: "线性注意力没有 softmax：A 的第 t 行是每个更早的值在 o_t 中所占的系数，由状态读出。它的元素可以为负，一行之和也不必为 1（elu + 1 的行除外）。",
+    },
+    output_caption: "每个查询的输出：以 A 的这一行为系数把值加起来。系数有正有负、和不必为 1，所以这不是值的平均。",
+    weight_cell: |row, col, value| {
+        format!(
+            "A[{row}, {col}] = {value}：值 {col} 在查询 {row} 的输出中的系数，由状态 S 读出（线性注意力，不是 softmax）。"
+        )
+    },
+    softmax_only: "这个视图是在头的 q 和 k 上重放 softmax。这些头计算的是线性注意力，没有 softmax：它们的隐含矩阵 A、状态、β 和 α 见完整实验室中的“线性注意力”一节。",
+    no_roles: "线性层：A 不是注意力的份额，没有角色",
+    all_heads_help: "每个头的隐含矩阵 A（o = A·V），用有正负的色标。点一个头查看详情。",
 };

@@ -304,6 +304,13 @@ pub fn explain(
             mask_reason(config.mask().spec(), row, col, lang),
             (words.masked_score)(&num(score())),
         ],
+        Stage::Weights if config.linear().is_some() => {
+            vec![(lang.text().linear.weight_cell)(
+                row,
+                col,
+                &format_value(value),
+            )]
+        }
         Stage::Weights if h.fully_masked_rows.contains(&row) => {
             vec![words.row_fully_masked.into()]
         }

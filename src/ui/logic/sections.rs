@@ -64,10 +64,14 @@ impl Section {
     }
 
     /// The sections on the page, top to bottom: the trained model's own first when it is in
-    /// use (what a presentation steps through with ← and →).
-    pub fn on_page(trained: bool) -> Vec<Self> {
+    /// use (what a presentation steps through with ← and →). Linear heads have no scores, no
+    /// softmax and no tiles to replay: those sections are not on the page then.
+    pub fn on_page(trained: bool, linear: bool) -> Vec<Self> {
         let own = [Self::Next, Self::Generate, Self::Stream, Self::Model];
-        let pipeline = Self::ALL.into_iter().filter(|s| !own.contains(s));
+        let softmax_only = [Self::Scores, Self::Softmax, Self::Flash];
+        let pipeline = Self::ALL
+            .into_iter()
+            .filter(|s| !(own.contains(s) || linear && softmax_only.contains(s)));
         if trained {
             own.into_iter().chain(pipeline).collect()
         } else {
@@ -76,8 +80,8 @@ impl Section {
     }
 
     /// The section `step` places after (`step` = 1) or before (−1) this one on the page, if any.
-    pub fn beside(self, trained: bool, step: isize) -> Option<Self> {
-        let sections = Self::on_page(trained);
+    pub fn beside(self, trained: bool, linear: bool, step: isize) -> Option<Self> {
+        let sections = Self::on_page(trained, linear);
         let at = sections.iter().position(|&s| s == self)?;
         sections.get(at.checked_add_signed(step)?).copied()
     }
@@ -120,9 +124,9 @@ impl Section {
     }
 
     /// The step's number on the page, counted down the pipeline from 1 (the trained model's own
-    /// sections have none).
-    pub fn number(self) -> Option<usize> {
-        Self::on_page(false)
+    /// sections have none), among the sections the page shows (`linear`: its heads are linear).
+    pub fn number(self, linear: bool) -> Option<usize> {
+        Self::on_page(false, linear)
             .iter()
             .position(|&s| s == self)
             .map(|at| at + 1)

@@ -34,12 +34,24 @@ impl Stage {
         if self == Self::NormedX && trace.is_some_and(|t| t.config.norm().rms) {
             return "RMSNorm(X)";
         }
+        if self == Self::Weights && trace.is_some_and(|t| t.config.linear().is_some()) {
+            return lang.text().linear.weights_stage.title;
+        }
         self.text(lang).title
     }
 
     /// Its caption for this trace: a trained model's layer explains its learned embeddings,
     /// its residual stream and its learned LayerNorm.
     pub fn caption(self, trace: &Trace, lang: Lang) -> String {
+        // Linear heads (a seeded request's, or a hybrid's linear layer): A is not a softmax.
+        if trace.config.linear().is_some() {
+            let linear = &lang.text().linear;
+            match self {
+                Self::Weights => return linear.weights_stage.caption.into(),
+                Self::HeadOutput => return linear.output_caption.into(),
+                _ => {}
+            }
+        }
         let Some(layer) = trace.config.model_layer() else {
             let config = &trace.config;
             if self == Self::X && config.target().parts.is_none() {
@@ -177,6 +189,26 @@ impl Stage {
                 super::format::plain(config.temperature()),
                 super::format::plain(1.0 / config.scale())
             ),
+            Self::Weights if config.linear().is_some() => {
+                lang.text().linear.weights_stage.formula.into()
+            }
+            // A · V for linear heads, then the output gate where there is one.
+            Self::HeadOutput => {
+                let mix = if config.linear().is_some() {
+                    "A · V"
+                } else {
+                    self.text(lang).formula
+                };
+                match config.output_gate() {
+                    None => mix.into(),
+                    Some(attention_core::math::linear::OutputGate::Sigmoid(_)) => {
+                        format!("({mix}) ⊙ σ(x · W_g)")
+                    }
+                    Some(attention_core::math::linear::OutputGate::NormSilu { .. }) => {
+                        format!("γ ⊙ ({mix}) / rms ⊙ SiLU(x · W_z)")
+                    }
+                }
+            }
             Self::Output => match config.layer_norm() {
                 LayerNormMode::Pre if config.post_norm().is_some() => "x + Norm(MHA(LN(x)))".into(),
                 LayerNormMode::Pre => "x + MHA(LN(x))".into(),

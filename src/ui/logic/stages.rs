@@ -105,6 +105,8 @@ impl Stage {
             Self::Embeddings | Self::Positions => trace.config.target().parts.is_some(),
             Self::NormedX => trace.config.layer_norm() == LayerNormMode::Pre,
             Self::Output => trace.config.layer_norm() != LayerNormMode::None,
+            // Linear attention has no scores: the trace's scores hold A, not q·k.
+            Self::Dot | Self::Scaled | Self::Masked if trace.config.linear().is_some() => false,
             // A summarised trace keeps overviews of the scores only: with a bias or a cap they
             // are not q·k times a scale, so the overview of q·k cannot be derived from them.
             Self::Dot => {

@@ -182,7 +182,7 @@ fn FullLab() -> impl IntoView {
             class:learning=move || lab.lesson.with(Option::is_some) class:presenting=move || lab.presenting.get()>
             <nav class="skip-links" aria-label="skip links">
                 <a href="#controls" data-testid="skip-controls">{move || text().share.skip_to_controls}</a>
-                <a href="#section-softmax" data-testid="skip-weights">{move || text().share.skip_to_weights}</a>
+                <a href=move || if super::section::linear_heads(lab) { "#section-linear" } else { "#section-softmax" } data-testid="skip-weights">{move || text().share.skip_to_weights}</a>
                 <a href="#section-flash" data-testid="skip-flash">{move || text().share.skip_to_flash}</a>
             </nav>
             <header class="masthead">

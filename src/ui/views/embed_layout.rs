@@ -11,6 +11,7 @@ use super::import_opener::{ImportStatus, ImportSummary};
 use super::imported::imported_panel;
 use super::input_panel::InputPanel;
 use super::learn::ChapterPage;
+use super::linear::SoftmaxOnly;
 use super::live_region::LiveRegion;
 use super::model_views::{ModelOverview, NextToken};
 use super::stage_card::StageCard;
@@ -30,9 +31,15 @@ fn panel(name: &str) -> AnyView {
         (_, Some(stage)) => {
             view! { <div class="embed-panel"><StageCard stage=stage /></div> }.into_any()
         }
-        ("head-view", _) => view! { <div class="embed-panel"><HeadView /></div> }.into_any(),
+        ("head-view", _) => {
+            view! { <div class="embed-panel"><SoftmaxOnly><HeadView /></SoftmaxOnly></div> }
+                .into_any()
+        }
         ("all-heads", _) => view! { <div class="embed-panel wide"><AllHeads /></div> }.into_any(),
-        ("flash", _) => view! { <div class="embed-panel wide"><FlashView /></div> }.into_any(),
+        ("flash", _) => {
+            view! { <div class="embed-panel wide"><SoftmaxOnly><FlashView /></SoftmaxOnly></div> }
+                .into_any()
+        }
         ("sentence", _) => view! { <div class="embed-panel"><InputPanel /></div> }.into_any(),
         ("controls", _) => view! { <div class="embed-panel"><Controls /></div> }.into_any(),
         ("model-view" | "head-roles", _) => {

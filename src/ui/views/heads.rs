@@ -139,7 +139,7 @@ pub fn AllHeads() -> impl IntoView {
         <section class="step" data-testid="all-heads" data-view=section.id()
             class:presented=move || presented(lab, section)>
             <SectionHeading section=section />
-            <p class="caption">{move || text().all_heads_help}</p>
+            <p class="caption">{move || if super::section::linear_heads(lab) { text().linear.all_heads_help } else { text().all_heads_help }}</p>
             // Random weights: a switch under each head (the trained model has them at a glance).
             <Show when=random><super::circuit_views::RandomKnockouts /></Show>
             <div class="small-multiples">

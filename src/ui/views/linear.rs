@@ -20,6 +20,24 @@ use attention_core::math::linear::{DEFAULT_CHUNK, LinearKind, LinearSpec, MAX_CH
 use attention_core::models::generate::CacheSizes;
 use attention_core::teaching::linear::{LinearView, linear_view};
 
+/// `children` (a view that replays a softmax over the heads' q and k: the head view, the tile
+/// player), or, when the shown heads compute linear attention, a note saying why not.
+#[component]
+pub fn SoftmaxOnly(children: ChildrenFn) -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let linear = Memo::new(move |_| {
+        lab.shown
+            .with(|t| t.as_ref().is_some_and(|t| t.0.config.linear().is_some()))
+    });
+    view! {
+        <Show when=move || !linear.get() fallback=move || view! {
+            <p class="note" data-testid="softmax-only">{move || lab.lang.get().text().linear.softmax_only}</p>
+        }>
+            {children()}
+        </Show>
+    }
+}
+
 #[component]
 pub fn LinearSection() -> impl IntoView {
     let lab = expect_context::<Lab>();

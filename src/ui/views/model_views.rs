@@ -96,7 +96,7 @@ pub fn ModelOverview() -> impl IntoView {
                             <div class="small-multiple-cell" class:knocked=move || ablated.with(|a| a.iter().any(|a| a.layer == l + 1 && a.head == h + 1))>
                             <button type="button" class="small-multiple" data-testid=format!("model-head-{l}-{h}")
                                 class:active=active
-                                title=move || roles.with(|r| r.as_ref().map(|r| label(&r[l][h], lab.lang.get())).unwrap_or_default())
+                                title=move || if linear() { lab.lang.get().text().linear.no_roles.to_string() } else { roles.with(|r| r.as_ref().map(|r| label(&r[l][h], lab.lang.get())).unwrap_or_default()) }
                                 on:click=move |_| { lab.layer.set(l); lab.head.set(h); }>
                                 <span class="small-multiple-title">
                                     {move || format!("{} {} · {} {}", texts().layer_label, l + 1, lab.lang.get().text().head_label, h + 1)}
@@ -124,14 +124,26 @@ fn HeadRoles() -> impl IntoView {
     let lab = expect_context::<Lab>();
     let texts = move || &lab.lang.get().text().model;
     let run = forward(lab);
+    // Each layer's heads' roles, and whether it is linear (a hybrid's: A is not a share of
+    // attention, so its heads have no roles and the table says so).
     let rows = Memo::new(move |_| {
-        run.with(|r| r.as_ref().map(|r| r.0.head_roles()))
-            .unwrap_or_default()
+        run.with(|r| {
+            r.as_ref().map(|r| {
+                let linear =
+                    r.0.layers
+                        .iter()
+                        .map(|layer| layer.attention.config.linear().is_some());
+                linear.zip(r.0.head_roles()).collect::<Vec<_>>()
+            })
+        })
+        .unwrap_or_default()
     });
+    // What the shares are averaged over, from the first softmax layer.
     let footing = move || {
         rows.with(|r| {
-            r.first()
-                .and_then(|layer| layer.first())
+            r.iter()
+                .find(|(linear, _)| !linear)
+                .and_then(|(_, layer)| layer.first())
                 .map(|roles| (texts().roles_help)(roles.queries, roles.repeated_only))
         })
     };
@@ -148,14 +160,27 @@ fn HeadRoles() -> impl IntoView {
                 <th scope="col"></th>
             </tr></thead>
             <tbody>
-                {move || rows.get().into_iter().enumerate().flat_map(|(l, heads)| {
+                {move || rows.get().into_iter().enumerate().flat_map(|(l, (linear, heads))| {
                     heads.into_iter().enumerate().map(move |(h, roles)| {
+                        if linear {
+                            let empty = (0..=Role::ALL.len()).map(|_| view! { <td>"—"</td> }).collect_view();
+                            return view! {
+                                <tr data-testid=format!("roles-{l}-{h}")>
+                                    <td>{l + 1}</td>
+                                    <td>{h + 1}</td>
+                                    {empty}
+                                    <td class="role-label" data-testid="role-label">{move || lab.lang.get().text().linear.no_roles}</td>
+                                </tr>
+                            }
+                            .into_any();
+                        }
                         view! {
                             <tr data-testid=format!("roles-{l}-{h}")>
                                 {role_cells(l, h, &roles)}
                                 <td class="role-label" data-testid="role-label">{move || label(&roles, lab.lang.get())}</td>
                             </tr>
                         }
+                        .into_any()
                     }).collect::<Vec<_>>()
                 }).collect_view()}
             </tbody>

@@ -27,6 +27,13 @@ pub fn present(lab: Lab, section: Section) {
     }
 }
 
+/// Whether the shown heads compute linear attention (the page then has no score, softmax or
+/// tile sections).
+pub fn linear_heads(lab: Lab) -> bool {
+    lab.shown
+        .with(|t| t.as_ref().is_some_and(|t| t.0.config.linear().is_some()))
+}
+
 /// The bar over a presented section: where it is among the page's sections, the buttons to
 /// move, and ← → and Esc.
 #[component]
@@ -34,17 +41,18 @@ pub fn PresentBar() -> impl IntoView {
     let lab = expect_context::<Lab>();
     let texts = move || &lab.lang.get().text().share;
     let current = move || {
-        let trained = lab.request.with(|r| r.is_trained());
+        let page = (lab.request.with(|r| r.is_trained()), linear_heads(lab));
+        let sections = Section::on_page(page.0, page.1);
         let section = lab
             .view
             .with(|v| v.as_deref().and_then(Section::from_id))
-            .filter(|s| Section::on_page(trained).contains(s))
-            .unwrap_or(Section::on_page(trained)[0]);
-        (section, trained)
+            .filter(|s| sections.contains(s))
+            .unwrap_or(sections[0]);
+        (section, page)
     };
     let go = move |step: isize| {
-        let (section, trained) = current();
-        if let Some(next) = section.beside(trained, step) {
+        let (section, (trained, linear)) = current();
+        if let Some(next) = section.beside(trained, linear, step) {
             present(lab, next);
         }
     };
@@ -84,16 +92,16 @@ pub fn PresentBar() -> impl IntoView {
         <Show when=move || lab.presenting.get() && lab.lesson.with(Option::is_none)>
             <div class="present-bar" data-testid="present-bar">
                 <span class="help" data-testid="present-where">{move || {
-                    let (section, trained) = current();
-                    let sections = Section::on_page(trained);
+                    let (section, (trained, linear)) = current();
+                    let sections = Section::on_page(trained, linear);
                     let at = sections.iter().position(|&s| s == section).unwrap_or(0);
                     format!("{} · {}", (texts().section_of)(at + 1, sections.len()), section.title(lab.lang.get()))
                 }}</span>
                 <button type="button" class="button" data-testid="present-previous"
-                    disabled=move || { let (s, t) = current(); s.beside(t, -1).is_none() }
+                    disabled=move || { let (s, (t, l)) = current(); s.beside(t, l, -1).is_none() }
                     on:click=move |_| go(-1)>{move || texts().previous_section}</button>
                 <button type="button" class="button" data-testid="present-next"
-                    disabled=move || { let (s, t) = current(); s.beside(t, 1).is_none() }
+                    disabled=move || { let (s, (t, l)) = current(); s.beside(t, l, 1).is_none() }
                     on:click=move |_| go(1)>{move || texts().next_section}</button>
                 <button type="button" class="button" data-testid="present-end"
                     on:click=move |_| lab.presenting.set(false)>{move || texts().end_present}</button>
@@ -165,7 +173,7 @@ pub fn SectionHeading(section: Section) -> impl IntoView {
     let lab = expect_context::<Lab>();
     view! {
         <h2 class="step-title">
-            {section.number().map(|n| view! { <span class="step-number">{n}</span> })}
+            {move || section.number(linear_heads(lab)).map(|n| view! { <span class="step-number">{n}</span> })}
             {move || section.title(lab.lang.get())}
         </h2>
         <SectionShare section=section />

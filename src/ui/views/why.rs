@@ -51,7 +51,12 @@ pub fn WhyHere() -> impl IntoView {
     let matrix = Signal::derive(move || shown.with(|s| s.as_ref().map(|(c, _)| c.matrix.clone())));
     view! {
         <Show when=move || shown.with(Option::is_some)
-            fallback=move || view! { <p class="help why-hint" data-testid="why-hint">{move || t().why_hint}</p> }>
+            fallback=move || view! {
+                // A linear head's A has no scores to take apart: no hint to a panel that cannot open.
+                <Show when=move || !super::section::linear_heads(lab)>
+                    <p class="help why-hint" data-testid="why-hint">{move || t().why_hint}</p>
+                </Show>
+            }>
             <section class="why" aria-labelledby="why-title" data-testid="why-here">
                 <div class="why-head">
                     <h4 id="why-title">{move || t().why_title}</h4>

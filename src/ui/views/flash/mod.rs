@@ -100,7 +100,7 @@ pub fn FlashView(#[prop(optional)] imported: bool) -> impl IntoView {
             on:keydown=on_key
         >
             <h2 class="step-title">
-                <span class="step-number">{Section::Flash.number()}</span>
+                <span class="step-number">{Section::Flash.number(false)}</span>
                 {move || text().title}
             </h2>
             <SectionShare section=Section::Flash />

@@ -96,9 +96,15 @@ fn lab_section(chapter: Chapter) -> &'static str {
 fn lab_view(view: LabView) -> AnyView {
     match view {
         LabView::Card(stage) => view! { <StageCard stage=stage /> }.into_any(),
-        LabView::HeadLines => view! { <figure class="stage"><HeadView /></figure> }.into_any(),
+        LabView::HeadLines => view! {
+            <super::linear::SoftmaxOnly><figure class="stage"><HeadView /></figure></super::linear::SoftmaxOnly>
+        }
+        .into_any(),
         LabView::Heads => view! { <div class="lesson-wide"><AllHeads /></div> }.into_any(),
-        LabView::Player => view! { <div class="lesson-wide"><FlashView /></div> }.into_any(),
+        LabView::Player => view! {
+            <super::linear::SoftmaxOnly><div class="lesson-wide"><FlashView /></div></super::linear::SoftmaxOnly>
+        }
+        .into_any(),
         LabView::Shaping => view! { <div class="lesson-wide"><ShapingSection /></div> }.into_any(),
         LabView::Linear => {
             view! { <div class="lesson-wide"><super::linear::LinearSection /></div> }.into_any()

@@ -72,7 +72,11 @@ pub fn view(lab: Lab, chapter: Chapter) -> AnyView {
             Chapter::DeltaRule | Chapter::Circuits | Chapter::Hybrids
         );
         (linear && !own).then(|| {
-            view! { <p class="note" data-testid="lesson-linear-layer">{(lab.lang.get().text().learn.delta.linear_layer)(lab.layer.get() + 1)}</p> }
+            let layer = lab
+                .request
+                .with(|r| r.is_trained())
+                .then(|| lab.layer.get() + 1);
+            view! { <p class="note" data-testid="lesson-linear-layer">{(lab.lang.get().text().learn.delta.linear_layer)(layer)}</p> }
         })
     };
     view! { {too_long} {linear} {chapter_view(lab, chapter)} }.into_any()
