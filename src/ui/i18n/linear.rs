@@ -66,8 +66,9 @@ pub struct LinearTexts {
     /// The section on softmax heads of random weights: what choosing a kind does.
     pub invite: &'static str,
     pub full_layer: fn(usize) -> String,
-    /// The weights' card when its head is linear: A, not a softmax.
-    pub weights_stage: crate::ui::i18n::StageText,
+    /// The weights' card when its head is linear (A, not a softmax): its title, formula and
+    /// caption.
+    pub weights_stage: [&'static str; 3],
     /// The head output's caption when its head is linear.
     pub output_caption: &'static str,
     /// A cell of A explained (query, key, value).
@@ -179,11 +180,11 @@ pub const EN: LinearTexts = LinearTexts {
             "Layer {layer} is this model's full attention (softmax, with an output gate): it keeps a key and a value per token. Choose one of its linear layers to watch a state."
         )
     },
-    weights_stage: crate::ui::i18n::StageText {
-        title: "Hidden matrix A",
-        formula: "o = A·V, A lower-triangular",
-        caption: "Linear attention has no softmax: row t of A holds what each earlier value weighs in o_t, read from the state. Its entries can be negative and a row need not sum to 1 (elu + 1's rows do).",
-    },
+    weights_stage: [
+        "Hidden matrix A",
+        "o = A·V, A lower-triangular",
+        "Linear attention has no softmax: row t of A holds what each earlier value weighs in o_t, read from the state. Its entries can be negative and a row need not sum to 1 (elu + 1's rows do).",
+    ],
     output_caption: "Each query's output: the values summed with its row of A as coefficients. They are signed and need not sum to 1, so this is not an average of the values.",
     weight_cell: |row, col, value| {
         format!(
@@ -288,11 +289,11 @@ pub const ZH: LinearTexts = LinearTexts {
             "第 {layer} 层是这个模型的全注意力层（softmax，带输出门）：每个词元都要保存一个键和一个值。选它的某个线性层，可以看状态。"
         )
     },
-    weights_stage: crate::ui::i18n::StageText {
-        title: "隐含矩阵 A",
-        formula: "o = A·V，A 为下三角",
-        caption: "线性注意力没有 softmax：A 的第 t 行是每个更早的值在 o_t 中所占的系数，由状态读出。它的元素可以为负，一行之和也不必为 1（elu + 1 的行除外）。",
-    },
+    weights_stage: [
+        "隐含矩阵 A",
+        "o = A·V，A 为下三角",
+        "线性注意力没有 softmax：A 的第 t 行是每个更早的值在 o_t 中所占的系数，由状态读出。它的元素可以为负，一行之和也不必为 1（elu + 1 的行除外）。",
+    ],
     output_caption: "每个查询的输出：以 A 的这一行为系数把值加起来。系数有正有负、和不必为 1，所以这不是值的平均。",
     weight_cell: |row, col, value| {
         format!(

@@ -35,7 +35,7 @@ impl Stage {
             return "RMSNorm(X)";
         }
         if self == Self::Weights && trace.is_some_and(|t| t.config.linear().is_some()) {
-            return lang.text().linear.weights_stage.title;
+            return lang.text().linear.weights_stage[0];
         }
         self.text(lang).title
     }
@@ -47,7 +47,7 @@ impl Stage {
         if trace.config.linear().is_some() {
             let linear = &lang.text().linear;
             match self {
-                Self::Weights => return linear.weights_stage.caption.into(),
+                Self::Weights => return linear.weights_stage[2].into(),
                 Self::HeadOutput => return linear.output_caption.into(),
                 _ => {}
             }
@@ -190,7 +190,7 @@ impl Stage {
                 super::format::plain(1.0 / config.scale())
             ),
             Self::Weights if config.linear().is_some() => {
-                lang.text().linear.weights_stage.formula.into()
+                lang.text().linear.weights_stage[1].into()
             }
             // A · V for linear heads, then the output gate where there is one.
             Self::HeadOutput => {
