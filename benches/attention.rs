@@ -445,40 +445,9 @@ mod native {
         }
         let (seq_len, d_model, n_heads) = (4096, 64, 4);
         const WORDS: [&str; 8] = ["the", "cat", "sat", "on", "a", "warm", "mat", "today"];
-        let config = Params {
-            input: Input::Tokens(
-                (0..seq_len)
-                    .map(|i| WORDS[i % WORDS.len()].to_string())
-                    .collect(),
-            ),
-            d_model: Some(d_model),
-            n_heads,
-            trace: false,
-            mask: attention_core::MaskSpec::Causal,
-            linear: Some(LinearSpec {
-                kind: LinearKind::GatedDelta,
-                chunk: 64,
-            }),
-            ..Params::sentence("")
-        }
-        .validate()
-        .expect("a valid linear request");
-        let mut group = c.benchmark_group("linear");
-        group.sample_size(10);
-        group.bench_function(
-            format!("outputs {seq_len}x{d_model}x{n_heads} gated delta, chunks of 64"),
-            |b| b.iter(|| compute_outputs(black_box(&config))),
-        );
-        // What the page's workers compute for a long input's edit (every unit: the outputs and
-        // the overview of A or of the weights), each kind beside softmax attention (§5).
-        let kinds = [
-            ("softmax", None),
-            ("elu + 1", Some(LinearKind::Elu)),
-            ("delta", Some(LinearKind::Delta)),
-            ("gated delta", Some(LinearKind::GatedDelta)),
-        ];
-        for (name, kind) in kinds {
-            let config = Params {
+        // A causal request of 4096 tokens × 4 heads: softmax (`None`) or linear attention.
+        let request = |kind: Option<LinearKind>| {
+            Params {
                 input: Input::Tokens(
                     (0..seq_len)
                         .map(|i| WORDS[i % WORDS.len()].to_string())
@@ -494,7 +463,25 @@ mod native {
                 ..Params::sentence("")
             }
             .validate()
-            .expect("a valid request");
+            .expect("a valid request")
+        };
+        let config = request(Some(LinearKind::GatedDelta));
+        let mut group = c.benchmark_group("linear");
+        group.sample_size(10);
+        group.bench_function(
+            format!("outputs {seq_len}x{d_model}x{n_heads} gated delta, chunks of 64"),
+            |b| b.iter(|| compute_outputs(black_box(&config))),
+        );
+        // What the page's workers compute for a long input's edit (every unit: the outputs and
+        // the overview of A or of the weights), each kind beside softmax attention (§5).
+        let kinds = [
+            ("softmax", None),
+            ("elu + 1", Some(LinearKind::Elu)),
+            ("delta", Some(LinearKind::Delta)),
+            ("gated delta", Some(LinearKind::GatedDelta)),
+        ];
+        for (name, kind) in kinds {
+            let config = request(kind);
             group.bench_function(
                 format!("summarised {seq_len}x{d_model}x{n_heads} {name}"),
                 |b| b.iter(|| compute_parts_with(black_box(&config), true, &mut |_, _| {})),
