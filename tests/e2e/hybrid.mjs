@@ -68,6 +68,7 @@ test('the weights control offers the hybrid, fetched only when chosen, its layer
   // rather than showing zeros; what the roles are averaged over comes from the full layer.
   assert.match(await page.locator('[data-testid=roles-0-0] [data-testid=role-label]').textContent(), /^linear layer: A is not a share of attention/);
   assert.doesNotMatch(await text('roles-help'), /over the 0 queries/);
+  assert.match(await text('model-view-help'), /Its linear layers show each head's hidden matrix A/);
   assert.match(await page.locator('[data-testid=roles-3-0] [data-testid=role-label]').textContent(), /\w/);
   assert.equal(await page.locator('[data-testid=model-head-0-0]').getAttribute('title'), 'linear layer: A is not a share of attention, so it has no roles');
   // The head output is A · V through Gated DeltaNet's gate; no score card shows A as q·k, and

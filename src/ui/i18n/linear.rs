@@ -80,6 +80,10 @@ pub struct LinearTexts {
     pub no_roles: &'static str,
     /// The caption over every head at a glance when the heads are linear.
     pub all_heads_help: &'static str,
+    /// After a model's "every head at a glance" caption when some of its layers are linear.
+    pub grid_help: &'static str,
+    /// After the colour scales' help when the heads are linear.
+    pub scale_note: &'static str,
 }
 
 pub const EN: LinearTexts = LinearTexts {
@@ -194,6 +198,8 @@ pub const EN: LinearTexts = LinearTexts {
     softmax_only: "This view replays a softmax over the head's q and k. These heads compute linear attention, which has none: their hidden matrix A, state, β and α are in the full lab's Linear attention section.",
     no_roles: "linear layer: A is not a share of attention, so it has no roles",
     all_heads_help: "The hidden matrix A of every head (o = A·V), on a signed scale. Click one to inspect it.",
+    grid_help: "Its linear layers show each head's hidden matrix A (o = A·V) on a signed scale of its own, not softmax weights.",
+    scale_note: "Linear heads have no weights in 0 … 1: their A is always drawn over its own signed range.",
 };
 
 pub const ZH: LinearTexts = LinearTexts {
@@ -303,4 +309,6 @@ pub const ZH: LinearTexts = LinearTexts {
     softmax_only: "这个视图是在头的 q 和 k 上重放 softmax。这些头计算的是线性注意力，没有 softmax：它们的隐含矩阵 A、状态、β 和 α 见完整实验室中的“线性注意力”一节。",
     no_roles: "线性层：A 不是注意力的份额，没有角色",
     all_heads_help: "每个头的隐含矩阵 A（o = A·V），用有正负的色标。点一个头查看详情。",
+    grid_help: "其中的线性层画的是每个头的隐含矩阵 A（o = A·V），用它自己的有正负的色标，不是 softmax 权重。",
+    scale_note: "线性头没有落在 0 … 1 之间的权重：它们的 A 总是按自身有正负的范围着色。",
 };

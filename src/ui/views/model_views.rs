@@ -66,7 +66,18 @@ pub fn ModelOverview() -> impl IntoView {
             class:presented=move || presented(lab, section)>
             <SectionHeading section=section />
             <ContextWindow />
-            <p class="caption">{move || texts().overview_help}</p>
+            <p class="caption" data-testid="model-view-help">
+                {move || texts().overview_help}
+                // A hybrid's linear layers draw A, not weights: said where the grid is.
+                {move || {
+                    let mixed = run.with(|r| {
+                        r.as_ref().is_some_and(|r| {
+                            r.0.layers.iter().any(|l| l.attention.config.linear().is_some())
+                        })
+                    });
+                    mixed.then(|| format!(" {}", lab.lang.get().text().linear.grid_help))
+                }}
+            </p>
             <super::circuit_views::AblationControls />
             <div class="model-grid" style=move || format!("grid-template-columns: repeat({}, minmax(0, 1fr))", shape.get().1.max(1))>
                 {move || {

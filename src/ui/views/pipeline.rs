@@ -182,7 +182,8 @@ pub fn Pipeline() -> impl IntoView {
                         on_select=Callback::new(move |mode| lab.scale_mode.set(mode)) />
                 </div>
             </div>
-            <p class="help block">{move || text().cell_hint} " " {move || text().scales.help}</p>
+            <p class="help block">{move || text().cell_hint} " " {move || text().scales.help}
+                {move || linear.get().then(|| format!(" {}", text().linear.scale_note))}</p>
             <PresentBar />
             <ComputingNote />
             <Show when=move || lab.request.with(|r| r.is_trained())>
