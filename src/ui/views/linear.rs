@@ -25,10 +25,7 @@ use attention_core::teaching::linear::{LinearView, linear_view};
 #[component]
 pub fn SoftmaxOnly(children: ChildrenFn) -> impl IntoView {
     let lab = expect_context::<Lab>();
-    let linear = Memo::new(move |_| {
-        lab.shown
-            .with(|t| t.as_ref().is_some_and(|t| t.0.config.linear().is_some()))
-    });
+    let linear = Memo::new(move |_| super::section::linear_heads(lab));
     view! {
         <Show when=move || !linear.get() fallback=move || view! {
             <p class="note" data-testid="softmax-only">{move || lab.lang.get().text().linear.softmax_only}</p>

@@ -161,10 +161,7 @@ pub fn Pipeline() -> impl IntoView {
     };
     // A layer of linear attention (a hybrid's Gated DeltaNet) has no scores and no softmax:
     // those steps are left out, said in their place.
-    let linear = Memo::new(move |_| {
-        lab.shown
-            .with(|t| t.as_ref().is_some_and(|t| t.0.config.linear().is_some()))
-    });
+    let linear = Memo::new(move |_| super::section::linear_heads(lab));
     let softmax = move || !linear.get();
     let gated = Memo::new(move |_| {
         lab.shown.with(|t| {
