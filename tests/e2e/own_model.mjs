@@ -125,6 +125,13 @@ test('a folder opened through attentionLab.load runs with its own tokenizer, and
     assert.deepEqual(generated.steps.map((st) => st.token_id), want.generated, `${name}: generate = transformers' generate`);
     assert.ok(generated.max_delta <= 1e-4);
     assert.equal(generated.prompt_tokens, want.ids.length);
+    // The worker takes a whole generation a few steps a turn (a forward pass asked for meanwhile
+    // runs between them) and one after another: two asked for at once are both answered, alike.
+    const both = await page.evaluate(() => Promise.all([1, 2].map(() => window.attentionLab.generate({ steps: 8, cache: true, sampling: 'greedy' }))));
+    for (const g of both) {
+      assert.equal(g.ok, true, JSON.stringify(g).slice(0, 300));
+      assert.deepEqual(g.steps.map((st) => st.token_id), want.generated, `${name}: each of two at once`);
+    }
     // The Generate view generates in the model's worker, a step asked for at a time: the same
     // tokens, and only the last step of the run is checked against a recompute there.
     await page.locator('[data-testid=generator]').scrollIntoViewIfNeeded();
@@ -566,4 +573,67 @@ test('a Qwen3-Next hybrid folder: its layers labelled by kind, a linear layer sh
   assert.equal(await page.locator('[data-testid=heatmap-masked]').count(), 1);
   assert.match(await page.locator('[data-testid=flash-diff]').textContent(), /^FlashAttention/);
   assert.deepEqual(errors, []);
+});
+
+test('generate() and composition() asked while the model\'s worker is still starting wait for it, and are answered there', async () => {
+  // A page of its own, so that the model's worker starts with this folder: each worker's
+  // messages posted, and whether it has said anything yet.
+  const fresh = await context.newPage();
+  await fresh.addInitScript(() => {
+    window.__workers = [];
+    const Base = window.Worker;
+    window.Worker = class extends Base {
+      constructor(...args) {
+        super(...args);
+        const seen = { started: false, posted: [] };
+        window.__workers.push(seen);
+        this.addEventListener('message', () => { seen.started = true; });
+        this.__seen = seen;
+      }
+      postMessage(message, ...rest) {
+        if (Array.isArray(message) && typeof message[1] === 'string') this.__seen.posted.push(message[1]);
+        return super.postMessage(message, ...rest);
+      }
+    };
+  });
+  const pageErrors = [];
+  fresh.on('pageerror', (e) => pageErrors.push(String(e)));
+  await fresh.goto(server.url);
+  await fresh.waitForFunction(() => window.attentionLab?.state?.().tokens);
+  const want = expected('gpt2').cases[2];
+  await fresh.evaluate((t) => window.attentionLab.set({ sentence: t }), want.text);
+  const files = folder('gpt2');
+  const answer = await fresh.evaluate(async ({ files }) => {
+    const decoded = {};
+    for (const [file, b64] of Object.entries(files)) {
+      const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+      decoded[file] = file.endsWith('.json') ? new TextDecoder().decode(bytes) : bytes;
+    }
+    const before = window.__workers.length;
+    const loaded = await window.attentionLab.load({ model: { files: decoded, name: 'gpt2' } });
+    // The model's worker is the one started by the load; asked before it has said anything.
+    const worker = window.__workers[window.__workers.length - 1];
+    const starting = window.__workers.length > before && !worker.started;
+    // Each answer, or what it was waiting for after a minute.
+    const within = (promise, what) => Promise.race([promise, new Promise((resolve) => setTimeout(() => resolve({ ok: false, error: `${what}: no answer in 60 s; posted ${worker.posted}` }), 60000))]);
+    const [generated, composed] = await Promise.all([
+      within(window.attentionLab.generate({ steps: 8, cache: true, sampling: 'greedy' }), 'generate'),
+      within(window.attentionLab.composition(), 'composition'),
+    ]);
+    return { loaded, starting, generated, composed, posted: worker.posted };
+  }, { files });
+  assert.deepEqual(answer.loaded, { ok: true });
+  assert.equal(answer.starting, true, 'asked while the worker was starting');
+  assert.equal(answer.generated.ok, true, JSON.stringify(answer.generated).slice(0, 300));
+  assert.deepEqual(answer.generated.steps.map((st) => st.token_id), want.generated, 'generate = transformers\' generate');
+  assert.equal(answer.composed.ok, true, JSON.stringify(answer.composed).slice(0, 300));
+  assert.equal(answer.composed.heads.length, 2 * 4);
+  // Both went to the worker once it listened, after the model's message.
+  for (const kind of ['model', 'generate_json', 'compose']) assert.ok(answer.posted.includes(kind), `${kind} in ${answer.posted}`);
+  assert.ok(answer.posted.indexOf('model') < answer.posted.indexOf('generate_json'));
+  // What the worker keeps to build the folder again is stated (JavaScript's memory, beside it).
+  const bytes = Object.values(files).reduce((sum, b64) => sum + Buffer.from(b64, 'base64').length, 0);
+  assert.equal((await fresh.evaluate(() => window.attentionLab.state())).model_worker_kept_bytes, bytes);
+  assert.deepEqual(pageErrors, []);
+  await fresh.close();
 });

@@ -186,7 +186,7 @@ if (streams) {
 const memory = await page.evaluate(() => performance.memory?.usedJSHeapSize ?? null);
 console.log(`JS heap (wasm memory apart): ${memory && (memory / 1e6).toFixed(0)} MB`);
 const modules = await page.evaluate(() => window.attentionLab.state());
-console.log(`wasm memory: the page's module ${(modules.wasm_memory_bytes / 1e6).toFixed(0)} MB, the model worker's ${(modules.model_worker_memory_bytes / 1e6).toFixed(0)} MB`);
+console.log(`wasm memory: the page's module ${(modules.wasm_memory_bytes / 1e6).toFixed(0)} MB, the model worker's ${(modules.model_worker_memory_bytes / 1e6).toFixed(0)} MB; the folders' files the worker keeps (JS memory) ${(modules.model_worker_kept_bytes / 1e6).toFixed(0)} MB`);
 const wasm = await page.evaluate(() => {
   const entries = performance.getEntriesByType('resource').filter((e) => e.name.endsWith('.wasm'));
   return entries.map((e) => `${e.name.split('/').pop()} ${e.transferSize}`);

@@ -5,7 +5,8 @@
 //! - to the worker: `[id, "model", name, files, vocab]`: a folder's files (an object of file name
 //!   → `ArrayBuffer`, handed over by the page, read a tensor at a time) and the vocabulary's pieces (the page's tokenizer module read them); the
 //!   worker builds its copy of the model (`models::hf::from_folder_with`) and answers
-//!   `[id, "model", memory]` (its WebAssembly memory's bytes), or `[id, "error", message]`;
+//!   `[id, "model", memory, kept]` (its WebAssembly memory's bytes, and the bytes of the folders'
+//!   files it keeps to build again: [`reopen`]), or `[id, "error", message]`;
 //! - to the worker: `[id, "reopen", name]`: the folder `name` the page goes back to, built again
 //!   from the files the worker kept ([`reopen`]), answered as `"model"` is, or
 //!   `[id, "not_kept", name]`;
@@ -31,15 +32,17 @@
 //!   step as `Step`'s JSON (`null` once every asked step is taken), or `[id, "error", message]`;
 //! - to the worker: `[id, "generate_json", request, ids]`: a whole generation after the prompt's
 //!   ids (a `Uint32Array`) under the trained request (its JSON, with its `"generate"` object), as
-//!   `attentionLab.generate()` answers it for a folder's model; the worker answers
+//!   `attentionLab.generate()` answers it for a folder's model, one after another, each taken a
+//!   few steps a turn (a forward pass asked for meanwhile runs between them; another model
+//!   answers the waiting ones with an error); the worker answers
 //!   `[id, "generated", json]`, the CLI's `"generate"` JSON ([`generate_json_from_ids`]), or
 //!   `[id, "error", message]`.
 
 use std::cell::{Cell, RefCell};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 
-use attention_core::api::{Request, generate_json_from_ids, generation_input, step_json};
+use attention_core::api::{GenerationJson, Request, generation_input, step_json};
 use attention_core::circuits::composition::CompositionSteps;
 use attention_core::io::safetensors::ReadAt;
 use attention_core::models::Model;
@@ -62,6 +65,9 @@ thread_local! {
     static STREAM: RefCell<Option<Streaming>> = const { RefCell::new(None) };
     /// The composition of the held model's heads under way (after any forward pass), and its id.
     static COMPOSE: RefCell<Option<(JsValue, CompositionSteps)>> = const { RefCell::new(None) };
+    /// The whole generations asked for (`generate_json`), in order: the first taken a few steps
+    /// a turn, the others waiting (unstarted: their prefill runs when their turn comes).
+    static WHOLE: RefCell<VecDeque<Whole>> = const { RefCell::new(VecDeque::new()) };
     /// Whether the last turn went to the stream evaluation (so that the next goes to the
     /// composition when both wait).
     static STREAMED_LAST: Cell<bool> = const { Cell::new(false) };
@@ -80,9 +86,19 @@ pub fn open(scope: &DedicatedWorkerGlobalScope, message: &Array) {
     let (files, vocab) = (message.get(3), message.get(4));
     // Another folder of that name's kept files are not this one's.
     FOLDERS.with_borrow_mut(|folders| folders.retain(|f| f.name != name));
-    if build(scope, message.get(0), &name, &files, &vocab) {
+    let id = message.get(0);
+    if build(scope, id.clone(), &name, &files, &vocab) {
         remember(name, files, vocab);
+        opened(scope, &id);
     }
+}
+
+/// `[id, "model", memory, kept]`: the model is built; this worker's WebAssembly memory's bytes,
+/// and the bytes of the folders' files it keeps (in JavaScript's memory, beside it).
+fn opened(scope: &DedicatedWorkerGlobalScope, id: &JsValue) {
+    let kept: f64 = FOLDERS.with_borrow(|folders| folders.iter().map(|f| f.bytes).sum());
+    let answer = Array::of4(id, &"model".into(), &memory_bytes().into(), &kept.into());
+    post(scope, &answer, None);
 }
 
 /// Builds again, from the files it kept, the folder's model `name` that the page goes back to:
@@ -99,13 +115,14 @@ pub fn reopen(scope: &DedicatedWorkerGlobalScope, message: &Array) {
     });
     match kept {
         Some((files, vocab)) => {
-            if build(scope, id, &name, &files, &vocab) {
+            if build(scope, id.clone(), &name, &files, &vocab) {
                 remember(name, files, vocab);
+                opened(scope, &id);
             }
         }
         None => {
             // What the page posts next is for that model: nothing is computed with another.
-            forget_model();
+            forget_model(scope);
             post(
                 scope,
                 &Array::of3(&id, &"not_kept".into(), &name.into()),
@@ -159,17 +176,26 @@ fn remember(name: String, files: JsValue, vocab: JsValue) {
     });
 }
 
-/// Lets go of the model held and of everything computed with it.
-fn forget_model() {
+/// Lets go of the model held and of everything computed with it; a whole generation under way
+/// is answered with an error (its promise would otherwise wait for ever).
+fn forget_model(scope: &DedicatedWorkerGlobalScope) {
     MODEL.with_borrow_mut(|model| *model = None);
     PASS.with_borrow_mut(|pass| *pass = None);
     STREAM.with_borrow_mut(|stream| *stream = None);
     COMPOSE.with_borrow_mut(|compose| *compose = None);
     DECODER.with_borrow_mut(|decoder| *decoder = None);
+    for whole in WHOLE.with_borrow_mut(std::mem::take) {
+        error_to(
+            scope,
+            whole.id(),
+            "generate: the model was replaced before the generation finished",
+        );
+    }
 }
 
 /// Builds the model `name` from its `files` and `vocab` in place of the one held, and answers
-/// `[id, "model", memory]` or `[id, "error", message]`; whether it was built.
+/// `[id, "error", message]` when it cannot be built; whether it was built (the caller answers
+/// then: [`opened`]).
 fn build(
     scope: &DedicatedWorkerGlobalScope,
     id: JsValue,
@@ -177,7 +203,7 @@ fn build(
     files: &JsValue,
     vocab: &JsValue,
 ) -> bool {
-    forget_model();
+    forget_model(scope);
     // The files stay in JavaScript's memory; the model is built from them a tensor at a time.
     let mut read = BTreeMap::new();
     if let Some(object) = files.dyn_ref::<Object>() {
@@ -200,11 +226,6 @@ fn build(
     match built {
         Ok(model) => {
             MODEL.with_borrow_mut(|slot| *slot = Some(model));
-            post(
-                scope,
-                &Array::of3(&id, &"model".into(), &memory_bytes().into()),
-                None,
-            );
             true
         }
         Err(error) => {
@@ -344,14 +365,28 @@ fn next_block(scope: &DedicatedWorkerGlobalScope) {
     SCHEDULED.set(false);
     let idle = PASS.with_borrow(Option::is_none)
         && COMPOSE.with_borrow(Option::is_none)
-        && STREAM.with_borrow(Option::is_none);
+        && STREAM.with_borrow(Option::is_none)
+        && WHOLE.with_borrow(VecDeque::is_empty);
     if idle {
         return;
     }
     if RESUME_AT.get() > now() {
         return schedule(scope);
     }
+    take_turn(scope);
+    // What waits besides (a generation, a composition, a stream asked for while this turn was
+    // scheduled, which did not schedule one of its own) has the next turn.
+    schedule(scope);
+}
+
+/// One turn: a block of the pass asked for, else a whole generation's steps, else a
+/// composition's or a stream evaluation's.
+fn take_turn(scope: &DedicatedWorkerGlobalScope) {
     let Some(mut pending) = PASS.with_borrow_mut(Option::take) else {
+        // A whole generation (an API call waiting on it) before the views' longer work.
+        if !WHOLE.with_borrow(VecDeque::is_empty) {
+            return whole_turn(scope);
+        }
         // A composition and a stream evaluation take turns.
         let composes = COMPOSE.with_borrow(Option::is_some);
         let streams = STREAM.with_borrow(Option::is_some);
@@ -372,10 +407,7 @@ fn next_block(scope: &DedicatedWorkerGlobalScope) {
     });
     pending.ms += now() - started;
     match done {
-        Ok(false) => {
-            PASS.with_borrow_mut(|pass| *pass = Some(pending));
-            schedule(scope);
-        }
+        Ok(false) => PASS.with_borrow_mut(|pass| *pass = Some(pending)),
         Ok(true) => answer(scope, pending),
         Err(error) => error_to(scope, pending.id, &error),
     }
@@ -665,28 +697,99 @@ pub fn step(scope: &DedicatedWorkerGlobalScope, message: &Array) {
     }
 }
 
-/// Runs `[id, "generate_json", request, ids]`: a whole generation, at once (the page's thread
-/// waits for none of it: `attentionLab.generate()` resolves when it comes).
-pub fn generate_whole(scope: &DedicatedWorkerGlobalScope, message: &Array) {
-    let id = message.get(0);
-    let request = message.get(2).as_string().unwrap_or_default();
-    let ids = Uint32Array::new(&message.get(3)).to_vec();
-    let json = serde_json::from_str::<Request>(&request)
-        .map_err(|e| e.to_string())
-        .and_then(|request| {
-            MODEL.with_borrow(|model| {
-                let model = model.as_ref().ok_or("no model is open in the worker")?;
-                generate_json_from_ids(model, &request, ids, &now)
-            })
-        });
-    match json {
-        Ok(json) => post(
-            scope,
-            &Array::of3(&id, &"generated".into(), &json.to_string().into()),
-            None,
-        ),
-        Err(error) => error_to(scope, id, &error),
+/// A whole generation asked for: waiting its turn (its request and prompt), or under way.
+enum Whole {
+    Waiting {
+        id: JsValue,
+        request: String,
+        ids: Vec<u32>,
+    },
+    Running {
+        id: JsValue,
+        run: Box<GenerationJson>,
+    },
+}
+
+impl Whole {
+    fn id(&self) -> JsValue {
+        match self {
+            Self::Waiting { id, .. } | Self::Running { id, .. } => id.clone(),
+        }
     }
+}
+
+/// Queues `[id, "generate_json", request, ids]`: a whole generation, prefilled when its turn
+/// comes and taken a few steps a turn ([`whole_turn`]), so that a forward pass asked for
+/// meanwhile runs between them; `attentionLab.generate()` resolves when its answer comes.
+pub fn generate_whole(scope: &DedicatedWorkerGlobalScope, message: &Array) {
+    let whole = Whole::Waiting {
+        id: message.get(0),
+        request: message.get(2).as_string().unwrap_or_default(),
+        ids: Uint32Array::new(&message.get(3)).to_vec(),
+    };
+    WHOLE.with_borrow_mut(|wholes| wholes.push_back(whole));
+    schedule(scope);
+}
+
+/// The first whole generation's turn: its prefill, or steps for about [`STREAM_TURN_MS`] (at
+/// least one); `[id, "generated", json]` once every asked step is taken.
+fn whole_turn(scope: &DedicatedWorkerGlobalScope) {
+    let Some(whole) = WHOLE.with_borrow_mut(VecDeque::pop_front) else {
+        return;
+    };
+    let (id, mut run) = match whole {
+        Whole::Waiting { id, request, ids } => {
+            let started = serde_json::from_str::<Request>(&request)
+                .map_err(|e| e.to_string())
+                .and_then(|request| {
+                    MODEL.with_borrow(|model| {
+                        let model = model.as_ref().ok_or("no model is open in the worker")?;
+                        GenerationJson::start(model, &request, Some(ids), &now)
+                    })
+                });
+            match started {
+                Ok(run) => WHOLE.with_borrow_mut(|wholes| {
+                    wholes.push_front(Whole::Running {
+                        id,
+                        run: Box::new(run),
+                    });
+                }),
+                Err(error) => error_to(scope, id, &error),
+            }
+            return schedule(scope);
+        }
+        Whole::Running { id, run } => (id, run),
+    };
+    let deadline = now() + STREAM_TURN_MS;
+    let finished = MODEL.with_borrow(|model| {
+        let model = model.as_ref()?;
+        loop {
+            if !run.step(model, &now) {
+                return Some(true);
+            }
+            if now() >= deadline {
+                return Some(false);
+            }
+        }
+    });
+    match finished {
+        None => error_to(scope, id, "no model is open in the worker"),
+        Some(true) => {
+            let json = MODEL.with_borrow(|model| model.as_ref().map(|m| run.finish(m)));
+            match json {
+                Some(json) => post(
+                    scope,
+                    &Array::of3(&id, &"generated".into(), &json.to_string().into()),
+                    None,
+                ),
+                None => error_to(scope, id, "no model is open in the worker"),
+            }
+        }
+        Some(false) => {
+            WHOLE.with_borrow_mut(|wholes| wholes.push_front(Whole::Running { id, run }))
+        }
+    }
+    schedule(scope);
 }
 
 /// A file's bytes in JavaScript's memory, read a range at a time (as the page's own

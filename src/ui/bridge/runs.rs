@@ -8,8 +8,9 @@
 use std::sync::Arc;
 
 use crate::ui::state::model::ModelKey;
+use attention_core::api::Request;
 use attention_core::models::Model;
-use attention_core::models::generate::Decoder;
+use attention_core::models::generate::{Decoder, GenerateSpec};
 use js_sys::{Function, Promise};
 use leptos::prelude::*;
 use serde_json::{Value, json};
@@ -72,30 +73,57 @@ fn start_generation(lab: Lab, options: &str) -> Result<Promise, String> {
         .ok_or("generate: the model is not loaded yet")?;
     let mut request = trained_request(&request);
     request.generate = Some(generate);
+    let (promise, resolve) = pending();
+    generate_with(lab, model, request, generate.spec(), resolve);
+    Ok(promise)
+}
+
+/// Generates `request` with `model` where it is held: in its worker (once the worker has
+/// started, where it is starting), else on the page's thread; `resolve` is called with the
+/// answer.
+fn generate_with(
+    lab: Lab,
+    model: Arc<Model>,
+    request: Request,
+    spec: GenerateSpec,
+    resolve: Function,
+) {
+    if lab.model_jobs.starting_with(&model) {
+        lab.model_jobs
+            .when_started(move || generate_with(lab, model, request, spec, resolve));
+        return;
+    }
+    let tell = move |value: Value| {
+        let _ = resolve.call1(&JsValue::NULL, &to_js(&value));
+    };
     if lab.model_jobs.holds(&model) {
         // Checked and tokenized here (the worker holds no tokenizer), generated there.
-        let (sentence, _) =
-            attention_core::api::generation_input(&request).map_err(|e| e.to_string())?;
-        let ids =
-            Decoder::prompt_for(&model, &sentence, &generate.spec()).map_err(|e| e.to_string())?;
-        let (promise, resolve) = pending();
+        let prompt = attention_core::api::generation_input(&request)
+            .map_err(|e| e.to_string())
+            .and_then(|(sentence, _)| {
+                Decoder::prompt_for(&model, &sentence, &spec).map_err(|e| e.to_string())
+            });
+        let ids = match prompt {
+            Ok(ids) => ids,
+            Err(error) => return tell(refused(error)),
+        };
         let held = model.clone();
+        let told = tell.clone();
         let on = move |answer: Result<String, String>| {
-            let value = match answer {
+            told(match answer {
                 Ok(json) => serde_json::from_str(&json)
                     .map(|json| with_ok(decoded_here(&held, json)))
                     .unwrap_or_else(|e| refused(format!("generate: {e}"))),
                 Err(error) => refused(format!("generate: {error}")),
-            };
-            let _ = resolve.call1(&JsValue::NULL, &to_js(&value));
+            });
         };
         if lab.model_jobs.generate_whole(&model, &request, &ids, on) {
-            return Ok(promise);
+            return;
         }
     }
     let json =
-        attention_core::api::generate_json(&model, &request, &crate::ui::browser::clock::now_ms)?;
-    Ok(resolved(&with_ok(json)))
+        attention_core::api::generate_json(&model, &request, &crate::ui::browser::clock::now_ms);
+    tell(json.map_or_else(refused, with_ok));
 }
 
 /// A worker's generation with its `text` decoded by the page's tokenizer, as the CLI decodes
@@ -137,36 +165,60 @@ pub fn explain_in_page(lab: Lab, options: &str) -> Result<Value, String> {
 /// folder's model composes in its worker (joining the circuit view's composition when it is
 /// under way), the lab's own on the page's thread.
 pub fn composition_in_page(lab: Lab) -> Promise {
+    let (promise, resolve) = pending();
+    compose_with(lab, resolve);
+    promise
+}
+
+/// The composition of the current model's heads: in its worker where the worker holds it (once
+/// the worker has started, where it is starting), else on the page's thread; `resolve` is
+/// called with the answer.
+fn compose_with(lab: Lab, resolve: Function) {
+    let started = crate::ui::browser::clock::now_ms();
+    let current = lab.request.get_untracked();
+    let model = current
+        .is_trained()
+        .then(|| {
+            lab.model_status
+                .with_untracked(|s| s.ready(ModelKey::of(&current).as_ref()).cloned())
+        })
+        .flatten();
+    if let Some(model) = &model {
+        if lab.model_jobs.starting_with(model) {
+            lab.model_jobs
+                .when_started(move || compose_with(lab, resolve));
+            return;
+        }
+        if lab.model_jobs.holds(model) {
+            return compose_in_worker(lab, model.clone(), started, resolve);
+        }
+    }
     let request = attention_core::api::Request {
         composition: Some(true),
         ..attention_core::api::Request::default()
     };
-    if let Some(promise) = compose_in_worker(lab) {
-        return promise;
-    }
-    resolved(&circuit_in_page(lab, &request, "composition").unwrap_or_else(refused))
+    let value = circuit_in_page(lab, &request, "composition").unwrap_or_else(refused);
+    let _ = resolve.call1(&JsValue::NULL, &to_js(&value));
 }
 
-/// The composition of a folder's model that its worker holds, on the sentence computed now.
-fn compose_in_worker(lab: Lab) -> Option<Promise> {
-    let started = crate::ui::browser::clock::now_ms();
-    let current = lab.request.get_untracked();
-    if !current.is_trained() {
-        return None;
-    }
-    let model: Arc<Model> = lab
-        .model_status
-        .with_untracked(|s| s.ready(ModelKey::of(&current).as_ref()).cloned())?;
-    let forward = lab.forward.get_untracked().and_then(Result::ok)?;
-    if !lab.model_jobs.holds(&model) {
-        return None;
-    }
-    let (promise, resolve) = pending();
+/// The composition of a folder's model that its worker holds, measured on the sentence
+/// computed when it is done.
+fn compose_in_worker(lab: Lab, model: Arc<Model>, started: f64, resolve: Function) {
     let held = model.clone();
+    let tell = move |value: Value| {
+        let _ = resolve.call1(&JsValue::NULL, &to_js(&value));
+    };
+    let told = tell.clone();
     let on = move |answer: Composed| {
         let value = match answer {
             Composed::Progress(..) => return,
             Composed::Done(scores) => {
+                let Some(forward) = lab.forward.try_get_untracked().flatten().and_then(Result::ok)
+                else {
+                    return told(refused(
+                        "composition: the model has not run on this sentence".into(),
+                    ));
+                };
                 let mut json = with_ok(attention_core::api::composition_json(
                     &held, &forward.0, &scores,
                 ));
@@ -181,9 +233,13 @@ fn compose_in_worker(lab: Lab) -> Option<Promise> {
                     .into(),
             ),
         };
-        let _ = resolve.call1(&JsValue::NULL, &to_js(&value));
+        told(value);
     };
-    lab.model_jobs.compose(&model, on).map(|_| promise)
+    if lab.model_jobs.compose(&model, on).is_none() {
+        tell(refused(
+            "composition: the model's worker could not be asked; ask again".into(),
+        ));
+    }
 }
 
 /// One circuit field of `request` (`field`) on the current computation, timed.

@@ -70,6 +70,10 @@ pub fn state_json(lab: Lab) -> String {
             "model_worker_memory_bytes".into(),
             json!(lab.model_jobs.worker_memory.get_value()),
         );
+        object.insert(
+            "model_worker_kept_bytes".into(),
+            json!(lab.model_jobs.worker_kept.get_value()),
+        );
         let memory = js_sys::Reflect::get(&wasm_bindgen::memory(), &"buffer".into())
             .ok()
             .and_then(|b| js_sys::Reflect::get(&b, &"byteLength".into()).ok())

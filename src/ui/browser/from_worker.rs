@@ -16,8 +16,9 @@ pub enum FromWorker {
     Error { id: u32, message: String },
     /// The kernel measure's result, as JSON ([`attention_core::api::kernel_bench`]).
     Kernel { json: String },
-    /// The model worker holds the model of message `id`; its memory's bytes.
-    ModelOpened { id: u32, memory: f64 },
+    /// The model worker holds the model of message `id`; its memory's bytes, and the bytes of
+    /// the folders' files it keeps.
+    ModelOpened { id: u32, memory: f64, kept: f64 },
     /// The model worker's forward pass `id`, as `ForwardWork::to_flat`, the milliseconds it took
     /// there and the worker's memory's bytes.
     Forward {
@@ -98,6 +99,7 @@ pub(super) fn read(data: &JsValue) -> FromWorker {
         Some("model") => FromWorker::ModelOpened {
             id,
             memory: message.get(2).as_f64().unwrap_or(0.0),
+            kept: message.get(3).as_f64().unwrap_or(0.0),
         },
         Some("forward") => FromWorker::Forward {
             id,

@@ -21,8 +21,8 @@ pub use circuits::{
 pub use kernel_bench::kernel_bench;
 pub use lesson::lesson_json;
 pub use model::{
-    GenerationRefusal, forward_json, generate_json, generate_json_from_ids, generation_input,
-    step_from_json, step_json, stream_eval_json,
+    GenerationJson, GenerationRefusal, forward_json, generate_json, generate_json_from_ids,
+    generation_input, step_from_json, step_json, stream_eval_json,
 };
 pub use request::{FIELDS, Request, field, parse_request, request_schema, request_schema_text};
 pub use request_params::nulled_fields;

@@ -129,17 +129,92 @@ fn generation_json(
     ids: Option<Vec<u32>>,
     clock: &dyn Fn() -> f64,
 ) -> Result<Value, String> {
-    use crate::models::generate::{generate, generate_from_ids};
-    let Some(generate_request) = request.generate else {
-        return Err("generate: missing".into());
-    };
-    let (sentence, temperature) = generation_input(request).map_err(|e| e.to_string())?;
-    let spec = generate_request.spec();
-    let generation = match ids {
-        Some(ids) => generate_from_ids(model, ids, &spec, temperature, clock),
-        None => generate(model, &sentence, &spec, temperature, clock),
+    let mut run = GenerationJson::start(model, request, ids, clock)?;
+    while run.step(model, clock) {}
+    Ok(run.finish(model))
+}
+
+/// [`generate_json`] a step at a time: started (the prompt prefilled), stepped until
+/// [`GenerationJson::step`] says every asked step is taken, then turned into the same JSON. A
+/// model's worker takes a few steps a turn, so that a forward pass asked for meanwhile (the
+/// learner typing) is not held back by a whole generation.
+pub struct GenerationJson {
+    request: crate::api::request_types::GenerateRequest,
+    spec: crate::models::generate::GenerateSpec,
+    sentence: String,
+    decoder: crate::models::generate::Decoder,
+    steps: Vec<crate::models::generate::Step>,
+}
+
+impl GenerationJson {
+    /// Checks `request` (its `"generate"` object) and prefills its prompt: the request's
+    /// sentence, or `ids` (tokenized by the caller) when given.
+    pub fn start(
+        model: &Model,
+        request: &Request,
+        ids: Option<Vec<u32>>,
+        clock: &dyn Fn() -> f64,
+    ) -> Result<Self, String> {
+        use crate::models::generate::Decoder;
+        let Some(generate_request) = request.generate else {
+            return Err("generate: missing".into());
+        };
+        let (sentence, temperature) = generation_input(request).map_err(|e| e.to_string())?;
+        let spec = generate_request.spec();
+        let decoder = match ids {
+            Some(ids) => Decoder::from_ids(model, ids, &spec, temperature, clock),
+            None => Decoder::new(model, &sentence, &spec, temperature, clock),
+        }
+        .map_err(|e| e.to_string())?;
+        Ok(Self {
+            request: generate_request,
+            spec,
+            sentence,
+            steps: Vec::with_capacity(decoder.asked()),
+            decoder,
+        })
     }
-    .map_err(|e| e.to_string())?;
+
+    /// The next step; `false` once every asked step is taken (nothing more to do).
+    pub fn step(&mut self, model: &Model, clock: &dyn Fn() -> f64) -> bool {
+        match self.decoder.step(model, clock) {
+            Some(step) => {
+                self.steps.push(step);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The steps taken so far and how many were asked for.
+    pub fn progress(&self) -> (usize, usize) {
+        (self.steps.len(), self.decoder.asked())
+    }
+
+    /// The generation as [`generate_json`] gives it.
+    pub fn finish(self, model: &Model) -> Value {
+        let generation = crate::models::generate::Generation {
+            prompt: self.decoder.prompt().to_vec(),
+            prefill_ms: self.decoder.prefill_ms,
+            steps: self.steps,
+        };
+        generation_value(
+            model,
+            &self.sentence,
+            &self.spec,
+            &self.request,
+            &generation,
+        )
+    }
+}
+
+fn generation_value(
+    model: &Model,
+    sentence: &str,
+    spec: &crate::models::generate::GenerateSpec,
+    generate_request: &crate::api::request_types::GenerateRequest,
+    generation: &crate::models::generate::Generation,
+) -> Value {
     let shape = model.config;
     let sizes = CacheSizes::of(&shape);
     let steps: Vec<Value> = generation
@@ -160,7 +235,7 @@ fn generation_json(
         })
         .collect();
     let total_ms: f64 = generation.steps.iter().map(|s| s.ms).sum();
-    Ok(json!({
+    json!({
         "model": model.name,
         "prompt": sentence,
         "prompt_tokens": generation.prompt.len(),
@@ -187,7 +262,7 @@ fn generation_json(
         "linear_layers": sizes.linear_layers,
         "state_bytes": sizes.state_bytes,
         "crossover_tokens": sizes.crossover_tokens(),
-    }))
+    })
 }
 
 /// `"stream_eval"` on the Llama model, as JSON: each position's loss (nats) and the mean through

@@ -91,6 +91,9 @@ pub struct ModelJobs {
     wholes: StoredValue<Vec<(u32, OnWhole)>, LocalStorage>,
     /// The composition the worker computes, and who waits for it.
     composer: StoredValue<Option<Composing>, LocalStorage>,
+    /// What waits for the worker to start (an API call asked while its module loads), run
+    /// once it listens or once it cannot start ([`ModelJobs::when_started`]).
+    after_start: StoredValue<Vec<Box<dyn FnOnce()>>, LocalStorage>,
     /// The last forward pass finished and the request it answers.
     pub done: RwSignal<Option<Answered>, LocalStorage>,
     /// The last comparison pass finished ([`ModelJobs::compare`]) and the request it answers.
@@ -101,6 +104,9 @@ pub struct ModelJobs {
     pub worker_ms: StoredValue<Option<f64>>,
     /// The worker's WebAssembly memory, bytes, as it last said.
     pub worker_memory: StoredValue<Option<f64>>,
+    /// The bytes of the folders' files the worker keeps (JavaScript's memory, beside its
+    /// WebAssembly memory), as it said when it last built a model.
+    pub worker_kept: StoredValue<Option<f64>>,
 }
 
 impl Default for ModelJobs {
@@ -118,11 +124,13 @@ impl Default for ModelJobs {
             streamer: StoredValue::new_local(None),
             wholes: StoredValue::new_local(Vec::new()),
             composer: StoredValue::new_local(None),
+            after_start: StoredValue::new_local(Vec::new()),
             done: RwSignal::new_local(None),
             compared: RwSignal::new_local(None),
             busy: RwSignal::new(false),
             worker_ms: StoredValue::new(None),
             worker_memory: StoredValue::new(None),
+            worker_kept: StoredValue::new(None),
         }
     }
 }
@@ -215,6 +223,35 @@ impl ModelJobs {
             Held::Opening(_, m) | Held::Holding(m) => Arc::ptr_eq(m, model),
             Held::Nothing | Held::Failed => false,
         })
+    }
+
+    /// Whether the worker is still starting, with `model` to hold once it listens: what is
+    /// asked of `model` now is better asked of the worker once it has started
+    /// ([`ModelJobs::when_started`]) than computed on the page's thread.
+    pub fn starting_with(self, model: &Arc<Model>) -> bool {
+        !self.listening.get_value()
+            && self.worker.with_value(Option::is_some)
+            && self.held.with_untracked(|held| match held {
+                Held::Opening(_, m) => Arc::ptr_eq(m, model),
+                _ => false,
+            })
+    }
+
+    /// Runs `then` once the worker listens (the model's message posted before it), or once it
+    /// cannot start (then nothing holds the model, and the page computes what `then` asks).
+    pub fn when_started(self, then: impl FnOnce() + 'static) {
+        self.after_start
+            .update_value(|waiting| waiting.push(Box::new(then)));
+    }
+
+    fn run_after_start(self) {
+        let waiting = self
+            .after_start
+            .try_update_value(std::mem::take)
+            .unwrap_or_default();
+        for then in waiting {
+            then();
+        }
     }
 
     /// Whether the worker holds `model`, or is reading it from a message already posted (it
@@ -390,6 +427,7 @@ impl ModelJobs {
         self.tell_streamer(None, Streamed::Ended);
         self.tell_composer(None, Composed::Ended);
         self.tell_whole(None, Err("the model's worker stopped".into()));
+        self.run_after_start();
     }
 
     fn answer(self, answer: FromWorker) {
@@ -401,9 +439,11 @@ impl ModelJobs {
                     Some((next, model)) => self.schedule(next, model),
                     None => self.start_compare_queued(),
                 }
+                self.run_after_start();
             }
-            FromWorker::ModelOpened { id, memory } => {
+            FromWorker::ModelOpened { id, memory, kept } => {
                 self.worker_memory.set_value(Some(memory));
+                self.worker_kept.set_value(Some(kept));
                 let opened = self.held.with_untracked(|held| match held {
                     Held::Opening(i, model) if *i == id => Some(model.clone()),
                     _ => None,
