@@ -21,6 +21,7 @@ use wasm_bindgen::JsValue;
 mod answers;
 mod composing;
 mod generation;
+mod holding;
 mod reopening;
 mod streaming;
 
@@ -215,54 +216,6 @@ impl ModelJobs {
         if !posted {
             self.fail();
         }
-    }
-
-    /// Whether the worker computes `model`'s forward passes (tracked).
-    pub fn serves(self, model: &Arc<Model>) -> bool {
-        self.held.with(|held| match held {
-            Held::Opening(_, m) | Held::Holding(m) => Arc::ptr_eq(m, model),
-            Held::Nothing | Held::Failed => false,
-        })
-    }
-
-    /// Whether the worker is still starting, with `model` to hold once it listens: what is
-    /// asked of `model` now is better asked of the worker once it has started
-    /// ([`ModelJobs::when_started`]) than computed on the page's thread.
-    pub fn starting_with(self, model: &Arc<Model>) -> bool {
-        !self.listening.get_value()
-            && self.worker.with_value(Option::is_some)
-            && self.held.with_untracked(|held| match held {
-                Held::Opening(_, m) => Arc::ptr_eq(m, model),
-                _ => false,
-            })
-    }
-
-    /// Runs `then` once the worker listens (the model's message posted before it), or once it
-    /// cannot start (then nothing holds the model, and the page computes what `then` asks).
-    pub fn when_started(self, then: impl FnOnce() + 'static) {
-        self.after_start
-            .update_value(|waiting| waiting.push(Box::new(then)));
-    }
-
-    fn run_after_start(self) {
-        let waiting = self
-            .after_start
-            .try_update_value(std::mem::take)
-            .unwrap_or_default();
-        for then in waiting {
-            then();
-        }
-    }
-
-    /// Whether the worker holds `model`, or is reading it from a message already posted (it
-    /// reads its messages in order, so what is asked next waits for the model) (untracked).
-    pub fn holds(self, model: &Arc<Model>) -> bool {
-        let posted = self.listening.get_value() && self.waiting.with_value(Option::is_none);
-        posted
-            && self.held.with_untracked(|held| match held {
-                Held::Opening(_, m) | Held::Holding(m) => Arc::ptr_eq(m, model),
-                Held::Nothing | Held::Failed => false,
-            })
     }
 
     /// The worker's last answer for `model`, whatever the request it answered (what the page
