@@ -116,7 +116,7 @@ fn configs() -> Vec<(String, Config)> {
             .into_iter()
             .map(|(name, params)| (name.to_string(), params.validate().unwrap())),
     );
-    configs.extend(llama_layers());
+    configs.extend(model_layers());
     configs.extend(linear_configs());
     // The output gate on softmax heads, plain and with RoPE and a soft-cap.
     for (name, shaping) in [
@@ -181,34 +181,101 @@ fn linear_configs() -> Vec<(String, Config)> {
     configs
 }
 
-/// The trained Llama-layout model's own layers on a sentence: RMSNorm's output as X, its W_Q,
-/// W_K, W_V and W_O, RoPE, 4 query heads on 2 K/V heads, no biases. The GPU computes what its
-/// forward pass hands each layer's attention (GPT-2's layers have biases, which the shaders
-/// leave to the CPU).
-fn llama_layers() -> Vec<(String, Config)> {
-    let model = attention_core::models::Model::from_files(
-        include_bytes!("../assets/llama/model.safetensors"),
-        include_str!("../assets/llama/config.json"),
-        include_str!("../assets/llama/vocab.json"),
-    )
-    .unwrap();
-    let (tokens, ids): (Vec<String>, Vec<u32>) = model
-        .tokenize("The cat sat on the mat. The cat sat on the")
-        .into_iter()
-        .unzip();
-    let forward = model
-        .forward(&tokens, &ids, &attention_core::models::ModelRun::default())
-        .unwrap();
-    forward
-        .layers
-        .iter()
-        .enumerate()
-        .map(|(l, layer)| {
+/// The trained models whose layers the GPU computes: the shipped GPT-2 model (projection
+/// biases), Llama model (grouped K/V) and hybrid (a partial rotation, QK-norm's gains and the
+/// output gate), and Hugging Face folders made by transformers (Qwen2: biases on grouped Q/K/V;
+/// Qwen3: QK-norm; Gemma 2: soft-caps and sliding windows).
+fn trained_models() -> Vec<(&'static str, attention_core::models::Model)> {
+    use attention_core::models::Model;
+    let from_files =
+        |bytes: &[u8], config: &str, vocab: &str| Model::from_files(bytes, config, vocab).unwrap();
+    macro_rules! folder {
+        ($name:literal) => {{
+            let mut files = std::collections::BTreeMap::new();
+            for (file, bytes) in [
+                (
+                    "config.json",
+                    &include_bytes!(concat!("fixtures/hf/", $name, "/config.json"))[..],
+                ),
+                (
+                    "model.safetensors",
+                    &include_bytes!(concat!("fixtures/hf/", $name, "/model.safetensors"))[..],
+                ),
+                (
+                    "tokenizer.json",
+                    &include_bytes!(concat!("fixtures/hf/", $name, "/tokenizer.json"))[..],
+                ),
+            ] {
+                files.insert(file.to_string(), bytes.to_vec());
+            }
+            attention_core::models::hf::from_folder($name, &files).unwrap()
+        }};
+    }
+    vec![
+        (
+            "the GPT-2 model",
+            from_files(
+                include_bytes!("../assets/gpt2/model.safetensors"),
+                include_str!("../assets/gpt2/config.json"),
+                include_str!("../assets/gpt2/vocab.json"),
+            ),
+        ),
+        (
+            "the Llama model",
+            from_files(
+                include_bytes!("../assets/llama/model.safetensors"),
+                include_str!("../assets/llama/config.json"),
+                include_str!("../assets/llama/vocab.json"),
+            ),
+        ),
+        (
+            "the hybrid",
+            from_files(
+                include_bytes!("../assets/hybrid/model.safetensors"),
+                include_str!("../assets/hybrid/config.json"),
+                include_str!("../assets/hybrid/vocab.json"),
+            ),
+        ),
+        ("Qwen2", folder!("qwen2")),
+        ("Qwen3", folder!("qwen3")),
+        ("Gemma 2", folder!("gemma2")),
+    ]
+}
+
+/// Every softmax layer's attention of [`trained_models`], as their forward passes give it to
+/// the backends (the hybrid's linear layers, a short convolution first, stay on the CPU).
+fn model_layers() -> Vec<(String, Config)> {
+    use attention_core::models::ModelRun;
+    let models = trained_models();
+    let mut layers = Vec::new();
+    for (name, model) in models {
+        let (tokens, ids): (Vec<String>, Vec<u32>) = model
+            .tokenize("The cat sat on the mat. The cat sat on the 猫")
+            .into_iter()
+            .unzip();
+        let forward = model.forward(&tokens, &ids, &ModelRun::default()).unwrap();
+        for (l, layer) in forward.layers.iter().enumerate() {
             let config = layer.attention.config.clone();
-            assert!(config.weights().biases.is_none() && config.dims().n_kv_heads == 2);
-            (format!("the Llama model's layer {}", l + 1), config)
-        })
-        .collect()
+            if config.linear().is_some() {
+                continue;
+            }
+            layers.push((format!("{name}'s layer {}", l + 1), config));
+        }
+    }
+    // What the GPU computes now, and a layer before could not: present in what was checked.
+    let has = |test: &dyn Fn(&Config) -> bool| layers.iter().any(|(_, c)| test(c));
+    assert!(has(&|c| c.weights().biases.is_some()), "projection biases");
+    assert!(has(
+        &|c| c.weights().biases.is_some() && c.dims().n_kv_heads < c.dims().n_heads
+    ));
+    assert!(has(&|c| matches!(
+        c.shaping().position,
+        Position::Rope {
+            pairing: Pairing::HalfOf(_),
+            ..
+        }
+    )));
+    layers
 }
 
 async fn parity_on(backend: &mut GpuBackend) {
@@ -234,6 +301,53 @@ async fn parity_on(backend: &mut GpuBackend) {
         );
     }
 }
+
+/// Each trained model's forward pass with its attention on the GPU (`GpuBackend::forward`) is
+/// its forward pass on the CPU: every layer's residual stream and every head's weights, each
+/// softmax layer's trace naming the GPU and each linear layer's the CPU.
+async fn forward_parity_on(backend: &mut GpuBackend) {
+    use attention_core::models::ModelRun;
+    for (name, model) in trained_models() {
+        let reading = model.reading(
+            "The cat sat on the mat. The cat sat on the 猫",
+            &ModelRun::default(),
+        );
+        let gpu = backend
+            .forward(&model, &reading)
+            .await
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let cpu = model
+            .forward(&reading.tokens, &reading.ids, &reading.run)
+            .unwrap();
+        assert_eq!(gpu.layers.len(), cpu.layers.len(), "{name}");
+        for (l, (g, c)) in gpu.layers.iter().zip(&cpu.layers).enumerate() {
+            let what = format!("{name}, layer {}", l + 1);
+            let linear = c.attention.config.linear().is_some();
+            assert_eq!(
+                matches!(g.attention.backend, attention_core::Backend::Gpu { .. }),
+                !linear,
+                "{what}: computed on the GPU unless linear"
+            );
+            let residual = max_diff(&what, g.residual_out.view(), c.residual_out.view());
+            let scale = c.residual_out.iter().fold(1.0f32, |m, v| m.max(v.abs()));
+            assert!(
+                residual <= FORWARD_TOLERANCE * scale,
+                "{what}: the residual stream differs by {residual:e} (largest value {scale})"
+            );
+            for (h, (gh, ch)) in g.attention.heads.iter().zip(&c.attention.heads).enumerate() {
+                let weights = max_diff(&what, gh.weights.view(), ch.weights.view());
+                assert!(
+                    weights <= TOLERANCE.atol,
+                    "{what}, head {h}: weights differ by {weights:e}"
+                );
+            }
+        }
+    }
+}
+
+/// How far a model's residual stream on the GPU may drift from the CPU's, relative to its
+/// largest value (rounding compounds over the layers; measured on lavapipe: at most 6.7e-7).
+const FORWARD_TOLERANCE: f32 = 1e-5;
 
 #[cfg(not(target_arch = "wasm32"))]
 mod native {
@@ -364,6 +478,11 @@ mod native {
                     assert_eq!(constant(wgsl_name), Some(value), "{name}: {wgsl_name}");
                 }
             }
+            if shader.name == "gate.wgsl" {
+                for (wgsl_name, value) in attention_gpu::gate_mode::ALL {
+                    assert_eq!(constant(wgsl_name), Some(value), "{name}: {wgsl_name}");
+                }
+            }
             if shader.name == "linear.wgsl" {
                 for (wgsl_name, value) in attention_gpu::LINEAR_KINDS {
                     assert_eq!(constant(wgsl_name), Some(value), "{name}: {wgsl_name}");
@@ -387,6 +506,7 @@ mod native {
         let mut backend = backend();
         eprintln!("GPU adapter: {:?}", backend.info());
         pollster::block_on(parity_on(&mut backend));
+        pollster::block_on(forward_parity_on(&mut backend));
     }
 
     #[test]
@@ -443,4 +563,5 @@ async fn gpu_matches_cpu_on_random_shapes_in_the_browser() {
         "SwiftShader is named and known to be software: {info:?}"
     );
     parity_on(&mut backend).await;
+    forward_parity_on(&mut backend).await;
 }

@@ -13,7 +13,7 @@ use super::shader::Pipeline;
 use super::transfer::{floats, read_back};
 use super::uniforms::{FlashParams, GateParams, PrepareParams, Slots, SoftmaxParams, mask_code};
 use super::{flash, gate, linear, prepare, softmax};
-use attention_core::math::scoring::{Pairing, Position, rope_table};
+use attention_core::math::scoring::{Pairing, Position, QK_NORM_EPSILON, Side, rope_table};
 use attention_core::pipeline::computed::{attention_input, key_value_input};
 use attention_core::{
     Backend, Computed, Config, FlashDetail, MaskSpec, Outputs, Trace, outputs_from, trace_from,
@@ -77,15 +77,27 @@ impl GpuBackend {
 
     /// Every intermediate, as [`attention_core::compute_trace`] gives them.
     pub async fn trace(&mut self, config: &Config) -> Result<Trace, GpuError> {
+        let computed = self.computed(config).await?;
+        Ok(trace_from(
+            config,
+            computed,
+            self.backend(),
+            FlashDetail::Steps,
+        ))
+    }
+
+    /// What cost a matrix product in `config`'s attention (Q, K, V, every head's scores and
+    /// weights, both outputs), as the core's `compute_parts` gives it, with the backend that
+    /// computed it: a trained model's layer computed here and put together by the core
+    /// (`Model::work_layer_with`).
+    pub async fn computed_by(&mut self, config: &Config) -> Result<(Computed, Backend), GpuError> {
+        Ok((self.computed(config).await?, self.backend()))
+    }
+
+    async fn computed(&mut self, config: &Config) -> Result<Computed, GpuError> {
         supported(config)?;
         if config.linear().is_some() {
-            let computed = self.linear_computed(config).await?;
-            return Ok(trace_from(
-                config,
-                computed,
-                self.backend(),
-                FlashDetail::Steps,
-            ));
+            return self.linear_computed(config).await;
         }
         let mut parts = self.run(config, true).await?;
         let dims = *config.dims();
@@ -117,12 +129,7 @@ impl GpuBackend {
             flash_concat: take(Part::FlashConcat, n, dims.n_heads * dims.d_v)?,
             flash_projected: take(Part::FlashProjected, n, dims.d_model)?,
         };
-        Ok(trace_from(
-            config,
-            computed,
-            self.backend(),
-            FlashDetail::Steps,
-        ))
+        Ok(computed)
     }
 
     /// The outputs only, in chunks of query rows: no seq_len² buffer.
@@ -262,7 +269,9 @@ impl GpuBackend {
         queue.write_buffer(&buffers.heads, 0, bytemuck::cast_slice(&heads));
         let rope = match shaping.position {
             Position::Rope { base, pairing } => {
-                let table = rope_table(base, dims.d_k, shaping.offset, n.max(m));
+                // A partial rotation's angles are those of a head as wide as what turns.
+                let rotated = pairing.rotated(dims.d_k);
+                let table = rope_table(base, rotated, shaping.offset, n.max(m));
                 queue.write_buffer(&buffers.angles, 0, bytemuck::cast_slice(&table));
                 Some(pairing)
             }
@@ -286,6 +295,29 @@ impl GpuBackend {
         let gate_rows = config
             .gate()
             .map(|_| gate_buffer(n * dims.n_heads * dims.d_v, "gate"));
+        // QK-norm's gains γ for q and for k (ones unless a trained model's), and its ε.
+        let ones = vec![1.0f32; dims.d_k.max(1)];
+        let gains = [Side::Query, Side::Key].map(|side| {
+            let gamma = shaping.qk_gain.as_ref().map_or(&ones, |g| match side {
+                Side::Query => &g.q,
+                Side::Key => &g.k,
+            });
+            let buffer = gate_buffer(gamma.len().max(1), "qk gain");
+            queue.write_buffer(&buffer, 0, bytemuck::cast_slice(gamma));
+            buffer
+        });
+        let epsilon = shaping
+            .qk_gain
+            .as_ref()
+            .map_or(QK_NORM_EPSILON, |g| g.epsilon);
+        // A trained model's projection biases, b_q, b_k, b_v and b_o, added to each row.
+        let biases = weights.biases.as_ref().map(|b| {
+            [&b.q, &b.k, &b.v, &b.o].map(|bias| {
+                let buffer = gate_buffer(bias.len().max(1), "bias");
+                queue.write_buffer(&buffer, 0, bytemuck::cast_slice(&bias.to_vec()));
+                buffer
+            })
+        });
 
         // Every dispatch, with its parameter block.
         let (h, h_kv, d_k, d_v, d_model) = (
@@ -318,6 +350,11 @@ impl GpuBackend {
                 [&buffers.x_kv, &buffers.w_v, &buffers.v],
             ),
         ];
+        if let Some([b_q, b_k, b_v, _]) = &biases {
+            steps.push(Step::Gate(gate::bias(n, h * d_k), [b_q, &buffers.q]));
+            steps.push(Step::Gate(gate::bias(m, h_kv * d_k), [b_k, &buffers.k]));
+            steps.push(Step::Gate(gate::bias(m, h_kv * d_v), [b_v, &buffers.v]));
+        }
         // The output gate's x·W_g [n, h·d_v], applied to both passes' head outputs before W_O.
         if let (Some(w_g), Some(gate_rows)) = (&w_g, &gate_rows) {
             steps.push(plain_product(
@@ -336,12 +373,17 @@ impl GpuBackend {
                 qk_norm: u32::from(shaping.qk_norm),
                 rope: u32::from(rope.is_some()),
                 interleaved: u32::from(rope == Some(Pairing::Interleaved)),
-                _pad: [0; 2],
+                rotated: rope.map_or(d_k, |pairing| pairing.rotated(d_k)) as u32,
+                epsilon,
             };
-            steps.push(Step::Prepare(params(n, h), [&buffers.q, &buffers.q_scored]));
+            let [q_gain, k_gain] = &gains;
+            steps.push(Step::Prepare(
+                params(n, h),
+                [&buffers.q, q_gain, &buffers.q_scored],
+            ));
             steps.push(Step::Prepare(
                 params(m, h_kv),
-                [&buffers.k, &buffers.k_scored],
+                [&buffers.k, k_gain, &buffers.k_scored],
             ));
             (&buffers.q_scored, &buffers.k_scored)
         } else {
@@ -443,6 +485,12 @@ impl GpuBackend {
             h * d_v,
             [&buffers.concat, &buffers.w_o, &buffers.projected],
         ));
+        if let Some([.., b_o]) = &biases {
+            steps.push(Step::Gate(
+                gate::bias(n, d_model),
+                [b_o, &buffers.projected],
+            ));
+        }
         let (block_rows, block_cols) = config.block();
         steps.push(Step::Flash(FlashParams {
             seq_len: n as u32,
@@ -481,6 +529,12 @@ impl GpuBackend {
                 &buffers.flash_projected,
             ],
         ));
+        if let Some([.., b_o]) = &biases {
+            steps.push(Step::Gate(
+                gate::bias(n, d_model),
+                [b_o, &buffers.flash_projected],
+            ));
+        }
 
         let offsets: Vec<u32> = steps
             .iter()
@@ -519,10 +573,12 @@ impl GpuBackend {
                             gate::workgroups(params.len as usize),
                         );
                     }
-                    Step::Prepare(params, [x, y]) => {
-                        let group =
-                            self.prepare
-                                .bind(device, &buffers.uniforms, &[x, &buffers.angles, y]);
+                    Step::Prepare(params, [x, gain, y]) => {
+                        let group = self.prepare.bind(
+                            device,
+                            &buffers.uniforms,
+                            &[x, &buffers.angles, gain, y],
+                        );
                         self.prepare.dispatch(
                             &mut pass,
                             &group,
@@ -592,10 +648,12 @@ impl GpuBackend {
 enum Step<'a> {
     /// A product with its buffers A, B and C.
     Matmul(Product, [&'a wgpu::Buffer; 3]),
-    /// The output gate: the second buffer times σ(the first), element by element.
+    /// The output gate (the second buffer times σ(the first), element by element), or a bias
+    /// (the first) added to each row of the second.
     Gate(GateParams, [&'a wgpu::Buffer; 2]),
-    /// QK-norm and RoPE from the first buffer into the second.
-    Prepare(PrepareParams, [&'a wgpu::Buffer; 2]),
+    /// QK-norm (with the gains of the second buffer) and RoPE from the first buffer into the
+    /// third.
+    Prepare(PrepareParams, [&'a wgpu::Buffer; 3]),
     /// The softmax of a chunk of rows.
     Softmax(SoftmaxParams, usize),
     Flash(FlashParams),
@@ -606,18 +664,13 @@ fn plain_product(rows: usize, cols: usize, inner: usize, buffers: [&wgpu::Buffer
     Step::Matmul(Product::plain(rows, cols, inner), buffers)
 }
 
-/// What the shaders compute: projections without biases (a trained model's have them), with
-/// every score option (RoPE, ALiBi, soft-caps, QK-norm, sink logits).
+/// What the shaders compute: projections with or without biases (linear attention's without),
+/// with every score option (RoPE, ALiBi, soft-caps, QK-norm, sink logits).
 fn supported(config: &Config) -> Result<(), GpuError> {
-    if config.weights().biases.is_some() {
-        return Err(GpuError::Unsupported("projection biases"));
-    }
-    if let Position::Rope {
-        pairing: Pairing::HalfOf(_),
-        ..
-    } = config.shaping().position
-    {
-        return Err(GpuError::Unsupported("RoPE on part of each head"));
+    if config.weights().biases.is_some() && config.linear().is_some() {
+        return Err(GpuError::Unsupported(
+            "projection biases before linear attention",
+        ));
     }
     if config.linear().is_some_and(|(_, w)| w.conv.is_some()) {
         return Err(GpuError::Unsupported(

@@ -59,10 +59,11 @@ impl Shape {
         self.seq_len.div_ceil(self.chunk_rows)
     }
 
-    /// Parameter blocks of one submission: Q, K, V, and preparing Q and K; three per chunk; W_O,
-    /// flash, flash W_O; the output gate's x·W_g and its two products.
+    /// Parameter blocks of one submission: Q, K, V, their biases, and preparing Q and K; three per
+    /// chunk; W_O and its bias, flash, flash W_O and its bias; the output gate's x·W_g and its two
+    /// products.
     pub fn slots(&self) -> usize {
-        11 + 3 * self.chunks()
+        16 + 3 * self.chunks()
     }
 
     fn score_cells(&self) -> usize {

@@ -1,8 +1,8 @@
 //! Runs gate.wgsl: the output gate σ(x·W_g) on the softmax heads' outputs, before W_O (linear
-//! attention applies it in linear.wgsl).
+//! attention applies it in linear.wgsl), and a projection's bias on each row of its product.
 
 use super::shader::{Binding, Pipeline, Shader};
-use super::uniforms::GateParams;
+use super::uniforms::{GateParams, gate_mode};
 
 /// Threads per workgroup: `WORKGROUP` in gate.wgsl.
 pub const WORKGROUP: u32 = 64;
@@ -26,12 +26,23 @@ pub fn kernel(device: &wgpu::Device) -> Pipeline {
     Pipeline::new(device, &SHADER)
 }
 
-/// The parameters for `len` numbers.
+/// The output gate's parameters for `len` numbers.
 pub fn params(len: usize) -> GateParams {
     GateParams {
         len: len as u32,
         row: ROW_GROUPS * WORKGROUP,
-        _pad: [0; 2],
+        cols: 1,
+        mode: gate_mode::GATE,
+    }
+}
+
+/// A bias of `cols` numbers added to each of `rows` rows.
+pub fn bias(rows: usize, cols: usize) -> GateParams {
+    GateParams {
+        len: (rows * cols) as u32,
+        row: ROW_GROUPS * WORKGROUP,
+        cols: cols.max(1) as u32,
+        mode: gate_mode::BIAS,
     }
 }
 

@@ -18,6 +18,7 @@ mod flash;
 mod gate;
 mod linear;
 mod matmul;
+mod model;
 mod prepare;
 mod shader;
 mod softmax;
@@ -27,9 +28,10 @@ mod uniforms;
 pub use backend::GpuBackend;
 pub use context::{GpuInfo, is_software};
 pub use error::GpuError;
+pub use model::ForwardError;
 pub use shader::{Binding, Shader};
 pub use uniforms::ParamsLayout;
-pub use uniforms::mask_kind;
+pub use uniforms::{gate_mode, mask_kind};
 /// What kind of device an adapter is (as wgpu tells it), for [`is_software`].
 pub use wgpu::DeviceType;
 

@@ -1,4 +1,5 @@
-//! Runs prepare.wgsl: QK-norm and RoPE on each head's rows of Q or K, one thread per row and head.
+//! Runs prepare.wgsl: QK-norm (with a trained model's gains γ and ε) and RoPE on each head's rows
+//! of Q or K, one thread per row and head.
 
 use super::shader::{Binding, Pipeline, Shader};
 use super::uniforms::PrepareParams;
@@ -14,6 +15,7 @@ pub const SHADER: Shader = Shader {
         ("p", Binding::Params),
         ("x", Binding::Read),
         ("angles", Binding::Read),
+        ("gain", Binding::Read),
         ("y", Binding::Write),
     ],
     params: PrepareParams::LAYOUT,

@@ -137,10 +137,13 @@ pub struct PrepareParams {
     pub qk_norm: u32,
     pub rope: u32,
     pub interleaved: u32,
-    pub _pad: [u32; 2],
+    /// How many of a head's first dimensions RoPE turns (d_k, or fewer for a partial rotation).
+    pub rotated: u32,
+    /// QK-norm's ε (10⁻⁶, or a trained model's).
+    pub epsilon: f32,
 }
 
-layout!(PrepareParams as "PrepareParams": rows, heads, d_k, qk_norm, rope, interleaved);
+layout!(PrepareParams as "PrepareParams": rows, heads, d_k, qk_norm, rope, interleaved, rotated, epsilon);
 
 /// `GateParams` of gate.wgsl.
 #[repr(C)]
@@ -148,10 +151,23 @@ layout!(PrepareParams as "PrepareParams": rows, heads, d_k, qk_norm, rope, inter
 pub struct GateParams {
     pub len: u32,
     pub row: u32,
-    pub _pad: [u32; 2],
+    /// The row length of the bias added (`mode` [`gate_mode::BIAS`]).
+    pub cols: u32,
+    /// What is applied: [`gate_mode::GATE`] or [`gate_mode::BIAS`].
+    pub mode: u32,
 }
 
-layout!(GateParams as "GateParams": len, row);
+layout!(GateParams as "GateParams": len, row, cols, mode);
+
+/// What gate.wgsl applies to y, element by element (`MODE_*` there).
+pub mod gate_mode {
+    /// y · σ(g): the output gate.
+    pub const GATE: u32 = 0;
+    /// y + g[i mod cols]: a projection's bias on every row.
+    pub const BIAS: u32 = 1;
+    /// Each with the name of its WGSL constant.
+    pub const ALL: [(&str, u32); 2] = [("MODE_GATE", GATE), ("MODE_BIAS", BIAS)];
+}
 
 /// `LinearParams` of linear.wgsl.
 #[repr(C)]

@@ -254,14 +254,22 @@ fn load_trained(
 #[cfg(not(target_arch = "wasm32"))]
 fn trained(request: &attention_core::api::Request) -> Result<String, String> {
     use attention_core::api::{BackendChoice, forward_json};
-    if request.backend == Some(BackendChoice::Gpu) {
-        return Err(
-            "backend: the GPU backend does not compute the trained model yet; use \"cpu\"".into(),
-        );
-    }
     let (sentence, run) = request.trained_run().map_err(|e| e.to_string())?;
     let model = load_trained(request)?;
-    let forward = model.read(&sentence, &run).map_err(|e| e.to_string())?;
+    let forward = if request.backend == Some(BackendChoice::Gpu) {
+        // Each layer's attention on the machine's GPU, its MLP on the CPU.
+        let reading = model.reading(&sentence, &run);
+        pollster::block_on(async {
+            let mut gpu = attention_gpu::GpuBackend::new()
+                .await
+                .map_err(|e| format!("backend: {e}"))?;
+            gpu.forward(&model, &reading)
+                .await
+                .map_err(|e| e.to_string())
+        })?
+    } else {
+        model.read(&sentence, &run).map_err(|e| e.to_string())?
+    };
     let extra = attention_core::api::model_circuits_json(&model, &forward, request)?;
     attention_core::api::with_fields(
         forward_json(&model, &forward).map_err(|e| e.to_string())?,

@@ -1030,3 +1030,45 @@ fn the_gated_llama_twin_runs_streams_and_keeps_its_gate() {
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("output_gate"), "{stderr}");
 }
+
+#[test]
+fn a_models_attention_runs_on_the_gpu_from_the_command_line() {
+    // The shipped GPT-2 model (projection biases) and a Qwen3-Next folder (partial RoPE and
+    // QK-norm's gains on its full layer; its linear layers stay on the CPU), on the machine's
+    // GPU (lavapipe on CI): each softmax layer's attention there, the same predictions.
+    let hybrid = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/fixtures/hf/qwen3_next"
+    );
+    for model in [
+        r#""gpt2""#.to_string(),
+        format!(r#"{{"path": "{hybrid}"}}"#),
+    ] {
+        let ask = |backend: &str| {
+            trace(&format!(
+                r#"{{"model": {model}, "sentence": "The cat sat on the mat.", "backend": "{backend}"}}"#
+            ))
+        };
+        let (cpu, gpu) = (ask("cpu"), ask("gpu"));
+        let layers = gpu["layers"].as_array().unwrap();
+        assert!(!layers.is_empty());
+        for (c, g) in cpu["layers"].as_array().unwrap().iter().zip(layers) {
+            assert_eq!(c["backend"], "cpu", "{model}");
+            let softmax = g["kind"] == "full_attention";
+            assert_eq!(g["backend"], if softmax { "gpu" } else { "cpu" }, "{model}");
+        }
+        assert!(
+            layers.iter().any(|l| l["backend"] == "gpu"),
+            "{model}: a layer on the GPU"
+        );
+        for (c, g) in cpu["predictions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .zip(gpu["predictions"].as_array().unwrap())
+        {
+            let (c, g) = (c[0]["p"].as_f64().unwrap(), g[0]["p"].as_f64().unwrap());
+            assert!((c - g).abs() < 1e-4, "{model}: {c} against {g}");
+        }
+    }
+}

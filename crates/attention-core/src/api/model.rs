@@ -24,6 +24,8 @@ pub fn forward_json(model: &Model, forward: &Forward) -> Result<String, serde_js
                     "full_attention"
                 },
                 "output_gate": layer.attention.config.output_gate().is_some(),
+                // Where its attention was computed ("cpu", or "gpu" with `"backend": "gpu"`).
+                "backend": layer.attention.backend.name(),
                 "heads": trace_heads_json(&layer.attention),
                 "residual_in": matrix_json(layer.residual_in.view()),
                 "attention_output": matrix_json(layer.attention.projected.view()),

@@ -21,7 +21,9 @@ use crate::models::layout::Layout;
 use crate::models::llama::{self, SwiGluMlp};
 use crate::models::parts::{Block, Parts};
 use crate::models::qwen3_next;
-use crate::models::remote::{ForwardWork, LayerSource, LayerWork, LayeredWork, Pass};
+use crate::models::remote::{
+    ForwardWork, LayerSource, LayerWork, LayeredWork, Pass, attention_fits,
+};
 use crate::models::sampling::{Prediction, top_k};
 use crate::models::stored::Stored;
 use crate::models::tensors::{ModelError, Numbers};
@@ -391,25 +393,46 @@ impl Model {
         let residual_in = pass.x.clone();
         let parts = (index == 0).then(|| (pass.embeddings.clone(), pass.positions.clone()));
         let config = self.layer_config(index, &pass.tokens, residual_in.clone(), parts, run)?;
+        let mut backend = Backend::Cpu;
         let given = match source {
             LayerSource::Given(work) => work.next().filter(|w| w.fits(&config)),
+            LayerSource::Attention(attention, _) => attention
+                .take()
+                .filter(|given| attention_fits(&given.0, &config))
+                .map(|given| {
+                    let (computed, by) = *given;
+                    backend = by;
+                    LayerWork {
+                        computed,
+                        mlp: Array2::zeros((0, 0)),
+                    }
+                }),
             LayerSource::Here(_) => None,
         };
+        let given_attention = matches!(source, LayerSource::Attention(..));
         let (computed, given_mlp) = match given {
+            // An attention computed elsewhere brings no MLP: it is computed here.
+            Some(work) if given_attention => (work.computed, None),
             Some(work) => (work.computed, Some(work.mlp)),
             None => (compute_parts(&config), None),
         };
         let kept = match source {
-            LayerSource::Here(Some(_)) => Some(computed.clone()),
+            LayerSource::Here(Some(_)) | LayerSource::Attention(_, Some(_)) => {
+                Some(computed.clone())
+            }
             _ => None,
         };
-        let mut attention = trace_from(&config, computed, Backend::Cpu, FlashDetail::OutputOnly);
+        let mut attention = trace_from(&config, computed, backend, FlashDetail::OutputOnly);
         attention.knock_out(&crate::models::forward::knocked_in(&run.ablate, index));
         // The lab's Pre-LN block: its output is x + Attn(LN₁(x)) (Gemma's x + Norm(Attn(LN₁(x))),
         // the layer's `post_norm`).
         let after_attention = attention.output.clone();
         let mlp = given_mlp.unwrap_or_else(|| block.mlp_of(after_attention.view()));
-        if let (LayerSource::Here(Some(record)), Some(computed)) = (&mut *source, kept) {
+        if let (
+            LayerSource::Here(Some(record)) | LayerSource::Attention(_, Some(record)),
+            Some(computed),
+        ) = (&mut *source, kept)
+        {
             record.push(LayerWork {
                 computed,
                 mlp: mlp.clone(),
@@ -614,6 +637,37 @@ impl Model {
     pub fn work_layer(&self, work: &mut LayeredWork) -> Result<bool, ConfigError> {
         if work.pass.layers.len() < self.blocks.len() {
             self.next_layer(&mut work.pass, &mut LayerSource::Here(Some(&mut work.kept)))?;
+        }
+        Ok(work.pass.layers.len() >= self.blocks.len())
+    }
+
+    /// The attention of `work`'s next block as every backend takes it (its input, the block's
+    /// weights and the run's options), for another backend to compute ([`Model::work_layer_with`]);
+    /// `None` once every block has run.
+    pub fn next_attention(&self, work: &LayeredWork) -> Result<Option<Config>, ConfigError> {
+        let pass = &work.pass;
+        let index = pass.layers.len();
+        if index >= self.blocks.len() {
+            return Ok(None);
+        }
+        let parts = (index == 0).then(|| (pass.embeddings.clone(), pass.positions.clone()));
+        self.layer_config(index, &pass.tokens, pass.x.clone(), parts, &pass.run)
+            .map(Some)
+    }
+
+    /// Runs `work`'s next block with its attention as `backend` computed it (`computed`, for
+    /// the [`Model::next_attention`] it was given), its MLP here; computed here instead when it
+    /// does not fit. `true` once every block has run.
+    pub fn work_layer_with(
+        &self,
+        work: &mut LayeredWork,
+        computed: crate::Computed,
+        backend: Backend,
+    ) -> Result<bool, ConfigError> {
+        if work.pass.layers.len() < self.blocks.len() {
+            let mut source =
+                LayerSource::Attention(Some(Box::new((computed, backend))), Some(&mut work.kept));
+            self.next_layer(&mut work.pass, &mut source)?;
         }
         Ok(work.pass.layers.len() >= self.blocks.len())
     }

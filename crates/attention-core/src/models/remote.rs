@@ -35,6 +35,12 @@ pub struct ForwardWork {
 pub(crate) enum LayerSource<'a> {
     Here(Option<&'a mut Vec<LayerWork>>),
     Given(std::vec::IntoIter<LayerWork>),
+    /// The next block's attention computed by another backend (a GPU), its MLP here; the
+    /// backend named in its trace.
+    Attention(
+        Option<Box<(Computed, crate::Backend)>>,
+        Option<&'a mut Vec<LayerWork>>,
+    ),
 }
 
 /// A forward pass part of the way through: the residual stream after the blocks run so far.
@@ -65,26 +71,30 @@ impl LayeredWork {
     }
 }
 
+/// Whether every matrix of an attention's [`Computed`] has the shape `config`'s layer gives it
+/// (a full trace: no overview).
+pub(crate) fn attention_fits(c: &Computed, config: &Config) -> bool {
+    let d = config.dims();
+    let (n, m) = (config.seq_len(), config.key_len());
+    let square =
+        |list: &[Array2<f32>]| list.len() == d.n_heads && list.iter().all(|s| s.dim() == (n, m));
+    c.q.dim() == (n, d.n_heads * d.d_k)
+        && c.k.dim() == (m, d.n_kv_heads * d.d_k)
+        && c.v.dim() == (m, d.n_kv_heads * d.d_v)
+        && square(&c.scores)
+        && square(&c.weights)
+        && c.overviews.is_empty()
+        && c.concat.dim() == (n, d.n_heads * d.d_v)
+        && c.flash_concat.dim() == (n, d.n_heads * d.d_v)
+        && c.projected.dim() == (n, d.d_model)
+        && c.flash_projected.dim() == (n, d.d_model)
+}
+
 impl LayerWork {
     /// Whether every matrix has the shape `config`'s layer gives it (a full trace: no overview).
     pub fn fits(&self, config: &Config) -> bool {
-        let d = config.dims();
-        let (n, m) = (config.seq_len(), config.key_len());
-        let c = &self.computed;
-        let square = |list: &[Array2<f32>]| {
-            list.len() == d.n_heads && list.iter().all(|s| s.dim() == (n, m))
-        };
-        c.q.dim() == (n, d.n_heads * d.d_k)
-            && c.k.dim() == (m, d.n_kv_heads * d.d_k)
-            && c.v.dim() == (m, d.n_kv_heads * d.d_v)
-            && square(&c.scores)
-            && square(&c.weights)
-            && c.overviews.is_empty()
-            && c.concat.dim() == (n, d.n_heads * d.d_v)
-            && c.flash_concat.dim() == (n, d.n_heads * d.d_v)
-            && c.projected.dim() == (n, d.d_model)
-            && c.flash_projected.dim() == (n, d.d_model)
-            && self.mlp.dim() == (n, d.d_model)
+        attention_fits(&self.computed, config)
+            && self.mlp.dim() == (config.seq_len(), config.dims().d_model)
     }
 
     fn matrices(&self) -> Vec<&Array2<f32>> {
