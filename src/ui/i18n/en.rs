@@ -732,7 +732,7 @@ pub static TEXT: Text = Text {
         too_large: "Too large for this GPU's buffers, so the CPU computes",
         readback_failed: "Reading results back from the GPU failed, so the CPU computes",
         not_ready: "The GPU is not ready, so the CPU computes",
-        unsupported: "The trained model runs on the CPU: the GPU backend does not add its biases yet.",
+        unsupported: "A trained model runs on the CPU in the page: so far only the command line computes its attention on the GPU (\"backend\": \"gpu\").",
         unsupported_what: |what| {
             format!("The GPU backend does not compute {what} yet, so the CPU computes.")
         },

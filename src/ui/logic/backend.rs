@@ -27,7 +27,7 @@ pub enum FallbackReason {
     ReadbackFailed,
     /// The GPU job queue had no device to run on.
     NotReady,
-    /// The GPU backend does not compute this (the trained model's biases).
+    /// The GPU backend does not compute this (in the page: a trained model).
     Unsupported,
     /// "auto": the only adapter is a software rasteriser, slower than the CPU.
     SoftwareAdapter,
