@@ -518,6 +518,15 @@ test('a model with many heads asks before working out how they compose, and the 
   assert.ok(computed.longest < 1000, `a frame of ${computed.longest} ms`);
   await page.locator('[data-testid=circuit]').waitFor({ timeout: 120000 });
   assert.equal(await costly.count(), 0);
+  // Asked again, then another model chosen before it ends: refused, never this model's scores
+  // measured on the other model's pass.
+  const switched = await page.evaluate(async () => {
+    const asked = window.attentionLab.composition();
+    window.attentionLab.set({ model: 'trained' });
+    return asked;
+  });
+  assert.equal(switched.ok, false, JSON.stringify(switched).slice(0, 200));
+  assert.match(switched.error, /another model was chosen before it ended/);
   assert.deepEqual(errors, []);
 });
 

@@ -89,8 +89,17 @@ fn generate_with(
     resolve: Function,
 ) {
     if lab.model_jobs.starting_with(&model) {
-        lab.model_jobs
-            .when_started(move || generate_with(lab, model, request, spec, resolve));
+        lab.model_jobs.when_started(move || {
+            // Another model opened meanwhile: not this one's generation on the page's thread.
+            if lab.model_jobs.holds(&model) || lab.model_jobs.failed() {
+                generate_with(lab, model, request, spec, resolve);
+            } else {
+                let refusal = refused(
+                    "generate: another model was opened before the generation started".into(),
+                );
+                let _ = resolve.call1(&JsValue::NULL, &to_js(&refusal));
+            }
+        });
         return;
     }
     let tell = move |value: Value| {
@@ -166,27 +175,41 @@ pub fn explain_in_page(lab: Lab, options: &str) -> Result<Value, String> {
 /// under way), the lab's own on the page's thread.
 pub fn composition_in_page(lab: Lab) -> Promise {
     let (promise, resolve) = pending();
-    compose_with(lab, resolve);
+    compose_with(lab, None, resolve);
     promise
 }
 
-/// The composition of the current model's heads: in its worker where the worker holds it (once
-/// the worker has started, where it is starting), else on the page's thread; `resolve` is
-/// called with the answer.
-fn compose_with(lab: Lab, resolve: Function) {
-    let started = crate::ui::browser::clock::now_ms();
+/// The model of the current request, once loaded.
+fn current_model(lab: Lab) -> Option<Arc<Model>> {
     let current = lab.request.get_untracked();
-    let model = current
+    current
         .is_trained()
         .then(|| {
             lab.model_status
                 .with_untracked(|s| s.ready(ModelKey::of(&current).as_ref()).cloned())
         })
-        .flatten();
+        .flatten()
+}
+
+/// The composition of the current model's heads: in its worker where the worker holds it (once
+/// the worker has started, where it is starting), else on the page's thread; `resolve` is
+/// called with the answer.
+fn compose_with(lab: Lab, asked_of: Option<Arc<Model>>, resolve: Function) {
+    let started = crate::ui::browser::clock::now_ms();
+    let model = current_model(lab);
+    // Asked of a model that waited for its worker: another model opened meanwhile is refused.
+    if let Some(asked) = &asked_of
+        && !model.as_ref().is_some_and(|m| Arc::ptr_eq(m, asked))
+    {
+        let refusal = refused("composition: another model was opened before it started".into());
+        let _ = resolve.call1(&JsValue::NULL, &to_js(&refusal));
+        return;
+    }
     if let Some(model) = &model {
         if lab.model_jobs.starting_with(model) {
+            let asked = model.clone();
             lab.model_jobs
-                .when_started(move || compose_with(lab, resolve));
+                .when_started(move || compose_with(lab, Some(asked), resolve));
             return;
         }
         if lab.model_jobs.holds(model) {
@@ -213,8 +236,15 @@ fn compose_in_worker(lab: Lab, model: Arc<Model>, started: f64, resolve: Functio
         let value = match answer {
             Composed::Progress(..) => return,
             Composed::Done(scores) => {
-                let Some(forward) = lab.forward.try_get_untracked().flatten().and_then(Result::ok)
-                else {
+                // The sentence's pass of this model (the page may have moved to another one).
+                let same = current_model(lab).is_some_and(|m| Arc::ptr_eq(&m, &held));
+                let forward = lab.forward.try_get_untracked().flatten().and_then(Result::ok);
+                let Some(forward) = forward.filter(|_| same) else {
+                    if !same {
+                        return told(refused(
+                            "composition: another model was chosen before it ended".into(),
+                        ));
+                    }
                     return told(refused(
                         "composition: the model has not run on this sentence".into(),
                     ));

@@ -56,4 +56,10 @@ impl ModelJobs {
                 Held::Nothing | Held::Failed => false,
             })
     }
+
+    /// Whether the worker could not start or read its model (the page computes).
+    pub fn failed(self) -> bool {
+        self.held
+            .with_untracked(|held| matches!(held, Held::Failed))
+    }
 }
