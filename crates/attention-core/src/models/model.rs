@@ -393,29 +393,24 @@ impl Model {
         let residual_in = pass.x.clone();
         let parts = (index == 0).then(|| (pass.embeddings.clone(), pass.positions.clone()));
         let config = self.layer_config(index, &pass.tokens, residual_in.clone(), parts, run)?;
-        let mut backend = Backend::Cpu;
+        // What came computed: the whole block's work, or its attention alone (its MLP is
+        // computed here), with the backend that computed it.
         let given = match source {
-            LayerSource::Given(work) => work.next().filter(|w| w.fits(&config)),
+            LayerSource::Given(work) => work
+                .next()
+                .filter(|w| w.fits(&config))
+                .map(|w| (w.computed, Some(w.mlp), Backend::Cpu)),
             LayerSource::Attention(attention, _) => attention
                 .take()
                 .filter(|given| attention_fits(&given.0, &config))
                 .map(|given| {
                     let (computed, by) = *given;
-                    backend = by;
-                    LayerWork {
-                        computed,
-                        mlp: Array2::zeros((0, 0)),
-                    }
+                    (computed, None, by)
                 }),
             LayerSource::Here(_) => None,
         };
-        let given_attention = matches!(source, LayerSource::Attention(..));
-        let (computed, given_mlp) = match given {
-            // An attention computed elsewhere brings no MLP: it is computed here.
-            Some(work) if given_attention => (work.computed, None),
-            Some(work) => (work.computed, Some(work.mlp)),
-            None => (compute_parts(&config), None),
-        };
+        let (computed, given_mlp, backend) =
+            given.unwrap_or_else(|| (compute_parts(&config), None, Backend::Cpu));
         let kept = match source {
             LayerSource::Here(Some(_)) | LayerSource::Attention(_, Some(_)) => {
                 Some(computed.clone())
