@@ -36,6 +36,11 @@ fn to_js(value: &Value) -> JsValue {
     js_sys::JSON::parse(&value.to_string()).unwrap_or(JsValue::NULL)
 }
 
+/// Calls a promise's `resolve` with `value`.
+fn answer(resolve: &Function, value: &Value) {
+    let _ = resolve.call1(&JsValue::NULL, &to_js(value));
+}
+
 fn resolved(value: &Value) -> Promise {
     Promise::resolve(&to_js(value))
 }
@@ -97,13 +102,13 @@ fn generate_with(
                 let refusal = refused(
                     "generate: another model was opened before the generation started".into(),
                 );
-                let _ = resolve.call1(&JsValue::NULL, &to_js(&refusal));
+                answer(&resolve, &refusal);
             }
         });
         return;
     }
     let tell = move |value: Value| {
-        let _ = resolve.call1(&JsValue::NULL, &to_js(&value));
+        answer(&resolve, &value);
     };
     if lab.model_jobs.holds(&model) {
         // Checked and tokenized here (the worker holds no tokenizer), generated there.
@@ -202,7 +207,7 @@ fn compose_with(lab: Lab, asked_of: Option<Arc<Model>>, resolve: Function) {
         && !model.as_ref().is_some_and(|m| Arc::ptr_eq(m, asked))
     {
         let refusal = refused("composition: another model was opened before it started".into());
-        let _ = resolve.call1(&JsValue::NULL, &to_js(&refusal));
+        answer(&resolve, &refusal);
         return;
     }
     if let Some(model) = &model {
@@ -221,7 +226,7 @@ fn compose_with(lab: Lab, asked_of: Option<Arc<Model>>, resolve: Function) {
         ..attention_core::api::Request::default()
     };
     let value = circuit_in_page(lab, &request, "composition").unwrap_or_else(refused);
-    let _ = resolve.call1(&JsValue::NULL, &to_js(&value));
+    answer(&resolve, &value);
 }
 
 /// The composition of a folder's model that its worker holds, measured on the sentence
@@ -229,7 +234,7 @@ fn compose_with(lab: Lab, asked_of: Option<Arc<Model>>, resolve: Function) {
 fn compose_in_worker(lab: Lab, model: Arc<Model>, started: f64, resolve: Function) {
     let held = model.clone();
     let tell = move |value: Value| {
-        let _ = resolve.call1(&JsValue::NULL, &to_js(&value));
+        answer(&resolve, &value);
     };
     let told = tell.clone();
     let on = move |answer: Composed| {
