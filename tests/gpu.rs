@@ -312,13 +312,24 @@ async fn forward_parity_on(backend: &mut GpuBackend) {
             "The cat sat on the mat. The cat sat on the 猫",
             &ModelRun::default(),
         );
-        let gpu = backend
-            .forward(&model, &reading)
+        let (gpu, work) = backend
+            .forward_work(&model, &reading)
             .await
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         let cpu = model
             .forward(&reading.tokens, &reading.ids, &reading.run)
             .unwrap();
+        // The page's model worker sends the work as numbers, the GPU's name beside them; the
+        // page puts the same pass together, each layer naming the backend that computed it.
+        let adapter = backend.info().name.clone();
+        let sent =
+            attention_core::models::remote::ForwardWork::from_flat(&work.to_flat(), &adapter)
+                .unwrap_or_else(|| panic!("{name}: the work read back"));
+        assert_eq!(sent, work, "{name}: the work read back");
+        let together = model
+            .forward_from(&reading.tokens, &reading.ids, &reading.run, sent)
+            .unwrap();
+        assert_eq!(together, gpu, "{name}: put together from the GPU's work");
         assert_eq!(gpu.layers.len(), cpu.layers.len(), "{name}");
         for (l, (g, c)) in gpu.layers.iter().zip(&cpu.layers).enumerate() {
             let what = format!("{name}, layer {}", l + 1);

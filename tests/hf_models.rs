@@ -513,7 +513,7 @@ fn a_forward_pass_put_together_from_a_workers_numbers_is_the_forward_pass() {
     use attention_core::models::remote::ForwardWork;
     use attention_core::models::tokenizer::{PiecesOnly, TextTokenizer};
     use attention_core::pipeline::knockout::HeadKnockout;
-    use attention_core::pipeline::trace::{Knockout, compute_trace};
+    use attention_core::pipeline::trace::{Backend, Knockout, compute_trace};
     use std::sync::Arc;
     for (name, files, _) in folders() {
         let page = open(name, &files);
@@ -539,7 +539,24 @@ fn a_forward_pass_put_together_from_a_workers_numbers_is_the_forward_pass() {
             let reading = page.reading("The cat sat. 猫坐在垫子上 🐱", &run);
             let (tokens, ids) = (&reading.tokens, &reading.ids);
             let (worked, work) = worker.forward_work(tokens, ids, &reading.run).unwrap();
-            let work = ForwardWork::from_flat(&work.to_flat()).unwrap();
+            let flat = work.to_flat();
+            let work = ForwardWork::from_flat(&flat, "").unwrap();
+            assert!(
+                work.layers.iter().all(|l| l.backend == Backend::Cpu),
+                "{name}: every layer computed on the CPU"
+            );
+            // The first layer's backend is the third number: 0 the CPU, 1 a GPU, nothing else.
+            let mut other = flat.clone();
+            other[2] = 1.0;
+            let on_gpu = ForwardWork::from_flat(&other, "a GPU").unwrap();
+            assert_eq!(
+                on_gpu.layers[0].backend,
+                Backend::Gpu {
+                    adapter: "a GPU".into()
+                }
+            );
+            other[2] = 2.0;
+            assert!(ForwardWork::from_flat(&other, "").is_none(), "{name}");
             let expected = page.forward(tokens, ids, &reading.run).unwrap();
             assert_eq!(worked, expected, "{name}: the worker's own pass");
             // The worker's pass a block at a time, as it runs between its messages.
@@ -583,7 +600,7 @@ fn a_forward_pass_put_together_from_a_workers_numbers_is_the_forward_pass() {
                 .unwrap();
             assert_eq!(redone, fresh, "{name}: another input's work");
         }
-        assert!(ForwardWork::from_flat(&[1.0, 2.0]).is_none());
+        assert!(ForwardWork::from_flat(&[1.0, 2.0], "").is_none());
     }
 }
 

@@ -63,6 +63,13 @@ const settled = () => page.waitForFunction(() => {
 });
 const expected = (name) => JSON.parse(readFileSync(join(FIXTURES, name, 'expected.json'), 'utf8'));
 
+/** The probability transformers gives the likeliest token after a case's last position. */
+function likeliest(want) {
+  const last = want.logits[want.logits.length - 1];
+  const top = Math.max(...last);
+  return 1 / last.reduce((sum, x) => sum + Math.exp(x - top), 0);
+}
+
 /** A fixture folder's files (expected.json aside) as {name: base64}. */
 function folder(name) {
   const files = {};
@@ -74,8 +81,8 @@ function folder(name) {
 
 /** attentionLab.load({model: {files, name}}), the JSON files as strings, the weights as
  * Uint8Arrays (or Blobs with `blobs`); resolves to what load resolves to. */
-function load(name, files, { blobs = false } = {}) {
-  return page.evaluate(async ({ name, files, blobs }) => {
+function load(name, files, { blobs = false, on = page } = {}) {
+  return on.evaluate(async ({ name, files, blobs }) => {
     const decoded = {};
     for (const [file, b64] of Object.entries(files)) {
       const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
@@ -101,9 +108,7 @@ test('a folder opened through attentionLab.load runs with its own tokenizer, and
     // likeliest next token's probability is transformers'.
     assert.equal(s.model_in_worker, true, name);
     assert.ok(s.forward_worker_ms > 0, name);
-    const last = want.logits[want.logits.length - 1];
-    const top = Math.max(...last);
-    const p = 1 / last.reduce((sum, x) => sum + Math.exp(x - top), 0);
+    const p = likeliest(want);
     assert.ok(Math.abs(s.predictions[0].p - p) < 1e-4, `${name}: ${s.predictions[0].p} vs ${p}`);
     // generate() answers a promise that the model's worker fulfils: the page's thread returns
     // at once and is free while the worker generates (it is not settled after the microtasks).
@@ -165,9 +170,7 @@ test('a folder opened through attentionLab.load runs with its own tokenizer, and
   const back = await state();
   assert.deepEqual(back.model, { path: 'gpt2' });
   assert.equal(back.model_in_worker, true, 'the folder gone back to runs in its worker again');
-  const last = want.logits[want.logits.length - 1];
-  const top = Math.max(...last);
-  const p = 1 / last.reduce((sum, x) => sum + Math.exp(x - top), 0);
+  const p = likeliest(want);
   assert.ok(Math.abs(back.predictions[0].p - p) < 1e-4, `gpt2 again: ${back.predictions[0].p} vs ${p}`);
   assert.deepEqual(errors, []);
 });
@@ -542,9 +545,7 @@ test('a Qwen3-Next hybrid folder: its layers labelled by kind, a linear layer sh
   const s = await state();
   assert.equal(s.model_in_worker, true);
   // The worker's pass (put together in the page) gives transformers' next token.
-  const last = want.logits[want.logits.length - 1];
-  const top = Math.max(...last);
-  const p = 1 / last.reduce((sum, x) => sum + Math.exp(x - top), 0);
+  const p = likeliest(want);
   assert.ok(Math.abs(s.predictions[0].p - p) < 1e-4, `${s.predictions[0].p} vs ${p}`);
   // Generation with the mixed cache (states for three layers, keys and values for one).
   const generated = await page.evaluate(() => window.attentionLab.generate({ steps: 8, cache: true, sampling: 'greedy' }));
@@ -581,6 +582,88 @@ test('a Qwen3-Next hybrid folder: its layers labelled by kind, a linear layer sh
   assert.equal(await page.locator('[data-testid=linear-layer-note]').count(), 0);
   assert.equal(await page.locator('[data-testid=heatmap-masked]').count(), 1);
   assert.match(await page.locator('[data-testid=flash-diff]').textContent(), /^FlashAttention/);
+  assert.deepEqual(errors, []);
+});
+
+test('"Compute on: GPU": a folder\'s model computes each layer\'s attention on the WebGPU its worker finds, with transformers\' numbers; a layer the shaders do not compute, and a browser without WebGPU, say why', async () => {
+  // A browser with SwiftShader's WebGPU (the page's `page` has none).
+  const gpuContext = await launch({ webgpu: true });
+  const on = await gpuContext.newPage();
+  const gpuErrors = [];
+  on.on('console', (m) => { if (m.type() === 'error') gpuErrors.push(m.text()); });
+  on.on('pageerror', (e) => gpuErrors.push(String(e)));
+  try {
+    await on.goto(server.url);
+    await on.waitForFunction(() => window.attentionLab?.state?.().tokens);
+    const stateOn = () => on.evaluate(() => window.attentionLab.state());
+    /** Until the pass on view answers the request with `backend` (the GPU's first pass opens it). */
+    const settledOn = (backend) => on.waitForFunction((b) => {
+      const s = window.attentionLab.state();
+      return s.model_status === 'ready' && !s.pending && s.backend === b;
+    }, backend, { timeout: 60000 });
+    // Qwen2 (projection biases), Gemma 2 (soft-caps, sandwich norms), GPT-2 (biases, LayerNorm).
+    for (const name of ['qwen2', 'gemma2', 'gpt2']) {
+      assert.deepEqual(await load(name, folder(name), { on }), { ok: true }, name);
+      const want = expected(name).cases[2];
+      await on.evaluate((t) => window.attentionLab.set({ sentence: t, backend: 'gpu' }), want.text);
+      await settledOn('gpu');
+      const s = await stateOn();
+      assert.equal(s.model_in_worker, true, name);
+      assert.equal(s.fallback_reason, null, `${name}: ${s.fallback_message}`);
+      assert.ok(s.adapter, `${name}: the GPU named`);
+      // The worker's pass, its attention from the GPU, put together in the page: transformers'.
+      const p = likeliest(want);
+      assert.ok(Math.abs(s.predictions[0].p - p) < 1e-4, `${name} on the GPU: ${s.predictions[0].p} vs ${p}`);
+      const onGpu = await on.evaluate(() => window.attentionLab.trace());
+      // Back to the CPU: the same weights within the GPU's rounding.
+      await on.evaluate(() => window.attentionLab.set({ backend: 'cpu' }));
+      await settledOn('cpu');
+      const cpu = await stateOn();
+      assert.equal(cpu.fallback_reason, null);
+      const onCpu = await on.evaluate(() => window.attentionLab.trace());
+      let largest = 0;
+      onGpu.heads.forEach((h, i) => h.weights.forEach((row, q) => row.forEach((w, k) => {
+        largest = Math.max(largest, Math.abs(w - onCpu.heads[i].weights[q][k]));
+      })));
+      assert.ok(largest < 1e-4, `${name}: the GPU's weights differ from the CPU's by ${largest}`);
+    }
+    // A hybrid: its full-attention layer on the GPU, its linear layers (a short convolution
+    // first, which the shaders do not compute) on the CPU, saying so.
+    assert.deepEqual(await load('qwen3_next', folder('qwen3_next'), { on }), { ok: true });
+    const want = expected('qwen3_next').cases[0];
+    await on.evaluate((t) => window.attentionLab.set({ lang: 'en', sentence: t, backend: 'gpu' }), want.text);
+    await on.waitForFunction(() => {
+      const s = window.attentionLab.state();
+      return s.model_status === 'ready' && !s.pending && s.fallback_reason !== 'probing';
+    }, null, { timeout: 60000 });
+    await on.click('[data-testid=layer-tab-3]');
+    await settledOn('gpu');
+    await on.click('[data-testid=layer-tab-0]');
+    await settledOn('cpu');
+    const linear = await stateOn();
+    assert.equal(linear.fallback_reason, 'unsupported');
+    assert.match(linear.fallback_message, /short convolution before linear attention/);
+    const p = likeliest(want);
+    assert.ok(Math.abs(linear.predictions[0].p - p) < 1e-4, `hybrid on the GPU: ${linear.predictions[0].p} vs ${p}`);
+    assert.deepEqual(gpuErrors, []);
+  } finally {
+    await gpuContext.close();
+  }
+  // Where the browser has no WebGPU, the worker finds none either: the CPU computes, saying why.
+  assert.deepEqual(await load('qwen3', folder('qwen3')), { ok: true });
+  const want = expected('qwen3').cases[2];
+  await page.evaluate((t) => window.attentionLab.set({ sentence: t, backend: 'gpu' }), want.text);
+  await page.waitForFunction(() => {
+    const s = window.attentionLab.state();
+    return s.model_status === 'ready' && !s.pending && s.fallback_reason === 'no-webgpu';
+  }, null, { timeout: 60000 });
+  const s = await state();
+  assert.equal(s.backend, 'cpu');
+  const p = likeliest(want);
+  assert.ok(Math.abs(s.predictions[0].p - p) < 1e-4, `${s.predictions[0].p} vs ${p}`);
+  await page.evaluate(() => window.attentionLab.set({ backend: 'auto' }));
+  await settled();
+  assert.equal((await state()).fallback_reason, null);
   assert.deepEqual(errors, []);
 });
 

@@ -88,6 +88,12 @@ fn every_gpu_failure_has_a_reason_a_message_and_a_retry_rule() {
         let status = GpuStatus::failed(&error);
         let fallback = status.unusable().expect("a failed GPU is unusable");
         assert_eq!(fallback.reason.code(), error.code(), "{error:?}");
+        // As the model worker sends it: its code and detail, read back on the page.
+        assert_eq!(
+            Fallback::named(error.code(), error.detail()),
+            Fallback::of(&error),
+            "{error:?}"
+        );
         assert_eq!(
             status.can_retry(),
             !matches!(error, GpuError::NoWebGpu),
@@ -96,5 +102,84 @@ fn every_gpu_failure_has_a_reason_a_message_and_a_retry_rule() {
         for lang in Lang::ALL {
             assert!(!fallback.message(lang).is_empty(), "{error:?} in {lang:?}");
         }
+    }
+}
+
+/// A trained model's layer on view, the GPU chosen: where its pass was computed and whether the
+/// layer's attention came from the GPU → why not, when not.
+#[test]
+fn a_models_layer_says_why_the_gpu_chosen_did_not_compute_it() {
+    use FallbackReason::*;
+    use attention_core::models::{Model, ModelRun};
+    use attention_lab::ui::logic::backend::{ModelPass, model_fallback};
+    let hybrid = Model::from_files(
+        include_bytes!("../../assets/hybrid/model.safetensors"),
+        include_str!("../../assets/hybrid/config.json"),
+        include_str!("../../assets/hybrid/vocab.json"),
+    )
+    .unwrap();
+    let forward = hybrid.read("the cat sat", &ModelRun::default()).unwrap();
+    let layer = |linear: bool| {
+        forward
+            .layers
+            .iter()
+            .map(|l| &l.attention.config)
+            .find(|c| c.linear().is_some() == linear)
+            .unwrap()
+    };
+    let (softmax, linear) = (layer(false), layer(true));
+    let lost = Fallback::new(DeviceLost, "reset");
+    let worker_gpu = |failed: Option<Fallback>| ModelPass::WorkerGpu(failed);
+    let table = [
+        // The GPU not chosen: nothing to say, wherever the pass was computed.
+        (Cpu, ModelPass::Page, softmax, false, None),
+        (Auto, ModelPass::Worker, softmax, false, None),
+        (Auto, worker_gpu(None), linear, false, None),
+        // Chosen, and the layer's attention came from it.
+        (Gpu, worker_gpu(None), softmax, true, None),
+        (Gpu, worker_gpu(Some(lost.clone())), softmax, true, None),
+        // The lab's own models are computed on the page, on its CPU.
+        (
+            Gpu,
+            ModelPass::Page,
+            softmax,
+            false,
+            Some(Fallback::new(Unsupported, "")),
+        ),
+        // The pass on view is from before the GPU was chosen: the worker is opening it.
+        (
+            Gpu,
+            ModelPass::Worker,
+            softmax,
+            false,
+            Some(Fallback::new(Probing, "")),
+        ),
+        // The worker's GPU failed: its reason.
+        (
+            Gpu,
+            worker_gpu(Some(lost.clone())),
+            softmax,
+            false,
+            Some(lost),
+        ),
+        // The GPU computed the other layers; this one the shaders do not compute.
+        (
+            Gpu,
+            worker_gpu(None),
+            linear,
+            false,
+            Some(Fallback::new(
+                Unsupported,
+                "a short convolution before linear attention",
+            )),
+        ),
+    ];
+    for (choice, pass, config, on_gpu, expected) in table {
+        assert_eq!(
+            model_fallback(choice, &pass, config, on_gpu),
+            expected,
+            "{choice:?} × {pass:?} × linear {} × on the GPU {on_gpu}",
+            config.linear().is_some()
+        );
     }
 }

@@ -665,8 +665,10 @@ fn plain_product(rows: usize, cols: usize, inner: usize, buffers: [&wgpu::Buffer
 }
 
 /// What the shaders compute: projections with or without biases (linear attention's without),
-/// with every score option (RoPE, ALiBi, soft-caps, QK-norm, sink logits).
-fn supported(config: &Config) -> Result<(), GpuError> {
+/// with every score option (RoPE, ALiBi, soft-caps, QK-norm, sink logits); else
+/// `GpuError::Unsupported`, naming what they do not (the page says it beside a model's layer
+/// that its worker computed on the CPU).
+pub fn supported(config: &Config) -> Result<(), GpuError> {
     if config.weights().biases.is_some() && config.linear().is_some() {
         return Err(GpuError::Unsupported(
             "projection biases before linear attention",

@@ -121,7 +121,8 @@ impl Context {
 #[cfg(target_arch = "wasm32")]
 async fn browser_adapter_label() -> Option<String> {
     use wasm_bindgen::JsCast;
-    let navigator = web_sys::window()?.navigator();
+    // The page's `window.navigator`, or a worker's `self.navigator` (the model worker).
+    let navigator = js_sys::Reflect::get(&js_sys::global(), &"navigator".into()).ok()?;
     let gpu = js_sys::Reflect::get(&navigator, &"gpu".into()).ok()?;
     let request: js_sys::Function = js_sys::Reflect::get(&gpu, &"requestAdapter".into())
         .ok()?

@@ -36,4 +36,19 @@ impl GpuError {
             Self::Unsupported(_) => "unsupported",
         }
     }
+
+    /// What the page says beside the reason ([`GpuError::code`]), which it translates: the
+    /// driver's message, the sizes, or what the shaders do not compute (by its technical names).
+    pub fn detail(&self) -> String {
+        match self {
+            Self::NoWebGpu => String::new(),
+            Self::NoAdapter(detail)
+            | Self::RequestDevice(detail)
+            | Self::DeviceLost(detail)
+            | Self::Shader(detail)
+            | Self::Readback(detail) => detail.clone(),
+            Self::TooLarge { .. } => self.to_string(),
+            Self::Unsupported(what) => what.to_string(),
+        }
+    }
 }

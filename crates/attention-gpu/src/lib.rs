@@ -25,7 +25,7 @@ mod softmax;
 mod transfer;
 mod uniforms;
 
-pub use backend::GpuBackend;
+pub use backend::{GpuBackend, supported};
 pub use context::{GpuInfo, is_software};
 pub use error::GpuError;
 pub use model::ForwardError;

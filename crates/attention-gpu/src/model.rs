@@ -7,6 +7,7 @@ use attention_core::ConfigError;
 use attention_core::models::Model;
 use attention_core::models::forward::Forward;
 use attention_core::models::model::Reading;
+use attention_core::models::remote::ForwardWork;
 use thiserror::Error;
 
 use super::backend::GpuBackend;
@@ -31,6 +32,17 @@ impl GpuBackend {
         model: &Model,
         reading: &Reading,
     ) -> Result<Forward, ForwardError> {
+        Ok(self.forward_work(model, reading).await?.0)
+    }
+
+    /// [`GpuBackend::forward`] and the work it kept (each layer's attention as this GPU
+    /// computed it, its backend and its MLP's output), as `Model::forward_work` returns them:
+    /// what the page's model worker sends back for the page to put the same pass together.
+    pub async fn forward_work(
+        &mut self,
+        model: &Model,
+        reading: &Reading,
+    ) -> Result<(Forward, ForwardWork), ForwardError> {
         let mut work = model
             .begin_work(&reading.tokens, &reading.ids, &reading.run)
             .map_err(ForwardError::Model)?;
@@ -42,8 +54,8 @@ impl GpuBackend {
             }
             .map_err(ForwardError::Model)?;
         }
-        let (mut forward, _) = model.finish_work(work).map_err(ForwardError::Model)?;
+        let (mut forward, work) = model.finish_work(work).map_err(ForwardError::Model)?;
         forward.dropped = reading.dropped;
-        Ok(forward)
+        Ok((forward, work))
     }
 }

@@ -10,14 +10,18 @@
 //! - to the worker: `[id, "reopen", name]`: the folder `name` the page goes back to, built again
 //!   from the files the worker kept ([`reopen`]), answered as `"model"` is, or
 //!   `[id, "not_kept", name]`;
-//! - to the worker: `[id, "forward", request, tokens, ids, whole, edit]`: the trained request's JSON
-//!   (its mask, temperature, tiles, score options, heads knocked out), the window's tokens and
-//!   ids (a `Uint32Array`), and how many tokens the whole text has; the worker runs
+//! - to the worker: `[id, "forward", request, tokens, ids, whole, edit, gpu]`: the trained
+//!   request's JSON (its mask, temperature, tiles, score options, heads knocked out), the
+//!   window's tokens and ids (a `Uint32Array`), how many tokens the whole text has, and whether
+//!   each layer's attention is computed on this worker's WebGPU (`model/on_gpu.rs`); the worker runs
 //!   `Model::forward_work` a block at a time (a newer `forward` replaces it between two blocks,
-//!   and it waits while they come faster than one per `HOLD_MS`: see [`forward`]) and answers `[id, "forward", buffer, ms, memory, logits]`, the work as
+//!   and it waits while they come faster than one per `HOLD_MS`: see [`forward`]) and answers
+//!   `[id, "forward", buffer, ms, memory, logits, adapter, fallback]`, the work as
 //!   `ForwardWork::to_flat` in a transferred `ArrayBuffer`, the milliseconds it computed, its
-//!   memory's bytes and the next-token logits after the last position (a transferred
-//!   `ArrayBuffer`, or null for no token);
+//!   memory's bytes, the next-token logits after the last position (a transferred
+//!   `ArrayBuffer`, or null for no token), the GPU's name when a layer was computed there (else
+//!   null), and, when the GPU was asked for and could not compute a layer, why: `[code,
+//!   detail]` (`GpuError::code` and `GpuError::detail`; else null);
 //! - to the worker: `[id, "generate", request, steps, cache, temperature, seed, ids]`: a
 //!   generation of the held model after the prompt's ids (a `Uint32Array`, the page tokenized
 //!   the sentence) under the trained request (its JSON: the attention's temperature;
@@ -57,6 +61,8 @@ use web_sys::{DedicatedWorkerGlobalScope, MessageChannel};
 
 use super::scope::{now, post};
 
+mod on_gpu;
+
 thread_local! {
     static MODEL: RefCell<Option<Model>> = const { RefCell::new(None) };
     /// The forward pass under way (one at a time: a newer one replaces it).
@@ -78,6 +84,15 @@ thread_local! {
     static TURN: RefCell<Option<Turn>> = const { RefCell::new(None) };
     /// The generation under way: its message's id and its decoder (one at a time).
     static DECODER: RefCell<Option<(f64, Decoder)>> = const { RefCell::new(None) };
+    /// Counts the passes asked for and dropped: a block computed on the GPU for a pass since
+    /// replaced or dropped is not put back (`model/on_gpu.rs`).
+    static PASS_SERIAL: Cell<u64> = const { Cell::new(0) };
+}
+
+/// The pass under way is replaced or dropped.
+fn next_serial() -> u64 {
+    PASS_SERIAL.set(PASS_SERIAL.get().wrapping_add(1));
+    PASS_SERIAL.get()
 }
 
 /// Builds the model from `[id, "model", name, files, vocab]`.
@@ -181,6 +196,7 @@ fn remember(name: String, files: JsValue, vocab: JsValue) {
 fn forget_model(scope: &DedicatedWorkerGlobalScope) {
     MODEL.with_borrow_mut(|model| *model = None);
     PASS.with_borrow_mut(|pass| *pass = None);
+    next_serial();
     STREAM.with_borrow_mut(|stream| *stream = None);
     COMPOSE.with_borrow_mut(|compose| *compose = None);
     DECODER.with_borrow_mut(|decoder| *decoder = None);
@@ -251,7 +267,9 @@ pub fn forward(scope: &DedicatedWorkerGlobalScope, message: &Array) {
     let ids = Uint32Array::new(&message.get(4)).to_vec();
     let whole = message.get(5).as_f64().unwrap_or(0.0) as usize;
     let edit = message.get(6).as_bool().unwrap_or(true);
+    let gpu = message.get(7).as_bool().unwrap_or(false);
     PASS.with_borrow_mut(|pass| *pass = None);
+    let serial = next_serial();
     let run = serde_json::from_str::<Request>(&request)
         .map_err(|e| e.to_string())
         .and_then(|r| r.trained_run().map_err(|e| e.to_string()));
@@ -278,6 +296,10 @@ pub fn forward(scope: &DedicatedWorkerGlobalScope, message: &Array) {
                     work,
                     positions: ids.len(),
                     ms: now() - started,
+                    serial,
+                    gpu,
+                    adapter: None,
+                    fallback: None,
                 })
             });
             schedule(scope);
@@ -292,7 +314,10 @@ pub fn drop_job(message: &Array) {
     match message.get(2).as_string().as_deref() {
         Some("stream") => STREAM.with_borrow_mut(|stream| *stream = None),
         Some("compose") => COMPOSE.with_borrow_mut(|compose| *compose = None),
-        _ => PASS.with_borrow_mut(|pass| *pass = None),
+        _ => {
+            PASS.with_borrow_mut(|pass| *pass = None);
+            next_serial();
+        }
     }
 }
 
@@ -308,6 +333,14 @@ struct Pending {
     positions: usize,
     /// The milliseconds computed so far (not the waits).
     ms: f64,
+    /// Its number among the passes asked for ([`PASS_SERIAL`]).
+    serial: u64,
+    /// Whether its attention is asked of the GPU.
+    gpu: bool,
+    /// The GPU's name, once it computed a layer.
+    adapter: Option<String>,
+    /// Why the GPU did not compute a layer it was asked for (the CPU did): the first failure.
+    fallback: Option<attention_gpu::GpuError>,
 }
 
 /// Runs the pass under way's next block on the worker's next turn, or when the typing pauses.
@@ -363,7 +396,7 @@ impl Turn {
 /// it); the pass's answer once its last block has run.
 fn next_block(scope: &DedicatedWorkerGlobalScope) {
     SCHEDULED.set(false);
-    let idle = PASS.with_borrow(Option::is_none)
+    let idle = !pass_runnable()
         && COMPOSE.with_borrow(Option::is_none)
         && STREAM.with_borrow(Option::is_none)
         && WHOLE.with_borrow(VecDeque::is_empty);
@@ -382,7 +415,10 @@ fn next_block(scope: &DedicatedWorkerGlobalScope) {
 /// One turn: a block of the pass asked for, else a whole generation's steps, else a
 /// composition's or a stream evaluation's.
 fn take_turn(scope: &DedicatedWorkerGlobalScope) {
-    let Some(mut pending) = PASS.with_borrow_mut(Option::take) else {
+    let pass = pass_runnable()
+        .then(|| PASS.with_borrow_mut(Option::take))
+        .flatten();
+    let Some(pending) = pass else {
         // A whole generation (an API call waiting on it) before the views' longer work.
         if !WHOLE.with_borrow(VecDeque::is_empty) {
             return whole_turn(scope);
@@ -398,6 +434,14 @@ fn take_turn(scope: &DedicatedWorkerGlobalScope) {
             compose_turn(scope)
         };
     };
+    if pending.gpu {
+        return pending.gpu_block(scope);
+    }
+    cpu_block(scope, pending);
+}
+
+/// The next block of `pending`, computed here.
+fn cpu_block(scope: &DedicatedWorkerGlobalScope, mut pending: Pending) {
     let started = now();
     let done = MODEL.with_borrow(|model| match model {
         Some(model) => model
@@ -406,11 +450,24 @@ fn take_turn(scope: &DedicatedWorkerGlobalScope) {
         None => Err("no model is open in the worker".to_string()),
     });
     pending.ms += now() - started;
+    went_on(scope, pending, done);
+}
+
+/// The pass after a block: kept for the next, answered after its last, or its error.
+fn went_on(scope: &DedicatedWorkerGlobalScope, pending: Pending, done: Result<bool, String>) {
     match done {
         Ok(false) => PASS.with_borrow_mut(|pass| *pass = Some(pending)),
         Ok(true) => answer(scope, pending),
         Err(error) => error_to(scope, pending.id, &error),
     }
+}
+
+/// Whether the pass under way can run its next block now (not while it waits for the GPU).
+fn pass_runnable() -> bool {
+    PASS.with_borrow(|pass| {
+        pass.as_ref()
+            .is_some_and(|pending| !pending.waits_for_gpu())
+    })
 }
 
 /// Posts the answer of a pass whose every block has run: its work, the milliseconds computed,
@@ -421,6 +478,9 @@ fn answer(scope: &DedicatedWorkerGlobalScope, pending: Pending) {
         work,
         positions,
         mut ms,
+        adapter,
+        fallback,
+        ..
     } = pending;
     let started = now();
     let finished = MODEL.with_borrow(|model| {
@@ -450,6 +510,10 @@ fn answer(scope: &DedicatedWorkerGlobalScope, pending: Pending) {
                 &memory_bytes().into(),
             );
             reply.push(&logits);
+            reply.push(&adapter.map_or(JsValue::NULL, JsValue::from));
+            reply.push(&fallback.map_or(JsValue::NULL, |error| {
+                Array::of2(&error.code().into(), &error.detail().into()).into()
+            }));
             let transfer = Array::of1(&buffer);
             if !logits.is_null() {
                 transfer.push(&logits);

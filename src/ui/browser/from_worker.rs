@@ -28,6 +28,11 @@ pub enum FromWorker {
         memory: f64,
         /// The next-token logits after the last position.
         last_logits: Option<Numbers>,
+        /// The GPU's name, when it computed a layer's attention.
+        adapter: Option<String>,
+        /// Why the GPU asked for did not compute a layer (the CPU did): its `GpuError::code`
+        /// and message.
+        gpu_failed: Option<(String, String)>,
     },
     /// The next step of the model worker's generation `id`, as `Step`'s JSON (`null`: every
     /// asked step is taken).
@@ -112,6 +117,11 @@ pub(super) fn read(data: &JsValue) -> FromWorker {
                     .is_instance_of::<js_sys::ArrayBuffer>()
                     .then(|| Numbers(Float32Array::new(&logits)))
             },
+            adapter: message.get(6).as_string(),
+            gpu_failed: message.get(7).dyn_into::<Array>().ok().and_then(|failed| {
+                let detail = failed.get(1).as_string().unwrap_or_default();
+                failed.get(0).as_string().map(|code| (code, detail))
+            }),
         },
         Some("step") => FromWorker::Stepped {
             id,

@@ -178,7 +178,9 @@ impl WorkerHandle {
 
     /// Runs the held model forward on `ids` (their pieces `tokens`, the last of a text of
     /// `whole` tokens) under the trained request `request` (its JSON), in place of the pass
-    /// under way; `edit` for a pass the page shows (edits that come as fast as typing wait).
+    /// under way; `edit` for a pass the page shows (edits that come as fast as typing wait),
+    /// `gpu` for its attention on the worker's WebGPU.
+    #[allow(clippy::too_many_arguments)] // One message's fields, each named.
     pub fn forward(
         &self,
         id: u32,
@@ -187,6 +189,7 @@ impl WorkerHandle {
         ids: &[u32],
         whole: usize,
         edit: bool,
+        gpu: bool,
     ) -> bool {
         let tokens: Array = tokens.iter().map(|t| JsValue::from_str(t)).collect();
         let message = Array::of5(
@@ -198,6 +201,7 @@ impl WorkerHandle {
         );
         message.push(&(whole as f64).into());
         message.push(&edit.into());
+        message.push(&gpu.into());
         self.worker.post_message(&message).is_ok()
     }
 

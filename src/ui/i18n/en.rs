@@ -732,7 +732,7 @@ pub static TEXT: Text = Text {
         too_large: "Too large for this GPU's buffers, so the CPU computes",
         readback_failed: "Reading results back from the GPU failed, so the CPU computes",
         not_ready: "The GPU is not ready, so the CPU computes",
-        unsupported: "A trained model runs on the CPU in the page: so far only the command line computes its attention on the GPU (\"backend\": \"gpu\").",
+        unsupported: "The lab's own models are small and run on the CPU in the page. A model you open from a folder computes its attention on the GPU, in its own worker.",
         unsupported_what: |what| {
             format!("The GPU backend does not compute {what} yet, so the CPU computes.")
         },

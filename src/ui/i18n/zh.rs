@@ -678,7 +678,7 @@ pub static TEXT: Text = Text {
         too_large: "超出了这块 GPU 的缓冲区上限，因此由 CPU 计算",
         readback_failed: "从 GPU 读回结果失败，因此由 CPU 计算",
         not_ready: "GPU 尚未就绪，因此由 CPU 计算",
-        unsupported: "训练好的模型在页面里由 CPU 计算：目前只有命令行（\"backend\": \"gpu\"）能在 GPU 上计算它的注意力。",
+        unsupported: "实验室自带的模型很小，在页面里由 CPU 计算。从文件夹打开的模型会在它自己的 worker 里用 GPU 计算注意力。",
         unsupported_what: |what| format!("GPU 后端暂时还不支持 {what}，所以由 CPU 计算。"),
         software_adapter: |name| format!("这里唯一的 GPU 是软件实现（{name}），CPU 更快。"),
         small_input: |tokens| format!("少于 {tokens} 个词元时，CPU 比与 GPU 往返更快。"),

@@ -3,6 +3,7 @@
 //! is checked as a table natively (`tests/ui_logic/backend_choice.rs`).
 
 use crate::ui::i18n::Lang;
+use attention_core::Config;
 use attention_core::api::{BackendChoice, Request};
 use attention_gpu::{GpuError, GpuInfo};
 
@@ -36,6 +37,21 @@ pub enum FallbackReason {
 }
 
 impl FallbackReason {
+    pub const ALL: [Self; 12] = [
+        Self::Probing,
+        Self::NoWebGpu,
+        Self::NoAdapter,
+        Self::DeviceRequestFailed,
+        Self::DeviceLost,
+        Self::ShaderError,
+        Self::TooLarge,
+        Self::ReadbackFailed,
+        Self::NotReady,
+        Self::Unsupported,
+        Self::SoftwareAdapter,
+        Self::SmallInput,
+    ];
+
     /// The reason a GPU failure gives.
     pub fn of(error: &GpuError) -> Self {
         match error {
@@ -90,18 +106,17 @@ impl Fallback {
     }
 
     pub fn of(error: &GpuError) -> Self {
-        let detail = match error {
-            GpuError::NoWebGpu => String::new(),
-            GpuError::NoAdapter(detail)
-            | GpuError::RequestDevice(detail)
-            | GpuError::DeviceLost(detail)
-            | GpuError::Shader(detail)
-            | GpuError::Readback(detail) => detail.clone(),
-            GpuError::TooLarge { .. } => error.to_string(),
-            // What it does not compute, by its technical names (the sentence is translated).
-            GpuError::Unsupported(what) => what.to_string(),
-        };
-        Self::new(FallbackReason::of(error), detail)
+        Self::new(FallbackReason::of(error), error.detail())
+    }
+
+    /// The fallback a GPU failure's code and detail name (as the model worker sends them:
+    /// `GpuError::code`, `GpuError::detail`); an unknown code reads as a failed shader.
+    pub fn named(code: &str, detail: impl Into<String>) -> Self {
+        let reason = FallbackReason::ALL
+            .into_iter()
+            .find(|reason| reason.code() == code)
+            .unwrap_or(FallbackReason::ShaderError);
+        Self::new(reason, detail)
     }
 
     /// Why the CPU computes, in words.
@@ -224,4 +239,43 @@ pub fn choose(choice: BackendChoice, status: &GpuStatus, tokens: usize) -> Chose
 /// The request's choice of backend.
 pub fn choice(request: &Request) -> BackendChoice {
     request.backend.unwrap_or_default()
+}
+
+/// Where a trained model's forward pass on view was computed, as far as the GPU goes.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum ModelPass {
+    /// On the page: the lab's own (small) models, or a folder's model whose worker could not
+    /// start.
+    #[default]
+    Page,
+    /// In a folder's model's worker, the GPU not asked for.
+    Worker,
+    /// In a folder's model's worker, each layer's attention asked of the worker's GPU; why it
+    /// computed a layer on the CPU instead, when it failed.
+    WorkerGpu(Option<Fallback>),
+}
+
+/// Why the layer on view of a trained model's pass (its attention's `config`, computed on the
+/// GPU when `on_gpu`) was not computed on the GPU the request chose; `None` when it was, or
+/// when the GPU was not chosen.
+pub fn model_fallback(
+    choice: BackendChoice,
+    pass: &ModelPass,
+    layer: &Config,
+    on_gpu: bool,
+) -> Option<Fallback> {
+    if choice != BackendChoice::Gpu || on_gpu {
+        return None;
+    }
+    Some(match pass {
+        ModelPass::Page => Fallback::new(FallbackReason::Unsupported, ""),
+        // The pass on view was computed before the GPU was chosen: the worker opens its GPU.
+        ModelPass::Worker => Fallback::new(FallbackReason::Probing, ""),
+        ModelPass::WorkerGpu(Some(failed)) => failed.clone(),
+        // The GPU computed the pass's other layers: this one it does not compute.
+        ModelPass::WorkerGpu(None) => match attention_gpu::supported(layer) {
+            Err(error) => Fallback::of(&error),
+            Ok(()) => Fallback::new(FallbackReason::Unsupported, ""),
+        },
+    })
 }

@@ -7,14 +7,14 @@ use leptos::prelude::*;
 use super::cpu_jobs::CpuJobs;
 use super::gpu_jobs::GpuJobs;
 use super::imported::{self, ImportedFile, RunRef};
-use super::model::{self, ForwardRef, ModelKey, ModelStatus, trained_request};
+use super::model::{self, ForwardRef, ModelKey, ModelStatus, pass_request};
 use super::model_jobs::ModelJobs;
 use super::outcome::{Outcome, Timing, compute, trained_outcome};
 use crate::ui::browser::clock::now_ms;
 use crate::ui::i18n::{EXAMPLES, Lang};
 use crate::ui::logic::TraceRef;
 use crate::ui::logic::backend::{
-    ChosenBackend, Fallback, FallbackReason, GpuStatus, choice, choose, computes_later,
+    ChosenBackend, Fallback, FallbackReason, GpuStatus, ModelPass, choice, choose, computes_later,
 };
 use crate::ui::logic::colormap::ScaleMode;
 use crate::ui::logic::fit::{fit_custom_mask, fit_sink_logits};
@@ -146,10 +146,11 @@ impl Lab {
         let model_status = RwSignal::new(ModelStatus::Idle);
         let layer = RwSignal::new(0usize);
         // The trained model's forward pass: only what it reads (the sentence, mask, temperature
-        // and tiles; not the random shape, the layer or the head looked at) makes it run again.
+        // and tiles, and whether its attention is asked of the GPU; not the random shape, the
+        // layer or the head looked at) makes it run again.
         // `None` while the model is not loaded.
         let trained_input =
-            Memo::new(move |_| request.with(|r| r.is_trained().then(|| trained_request(r))));
+            Memo::new(move |_| request.with(|r| r.is_trained().then(|| pass_request(r))));
         let model_jobs = ModelJobs::default();
         let forward = Memo::new(move |_| {
             let current = trained_input.get()?;
@@ -189,7 +190,12 @@ impl Lab {
             if current.is_trained() {
                 let computing = model_jobs.busy.get();
                 let trace = trained_trace.get();
-                return trained_outcome(trace, &current, previous, timing, computing);
+                // Where the pass on view was computed: a folder's model's worker, or the page.
+                let pass = match model::in_use(request, model_status) {
+                    Some(gpt) if model_jobs.serves(&gpt) => model_jobs.pass.get(),
+                    _ => ModelPass::Page,
+                };
+                return trained_outcome(trace, &current, &pass, previous, timing, computing);
             }
             let (queries, keys) = current.lengths(); // One tokenisation per change.
             let tokens = queries.unwrap_or(0);

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use crate::ui::browser::clock::now_ms;
-use attention_core::api::{ModelChoice, Request, RequestError};
+use attention_core::api::{BackendChoice, ModelChoice, Request, RequestError};
 use attention_core::models::{Forward, Model, Shipped, Tokenizer};
 
 /// The shipped model, compared by identity.
@@ -122,6 +122,16 @@ pub fn trained_request(request: &Request) -> Request {
         sink_logits: request.sink_logits.clone(),
         ablate: request.ablate.clone(),
         ..Request::default()
+    }
+}
+
+/// What a trained model's forward pass on the page reads from a request: its
+/// [`trained_request`], and whether its attention is asked of the GPU (a folder's model's
+/// worker computes it there; "auto" computes a model on the CPU).
+pub fn pass_request(request: &Request) -> Request {
+    Request {
+        backend: (request.backend == Some(BackendChoice::Gpu)).then_some(BackendChoice::Gpu),
+        ..trained_request(request)
     }
 }
 

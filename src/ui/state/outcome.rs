@@ -6,7 +6,7 @@ use leptos::prelude::*;
 
 use crate::ui::browser::clock::now_ms;
 use crate::ui::logic::TraceRef;
-use crate::ui::logic::backend::{Fallback, FallbackReason, choice};
+use crate::ui::logic::backend::{Fallback, FallbackReason, ModelPass, choice, model_fallback};
 use attention_core::api::{BackendChoice, Request, RequestError};
 use attention_core::pipeline::overview::summarises;
 use attention_core::{Backend, Config, FlashDetail, compute_parts_with, trace_from};
@@ -97,15 +97,26 @@ pub fn validate(request: &Request, previous: Option<&Config>) -> Result<Config, 
 
 /// The outcome of the trained model: the selected layer's attention, traced with FlashAttention's
 /// steps, from the forward pass; while the model loads, the last result, marked pending.
+/// Where the pass was computed (`pass`) says why the GPU chosen did not compute the layer on
+/// view, when it did not.
 pub fn trained_outcome(
     trace: Option<Result<(TraceRef, f64), RequestError>>,
     request: &Request,
+    pass: &ModelPass,
     previous: Option<&Outcome>,
     timing: StoredValue<Timing>,
     computing: bool,
 ) -> Outcome {
-    let fallback = (choice(request) == BackendChoice::Gpu)
-        .then(|| Fallback::new(FallbackReason::Unsupported, ""));
+    let fallback = match &trace {
+        Some(Ok((trace, _))) => model_fallback(
+            choice(request),
+            pass,
+            &trace.0.config,
+            matches!(trace.0.backend, Backend::Gpu { .. }),
+        ),
+        _ => (choice(request) == BackendChoice::Gpu)
+            .then(|| Fallback::new(FallbackReason::Probing, "")),
+    };
     let outcome = match trace {
         // The trace on view already (a user's model's worker computes the next pass while the
         // sentence is typed): only whether it is computing may change, and nothing is redrawn.

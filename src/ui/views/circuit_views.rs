@@ -10,7 +10,7 @@ use leptos::prelude::*;
 use crate::ui::logic::visible;
 use crate::ui::logic::why::{knocked_out, signed, who_wrote};
 use crate::ui::state::Lab;
-use crate::ui::state::model::{ForwardRef, ModelStatus, run, trained_request};
+use crate::ui::state::model::{ForwardRef, ModelStatus, pass_request, run, trained_request};
 use attention_core::api::{AblateRequest, KnockoutRequest, Request};
 use attention_core::models::{Forward, Model};
 
@@ -114,7 +114,7 @@ pub fn AblationControls() -> impl IntoView {
     // The same sentence with every head on, to compare with: once its own pass has landed (a
     // model's pass on every character typed would freeze the page while the worker computes).
     // A user's model computes it in its worker, asked once the pass the page shows has landed
-    // (by the effect below, keyed as the worker's passes are: `trained_request`); the lab's own
+    // (by the effect below, once the pass on view, keyed `pass_request`, has landed); the lab's own
     // (small) models here.
     let compared_input = Memo::new(move |_| {
         any().then(|| {
@@ -133,7 +133,7 @@ pub fn AblationControls() -> impl IntoView {
         let Some(model) = model(lab) else {
             return;
         };
-        let shown = lab.request.with(trained_request);
+        let shown = lab.request.with(pass_request);
         let landed = matches!(lab.model_jobs.last(&shown), Some((_, true)));
         if landed && lab.model_jobs.serves(&model) {
             untrack(|| lab.model_jobs.compare(input, model));

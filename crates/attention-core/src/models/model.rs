@@ -399,7 +399,7 @@ impl Model {
             LayerSource::Given(work) => work
                 .next()
                 .filter(|w| w.fits(&config))
-                .map(|w| (w.computed, Some(w.mlp), Backend::Cpu)),
+                .map(|w| (w.computed, Some(w.mlp), w.backend)),
             LayerSource::Attention(attention, _) => attention
                 .take()
                 .filter(|given| attention_fits(&given.0, &config))
@@ -413,7 +413,7 @@ impl Model {
             given.unwrap_or_else(|| (compute_parts(&config), None, Backend::Cpu));
         let kept = match source {
             LayerSource::Here(Some(_)) | LayerSource::Attention(_, Some(_)) => {
-                Some(computed.clone())
+                Some((computed.clone(), backend.clone()))
             }
             _ => None,
         };
@@ -425,11 +425,12 @@ impl Model {
         let mlp = given_mlp.unwrap_or_else(|| block.mlp_of(after_attention.view()));
         if let (
             LayerSource::Here(Some(record)) | LayerSource::Attention(_, Some(record)),
-            Some(computed),
+            Some((computed, backend)),
         ) = (&mut *source, kept)
         {
             record.push(LayerWork {
                 computed,
+                backend,
                 mlp: mlp.clone(),
             });
         }

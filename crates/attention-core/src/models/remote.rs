@@ -15,12 +15,14 @@ use ndarray::Array2;
 use crate::models::forward::{ForwardLayer, ModelRun};
 use crate::pipeline::computed::Computed;
 use crate::pipeline::config::Config;
+use crate::pipeline::trace::Backend;
 
-/// One layer's work: its attention as computed before the trace is derived, and its MLP's
-/// output, [seq_len, d_model].
+/// One layer's work: its attention as computed before the trace is derived, the backend that
+/// computed it (named in the layer's trace), and its MLP's output, [seq_len, d_model].
 #[derive(Debug, Clone, PartialEq)]
 pub struct LayerWork {
     pub computed: Computed,
+    pub backend: Backend,
     pub mlp: Array2<f32>,
 }
 
@@ -38,7 +40,7 @@ pub(crate) enum LayerSource<'a> {
     /// The next block's attention computed by another backend (a GPU), its MLP here; the
     /// backend named in its trace.
     Attention(
-        Option<Box<(Computed, crate::Backend)>>,
+        Option<Box<(Computed, Backend)>>,
         Option<&'a mut Vec<LayerWork>>,
     ),
 }
@@ -114,10 +116,11 @@ impl LayerWork {
 }
 
 impl ForwardWork {
-    /// One buffer: the number of layers; then per layer its number of heads and its matrices
-    /// (Q, K, V, each head's scores, each head's weights, the concatenated outputs, their
-    /// projection, FlashAttention's two, the MLP's output), each as rows, columns and its
-    /// numbers row-major.
+    /// One buffer: the number of layers; then per layer its number of heads, its backend (0
+    /// the CPU, 1 a GPU) and its matrices (Q, K, V, each head's scores, each head's weights, the
+    /// concatenated outputs, their projection, FlashAttention's two, the MLP's output), each as
+    /// rows, columns and its numbers row-major. A GPU's name does not travel in numbers: the
+    /// reader gives it ([`ForwardWork::from_flat`]).
     pub fn to_flat(&self) -> Vec<f32> {
         let size: usize = self
             .layers
@@ -125,10 +128,14 @@ impl ForwardWork {
             .flat_map(LayerWork::matrices)
             .map(|m| m.len() + 2)
             .sum();
-        let mut flat = Vec::with_capacity(1 + 2 * self.layers.len() + size);
+        let mut flat = Vec::with_capacity(1 + 3 * self.layers.len() + size);
         flat.push(self.layers.len() as f32);
         for layer in &self.layers {
             flat.push(layer.computed.scores.len() as f32);
+            flat.push(match layer.backend {
+                Backend::Cpu => 0.0,
+                Backend::Gpu { .. } => 1.0,
+            });
             for matrix in layer.matrices() {
                 let (rows, cols) = matrix.dim();
                 flat.extend([rows as f32, cols as f32]);
@@ -141,13 +148,21 @@ impl ForwardWork {
         flat
     }
 
-    /// The inverse of [`ForwardWork::to_flat`]; `None` for a buffer of another form.
-    pub fn from_flat(flat: &[f32]) -> Option<Self> {
+    /// The inverse of [`ForwardWork::to_flat`], a GPU's layers named `adapter`; `None` for a
+    /// buffer of another form.
+    pub fn from_flat(flat: &[f32], adapter: &str) -> Option<Self> {
         let mut rest = flat;
         let layers = take_count(&mut rest)?;
         let mut read = Vec::with_capacity(layers.min(1024));
         for _ in 0..layers {
             let heads = take_count(&mut rest)?;
+            let backend = match take_count(&mut rest)? {
+                0 => Backend::Cpu,
+                1 => Backend::Gpu {
+                    adapter: adapter.to_string(),
+                },
+                _ => return None,
+            };
             let mut matrix = || take_matrix(&mut rest);
             let (q, k, v) = (matrix()?, matrix()?, matrix()?);
             let scores = (0..heads).map(|_| matrix()).collect::<Option<Vec<_>>>()?;
@@ -167,6 +182,7 @@ impl ForwardWork {
                     flash_concat,
                     flash_projected,
                 },
+                backend,
                 mlp,
             });
         }

@@ -20,6 +20,7 @@ use wasm_bindgen::JsValue;
 
 mod answers;
 mod composing;
+mod forwarded;
 mod generation;
 mod holding;
 mod reopening;
@@ -32,10 +33,10 @@ use super::model::{self, ForwardRef, trained_request};
 use crate::ui::browser::clock::now_ms;
 use crate::ui::browser::js_bytes::JsBytes;
 use crate::ui::browser::worker::{FromWorker, WorkerHandle};
-use attention_core::api::{Request, RequestError, step_from_json};
+use crate::ui::logic::backend::ModelPass;
+use attention_core::api::{BackendChoice, Request, RequestError, step_from_json};
 use attention_core::models::Model;
 use attention_core::models::model::Reading;
-use attention_core::models::remote::ForwardWork;
 
 /// A forward pass finished, and the request it answers.
 pub type Answered = (Request, Result<ForwardRef, RequestError>);
@@ -62,6 +63,8 @@ struct Job {
     model: Arc<Model>,
     reading: Reading,
     started_ms: f64,
+    /// Whether its attention is asked of the worker's GPU.
+    gpu: bool,
 }
 
 /// The model's message, waiting for the worker to listen: its files and vocabulary, or `None`
@@ -101,6 +104,8 @@ pub struct ModelJobs {
     pub compared: RwSignal<Option<Answered>, LocalStorage>,
     /// Whether a forward pass is being computed.
     pub busy: RwSignal<bool>,
+    /// Where the pass in [`ModelJobs::done`] was computed, as far as the GPU goes (set with it).
+    pub pass: RwSignal<ModelPass, LocalStorage>,
     /// How long the worker's last forward pass took there, ms (for `state()`).
     pub worker_ms: StoredValue<Option<f64>>,
     /// The worker's WebAssembly memory, bytes, as it last said.
@@ -129,6 +134,7 @@ impl Default for ModelJobs {
             done: RwSignal::new_local(None),
             compared: RwSignal::new_local(None),
             busy: RwSignal::new(false),
+            pass: RwSignal::new_local(ModelPass::Page),
             worker_ms: StoredValue::new(None),
             worker_memory: StoredValue::new(None),
             worker_kept: StoredValue::new(None),
@@ -277,27 +283,36 @@ impl ModelJobs {
             Ok((sentence, run)) => model.reading(&sentence, &run),
             Err(error) => {
                 self.drop_running();
-                return self.finish(request, Err(error), compared);
+                return self.finish(request, Err(error), compared, ModelPass::Page);
             }
         };
         if reading.ids.is_empty() {
             self.drop_running();
             // Nothing to send: the page's own pass says why.
             let result = model::run(&model, &request);
-            return self.finish(request, result, compared);
+            return self.finish(request, result, compared, ModelPass::Page);
         }
         let id = self.next_id();
         let json = serde_json::to_string(&trained).unwrap_or_default();
         let whole = reading.ids.len() + reading.dropped;
+        let gpu = request.backend == Some(BackendChoice::Gpu);
         let posted = self.worker.with_value(|w| {
             w.as_ref().is_some_and(|w| {
-                w.forward(id, &json, &reading.tokens, &reading.ids, whole, !compared)
+                w.forward(
+                    id,
+                    &json,
+                    &reading.tokens,
+                    &reading.ids,
+                    whole,
+                    !compared,
+                    gpu,
+                )
             })
         });
         if !posted {
             self.fail();
             let result = model::run(&model, &request);
-            return self.finish(request, result, compared);
+            return self.finish(request, result, compared, ModelPass::Page);
         }
         if !compared {
             self.set_busy(true);
@@ -309,6 +324,7 @@ impl ModelJobs {
             model,
             reading,
             started_ms,
+            gpu,
         }));
     }
 
@@ -325,10 +341,20 @@ impl ModelJobs {
         }
     }
 
-    fn finish(self, request: Request, result: Result<ForwardRef, RequestError>, compared: bool) {
+    /// Ends a pass with `result`, computed where `pass` says.
+    fn finish(
+        self,
+        request: Request,
+        result: Result<ForwardRef, RequestError>,
+        compared: bool,
+        pass: ModelPass,
+    ) {
         if compared {
             self.compared.set(Some((request, result)));
         } else {
+            if self.pass.with_untracked(|p| *p != pass) {
+                self.pass.set(pass);
+            }
             self.done.set(Some((request, result)));
         }
         if let Some((next, model)) = self.queued.try_update_value(Option::take).flatten() {
@@ -373,7 +399,7 @@ impl ModelJobs {
         self.compare_queued.set_value(None);
         if let Some(job) = self.running.try_update_value(Option::take).flatten() {
             let result = model::run(&job.model, &job.request);
-            self.finish(job.request, result, job.compared);
+            self.finish(job.request, result, job.compared, ModelPass::Page);
         }
         self.set_busy(false);
         self.tell_generator(None, Generated::Failed);
@@ -405,52 +431,7 @@ impl ModelJobs {
                     self.held.set(Held::Holding(model));
                 }
             }
-            FromWorker::Forward {
-                id,
-                flat,
-                ms,
-                memory,
-                last_logits,
-            } => {
-                self.worker_memory.set_value(Some(memory));
-                let mine = self
-                    .running
-                    .with_value(|job| job.as_ref().is_some_and(|j| j.id == id));
-                if !mine {
-                    return;
-                }
-                let Some(job) = self.running.try_update_value(Option::take).flatten() else {
-                    return;
-                };
-                if !job.compared {
-                    self.worker_ms.set_value(Some(ms));
-                }
-                let work = ForwardWork::from_flat(&flat.to_vec()).unwrap_or_default();
-                let Reading {
-                    tokens,
-                    ids,
-                    dropped,
-                    run,
-                } = &job.reading;
-                let result = job
-                    .model
-                    .forward_from(tokens, ids, run, work)
-                    .map(|mut forward| {
-                        forward.dropped = *dropped;
-                        let forward = Arc::new(forward);
-                        if let (Some(logits), Some(last)) =
-                            (last_logits, forward.ids.len().checked_sub(1))
-                        {
-                            let logits = ndarray::Array1::from(logits.to_vec());
-                            if logits.len() == job.model.config.vocab_size {
-                                super::next_logits::seed(&forward, last, logits);
-                            }
-                        }
-                        ForwardRef(forward, now_ms() - job.started_ms)
-                    })
-                    .map_err(RequestError::from);
-                self.finish(job.request, result, job.compared);
-            }
+            FromWorker::Forward { .. } => self.forwarded(answer),
             FromWorker::Stepped { id, json } => {
                 let answer = step_from_json(&json).map_or(Generated::Failed, Generated::Step);
                 self.tell_generator(Some(id), answer);

@@ -8,6 +8,7 @@ use attention_core::models::Model;
 use leptos::prelude::*;
 
 use super::{Held, ModelJobs};
+use crate::ui::logic::backend::ModelPass;
 
 impl ModelJobs {
     /// Has the worker hold `model` again, a folder's model it was given before; nothing when it
@@ -38,7 +39,7 @@ impl ModelJobs {
         self.compare_queued.set_value(None);
         if let Some(job) = self.running.try_update_value(Option::take).flatten() {
             let result = crate::ui::state::model::run(&job.model, &job.request);
-            self.finish(job.request, result, job.compared);
+            self.finish(job.request, result, job.compared, ModelPass::Page);
         }
         self.set_busy(false);
     }
