@@ -611,6 +611,11 @@ test('"Compute on: GPU": a folder\'s model computes each layer\'s attention on t
       assert.equal(s.model_in_worker, true, name);
       assert.equal(s.fallback_reason, null, `${name}: ${s.fallback_message}`);
       assert.ok(s.adapter, `${name}: the GPU named`);
+      // The badge names the GPU and how long the pass took (not the page's copy of a layer).
+      const badge = await on.locator('[data-testid=backend-badge]').textContent();
+      assert.ok(badge.startsWith(`GPU · ${s.adapter} · `), badge);
+      const shownMs = Number(/· ([\d.]+) ms$/.exec(badge)?.[1]);
+      assert.ok(Math.abs(shownMs - s.forward_ms) <= Math.max(1, s.forward_ms * 0.01), `${badge} vs ${s.forward_ms} ms`);
       // The worker's pass, its attention from the GPU, put together in the page: transformers'.
       const p = likeliest(want);
       assert.ok(Math.abs(s.predictions[0].p - p) < 1e-4, `${name} on the GPU: ${s.predictions[0].p} vs ${p}`);

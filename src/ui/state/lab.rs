@@ -175,13 +175,14 @@ impl Lab {
             }
         });
         // The chosen layer's attention (no FlashAttention steps: the tile player replays the head
-        // it shows), and how long it took: again only when the pass or the layer changes.
+        // it shows), and how long its forward pass took (the badge's time: the pass, wherever it
+        // ran, not this layer's copy): again only when the pass or the layer changes.
         let trained_trace = Memo::new(move |_| {
             forward.get().map(|run| {
                 run.map(|run| {
-                    let (started, last) = (now_ms(), run.0.layers.len().saturating_sub(1));
+                    let last = run.0.layers.len().saturating_sub(1);
                     let layer = &run.0.layers[layer.get().min(last)];
-                    (TraceRef::new(layer.attention.clone()), now_ms() - started)
+                    (TraceRef::new(layer.attention.clone()), run.1)
                 })
             })
         });
