@@ -734,3 +734,70 @@ test('generate() and composition() asked while the model\'s worker is still star
   assert.deepEqual(pageErrors, []);
   await fresh.close();
 });
+
+test('a folder gone back to whose files the worker did not keep: generate() and composition() asked meanwhile wait for its answer and are computed on the page', async () => {
+  // A page whose model worker is asked to build again a folder it never had (as a folder over
+  // the files it keeps would be): it answers "not kept" and holds no model. That answer, and
+  // all the worker says after it, in order, are held back until generate() and composition()
+  // have been asked, so that they are asked in that moment.
+  const fresh = await context.newPage();
+  await fresh.addInitScript(() => {
+    window.__hold = null;
+    const Base = window.Worker;
+    window.Worker = class extends Base {
+      set onmessage(on) {
+        const held = [];
+        let holding = false;
+        super.onmessage = on && ((event) => {
+          if (!window.__hold && Array.isArray(event.data) && event.data[1] === 'not_kept') {
+            holding = true;
+            window.__hold = () => {
+              holding = false;
+              for (const e of held.splice(0)) on(e);
+            };
+          }
+          if (holding) held.push(event);
+          else on(event);
+        });
+      }
+      get onmessage() { return super.onmessage; }
+      postMessage(message, ...rest) {
+        if (Array.isArray(message) && message[1] === 'reopen') message = [message[0], 'reopen', '(never given)'];
+        return super.postMessage(message, ...rest);
+      }
+    };
+  });
+  const pageErrors = [];
+  fresh.on('pageerror', (e) => pageErrors.push(String(e)));
+  await fresh.goto(server.url);
+  await fresh.waitForFunction(() => window.attentionLab?.state?.().tokens);
+  const ready = () => fresh.waitForFunction(() => {
+    const s = window.attentionLab.state();
+    return s.model_status === 'ready' && !s.pending;
+  });
+  const want = expected('gpt2').cases[2];
+  for (const name of ['gpt2', 'qwen2']) {
+    assert.deepEqual(await load(name, folder(name), { on: fresh }), { ok: true }, name);
+    await ready();
+  }
+  await fresh.evaluate((t) => window.attentionLab.set({ model: { path: 'gpt2' }, sentence: t }), want.text);
+  await fresh.waitForFunction(() => window.__hold !== null);
+  const answer = await fresh.evaluate(async () => {
+    const generated = window.attentionLab.generate({ steps: 8, cache: true, sampling: 'greedy' });
+    const composed = window.attentionLab.composition();
+    // The worker's "not kept", after both were asked.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    window.__hold();
+    return { generated: await generated, composed: await composed };
+  });
+  assert.equal(answer.generated.ok, true, JSON.stringify(answer.generated).slice(0, 300));
+  assert.deepEqual(answer.generated.steps.map((st) => st.token_id), want.generated, 'generate = transformers\' generate');
+  assert.equal(answer.composed.ok, true, JSON.stringify(answer.composed).slice(0, 300));
+  assert.equal(answer.composed.heads.length, 2 * 4);
+  await ready();
+  const s = await fresh.evaluate(() => window.attentionLab.state());
+  assert.equal(s.model_in_worker, false, 'the page computes the folder its worker kept no files of');
+  assert.ok(Math.abs(s.predictions[0].p - likeliest(want)) < 1e-4);
+  assert.deepEqual(pageErrors, []);
+  await fresh.close();
+});

@@ -96,7 +96,10 @@ fn generate_with(
     if lab.model_jobs.starting_with(&model) {
         lab.model_jobs.when_started(move || {
             // Another model opened meanwhile: not this one's generation on the page's thread.
-            if lab.model_jobs.holds(&model) || lab.model_jobs.failed() {
+            // Still this one (held by the worker, or on the page where the worker failed or
+            // kept none of its files): generated where it is held now.
+            let still = current_model(lab).is_some_and(|m| Arc::ptr_eq(&m, &model));
+            if still || lab.model_jobs.holds(&model) {
                 generate_with(lab, model, request, spec, resolve);
             } else {
                 let refusal = refused(

@@ -17,20 +17,23 @@ impl ModelJobs {
         })
     }
 
-    /// Whether the worker is still starting, with `model` to hold once it listens: what is
-    /// asked of `model` now is better asked of the worker once it has started
-    /// ([`ModelJobs::when_started`]) than computed on the page's thread.
+    /// Whether the worker is still starting, with `model` to hold once it listens, or is
+    /// building `model` again from a folder's files it may not have kept: what is asked of
+    /// `model` now is better asked once it has (of the worker, or computed on the page's thread
+    /// where the files were not kept: [`ModelJobs::when_started`]) than of a worker that may
+    /// hold no model.
     pub fn starting_with(self, model: &Arc<Model>) -> bool {
-        !self.listening.get_value()
-            && self.worker.with_value(Option::is_some)
-            && self.held.with_untracked(|held| match held {
-                Held::Opening(_, m) => Arc::ptr_eq(m, model),
-                _ => false,
-            })
+        let opening = self.held.with_untracked(|held| match held {
+            Held::Opening(_, m) => Arc::ptr_eq(m, model),
+            _ => false,
+        });
+        let starting = !self.listening.get_value() && self.worker.with_value(Option::is_some);
+        opening && (starting || self.reopening.get_value().is_some())
     }
 
     /// Runs `then` once the worker listens (the model's message posted before it), or once it
-    /// cannot start (then nothing holds the model, and the page computes what `then` asks).
+    /// cannot start (then nothing holds the model, and the page computes what `then` asks), or
+    /// once it has answered a folder it was asked to build again.
     pub fn when_started(self, then: impl FnOnce() + 'static) {
         self.after_start
             .update_value(|waiting| waiting.push(Box::new(then)));
@@ -55,11 +58,5 @@ impl ModelJobs {
                 Held::Opening(_, m) | Held::Holding(m) => Arc::ptr_eq(m, model),
                 Held::Nothing | Held::Failed => false,
             })
-    }
-
-    /// Whether the worker could not start or read its model (the page computes).
-    pub fn failed(self) -> bool {
-        self.held
-            .with_untracked(|held| matches!(held, Held::Failed))
     }
 }

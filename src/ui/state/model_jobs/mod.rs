@@ -95,9 +95,13 @@ pub struct ModelJobs {
     wholes: StoredValue<Vec<(u32, OnWhole)>, LocalStorage>,
     /// The composition the worker computes, and who waits for it.
     composer: StoredValue<Option<Composing>, LocalStorage>,
-    /// What waits for the worker to start (an API call asked while its module loads), run
-    /// once it listens or once it cannot start ([`ModelJobs::when_started`]).
+    /// What waits for the worker to start (an API call asked while its module loads, or while
+    /// it builds again a folder it may not have kept), run once it listens or once it cannot
+    /// start, or once it answers that folder ([`ModelJobs::when_started`]).
     after_start: StoredValue<Vec<Box<dyn FnOnce()>>, LocalStorage>,
+    /// The message asking the worker to build again a folder from the files it kept, until it
+    /// answers (built, or not kept: then the page computes).
+    reopening: StoredValue<Option<u32>>,
     /// The last forward pass finished and the request it answers.
     pub done: RwSignal<Option<Answered>, LocalStorage>,
     /// The last comparison pass finished ([`ModelJobs::compare`]) and the request it answers.
@@ -131,6 +135,7 @@ impl Default for ModelJobs {
             wholes: StoredValue::new_local(Vec::new()),
             composer: StoredValue::new_local(None),
             after_start: StoredValue::new_local(Vec::new()),
+            reopening: StoredValue::new(None),
             done: RwSignal::new_local(None),
             compared: RwSignal::new_local(None),
             busy: RwSignal::new(false),
@@ -198,6 +203,7 @@ impl ModelJobs {
     /// the files the worker kept, once the worker listens.
     fn post_opening(self, model: Arc<Model>, files: Option<(Object, Array)>) {
         let id = self.next_id();
+        self.reopening.set_value(files.is_none().then_some(id));
         self.held.set(Held::Opening(id, model.clone()));
         self.waiting.set_value(Some(Opening {
             id,
@@ -393,6 +399,7 @@ impl ModelJobs {
     /// way included.
     fn fail(self) {
         self.held.set(Held::Failed);
+        self.reopening.set_value(None);
         self.worker.set_value(None);
         // What waited for the worker the page computes itself: nothing is left waiting.
         self.queued.set_value(None);
@@ -430,6 +437,12 @@ impl ModelJobs {
                 if let Some(model) = opened {
                     self.held.set(Held::Holding(model));
                 }
+                // What waited for a folder built again goes to the worker now; what waited for
+                // one since replaced is refused.
+                if self.reopening.get_value() == Some(id) {
+                    self.reopening.set_value(None);
+                }
+                self.run_after_start();
             }
             FromWorker::Forward { .. } => self.forwarded(answer),
             FromWorker::Stepped { id, json } => {

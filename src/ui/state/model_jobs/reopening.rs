@@ -35,6 +35,7 @@ impl ModelJobs {
             return;
         }
         self.held.set(Held::Nothing);
+        self.reopening.set_value(None);
         self.queued.set_value(None);
         self.compare_queued.set_value(None);
         if let Some(job) = self.running.try_update_value(Option::take).flatten() {
@@ -42,5 +43,7 @@ impl ModelJobs {
             self.finish(job.request, result, job.compared, ModelPass::Page);
         }
         self.set_busy(false);
+        // What waited for the folder (`starting_with`) the page computes now.
+        self.run_after_start();
     }
 }
