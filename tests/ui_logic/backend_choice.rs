@@ -154,13 +154,39 @@ fn a_models_layer_says_why_the_gpu_chosen_did_not_compute_it() {
             false,
             Some(Fallback::new(Probing, "")),
         ),
-        // The worker's GPU failed: its reason.
+        // A folder's model on the page (its worker not running): said so, not the lab's own.
+        (
+            Gpu,
+            ModelPass::PageFolder,
+            softmax,
+            false,
+            Some(Fallback::new(ModelOnPage, "")),
+        ),
+        // The worker's GPU failed: its reason, except where the shaders do not compute the layer.
         (
             Gpu,
             worker_gpu(Some(lost.clone())),
             softmax,
             false,
-            Some(lost),
+            Some(lost.clone()),
+        ),
+        (
+            Gpu,
+            worker_gpu(Some(lost)),
+            linear,
+            false,
+            Some(Fallback::new(
+                Unsupported,
+                "a short convolution before linear attention",
+            )),
+        ),
+        // A layer the GPU computes, computed here although nothing failed: not ready.
+        (
+            Gpu,
+            worker_gpu(None),
+            softmax,
+            false,
+            Some(Fallback::new(NotReady, "")),
         ),
         // The GPU computed the other layers; this one the shaders do not compute.
         (
@@ -181,5 +207,25 @@ fn a_models_layer_says_why_the_gpu_chosen_did_not_compute_it() {
             "{choice:?} × {pass:?} × linear {} × on the GPU {on_gpu}",
             config.linear().is_some()
         );
+    }
+}
+
+/// What the shaders do not compute is said in Chinese in Chinese, not by its English name.
+#[test]
+fn what_the_gpu_does_not_compute_is_named_in_each_language() {
+    use attention_gpu::{GpuError, unsupported};
+    use attention_lab::ui::i18n::Lang;
+    for what in unsupported::ALL {
+        let fallback = Fallback::of(&GpuError::Unsupported(what));
+        assert!(fallback.message(Lang::En).contains(what), "{what}");
+        let zh = fallback.message(Lang::Zh);
+        let latin: String = zh
+            .replace("GPU", "")
+            .replace("CPU", "")
+            .replace("SiLU", "")
+            .chars()
+            .filter(char::is_ascii_alphabetic)
+            .collect();
+        assert!(latin.is_empty(), "{what}: {zh}");
     }
 }

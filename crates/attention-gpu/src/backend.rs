@@ -7,7 +7,7 @@ use ndarray::Array2;
 
 use super::buffers::{Buffers, Part, Shape};
 use super::context::{Context, GpuInfo};
-use super::error::GpuError;
+use super::error::{GpuError, unsupported};
 use super::matmul::{self, Product, View};
 use super::shader::Pipeline;
 use super::transfer::{floats, read_back};
@@ -670,17 +670,13 @@ fn plain_product(rows: usize, cols: usize, inner: usize, buffers: [&wgpu::Buffer
 /// that its worker computed on the CPU).
 pub fn supported(config: &Config) -> Result<(), GpuError> {
     if config.weights().biases.is_some() && config.linear().is_some() {
-        return Err(GpuError::Unsupported(
-            "projection biases before linear attention",
-        ));
+        return Err(GpuError::Unsupported(unsupported::LINEAR_BIASES));
     }
     if config.linear().is_some_and(|(_, w)| w.conv.is_some()) {
-        return Err(GpuError::Unsupported(
-            "a short convolution before linear attention",
-        ));
+        return Err(GpuError::Unsupported(unsupported::LINEAR_CONV));
     }
     if config.output_gate().is_some() && config.gate().is_none() {
-        return Err(GpuError::Unsupported("a normed SiLU output gate"));
+        return Err(GpuError::Unsupported(unsupported::NORMED_GATE));
     }
 
     Ok(())

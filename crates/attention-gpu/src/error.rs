@@ -22,6 +22,16 @@ pub enum GpuError {
     Unsupported(&'static str),
 }
 
+/// What the shaders do not compute, as `GpuError::Unsupported` names it (the page translates
+/// each).
+pub mod unsupported {
+    pub const LINEAR_BIASES: &str = "projection biases before linear attention";
+    pub const LINEAR_CONV: &str = "a short convolution before linear attention";
+    pub const NORMED_GATE: &str = "a normed SiLU output gate";
+    pub const GATE_WITHOUT_LINEAR: &str = "the output gate without linear attention";
+    pub const ALL: [&str; 4] = [LINEAR_BIASES, LINEAR_CONV, NORMED_GATE, GATE_WITHOUT_LINEAR];
+}
+
 impl GpuError {
     /// A stable short name, for the page's `fallback_reason` and for translations.
     pub fn code(&self) -> &'static str {

@@ -27,7 +27,7 @@ mod uniforms;
 
 pub use backend::{GpuBackend, supported};
 pub use context::{GpuInfo, is_software};
-pub use error::GpuError;
+pub use error::{GpuError, unsupported};
 pub use model::ForwardError;
 pub use shader::{Binding, Shader};
 pub use uniforms::ParamsLayout;

@@ -58,7 +58,7 @@ use ndarray::Array2;
 
 use super::buffers::Part;
 use super::context::Context;
-use super::error::GpuError;
+use super::error::{GpuError, unsupported};
 use super::matmul::Product;
 use super::transfer::{floats, read_back};
 use super::uniforms::Slots;
@@ -86,9 +86,7 @@ pub async fn run(
 ) -> Result<LinearParts, GpuError> {
     context.check()?;
     let Some((spec, weights)) = config.linear() else {
-        return Err(GpuError::Unsupported(
-            "the output gate without linear attention",
-        ));
+        return Err(GpuError::Unsupported(unsupported::GATE_WITHOUT_LINEAR));
     };
     let dims = *config.dims();
     let (n, h, h_kv, d_k, d_v, d_model) = (

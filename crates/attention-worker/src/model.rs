@@ -300,6 +300,7 @@ pub fn forward(scope: &DedicatedWorkerGlobalScope, message: &Array) {
                     gpu,
                     adapter: None,
                     fallback: None,
+                    reopened_gpu: false,
                 })
             });
             schedule(scope);
@@ -341,6 +342,8 @@ struct Pending {
     adapter: Option<String>,
     /// Why the GPU did not compute a layer it was asked for (the CPU did): the first failure.
     fallback: Option<attention_gpu::GpuError>,
+    /// Whether it asked again for a GPU device refused before (once a pass).
+    reopened_gpu: bool,
 }
 
 /// Runs the pass under way's next block on the worker's next turn, or when the typing pauses.

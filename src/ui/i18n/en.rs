@@ -733,6 +733,7 @@ pub static TEXT: Text = Text {
         readback_failed: "Reading results back from the GPU failed, so the CPU computes",
         not_ready: "The GPU is not ready, so the CPU computes",
         unsupported: "The lab's own models are small and run on the CPU in the page. A model you open from a folder computes its attention on the GPU, in its own worker.",
+        model_on_page: "This model is computed by the page's CPU: its worker is not running (or did not keep its files), and only the worker computes a model's attention on the GPU.",
         unsupported_what: |what| {
             format!("The GPU backend does not compute {what} yet, so the CPU computes.")
         },

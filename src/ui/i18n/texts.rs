@@ -74,6 +74,7 @@ pub struct FallbackTexts {
     pub readback_failed: &'static str,
     pub not_ready: &'static str,
     pub unsupported: &'static str,
+    pub model_on_page: &'static str,
     /// The GPU backend does not compute these (their technical names).
     pub unsupported_what: fn(&str) -> String,
     /// The adapter's name.

@@ -679,7 +679,19 @@ pub static TEXT: Text = Text {
         readback_failed: "从 GPU 读回结果失败，因此由 CPU 计算",
         not_ready: "GPU 尚未就绪，因此由 CPU 计算",
         unsupported: "实验室自带的模型很小，在页面里由 CPU 计算。从文件夹打开的模型会在它自己的 worker 里用 GPU 计算注意力。",
-        unsupported_what: |what| format!("GPU 后端暂时还不支持 {what}，所以由 CPU 计算。"),
+        model_on_page: "这个模型由页面的 CPU 计算：它的 worker 没有在运行（或没有保留它的文件），而只有 worker 会在 GPU 上计算模型的注意力。",
+        unsupported_what: |what| {
+            use attention_gpu::unsupported::*;
+            let named = match what {
+                LINEAR_BIASES => "线性注意力之前的投影偏置",
+                LINEAR_CONV => "线性注意力之前的短卷积",
+                NORMED_GATE => "带归一化的 SiLU 输出门",
+                GATE_WITHOUT_LINEAR => "不配线性注意力的输出门",
+                // A name not translated yet, set apart by spaces.
+                other => return format!("GPU 后端暂时还不支持 {other}，所以由 CPU 计算。"),
+            };
+            format!("GPU 后端暂时还不支持{named}，所以由 CPU 计算。")
+        },
         software_adapter: |name| format!("这里唯一的 GPU 是软件实现（{name}），CPU 更快。"),
         small_input: |tokens| format!("少于 {tokens} 个词元时，CPU 比与 GPU 往返更快。"),
     },

@@ -28,8 +28,11 @@ pub enum FallbackReason {
     ReadbackFailed,
     /// The GPU job queue had no device to run on.
     NotReady,
-    /// The GPU backend does not compute this (in the page: a trained model).
+    /// The GPU backend does not compute this (in the page: the lab's own small models).
     Unsupported,
+    /// A folder's model computed on the page's thread (its worker is not running, or kept none
+    /// of its files): only its worker computes a model's attention on the GPU.
+    ModelOnPage,
     /// "auto": the only adapter is a software rasteriser, slower than the CPU.
     SoftwareAdapter,
     /// "auto": too few tokens for a round trip to the GPU to pay off.
@@ -37,7 +40,7 @@ pub enum FallbackReason {
 }
 
 impl FallbackReason {
-    pub const ALL: [Self; 12] = [
+    pub const ALL: [Self; 13] = [
         Self::Probing,
         Self::NoWebGpu,
         Self::NoAdapter,
@@ -48,6 +51,7 @@ impl FallbackReason {
         Self::ReadbackFailed,
         Self::NotReady,
         Self::Unsupported,
+        Self::ModelOnPage,
         Self::SoftwareAdapter,
         Self::SmallInput,
     ];
@@ -79,6 +83,7 @@ impl FallbackReason {
             Self::ReadbackFailed => "readback-failed",
             Self::NotReady => "not-ready",
             Self::Unsupported => "unsupported",
+            Self::ModelOnPage => "model-on-page",
             Self::SoftwareAdapter => "software-adapter",
             Self::SmallInput => "small-input",
         }
@@ -141,6 +146,7 @@ impl Fallback {
             FallbackReason::NotReady => with_detail(texts.not_ready),
             FallbackReason::Unsupported if self.detail.is_empty() => texts.unsupported.into(),
             FallbackReason::Unsupported => (texts.unsupported_what)(&self.detail),
+            FallbackReason::ModelOnPage => texts.model_on_page.into(),
             FallbackReason::SoftwareAdapter => (texts.software_adapter)(&self.detail),
             FallbackReason::SmallInput => (texts.small_input)(AUTO_GPU_MIN_TOKENS),
         }
@@ -244,10 +250,11 @@ pub fn choice(request: &Request) -> BackendChoice {
 /// Where a trained model's forward pass on view was computed, as far as the GPU goes.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum ModelPass {
-    /// On the page: the lab's own (small) models, or a folder's model whose worker could not
-    /// start.
+    /// On the page: the lab's own (small) models.
     #[default]
     Page,
+    /// A folder's model on the page: its worker could not start, or kept none of its files.
+    PageFolder,
     /// In a folder's model's worker, the GPU not asked for.
     Worker,
     /// In a folder's model's worker, each layer's attention asked of the worker's GPU; why it
@@ -269,13 +276,15 @@ pub fn model_fallback(
     }
     Some(match pass {
         ModelPass::Page => Fallback::new(FallbackReason::Unsupported, ""),
+        ModelPass::PageFolder => Fallback::new(FallbackReason::ModelOnPage, ""),
         // The pass on view was computed before the GPU was chosen: the worker opens its GPU.
         ModelPass::Worker => Fallback::new(FallbackReason::Probing, ""),
-        ModelPass::WorkerGpu(Some(failed)) => failed.clone(),
-        // The GPU computed the pass's other layers: this one it does not compute.
-        ModelPass::WorkerGpu(None) => match attention_gpu::supported(layer) {
-            Err(error) => Fallback::of(&error),
-            Ok(()) => Fallback::new(FallbackReason::Unsupported, ""),
+        // What the shaders do not compute (a linear layer) first; else why the GPU failed, or
+        // (a layer computed here although it asked for none) that it was not ready.
+        ModelPass::WorkerGpu(failed) => match (attention_gpu::supported(layer), failed) {
+            (Err(error), _) => Fallback::of(&error),
+            (Ok(()), Some(failed)) => failed.clone(),
+            (Ok(()), None) => Fallback::new(FallbackReason::NotReady, ""),
         },
     })
 }

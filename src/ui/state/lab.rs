@@ -23,7 +23,7 @@ use crate::ui::logic::link::{Embed, LinkNotice};
 use crate::ui::logic::notice::Notice;
 use crate::ui::logic::stages::Stage;
 use crate::ui::logic::theme::Theme;
-use attention_core::api::{Request, RequestError};
+use attention_core::api::{ModelChoice, Request, RequestError};
 use attention_core::pipeline::overview::{FULL_HEAD_CELLS, Reduction};
 use attention_core::teaching::Chapter;
 
@@ -194,6 +194,9 @@ impl Lab {
                 // Where the pass on view was computed: a folder's model's worker, or the page.
                 let pass = match model::in_use(request, model_status) {
                     Some(gpt) if model_jobs.serves(&gpt) => model_jobs.pass.get(),
+                    _ if matches!(current.model, Some(ModelChoice::Folder(_))) => {
+                        ModelPass::PageFolder
+                    }
                     _ => ModelPass::Page,
                 };
                 return trained_outcome(trace, &current, &pass, previous, timing, computing);

@@ -10,7 +10,7 @@ use leptos::prelude::*;
 use crate::ui::logic::visible;
 use crate::ui::logic::why::{knocked_out, signed, who_wrote};
 use crate::ui::state::Lab;
-use crate::ui::state::model::{ForwardRef, ModelStatus, pass_request, run, trained_request};
+use crate::ui::state::model::{ForwardRef, ModelStatus, pass_request, run};
 use attention_core::api::{AblateRequest, KnockoutRequest, Request};
 use attention_core::models::{Forward, Model};
 
@@ -114,12 +114,13 @@ pub fn AblationControls() -> impl IntoView {
     // The same sentence with every head on, to compare with: once its own pass has landed (a
     // model's pass on every character typed would freeze the page while the worker computes).
     // A user's model computes it in its worker, asked once the pass the page shows has landed
-    // (by the effect below, once the pass on view, keyed `pass_request`, has landed); the lab's own
+    // (by the effect below), keyed as that pass is (`pass_request`: on the same backend, so
+    // that the difference is the heads knocked out, not two backends' rounding); the lab's own
     // (small) models here.
     let compared_input = Memo::new(move |_| {
         any().then(|| {
             lab.request.with(|r| {
-                trained_request(&Request {
+                pass_request(&Request {
                     ablate: None,
                     ..r.clone()
                 })

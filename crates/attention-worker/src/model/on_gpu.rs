@@ -49,6 +49,14 @@ fn block(scope: &DedicatedWorkerGlobalScope, mut pending: Pending) {
     let gpu = GPU.replace(Gpu::Computing);
     let mut backend = match gpu {
         Gpu::Ready(backend) => backend,
+        // A device refused once is asked for again by the next pass (a new edit), not by
+        // every block; what cannot change in this browser (no WebGPU, no adapter, a shader it
+        // does not compile) is not.
+        Gpu::Failed(GpuError::RequestDevice(_)) if !pending.reopened_gpu => {
+            pending.reopened_gpu = true;
+            open(scope);
+            return PASS.with_borrow_mut(|pass| *pass = Some(pending));
+        }
         Gpu::Failed(error) => {
             pending.fallback.get_or_insert_with(|| error.clone());
             GPU.set(Gpu::Failed(error));

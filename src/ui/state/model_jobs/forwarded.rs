@@ -52,6 +52,9 @@ impl ModelJobs {
             dropped,
             run,
         } = &job.reading;
+        // The pass's time: the worker's computing (not its waits while a sentence is typed) and
+        // putting it together here.
+        let put = now_ms();
         let result = job
             .model
             .forward_from(tokens, ids, run, work)
@@ -65,7 +68,7 @@ impl ModelJobs {
                         next_logits::seed(&forward, last, logits);
                     }
                 }
-                ForwardRef(forward, now_ms() - job.started_ms)
+                ForwardRef(forward, ms + now_ms() - put)
             })
             .map_err(RequestError::from);
         let pass = match (job.gpu, gpu_failed) {

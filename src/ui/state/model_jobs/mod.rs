@@ -30,7 +30,6 @@ pub use answers::{Composed, Generated, Streamed};
 use answers::{Composing, OnGenerated, OnStreamed, OnWhole};
 
 use super::model::{self, ForwardRef, trained_request};
-use crate::ui::browser::clock::now_ms;
 use crate::ui::browser::js_bytes::JsBytes;
 use crate::ui::browser::worker::{FromWorker, WorkerHandle};
 use crate::ui::logic::backend::ModelPass;
@@ -62,7 +61,6 @@ struct Job {
     request: Request,
     model: Arc<Model>,
     reading: Reading,
-    started_ms: f64,
     /// Whether its attention is asked of the worker's GPU.
     gpu: bool,
 }
@@ -283,7 +281,6 @@ impl ModelJobs {
     }
 
     fn start(self, request: Request, model: Arc<Model>, compared: bool) {
-        let started_ms = now_ms();
         let trained = trained_request(&request);
         let reading = match trained.trained_run() {
             Ok((sentence, run)) => model.reading(&sentence, &run),
@@ -329,7 +326,6 @@ impl ModelJobs {
             request,
             model,
             reading,
-            started_ms,
             gpu,
         }));
     }
