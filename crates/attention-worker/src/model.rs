@@ -443,14 +443,18 @@ fn take_turn(scope: &DedicatedWorkerGlobalScope) {
     cpu_block(scope, pending);
 }
 
+/// `f` of the model held, or why there is none.
+fn with_model<T>(f: impl FnOnce(&Model) -> Result<T, String>) -> Result<T, String> {
+    MODEL.with_borrow(|model| f(model.as_ref().ok_or("no model is open in the worker")?))
+}
+
 /// The next block of `pending`, computed here.
 fn cpu_block(scope: &DedicatedWorkerGlobalScope, mut pending: Pending) {
     let started = now();
-    let done = MODEL.with_borrow(|model| match model {
-        Some(model) => model
+    let done = with_model(|model| {
+        model
             .work_layer(&mut pending.work)
-            .map_err(|e| e.to_string()),
-        None => Err("no model is open in the worker".to_string()),
+            .map_err(|e| e.to_string())
     });
     pending.ms += now() - started;
     went_on(scope, pending, done);

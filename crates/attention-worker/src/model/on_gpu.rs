@@ -11,7 +11,7 @@ use std::cell::RefCell;
 use attention_gpu::{GpuBackend, GpuError};
 use web_sys::DedicatedWorkerGlobalScope;
 
-use super::{MODEL, PASS, PASS_SERIAL, Pending, cpu_block, error_to, now, schedule, went_on};
+use super::{PASS, PASS_SERIAL, Pending, cpu_block, error_to, now, schedule, went_on, with_model};
 
 /// The worker's GPU.
 enum Gpu {
@@ -36,96 +36,90 @@ impl Pending {
         self.gpu && GPU.with_borrow(|gpu| matches!(gpu, Gpu::Opening | Gpu::Computing))
     }
 
-    /// The next block of this pass (one that asks for the GPU), as [`block`] runs it.
+    /// The next block of this pass (one that asks for the GPU): its attention sent to the GPU,
+    /// the block put together when it answers; on the CPU when the GPU failed to open; the GPU
+    /// opened first when it is not open.
     pub(super) fn gpu_block(self, scope: &DedicatedWorkerGlobalScope) {
-        block(scope, self);
-    }
-}
-
-/// The next block of `pending` (a pass that asks for the GPU): its attention sent to the GPU,
-/// the block put together when it answers; on the CPU when the GPU failed to open; the GPU
-/// opened first when it is not open.
-fn block(scope: &DedicatedWorkerGlobalScope, mut pending: Pending) {
-    let gpu = GPU.replace(Gpu::Computing);
-    let mut backend = match gpu {
-        Gpu::Ready(backend) => backend,
-        // A device refused once is asked for again by the next pass (a new edit), not by
-        // every block; what cannot change in this browser (no WebGPU, no adapter, a shader it
-        // does not compile) is not.
-        Gpu::Failed(GpuError::RequestDevice(_)) if !pending.reopened_gpu => {
-            pending.reopened_gpu = true;
-            open(scope);
-            return PASS.with_borrow_mut(|pass| *pass = Some(pending));
-        }
-        Gpu::Failed(error) => {
-            pending.fallback.get_or_insert_with(|| error.clone());
-            GPU.set(Gpu::Failed(error));
-            return cpu_block(scope, pending);
-        }
-        Gpu::Unopened => {
-            open(scope);
-            return PASS.with_borrow_mut(|pass| *pass = Some(pending));
-        }
-        // Not called then (`waits_for_gpu`): the pass waits.
-        busy @ (Gpu::Opening | Gpu::Computing) => {
-            GPU.set(busy);
-            return PASS.with_borrow_mut(|pass| *pass = Some(pending));
-        }
-    };
-    let config = MODEL.with_borrow(|model| match model {
-        Some(model) => model
-            .next_attention(&pending.work)
-            .map_err(|e| e.to_string()),
-        None => Err("no model is open in the worker".to_string()),
-    });
-    let config = match config {
-        Ok(Some(config)) => config,
-        // Every block has run: the pass is answered.
-        Ok(None) => {
-            GPU.set(Gpu::Ready(backend));
-            return went_on(scope, pending, Ok(true));
-        }
-        Err(error) => {
-            GPU.set(Gpu::Ready(backend));
-            return error_to(scope, pending.id, &error);
-        }
-    };
-    let scope = scope.clone();
-    wasm_bindgen_futures::spawn_local(async move {
-        let started = now();
-        let computed = backend.computed_by(&config).await;
-        drop(config);
-        // A lost device is opened again for the next pass that asks.
-        GPU.set(match computed {
-            Err(GpuError::DeviceLost(_)) => Gpu::Unopened,
-            _ => Gpu::Ready(backend),
-        });
-        // A pass replaced or dropped meanwhile is not put back.
-        if PASS_SERIAL.get() == pending.serial {
-            let done = MODEL.with_borrow(|model| {
-                let model = model.as_ref().ok_or("no model is open in the worker")?;
-                match computed {
-                    Ok((computed, by)) => {
-                        if let attention_core::Backend::Gpu { adapter } = &by {
-                            pending.adapter.get_or_insert_with(|| adapter.clone());
-                        }
-                        model.work_layer_with(&mut pending.work, computed, by)
-                    }
-                    // What the shaders do not compute (a hybrid's linear layer): here, as the
-                    // command line does, the layer's trace naming the CPU.
-                    Err(GpuError::Unsupported(_)) => model.work_layer(&mut pending.work),
-                    Err(error) => {
-                        pending.fallback.get_or_insert(error);
-                        model.work_layer(&mut pending.work)
-                    }
-                }
+        let mut pending = self;
+        let gpu = GPU.replace(Gpu::Computing);
+        let mut backend = match gpu {
+            Gpu::Ready(backend) => backend,
+            // A device refused once is asked for again by the next pass (a new edit), not by
+            // every block; what cannot change in this browser (no WebGPU, no adapter, a shader it
+            // does not compile) is not.
+            Gpu::Failed(GpuError::RequestDevice(_)) if !pending.reopened_gpu => {
+                pending.reopened_gpu = true;
+                open(scope);
+                return PASS.with_borrow_mut(|pass| *pass = Some(pending));
+            }
+            Gpu::Failed(error) => {
+                pending.fallback.get_or_insert_with(|| error.clone());
+                GPU.set(Gpu::Failed(error));
+                return cpu_block(scope, pending);
+            }
+            Gpu::Unopened => {
+                open(scope);
+                return PASS.with_borrow_mut(|pass| *pass = Some(pending));
+            }
+            // Not called then (`waits_for_gpu`): the pass waits.
+            busy @ (Gpu::Opening | Gpu::Computing) => {
+                GPU.set(busy);
+                return PASS.with_borrow_mut(|pass| *pass = Some(pending));
+            }
+        };
+        let config = with_model(|model| {
+            model
+                .next_attention(&pending.work)
                 .map_err(|e| e.to_string())
+        });
+        let config = match config {
+            Ok(Some(config)) => config,
+            // Every block has run: the pass is answered.
+            Ok(None) => {
+                GPU.set(Gpu::Ready(backend));
+                return went_on(scope, pending, Ok(true));
+            }
+            Err(error) => {
+                GPU.set(Gpu::Ready(backend));
+                return error_to(scope, pending.id, &error);
+            }
+        };
+        let scope = scope.clone();
+        wasm_bindgen_futures::spawn_local(async move {
+            let started = now();
+            let computed = backend.computed_by(&config).await;
+            drop(config);
+            // A lost device is opened again for the next pass that asks.
+            GPU.set(match computed {
+                Err(GpuError::DeviceLost(_)) => Gpu::Unopened,
+                _ => Gpu::Ready(backend),
             });
-            pending.ms += now() - started;
-            went_on(&scope, pending, done);
-        }
-        schedule(&scope);
-    });
+            // A pass replaced or dropped meanwhile is not put back.
+            if PASS_SERIAL.get() == pending.serial {
+                let done = with_model(|model| {
+                    match computed {
+                        Ok((computed, by)) => {
+                            if let attention_core::Backend::Gpu { adapter } = &by {
+                                pending.adapter.get_or_insert_with(|| adapter.clone());
+                            }
+                            model.work_layer_with(&mut pending.work, computed, by)
+                        }
+                        // What the shaders do not compute (a hybrid's linear layer): here, as the
+                        // command line does, the layer's trace naming the CPU.
+                        Err(GpuError::Unsupported(_)) => model.work_layer(&mut pending.work),
+                        Err(error) => {
+                            pending.fallback.get_or_insert(error);
+                            model.work_layer(&mut pending.work)
+                        }
+                    }
+                    .map_err(|e| e.to_string())
+                });
+                pending.ms += now() - started;
+                went_on(&scope, pending, done);
+            }
+            schedule(&scope);
+        });
+    }
 }
 
 /// Opens the GPU (its adapter, device and shaders), then goes on with what waits.
