@@ -350,6 +350,42 @@ test('the folder picker and dropped files open a model; a refused folder says wh
   assert.deepEqual(errors, []);
 });
 
+/// Builds, in the page, a Llama-layout folder of zero weights of the given sizes (the Llama
+/// fixture's tokenizer, its 659 ids) and opens it: `{ loaded, kept }`, the load's answer and the
+/// byte length of the caller's buffer after it.
+async function loadZeroLlama({ tokenizer, name, layers, heads, headDim, hidden, ff }) {
+  const vocab = 659;
+  const shapes = [['model.embed_tokens.weight', [vocab, hidden]], ['model.norm.weight', [hidden]]];
+  for (let i = 0; i < layers; i++) {
+    const p = `model.layers.${i}.`;
+    shapes.push([p + 'input_layernorm.weight', [hidden]], [p + 'post_attention_layernorm.weight', [hidden]],
+      [p + 'self_attn.q_proj.weight', [heads * headDim, hidden]], [p + 'self_attn.k_proj.weight', [headDim, hidden]],
+      [p + 'self_attn.v_proj.weight', [headDim, hidden]], [p + 'self_attn.o_proj.weight', [hidden, heads * headDim]],
+      [p + 'mlp.gate_proj.weight', [ff, hidden]], [p + 'mlp.up_proj.weight', [ff, hidden]], [p + 'mlp.down_proj.weight', [hidden, ff]]);
+  }
+  const header = {};
+  let offset = 0;
+  for (const [tensor, shape] of shapes) {
+    const bytes = 4 * shape.reduce((a, b) => a * b, 1);
+    header[tensor] = { dtype: 'F32', shape, data_offsets: [offset, offset + bytes] };
+    offset += bytes;
+  }
+  const json = new TextEncoder().encode(JSON.stringify(header));
+  const buffer = new ArrayBuffer(8 + json.length + offset);
+  new DataView(buffer).setBigUint64(0, BigInt(json.length), true);
+  new Uint8Array(buffer, 8, json.length).set(json);
+  const config = {
+    architectures: ['LlamaForCausalLM'], model_type: 'llama', hidden_size: hidden, num_hidden_layers: layers,
+    num_attention_heads: heads, num_key_value_heads: 1, head_dim: headDim, intermediate_size: ff,
+    max_position_embeddings: 128, vocab_size: vocab, rms_norm_eps: 1e-6, rope_theta: 10000, hidden_act: 'silu',
+    tie_word_embeddings: true,
+  };
+  const loaded = await window.attentionLab.load({ model: { name, files: {
+    'config.json': JSON.stringify(config), 'tokenizer.json': tokenizer, 'model.safetensors': buffer,
+  } } });
+  return { loaded, kept: buffer.byteLength };
+}
+
 test('in Chinese and on a phone', async () => {
   assert.deepEqual(await load('qwen3', folder('qwen3')), { ok: true });
   await page.evaluate(() => window.attentionLab.set({ sentence: '注意力机制让每个词看见其他的词。', lang: 'zh' }));
@@ -379,6 +415,18 @@ test('in Chinese and on a phone', async () => {
   await nextFrames(p);
   const width = await p.evaluate(() => document.documentElement.scrollWidth);
   assert.ok(width <= 390, `nothing wider than the phone (${width})`);
+  // A model of 24 layers: its layer tabs wrap instead of widening the page (a page wider than
+  // the phone took the floating Controls button off the screen).
+  const tokenizer = readFileSync(join(FIXTURES, 'llama', 'tokenizer.json'), 'utf8');
+  const deep = await p.evaluate(loadZeroLlama, { tokenizer, name: 'deep', layers: 24, heads: 2, headDim: 8, hidden: 16, ff: 16 });
+  assert.deepEqual(deep.loaded, { ok: true });
+  await p.waitForFunction(() => window.attentionLab.state().model_status === 'ready' && !window.attentionLab.state().pending);
+  await nextFrames(p);
+  assert.equal(await p.locator('[data-testid=layer-selector] button').count(), 24);
+  const deepWidth = await p.evaluate(() => document.documentElement.scrollWidth);
+  assert.ok(deepWidth <= 390, `24 layer tabs within the phone (${deepWidth})`);
+  const fab = await p.locator('[data-testid=controls-open]').boundingBox();
+  assert.ok(fab && fab.y + fab.height <= 844, `the Controls button on the screen: ${JSON.stringify(fab)}`);
   if (SHOTS) {
     await p.locator('[data-testid=model-view]').scrollIntoViewIfNeeded();
     await p.screenshot({ path: join(SHOTS, 'own-model-phone.png') });
@@ -440,38 +488,7 @@ test('a model with many heads asks before working out how they compose, and the 
   // Built in the page: Llama's layout, 4 layers of 64 heads of 32 (one K/V head), hidden 64, zero
   // weights: 24 576 pairs of heads, 4.8 billion multiply-adds (over the 2 billion computed unasked).
   const tokenizer = readFileSync(join(FIXTURES, 'llama', 'tokenizer.json'), 'utf8');
-  const result = await page.evaluate(async (tokenizer) => {
-    const [layers, heads, headDim, hidden, ff, vocab] = [4, 64, 32, 64, 64, 659];
-    const shapes = [['model.embed_tokens.weight', [vocab, hidden]], ['model.norm.weight', [hidden]]];
-    for (let i = 0; i < layers; i++) {
-      const p = `model.layers.${i}.`;
-      shapes.push([p + 'input_layernorm.weight', [hidden]], [p + 'post_attention_layernorm.weight', [hidden]],
-        [p + 'self_attn.q_proj.weight', [heads * headDim, hidden]], [p + 'self_attn.k_proj.weight', [headDim, hidden]],
-        [p + 'self_attn.v_proj.weight', [headDim, hidden]], [p + 'self_attn.o_proj.weight', [hidden, heads * headDim]],
-        [p + 'mlp.gate_proj.weight', [ff, hidden]], [p + 'mlp.up_proj.weight', [ff, hidden]], [p + 'mlp.down_proj.weight', [hidden, ff]]);
-    }
-    const header = {};
-    let offset = 0;
-    for (const [name, shape] of shapes) {
-      const bytes = 4 * shape.reduce((a, b) => a * b, 1);
-      header[name] = { dtype: 'F32', shape, data_offsets: [offset, offset + bytes] };
-      offset += bytes;
-    }
-    const json = new TextEncoder().encode(JSON.stringify(header));
-    const buffer = new ArrayBuffer(8 + json.length + offset);
-    new DataView(buffer).setBigUint64(0, BigInt(json.length), true);
-    new Uint8Array(buffer, 8, json.length).set(json);
-    const config = {
-      architectures: ['LlamaForCausalLM'], model_type: 'llama', hidden_size: hidden, num_hidden_layers: layers,
-      num_attention_heads: heads, num_key_value_heads: 1, head_dim: headDim, intermediate_size: ff,
-      max_position_embeddings: 128, vocab_size: vocab, rms_norm_eps: 1e-6, rope_theta: 10000, hidden_act: 'silu',
-      tie_word_embeddings: true,
-    };
-    const loaded = await window.attentionLab.load({ model: { name: 'many-heads', files: {
-      'config.json': JSON.stringify(config), 'tokenizer.json': tokenizer, 'model.safetensors': buffer,
-    } } });
-    return { loaded, kept: buffer.byteLength };
-  }, tokenizer);
+  const result = await page.evaluate(loadZeroLlama, { tokenizer, name: 'many-heads', layers: 4, heads: 64, headDim: 32, hidden: 64, ff: 64 });
   assert.deepEqual(result.loaded, { ok: true });
   // The page copied the caller's buffer before handing its own to the worker.
   assert.ok(result.kept > 4_000_000, `the caller's buffer: ${result.kept} bytes`);

@@ -59,7 +59,14 @@ test('a tap explains the cell under the finger', async () => {
 });
 
 test('the controls open as a sheet next to the weights they change', async () => {
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await nextFrames(page);
   await bring('[data-testid=heatmap-weights]');
+  // Scrolled down to the weights, the button has tucked itself below the screen (it would
+  // cover a line of them); a short scroll back up brings it back, next to them.
+  await page.waitForFunction(() => document.querySelector('[data-testid=controls-open]').getBoundingClientRect().top >= 844);
+  await page.evaluate(() => window.scrollBy(0, -60));
+  await page.waitForFunction(() => document.querySelector('[data-testid=controls-open]').getBoundingClientRect().bottom <= 844);
   const button = await page.locator('[data-testid=controls-open]').boundingBox();
   assert.ok(button && button.y + button.height <= 844, 'the button is on screen');
   await page.locator('[data-testid=controls-open]').tap();

@@ -56,3 +56,44 @@ fn kv_heads_are_offered_only_as_divisors() {
     assert_eq!(kv_heads_for(6, 4), 3, "largest divisor below");
     assert_eq!(kv_heads_for(5, 2), 1);
 }
+
+/// The phone's Controls button tucks away while the page scrolls down and is back on the way
+/// up, at the top and at the end; a few pixels of jitter either way move nothing.
+#[test]
+fn the_controls_button_tucks_away_while_the_page_scrolls_down() {
+    use attention_lab::ui::logic::fab::FabScroll;
+    let far = 5000.0;
+    let start = FabScroll::default();
+    assert!(!start.tucked);
+    // Down, a step at a time as scroll events come: tucked once it has gone MOVE px.
+    let mut fab = start;
+    let mut y = 200.0;
+    fab = fab.scrolled(y, far);
+    for _ in 0..3 {
+        y += 10.0;
+        fab = fab.scrolled(y, far);
+    }
+    assert!(fab.tucked, "down by 30 px");
+    // Further down, then a jitter back up smaller than MOVE: still tucked.
+    y += 300.0;
+    fab = fab.scrolled(y, far);
+    fab = fab.scrolled(y - 10.0, far);
+    assert!(fab.tucked, "10 px back up is jitter");
+    // Up by MOVE from where it went furthest: back.
+    fab = fab.scrolled(y - FabScroll::MOVE, far);
+    assert!(!fab.tucked, "up by MOVE");
+    // A jitter down is not a scroll down.
+    let jitter = fab.scrolled(y - FabScroll::MOVE + 10.0, far);
+    assert!(!jitter.tucked);
+    // Near the top and near the end it shows, however the page got there.
+    let tucked = FabScroll::default()
+        .scrolled(400.0, far)
+        .scrolled(800.0, far);
+    assert!(tucked.tucked);
+    assert!(
+        !tucked.scrolled(900.0, FabScroll::EDGE - 1.0).tucked,
+        "at the page's end"
+    );
+    assert!(!tucked.scrolled(FabScroll::EDGE, far).tucked, "at the top");
+    assert!(!tucked.scrolled(f64::NAN, far).tucked, "no number: shown");
+}

@@ -9,6 +9,7 @@ mod colormap_data;
 pub mod controls;
 pub mod element;
 pub mod explain;
+pub mod fab;
 pub mod fit;
 pub mod flash_frame_views;
 pub mod flash_frames;

@@ -18,6 +18,7 @@ use super::tooltip::Tooltip;
 use crate::ui::bridge::{embed, js_api, location, model_files, progress};
 use crate::ui::browser::{address, canvas};
 use crate::ui::i18n::Lang;
+use crate::ui::logic::fab::FabScroll;
 use crate::ui::logic::format::format_ms;
 use crate::ui::logic::link::check_view;
 use crate::ui::state::Lab;
@@ -120,6 +121,28 @@ fn FullLab() -> impl IntoView {
     // On a phone the controls are a sheet over the bottom of the screen, opened and closed by a
     // button that stays in reach: they sit next to the view they change.
     let controls_open = RwSignal::new(false);
+    // It tucks itself below the screen while the page scrolls down, over what is being read.
+    let fab = RwSignal::new(FabScroll::default());
+    let scrolling = window_event_listener(leptos::ev::scroll, move |_| {
+        let Some(window) = web_sys::window() else {
+            return;
+        };
+        let y = window.scroll_y().unwrap_or(0.0);
+        let screen = window
+            .inner_height()
+            .ok()
+            .and_then(|h| h.as_f64())
+            .unwrap_or(0.0);
+        let page = window
+            .document()
+            .and_then(|d| d.document_element())
+            .map_or(0.0, |e| f64::from(e.scroll_height()));
+        let next = fab.get_untracked().scrolled(y, page - y - screen);
+        if next != fab.get_untracked() {
+            fab.set(next);
+        }
+    });
+    on_cleanup(move || scrolling.remove());
     // A file dragged over the page: dropped anywhere, it opens as the user's own attention.
     let dragging = RwSignal::new(false);
     let carries_files = |ev: &web_sys::DragEvent| {
@@ -243,6 +266,7 @@ fn FullLab() -> impl IntoView {
                 </main>
             </div>
             <button type="button" class="button controls-fab" data-testid="controls-open"
+                class:tucked=move || fab.with(|f| f.tucked) && !controls_open.get()
                 aria-controls="controls" aria-expanded=move || controls_open.get().to_string()
                 on:click=move |_| controls_open.update(|open| *open = !*open)>
                 {move || text().share.show_controls}
