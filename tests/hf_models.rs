@@ -604,6 +604,175 @@ fn a_forward_pass_put_together_from_a_workers_numbers_is_the_forward_pass() {
     }
 }
 
+/// In the page (4 GB of WebAssembly memory) a folder's model reads at most the tokens whose
+/// traced pass fits beside it. Measured in headless Chromium (benches/README.md): GPT-2 small's
+/// shape (f32, 498 MB) passed at 479 tokens and broke the page at 959; a billion-parameter bf16
+/// model (2.2 GB) passed at 195 and broke it at 385. The window sits under each break and over
+/// what passed at GPT-2's size; a model too long is refused with its numbers; natively the
+/// window is the model's context; the small fixtures read their whole context in the page.
+#[test]
+fn a_folders_model_reads_what_the_pages_memory_holds() {
+    use attention_core::models::model::PassShape;
+    let gpt2 = PassShape {
+        layers: 12,
+        heads: 12,
+        d_model: 768,
+        hidden: 3072,
+    };
+    let window = gpt2.window(498_000_000, 1024);
+    assert!((479..959).contains(&window), "GPT-2 small: {window}");
+    let billion = PassShape {
+        layers: 12,
+        heads: 32,
+        d_model: 2048,
+        hidden: 8192,
+    };
+    let window = billion.window(2_200_000_000, 131_072);
+    assert!((100..385).contains(&window), "1 B: {window}");
+    // Each window's pass fits, one more token's does not.
+    let room = attention_core::io::hf_folder::PAGE_MEMORY - 2_200_000_000;
+    assert!(billion.traced_bytes(window) <= room && billion.traced_bytes(window + 1) > room);
+    // A context shorter than the memory's window is the window; a model that fills the page
+    // still reads one token.
+    assert_eq!(gpt2.window(498_000_000, 256), 256);
+    assert_eq!(billion.window(u64::MAX, 4096), 1);
+    for (name, files, _) in folders() {
+        let model = open(name, &files);
+        assert_eq!(model.page_window(), model.config.context, "{name}");
+        assert_eq!(model.read_window(), model.config.context, "{name}");
+        let message = model.pass_too_large(5000).to_string();
+        assert!(
+            message.contains("5000 tokens") && message.contains("MB"),
+            "{name}: {message}"
+        );
+    }
+}
+
+/// A wide MLP random in bf16 or in f32: `hidden` units on the model's width, seeded.
+fn widened(model: &Model, hidden: usize, half: bool, seed: u64) -> Model {
+    use attention_core::math::rng::SplitMix64;
+    use attention_core::models::gpt2::GeluMlp;
+    use attention_core::models::llama::SwiGluMlp;
+    use attention_core::models::model::Mlp;
+    use attention_core::models::stored::{Half, Stored};
+    use ndarray::{Array1, Array2};
+    let d = model.config.d_model;
+    let mut rng = SplitMix64::new(seed);
+    let mut matrix = |rows: usize, cols: usize| {
+        let values: Vec<f32> = (0..rows * cols)
+            .map(|_| rng.next_symmetric(0.2) as f32)
+            .collect();
+        if half {
+            let bits = values.iter().map(|v| (v.to_bits() >> 16) as u16).collect();
+            Stored::half(bits, rows, cols, Half::Bf16).unwrap()
+        } else {
+            Stored::F32(Array2::from_shape_vec((rows, cols), values).unwrap())
+        }
+    };
+    let mut wide = model.clone();
+    for block in &mut wide.blocks {
+        block.mlp = match &block.mlp {
+            Mlp::Gelu(_) => Mlp::Gelu(GeluMlp {
+                c_fc: (matrix(d, hidden), Array1::from_elem(hidden, 0.01)),
+                c_proj: (matrix(hidden, d), Array1::from_elem(d, -0.02)),
+            }),
+            Mlp::SwiGlu(mlp) => Mlp::SwiGlu(SwiGluMlp {
+                gate: matrix(d, hidden),
+                up: matrix(d, hidden),
+                down: matrix(hidden, d),
+                gelu: mlp.gelu,
+            }),
+        };
+    }
+    wide
+}
+
+/// The model's worker runs a large block's MLP a slice of its hidden units at a time
+/// (`Model::work_piece`), reading its messages between slices. Cut into slices of 256 units (a
+/// 700-unit MLP: 256, 256 and 188), every layout's pass is the whole pass: to the bit for a
+/// bf16 MLP (its slices sum as its whole product does), within f32's rounding of a sum for an
+/// f32 one; the work it keeps is the same, and a pass finished at once or put on a GPU's
+/// attention (`work_layer_with`) finishes the open block first.
+#[test]
+fn a_large_mlp_a_slice_at_a_time_is_the_block_computed_whole() {
+    use attention_core::models::stored::BLOCK_ROWS;
+    use attention_core::pipeline::trace::Backend;
+    use attention_core::pipeline::units::compute_parts;
+    for (name, files, _) in folders() {
+        let small = open(name, &files);
+        for half in [true, false] {
+            let model = widened(&small, 700, half, 7);
+            let reading = model.reading("The cat sat. 猫坐在垫子上 🐱", &ModelRun::default());
+            let (tokens, ids, run) = (&reading.tokens, &reading.ids, &reading.run);
+            let (whole, whole_work) = model.forward_work(tokens, ids, run).unwrap();
+            assert_eq!(
+                model.blocks[0].mlp.piece_width(tokens.len(), 1),
+                Some(BLOCK_ROWS)
+            );
+            // The default piece: these models' MLPs are a piece whole.
+            assert_eq!(
+                model.blocks[0]
+                    .mlp
+                    .piece_width(tokens.len(), attention_core::models::model::PIECE_MACS),
+                None
+            );
+            let mut work = model
+                .begin_work(tokens, ids, run)
+                .unwrap()
+                .with_piece_macs(1);
+            let mut pieces = 0;
+            while !model.work_piece(&mut work).unwrap() {
+                pieces += 1;
+                // After a block's attention, and after each slice but its last, the block is open.
+                assert_eq!(work.mid_block(), pieces % 4 != 0, "{name}: piece {pieces}");
+                assert_eq!(work.layers_done(), pieces / 4, "{name}");
+            }
+            assert_eq!(
+                pieces + 1,
+                4 * model.config.n_layers,
+                "{name}: the attention and 3 slices a block"
+            );
+            let (pieced, pieced_work) = model.finish_work(work).unwrap();
+            if half {
+                assert_eq!(pieced, whole, "{name}: bf16, a slice at a time");
+                assert_eq!(pieced_work, whole_work, "{name}: bf16, the same work");
+            } else {
+                for (a, b) in pieced.layers.iter().zip(&whole.layers) {
+                    let most = (&a.residual_out - &b.residual_out)
+                        .iter()
+                        .fold(0.0f32, |m, d| m.max(d.abs()));
+                    assert!(most <= 1e-5, "{name}: f32, residual {most}");
+                }
+            }
+            // Finished at once mid-block, and the next attention asked for mid-block: the open
+            // block's MLP is run first, so the next block reads the right input.
+            let mut work = model
+                .begin_work(tokens, ids, run)
+                .unwrap()
+                .with_piece_macs(1);
+            model.work_piece(&mut work).unwrap();
+            model.work_piece(&mut work).unwrap();
+            assert!(work.mid_block(), "{name}");
+            let config = model.next_attention(&mut work).unwrap().unwrap();
+            assert!(!work.mid_block(), "{name}: the open block finished");
+            assert_eq!(work.layers_done(), 1);
+            assert!(
+                !model
+                    .work_layer_with(&mut work, compute_parts(&config), Backend::Cpu)
+                    .unwrap()
+            );
+            assert!(
+                work.mid_block(),
+                "{name}: a GPU's attention leaves its MLP in slices"
+            );
+            let (given, _) = model.finish_work(work).unwrap();
+            if half {
+                assert_eq!(given, whole, "{name}: with the attention given");
+            }
+        }
+    }
+}
+
 #[test]
 fn a_model_the_pages_memory_cannot_hold_is_refused_with_its_numbers() {
     let held = |kept: u64, reading: u64| Held { kept, reading };

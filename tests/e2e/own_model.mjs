@@ -484,6 +484,29 @@ test('a link and the element name a folder by its address (model_src=, model-src
   }
 });
 
+test('a text longer than a folder\'s model reads is cut to its last tokens, said in tokens, in both languages', async () => {
+  // The page's memory sets the cap only for large models (GPT-2 small's shape: 567 tokens of its
+  // 1 024; tests/hf_models.rs, benches/README.md): a zero model of 2 layers reads its context.
+  const tokenizer = readFileSync(join(FIXTURES, 'llama', 'tokenizer.json'), 'utf8');
+  const built = await page.evaluate(loadZeroLlama, { tokenizer, name: 'short', layers: 2, heads: 2, headDim: 8, hidden: 16, ff: 16 });
+  assert.deepEqual(built.loaded, { ok: true });
+  const text = 'The cat sat on the mat. '.repeat(30).trim();
+  await page.evaluate((text) => window.attentionLab.set({ sentence: text, lang: 'en' }), text);
+  await page.waitForFunction((text) => {
+    const s = window.attentionLab.state();
+    return s.model_status === 'ready' && !s.pending && s.sentence === text && s.tokens.length > 20;
+  }, text);
+  const s = await page.evaluate(() => window.attentionLab.state());
+  assert.equal(s.tokens.length, 128, 'the context of 128 tokens');
+  const note = page.locator('[data-testid=context-window]').first();
+  assert.match(await note.textContent(), /^The model reads at most 128 tokens here \(its context window\): of your \d+, it reads the last 128, from token \d+ on/);
+  await page.evaluate(() => window.attentionLab.set({ lang: 'zh' }));
+  await nextFrames(page);
+  assert.match(await note.textContent(), /^模型在这里最多读 128 个词元（它的上下文窗口）：你的 \d+ 个词元中/);
+  await page.evaluate(() => window.attentionLab.set({ lang: 'en' }));
+  assert.deepEqual(errors, []);
+});
+
 test('a model with many heads asks before working out how they compose, and the button computes it; the caller\'s buffer stays theirs', async () => {
   // Built in the page: Llama's layout, 4 layers of 64 heads of 32 (one K/V head), hidden 64, zero
   // weights: 24 576 pairs of heads, 4.8 billion multiply-adds (over the 2 billion computed unasked).

@@ -8,6 +8,7 @@
 // test command: the folder is 475 MB and made by hand.
 //
 // HF_BENCH_FOLDER=/tmp/gpt2-small node tests/e2e/own_model_bench.mjs   (after trunk build --release)
+// HF_BENCH_FOLDER=/tmp/llama-1b BENCH_TYPING_ONLY=1 node tests/e2e/own_model_bench.mjs
 import { join } from 'node:path';
 import { serve } from './serve.mjs';
 import { launch, ROOT } from './browser.mjs';
@@ -39,7 +40,7 @@ for (const text of variants) {
     return s.sentence === t && !s.pending && s.forward_ms > 0 && s.tokens.join('').length > 0;
   }, text, { timeout: 600000 });
   const s = await page.evaluate(() => window.attentionLab.state());
-  console.log(`forward pass, ${s.tokens.length} tokens, every layer traced: ${s.forward_worker_ms?.toFixed(0)} ms in the worker (model_in_worker ${s.model_in_worker}), ${s.forward_ms.toFixed(0)} ms with putting it together in the page; the edit drawn after ${Date.now() - started} ms`);
+  console.log(`forward pass, ${s.tokens.length} tokens, every layer traced: ${s.forward_worker_ms?.toFixed(0)} ms in the worker (model_in_worker ${s.model_in_worker}), ${s.forward_ms.toFixed(0)} ms with putting it together in the page; the edit drawn after ${Date.now() - started} ms; wasm memory: the page's ${(s.wasm_memory_bytes / 1e6).toFixed(0)} MB, the worker's ${(s.model_worker_memory_bytes / 1e6).toFixed(0)} MB`);
 }
 
 // A typed character's frame, measured as tests/e2e/typing_bench.mjs measures it: 40 characters
@@ -118,6 +119,14 @@ await bare.close();
 await page.bringToFront();
 const generated = await page.evaluate(() => window.attentionLab.generate({ steps: 16, cache: true, sampling: 'greedy' }));
 console.log(`generation with the KV cache: prefill ${generated.prefill_ms.toFixed(0)} ms, ${generated.chars_per_second.toFixed(1)} tokens/s`);
+// BENCH_TYPING_ONLY=1: no composition and no streaming (a 1 B folder's take hours).
+if (process.env.BENCH_TYPING_ONLY) {
+  const s = await page.evaluate(() => window.attentionLab.state());
+  console.log(`wasm memory: the page's module ${(s.wasm_memory_bytes / 1e6).toFixed(0)} MB, the model worker's ${(s.model_worker_memory_bytes / 1e6).toFixed(0)} MB`);
+  await context.close();
+  server.close();
+  process.exit(0);
+}
 // How the heads compose (asked for: too costly unasked), computed in the model's worker: how
 // long, and the page's frames meanwhile.
 if (await page.locator('[data-testid=circuit-compute]').count()) {

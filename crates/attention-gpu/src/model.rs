@@ -46,7 +46,10 @@ impl GpuBackend {
         let mut work = model
             .begin_work(&reading.tokens, &reading.ids, &reading.run)
             .map_err(ForwardError::Model)?;
-        while let Some(config) = model.next_attention(&work).map_err(ForwardError::Model)? {
+        while let Some(config) = model
+            .next_attention(&mut work)
+            .map_err(ForwardError::Model)?
+        {
             match self.computed_by(&config).await {
                 Ok((computed, backend)) => model.work_layer_with(&mut work, computed, backend),
                 Err(GpuError::Unsupported(_)) => model.work_layer(&mut work),

@@ -275,8 +275,7 @@ pub fn forward(scope: &DedicatedWorkerGlobalScope, message: &Array) {
         .and_then(|r| r.trained_run().map_err(|e| e.to_string()));
     let begun = run.and_then(|(_, run)| {
         let run = run.windowed(whole, whole.saturating_sub(ids.len()));
-        MODEL.with_borrow(|model| {
-            let model = model.as_ref().ok_or("no model is open in the worker")?;
+        with_model(|model| {
             model
                 .begin_work(&tokens, &ids, &run)
                 .map_err(|e| e.to_string())
@@ -445,15 +444,19 @@ fn take_turn(scope: &DedicatedWorkerGlobalScope) {
 
 /// `f` of the model held, or why there is none.
 fn with_model<T>(f: impl FnOnce(&Model) -> Result<T, String>) -> Result<T, String> {
-    MODEL.with_borrow(|model| f(model.as_ref().ok_or("no model is open in the worker")?))
+    MODEL.with_borrow(|model| f(model.as_ref().ok_or(NO_MODEL)?))
 }
 
-/// The next block of `pending`, computed here.
+/// What a message needing the model is answered while the worker holds none.
+const NO_MODEL: &str = "no model is open in the worker";
+
+/// The next piece of `pending` computed here: a block's attention, or a slice of a large MLP
+/// (`Model::work_piece`: tens of milliseconds, so that a newer edit is read soon).
 fn cpu_block(scope: &DedicatedWorkerGlobalScope, mut pending: Pending) {
     let started = now();
     let done = with_model(|model| {
         model
-            .work_layer(&mut pending.work)
+            .work_piece(&mut pending.work)
             .map_err(|e| e.to_string())
     });
     pending.ms += now() - started;
@@ -490,8 +493,7 @@ fn answer(scope: &DedicatedWorkerGlobalScope, pending: Pending) {
         ..
     } = pending;
     let started = now();
-    let finished = MODEL.with_borrow(|model| {
-        let model = model.as_ref().ok_or("no model is open in the worker")?;
+    let finished = with_model(|model| {
         let (forward, work) = model.finish_work(work).map_err(|e| e.to_string())?;
         // The next-token logits after the last position, which the page shows first: the
         // LM head reads the whole unembedding, better here than on the page's thread.
@@ -548,10 +550,7 @@ pub fn stream(scope: &DedicatedWorkerGlobalScope, message: &Array) {
         window: message.get(3).as_f64().unwrap_or(0.0) as usize,
         sink_tokens: message.get(4).as_f64().unwrap_or(0.0) as usize,
     };
-    let steps = MODEL.with_borrow(|model| {
-        let model = model.as_ref().ok_or("no model is open in the worker")?;
-        StreamSteps::new(model, ids, spec).map_err(|e| e.to_string())
-    });
+    let steps = with_model(|model| StreamSteps::new(model, ids, spec).map_err(|e| e.to_string()));
     match steps {
         Ok(steps) => {
             STREAM.with_borrow_mut(|stream| {
@@ -597,7 +596,7 @@ fn stream_turn(scope: &DedicatedWorkerGlobalScope) {
         }
     });
     let Some(phase) = phase else {
-        return error_to(scope, job.id, "no model is open in the worker");
+        return error_to(scope, job.id, NO_MODEL);
     };
     let read = matches!(phase, StreamPhase::Recompute | StreamPhase::Done);
     if read && !job.read_sent {
@@ -661,7 +660,7 @@ pub fn compose(scope: &DedicatedWorkerGlobalScope, message: &Array) {
             COMPOSE.with_borrow_mut(|compose| *compose = Some((id, steps)));
             schedule(scope);
         }
-        None => error_to(scope, id, "no model is open in the worker"),
+        None => error_to(scope, id, NO_MODEL),
     }
 }
 
@@ -681,7 +680,7 @@ fn compose_turn(scope: &DedicatedWorkerGlobalScope) {
         Some(false)
     });
     match finished {
-        None => error_to(scope, id, "no model is open in the worker"),
+        None => error_to(scope, id, NO_MODEL),
         Some(true) => {
             let flat = MODEL.with_borrow(|model| model.as_ref().map(|m| steps.finish(m).to_flat()));
             let flat = js_sys::Float64Array::from(flat.unwrap_or_default().as_slice());
@@ -732,8 +731,7 @@ pub fn generate(scope: &DedicatedWorkerGlobalScope, message: &Array) {
         .and_then(|r| generation_input(&r).map_err(|e| e.to_string()))
         .and_then(|(_, attention_t)| {
             let ids = Uint32Array::new(&message.get(7)).to_vec();
-            MODEL.with_borrow(|model| {
-                let model = model.as_ref().ok_or("no model is open in the worker")?;
+            with_model(|model| {
                 Decoder::from_ids(model, ids, &spec, attention_t, &now).map_err(|e| e.to_string())
             })
         });
@@ -751,8 +749,7 @@ pub fn step(scope: &DedicatedWorkerGlobalScope, message: &Array) {
     let id = message.get(0);
     let number = id.as_f64().unwrap_or(f64::NAN);
     let check = message.get(2).as_bool().unwrap_or(false);
-    let stepped = MODEL.with_borrow(|model| {
-        let model = model.as_ref().ok_or("no model is open in the worker")?;
+    let stepped = with_model(|model| {
         DECODER.with_borrow_mut(|slot| match slot {
             Some((of, decoder)) if *of == number => {
                 Ok(step_json(decoder.step_checked(model, &now, check)))
@@ -813,10 +810,7 @@ fn whole_turn(scope: &DedicatedWorkerGlobalScope) {
             let started = serde_json::from_str::<Request>(&request)
                 .map_err(|e| e.to_string())
                 .and_then(|request| {
-                    MODEL.with_borrow(|model| {
-                        let model = model.as_ref().ok_or("no model is open in the worker")?;
-                        GenerationJson::start(model, &request, Some(ids), &now)
-                    })
+                    with_model(|model| GenerationJson::start(model, &request, Some(ids), &now))
                 });
             match started {
                 Ok(run) => WHOLE.with_borrow_mut(|wholes| {
@@ -844,7 +838,7 @@ fn whole_turn(scope: &DedicatedWorkerGlobalScope) {
         }
     });
     match finished {
-        None => error_to(scope, id, "no model is open in the worker"),
+        None => error_to(scope, id, NO_MODEL),
         Some(true) => {
             let json = MODEL.with_borrow(|model| model.as_ref().map(|m| run.finish(m)));
             match json {
@@ -853,7 +847,7 @@ fn whole_turn(scope: &DedicatedWorkerGlobalScope) {
                     &Array::of3(&id, &"generated".into(), &json.to_string().into()),
                     None,
                 ),
-                None => error_to(scope, id, "no model is open in the worker"),
+                None => error_to(scope, id, NO_MODEL),
             }
         }
         Some(false) => {

@@ -21,6 +21,14 @@ fn config_error(error: &ConfigError) -> String {
         ConfigError::TooSmall { field, value, min } => {
             format!("{field} must be at least {min} (it is {value}).")
         }
+        ConfigError::PassTooLarge {
+            tokens,
+            max,
+            needed_mb,
+            room_mb,
+        } => format!(
+            "This model's pass over {tokens} tokens, with every head's weights traced, needs about {needed_mb} MB beside the model, and the page's memory has room for {room_mb} MB: the page reads at most {max} tokens of it (the command line reads the model's whole context)."
+        ),
         ConfigError::TooLarge { field, value, max } => {
             format!("{field} must be at most {max} (it is {value}).")
         }
@@ -354,6 +362,16 @@ pub static TEXT: Text = Text {
         window: |read, whole, first| {
             format!(
                 "The model reads at most {read} characters (its context window): of your {whole}, it reads the last {read}, from character {first} on, and every view of the model shows those, numbered from 0. Continue slides the window along."
+            )
+        },
+        folder_window: |read, whole, first, by_memory| {
+            let why = if by_memory {
+                "a pass over more tokens, with every head's weights traced, would not fit the page's memory beside the model; the command line reads the model's whole context"
+            } else {
+                "its context window"
+            };
+            format!(
+                "The model reads at most {read} tokens here ({why}): of your {whole}, it reads the last {read}, from token {first} on, and every view of the model shows those, numbered from 0."
             )
         },
         next_help: "The model's five most likely next characters after the last one (or after the character under the pointer).",

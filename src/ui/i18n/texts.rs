@@ -310,6 +310,9 @@ pub struct ModelTexts {
     /// A text longer than the model's context: (characters read, characters in all, first
     /// character read, counted from 0).
     pub window: fn(usize, usize, usize) -> String,
+    /// The same for a folder's model, in its tokens: (tokens read, tokens in all, first token
+    /// read, whether the page's memory rather than the model's context set the limit).
+    pub folder_window: fn(usize, usize, usize, bool) -> String,
     /// "after “c”": the position the predictions follow.
     pub after: fn(usize, &str) -> String,
     pub continue_button: &'static str,

@@ -21,6 +21,14 @@ fn config_error(error: &ConfigError) -> String {
         ConfigError::TooSmall { field, value, min } => {
             format!("{field} 至少为 {min}（当前为 {value}）。")
         }
+        ConfigError::PassTooLarge {
+            tokens,
+            max,
+            needed_mb,
+            room_mb,
+        } => format!(
+            "这个模型对 {tokens} 个词元做一次前向计算、并记下每个头的权重，除了模型本身还需要约 {needed_mb} MB，而页面内存只剩 {room_mb} MB：页面里最多读 {max} 个词元（命令行可以读满模型的整个上下文）。"
+        ),
         ConfigError::TooLarge { field, value, max } => {
             format!("{field} 最多为 {max}（当前为 {value}）。")
         }
@@ -334,6 +342,16 @@ pub static TEXT: Text = Text {
         window: |read, whole, first| {
             format!(
                 "模型最多读 {read} 个字符（它的上下文窗口）：你的 {whole} 个字符中，它读最后 {read} 个，即从第 {first} 个字符起；模型的各个视图显示的都是这些字符，从 0 开始编号。“继续”会让窗口随之向后滑动。"
+            )
+        },
+        folder_window: |read, whole, first, by_memory| {
+            let why = if by_memory {
+                "再多的话，一次记下每个头权重的前向计算加上模型本身，就放不进页面的内存；命令行可以读满模型的整个上下文"
+            } else {
+                "它的上下文窗口"
+            };
+            format!(
+                "模型在这里最多读 {read} 个词元（{why}）：你的 {whole} 个词元中，它读最后 {read} 个，即从第 {first} 个词元起；模型的各个视图显示的都是这些词元，从 0 开始编号。"
             )
         },
         next_help: "模型认为最后一个字符（或指针下的字符）之后最可能出现的五个字符。",

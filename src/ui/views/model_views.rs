@@ -36,8 +36,18 @@ fn ContextWindow() -> impl IntoView {
             let r = r.as_ref()?;
             (r.0.dropped > 0).then(|| {
                 let read = r.0.tokens.len();
-                let text =
-                    (lab.lang.get().text().model.window)(read, read + r.0.dropped, r.0.dropped);
+                let (whole, first) = (read + r.0.dropped, r.0.dropped);
+                let texts = &lab.lang.get().text().model;
+                // A folder's model counts its tokens, and the page's memory may cut it short.
+                let folder = lab
+                    .request
+                    .with(|q| matches!(ModelKey::of(q), Some(ModelKey::Folder(_))));
+                let text = match super::circuit_views::model(lab).filter(|_| folder) {
+                    Some(model) => {
+                        (texts.folder_window)(read, whole, first, read < model.config.context)
+                    }
+                    None => (texts.window)(read, whole, first),
+                };
                 view! { <p class="note" data-testid="context-window">{text}</p> }
             })
         })

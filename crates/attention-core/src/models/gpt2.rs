@@ -174,6 +174,21 @@ impl GeluMlp {
     pub fn parameter_count(&self) -> usize {
         self.c_fc.0.len() + self.c_fc.1.len() + self.c_proj.0.len() + self.c_proj.1.len()
     }
+
+    /// Adds hidden units `c0..c1`'s share of the MLP of the normed rows `x` into `out` (the
+    /// output bias left out: [`GeluMlp::with_output_bias`] once every unit has been added).
+    pub fn add_hidden(&self, x: ArrayView2<f32>, c0: usize, c1: usize, out: &mut Array2<f32>) {
+        let mut hidden = self.c_fc.0.linear_columns(x, c0, c1);
+        hidden += &self.c_fc.1.slice(s![c0..c1]);
+        hidden.mapv_inplace(gelu);
+        self.c_proj.0.add_rows_product(hidden.view(), c0, out);
+    }
+
+    /// The MLP's output from every hidden unit's share summed: the output bias added.
+    pub fn with_output_bias(&self, mut out: Array2<f32>) -> Array2<f32> {
+        out += &self.c_proj.1;
+        out
+    }
 }
 
 /// GELU, tanh approximation (GPT-2's `gelu_new`): ½x(1 + tanh u) with u = √(2/π)(x + 0.044715x³),

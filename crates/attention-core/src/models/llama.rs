@@ -310,6 +310,18 @@ impl SwiGluMlp {
     pub fn parameter_count(&self) -> usize {
         self.gate.len() + self.up.len() + self.down.len()
     }
+
+    /// Adds hidden units `c0..c1`'s share of the MLP of the normed rows `x` into `out`.
+    pub fn add_hidden(&self, x: ArrayView2<f32>, c0: usize, c1: usize, out: &mut Array2<f32>) {
+        let mut hidden = self.gate.linear_columns(x, c0, c1);
+        if self.gelu {
+            hidden.mapv_inplace(crate::models::gpt2::gelu);
+        } else {
+            hidden.mapv_inplace(silu);
+        }
+        hidden *= &self.up.linear_columns(x, c0, c1);
+        self.down.add_rows_product(hidden.view(), c0, out);
+    }
 }
 
 /// SiLU (swish), Llama's gate: x · σ(x) = x / (1 + e^(−x)).

@@ -22,16 +22,67 @@ use crate::models::llama::{self, SwiGluMlp};
 use crate::models::parts::{Block, Parts};
 use crate::models::qwen3_next;
 use crate::models::remote::{
-    ForwardWork, LayerSource, LayerWork, LayeredWork, Pass, attention_fits,
+    ForwardWork, LayerSource, LayerWork, LayeredWork, MlpPieces, OpenLayer, Pass, attention_fits,
 };
 use crate::models::sampling::{Prediction, top_k};
-use crate::models::stored::Stored;
+use crate::models::stored::{BLOCK_ROWS, Stored};
 use crate::models::tensors::{ModelError, Numbers};
 use crate::models::tokenizer::Tokenizer;
 use crate::pipeline::config::{Config, Input, LayerNormMode, Params};
 use crate::pipeline::error::ConfigError;
 use crate::pipeline::trace::{Backend, FlashDetail, trace_from};
 use crate::pipeline::units::compute_parts;
+
+/// The multiply-adds of MLP in one piece of [`Model::work_piece`]: about 40 ms in a worker's
+/// wasm SIMD kernels (15 G multiply-adds a second), so that a newer edit waits no longer.
+pub const PIECE_MACS: usize = 600_000_000;
+
+/// A model's sizes that a traced forward pass's memory depends on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PassShape {
+    pub layers: usize,
+    pub heads: usize,
+    pub d_model: usize,
+    /// The MLP's hidden units (d_ff).
+    pub hidden: usize,
+}
+
+impl PassShape {
+    /// The bytes a traced forward pass of `tokens` tokens takes in a page's WebAssembly memory
+    /// beside the model, on the safe side: ten [tokens, tokens] matrices a head (the scores and
+    /// weights the worker computed, their copy put together, the trace's steps) and sixteen rows
+    /// of d_model + d_ff a token (the residual stream, the MLP's hidden units, the allocator's
+    /// blocks of them) in every layer, as f32. In headless Chromium a page holding GPT-2 small's
+    /// shape reached 1.6 GB at 479 tokens and broke its 4 GB at 959; one holding a
+    /// billion-parameter model reached 3.8 GB at 195 tokens and broke at 385
+    /// (benches/README.md).
+    pub fn traced_bytes(&self, tokens: usize) -> u64 {
+        let n = tokens as u64;
+        let per_layer =
+            10 * self.heads as u64 * n * n + 16 * n * (self.d_model + self.hidden) as u64;
+        4 * self.layers as u64 * per_layer
+    }
+
+    /// The most tokens (at least one, at most `context`) whose traced pass fits the page's
+    /// memory ([`crate::io::hf_folder::PAGE_MEMORY`]) beside a model of `held` bytes.
+    pub fn window(&self, held: u64, context: usize) -> usize {
+        let room = crate::io::hf_folder::PAGE_MEMORY.saturating_sub(held);
+        let fits = |n: usize| self.traced_bytes(n) <= room;
+        let (mut low, mut high) = (1, context.max(1));
+        if fits(high) {
+            return high;
+        }
+        while high - low > 1 {
+            let mid = low + (high - low) / 2;
+            if fits(mid) {
+                low = mid;
+            } else {
+                high = mid;
+            }
+        }
+        low
+    }
+}
 
 /// A block's MLP, as its layout computes it.
 #[derive(Debug, Clone, PartialEq)]
@@ -56,6 +107,42 @@ impl Mlp {
         }
     }
 
+    /// Its hidden units (d_ff).
+    pub fn hidden(&self) -> usize {
+        match self {
+            Self::Gelu(mlp) => mlp.c_fc.0.ncols(),
+            Self::SwiGlu(mlp) => mlp.gate.ncols(),
+        }
+    }
+
+    /// How many hidden units a piece of [`Model::work_piece`] takes on `rows` tokens: about
+    /// `piece` multiply-adds ([`PIECE_MACS`]), a multiple of [`BLOCK_ROWS`] (so that a half
+    /// matrix's pieces sum exactly as its whole product); `None` when the whole MLP is at most
+    /// two pieces' work.
+    pub fn piece_width(&self, rows: usize, piece: usize) -> Option<usize> {
+        let hidden = self.hidden().max(1);
+        let macs = rows.saturating_mul(self.parameter_count());
+        if macs <= piece.saturating_mul(2) {
+            return None;
+        }
+        let per_unit = (macs / hidden).max(1);
+        let width = (piece / per_unit) / BLOCK_ROWS * BLOCK_ROWS;
+        let width = width.max(BLOCK_ROWS);
+        (width < hidden).then_some(width)
+    }
+
+    /// Adds the next slice of hidden units' share of the MLP's output to `pieces`.
+    fn add_piece(&self, pieces: &mut MlpPieces) {
+        let c0 = pieces.next;
+        let c1 = (c0 + pieces.width).min(self.hidden());
+        let x = pieces.normed.view();
+        match self {
+            Self::Gelu(mlp) => mlp.add_hidden(x, c0, c1, &mut pieces.out),
+            Self::SwiGlu(mlp) => mlp.add_hidden(x, c0, c1, &mut pieces.out),
+        }
+        pieces.next = c1;
+    }
+
     /// Its matrices, each in its file's number type.
     pub fn stored(&self) -> Vec<&Stored> {
         match self {
@@ -70,6 +157,29 @@ impl Block<Mlp> {
     /// Gemma's sandwich the norm of that.
     pub fn mlp_of(&self, x: ArrayView2<f32>) -> Array2<f32> {
         let out = self.mlp.apply(self.mlp_norm.apply(x).view());
+        self.post_mlp(out)
+    }
+
+    /// [`Block::mlp_of`] `x` to be computed `width` hidden units at a time.
+    fn mlp_pieces(&self, x: ArrayView2<f32>, width: usize) -> MlpPieces {
+        MlpPieces {
+            normed: self.mlp_norm.apply(x),
+            out: Array2::zeros(x.dim()),
+            next: 0,
+            width,
+        }
+    }
+
+    /// The MLP's output once every slice of its hidden units has run.
+    fn mlp_finish(&self, pieces: MlpPieces) -> Array2<f32> {
+        let out = match &self.mlp {
+            Mlp::Gelu(mlp) => mlp.with_output_bias(pieces.out),
+            Mlp::SwiGlu(_) => pieces.out,
+        };
+        self.post_mlp(out)
+    }
+
+    fn post_mlp(&self, out: Array2<f32>) -> Array2<f32> {
         match &self.post_mlp_norm {
             Some(post) => post.apply(out.view()),
             None => out,
@@ -233,6 +343,51 @@ impl Model {
                 .sum::<usize>()
     }
 
+    /// What a traced pass's memory depends on.
+    pub fn pass_shape(&self) -> PassShape {
+        PassShape {
+            layers: self.config.n_layers,
+            heads: self.config.n_heads,
+            d_model: self.config.d_model,
+            hidden: self.blocks.first().map_or(0, |b| b.mlp.hidden()),
+        }
+    }
+
+    /// The bytes a traced forward pass of `tokens` tokens takes in a page beside the model
+    /// ([`PassShape::traced_bytes`]).
+    pub fn traced_pass_bytes(&self, tokens: usize) -> u64 {
+        self.pass_shape().traced_bytes(tokens)
+    }
+
+    /// How many tokens a traced pass in the page reads at most: the model's context, or fewer
+    /// where a pass over more would not fit the page's memory beside the model
+    /// ([`PassShape::window`]).
+    pub fn page_window(&self) -> usize {
+        self.pass_shape()
+            .window(self.bytes() as u64, self.config.context)
+    }
+
+    /// Why a traced pass of `tokens` tokens is not run in the page, with its numbers.
+    pub fn pass_too_large(&self, tokens: usize) -> ConfigError {
+        let mb = |b: u64| (b / 1_000_000) as usize;
+        ConfigError::PassTooLarge {
+            tokens,
+            max: self.page_window(),
+            needed_mb: mb(self.traced_pass_bytes(tokens)),
+            room_mb: mb(crate::io::hf_folder::PAGE_MEMORY.saturating_sub(self.bytes() as u64)),
+        }
+    }
+
+    /// The tokens read at once here: natively the model's context; in a page (wasm32, 4 GB of
+    /// memory) [`Model::page_window`].
+    pub fn read_window(&self) -> usize {
+        if cfg!(target_arch = "wasm32") {
+            self.page_window()
+        } else {
+            self.config.context
+        }
+    }
+
     /// The bytes its numbers take in memory: the token embedding, the LM head and the MLPs in
     /// their file's number type ([`Stored`]), everything else in f32.
     pub fn bytes(&self) -> usize {
@@ -355,6 +510,9 @@ impl Model {
                 max: self.config.context,
             });
         }
+        if n > self.read_window() {
+            return Err(self.pass_too_large(n));
+        }
         crate::pipeline::knockout::check_knockouts(
             &run.ablate,
             self.config.n_layers,
@@ -385,10 +543,28 @@ impl Model {
         pass: &mut Pass,
         source: &mut LayerSource,
     ) -> Result<(), ConfigError> {
-        let index = pass.layers.len();
-        let Some(block) = self.blocks.get(index) else {
+        let Some(mut open) = self.open_layer(pass, source)? else {
             return Ok(());
         };
+        let mlp = match open.mlp.take() {
+            Some(mlp) => mlp,
+            None => self.blocks[open.index].mlp_of(open.after_attention.view()),
+        };
+        self.close_layer(pass, open, mlp, source.record());
+        Ok(())
+    }
+
+    /// The next block of `pass` up to its MLP: its attention taken from `source` (or computed
+    /// here) and traced, with its knockouts; `None` once every block has run.
+    fn open_layer(
+        &self,
+        pass: &Pass,
+        source: &mut LayerSource,
+    ) -> Result<Option<OpenLayer>, ConfigError> {
+        let index = pass.layers.len();
+        if index >= self.blocks.len() {
+            return Ok(None);
+        }
         let run = &pass.run;
         let residual_in = pass.x.clone();
         let parts = (index == 0).then(|| (pass.embeddings.clone(), pass.positions.clone()));
@@ -409,40 +585,49 @@ impl Model {
                 }),
             LayerSource::Here(_) => None,
         };
-        let (computed, given_mlp, backend) =
+        let (computed, mlp, backend) =
             given.unwrap_or_else(|| (compute_parts(&config), None, Backend::Cpu));
-        let kept = match source {
-            LayerSource::Here(Some(_)) | LayerSource::Attention(_, Some(_)) => {
-                Some((computed.clone(), backend.clone()))
-            }
-            _ => None,
-        };
+        let kept = source.keeps().then(|| (computed.clone(), backend.clone()));
         let mut attention = trace_from(&config, computed, backend, FlashDetail::OutputOnly);
         attention.knock_out(&crate::models::forward::knocked_in(&run.ablate, index));
         // The lab's Pre-LN block: its output is x + Attn(LN₁(x)) (Gemma's x + Norm(Attn(LN₁(x))),
         // the layer's `post_norm`).
         let after_attention = attention.output.clone();
-        let mlp = given_mlp.unwrap_or_else(|| block.mlp_of(after_attention.view()));
-        if let (
-            LayerSource::Here(Some(record)) | LayerSource::Attention(_, Some(record)),
-            Some((computed, backend)),
-        ) = (&mut *source, kept)
-        {
+        Ok(Some(OpenLayer {
+            index,
+            residual_in,
+            attention,
+            after_attention,
+            kept,
+            mlp,
+            pieces: None,
+        }))
+    }
+
+    /// Ends the block `open` with its MLP's output `mlp`: the residual stream moves on, the
+    /// layer is traced, and its work is kept in `record` when it keeps it.
+    fn close_layer(
+        &self,
+        pass: &mut Pass,
+        open: OpenLayer,
+        mlp: Array2<f32>,
+        record: Option<&mut Vec<LayerWork>>,
+    ) {
+        if let (Some(record), Some((computed, backend))) = (record, open.kept) {
             record.push(LayerWork {
                 computed,
                 backend,
                 mlp: mlp.clone(),
             });
         }
-        pass.x = &after_attention + &mlp;
+        pass.x = &open.after_attention + &mlp;
         pass.layers.push(ForwardLayer {
-            residual_in,
-            attention,
-            after_attention,
+            residual_in: open.residual_in,
+            attention: open.attention,
+            after_attention: open.after_attention,
             mlp,
             residual_out: pass.x.clone(),
         });
-        Ok(())
     }
 
     /// The forward pass of `pass` once every block has run: the final norm applied.
@@ -472,12 +657,13 @@ impl Model {
         Ok(forward)
     }
 
-    /// What [`Model::read`] runs the forward pass on: `text`'s tokens in the window, how many
-    /// came before it, and `run` with its mask cut to the window.
+    /// What [`Model::read`] runs the forward pass on: `text`'s tokens in the window
+    /// ([`Model::read_window`]), how many came before it, and `run` with its mask cut to the
+    /// window.
     pub fn reading(&self, text: &str, run: &ModelRun) -> Reading {
         let pairs = self.tokenize(text);
         let whole = pairs.len();
-        let dropped = whole.saturating_sub(self.config.context);
+        let dropped = whole.saturating_sub(self.read_window());
         let (tokens, ids): (Vec<String>, Vec<u32>) = pairs.into_iter().skip(dropped).unzip();
         Reading {
             tokens,
@@ -626,21 +812,50 @@ impl Model {
         Ok(LayeredWork {
             pass: self.begin_pass(tokens, ids, run)?,
             kept: Vec::with_capacity(self.blocks.len()),
+            open: None,
+            piece_macs: PIECE_MACS,
         })
     }
 
-    /// Runs `work`'s next block; `true` once every block has run.
+    /// Runs the rest of `work`'s next block (its whole MLP, when a block is open); `true` once
+    /// every block has run.
     pub fn work_layer(&self, work: &mut LayeredWork) -> Result<bool, ConfigError> {
-        if work.pass.layers.len() < self.blocks.len() {
+        if let Some(open) = work.open.take() {
+            self.finish_open(work, open);
+        } else if work.pass.layers.len() < self.blocks.len() {
             self.next_layer(&mut work.pass, &mut LayerSource::Here(Some(&mut work.kept)))?;
+        }
+        Ok(work.pass.layers.len() >= self.blocks.len())
+    }
+
+    /// Runs a piece of `work` of about [`PIECE_MACS`] multiply-adds of MLP at most: the next
+    /// block's attention, with its MLP when that is small, or else the next slice of its MLP's
+    /// hidden units (a block of a billion-parameter model, 700 ms in the page's worker, becomes
+    /// pieces of tens of milliseconds, between which the worker reads its messages). The pass
+    /// it gives equals [`Model::work_layer`]'s: a half-precision MLP's to the bit. `true` once
+    /// every block has run.
+    pub fn work_piece(&self, work: &mut LayeredWork) -> Result<bool, ConfigError> {
+        match work.open.take() {
+            Some(open) => self.mlp_piece(work, open),
+            None => {
+                let open =
+                    self.open_layer(&work.pass, &mut LayerSource::Here(Some(&mut work.kept)))?;
+                if let Some(open) = open {
+                    self.opened(work, open);
+                }
+            }
         }
         Ok(work.pass.layers.len() >= self.blocks.len())
     }
 
     /// The attention of `work`'s next block as every backend takes it (its input, the block's
     /// weights and the run's options), for another backend to compute ([`Model::work_layer_with`]);
-    /// `None` once every block has run.
-    pub fn next_attention(&self, work: &LayeredWork) -> Result<Option<Config>, ConfigError> {
+    /// `None` once every block has run. A block part of the way through its MLP is finished
+    /// first (its output is the next block's input).
+    pub fn next_attention(&self, work: &mut LayeredWork) -> Result<Option<Config>, ConfigError> {
+        if let Some(open) = work.open.take() {
+            self.finish_open(work, open);
+        }
         let pass = &work.pass;
         let index = pass.layers.len();
         if index >= self.blocks.len() {
@@ -652,20 +867,76 @@ impl Model {
     }
 
     /// Runs `work`'s next block with its attention as `backend` computed it (`computed`, for
-    /// the [`Model::next_attention`] it was given), its MLP here; computed here instead when it
-    /// does not fit. `true` once every block has run.
+    /// the [`Model::next_attention`] it was given), its MLP here (in pieces, as
+    /// [`Model::work_piece`] runs them, when it is large); computed here instead when it does
+    /// not fit. `true` once every block has run.
     pub fn work_layer_with(
         &self,
         work: &mut LayeredWork,
         computed: crate::Computed,
         backend: Backend,
     ) -> Result<bool, ConfigError> {
-        if work.pass.layers.len() < self.blocks.len() {
-            let mut source =
-                LayerSource::Attention(Some(Box::new((computed, backend))), Some(&mut work.kept));
-            self.next_layer(&mut work.pass, &mut source)?;
+        if let Some(open) = work.open.take() {
+            self.finish_open(work, open);
+        }
+        let given = Some(Box::new((computed, backend)));
+        let open = self.open_layer(
+            &work.pass,
+            &mut LayerSource::Attention(given, Some(&mut work.kept)),
+        )?;
+        if let Some(open) = open {
+            self.opened(work, open);
         }
         Ok(work.pass.layers.len() >= self.blocks.len())
+    }
+
+    /// A block whose attention just ran: closed with its MLP when that is one piece, else left
+    /// open with its MLP's pieces to run.
+    fn opened(&self, work: &mut LayeredWork, mut open: OpenLayer) {
+        let block = &self.blocks[open.index];
+        if open.mlp.is_none() {
+            let rows = open.after_attention.nrows();
+            match block.mlp.piece_width(rows, work.piece_macs) {
+                Some(width) => {
+                    open.pieces = Some(block.mlp_pieces(open.after_attention.view(), width))
+                }
+                None => open.mlp = Some(block.mlp_of(open.after_attention.view())),
+            }
+        }
+        if open.pieces.is_some() {
+            work.open = Some(open);
+        } else {
+            self.finish_open(work, open);
+        }
+    }
+
+    /// The next slice of the open block's MLP; the block closed after its last.
+    fn mlp_piece(&self, work: &mut LayeredWork, mut open: OpenLayer) {
+        let block = &self.blocks[open.index];
+        if let Some(pieces) = &mut open.pieces {
+            block.mlp.add_piece(pieces);
+            if pieces.next < block.mlp.hidden() {
+                work.open = Some(open);
+                return;
+            }
+        }
+        self.finish_open(work, open);
+    }
+
+    /// Closes the open block, running whatever of its MLP has not run.
+    fn finish_open(&self, work: &mut LayeredWork, mut open: OpenLayer) {
+        let block = &self.blocks[open.index];
+        let mlp = match (open.mlp.take(), open.pieces.take()) {
+            (Some(mlp), _) => mlp,
+            (None, Some(mut pieces)) => {
+                while pieces.next < block.mlp.hidden() {
+                    block.mlp.add_piece(&mut pieces);
+                }
+                block.mlp_finish(pieces)
+            }
+            (None, None) => block.mlp_of(open.after_attention.view()),
+        };
+        self.close_layer(&mut work.pass, open, mlp, Some(&mut work.kept));
     }
 
     /// The forward pass of `work` and what it kept, running any block not yet run: what

@@ -15,7 +15,7 @@ use ndarray::Array2;
 use crate::models::forward::{ForwardLayer, ModelRun};
 use crate::pipeline::computed::Computed;
 use crate::pipeline::config::Config;
-use crate::pipeline::trace::Backend;
+use crate::pipeline::trace::{Backend, Trace};
 
 /// One layer's work: its attention as computed before the trace is derived, the backend that
 /// computed it (named in the layer's trace), and its MLP's output, [seq_len, d_model].
@@ -45,6 +45,21 @@ pub(crate) enum LayerSource<'a> {
     ),
 }
 
+impl LayerSource<'_> {
+    /// Whether a block's work computed here is kept.
+    pub(crate) fn keeps(&self) -> bool {
+        matches!(self, Self::Here(Some(_)) | Self::Attention(_, Some(_)))
+    }
+
+    /// Where a block's work is kept, when it is.
+    pub(crate) fn record(&mut self) -> Option<&mut Vec<LayerWork>> {
+        match self {
+            Self::Here(Some(record)) | Self::Attention(_, Some(record)) => Some(&mut **record),
+            _ => None,
+        }
+    }
+}
+
 /// A forward pass part of the way through: the residual stream after the blocks run so far.
 pub(crate) struct Pass {
     pub tokens: Vec<String>,
@@ -64,6 +79,11 @@ pub(crate) struct Pass {
 pub struct LayeredWork {
     pub(crate) pass: Pass,
     pub(crate) kept: Vec<LayerWork>,
+    /// A block whose attention has run and whose MLP runs a slice of its hidden units at a time
+    /// (`Model::work_piece`).
+    pub(crate) open: Option<OpenLayer>,
+    /// The multiply-adds of MLP a piece takes (`models::model::PIECE_MACS`).
+    pub(crate) piece_macs: usize,
 }
 
 impl LayeredWork {
@@ -71,6 +91,41 @@ impl LayeredWork {
     pub fn layers_done(&self) -> usize {
         self.pass.layers.len()
     }
+
+    /// Whether a block's MLP is part of the way through (`Model::work_piece` goes on with it).
+    pub fn mid_block(&self) -> bool {
+        self.open.is_some()
+    }
+
+    /// The same work with pieces of about `macs` multiply-adds of MLP (at least one slice of
+    /// 256 hidden units; the tests' small models are cut into pieces with a small one).
+    pub fn with_piece_macs(mut self, macs: usize) -> Self {
+        self.piece_macs = macs.max(1);
+        self
+    }
+}
+
+/// A block whose attention has run: its trace, and its MLP's output once known (given, or
+/// summed over slices of its hidden units: `pieces`).
+pub(crate) struct OpenLayer {
+    pub index: usize,
+    pub residual_in: Array2<f32>,
+    pub attention: Trace,
+    pub after_attention: Array2<f32>,
+    /// The attention's work and backend, when the pass keeps its work.
+    pub kept: Option<(Computed, Backend)>,
+    /// The MLP's output, when it came computed.
+    pub mlp: Option<Array2<f32>>,
+    pub pieces: Option<MlpPieces>,
+}
+
+/// An MLP computed a slice of its hidden units at a time: its normed input, the sum so far of
+/// the slices' outputs, the next hidden unit, and how many a slice takes.
+pub(crate) struct MlpPieces {
+    pub normed: Array2<f32>,
+    pub out: Array2<f32>,
+    pub next: usize,
+    pub width: usize,
 }
 
 /// Whether every matrix of an attention's [`Computed`] has the shape `config`'s layer gives it

@@ -16,7 +16,7 @@ use crate::math::gemm::{STREAMED_ROWS, matmul_nn, matmul_nt};
 
 /// Rows of a half-precision matrix turned into f32 at a time by its products (a 768-wide
 /// block is 768 KiB).
-const BLOCK_ROWS: usize = 256;
+pub const BLOCK_ROWS: usize = 256;
 
 /// A matrix [rows, cols], row-major, in its file's number type.
 #[derive(Debug, Clone, PartialEq)]
@@ -150,17 +150,35 @@ impl Stored {
     /// time: one or two rows of x stream each of its rows once; more multiply each block in f32,
     /// adding into the result.
     pub fn linear(&self, x: ArrayView2<f32>) -> Array2<f32> {
-        let (rows, cols) = self.dim();
         match self {
             Self::F32(m) => crate::math::gemm::linear(x, m.view()),
+            Self::Half { .. } => {
+                let mut out = Array2::<f32>::zeros((x.nrows(), self.ncols()));
+                self.add_rows_product(x, 0, &mut out);
+                out
+            }
+        }
+    }
+
+    /// Columns `c0..c1` of x · self, [m, c1 − c0] (a slice of an MLP's hidden units): for a
+    /// half matrix, each number of the result computed exactly as [`Stored::linear`] computes
+    /// it (the same blocks of rows, in the same order), only the slice's columns widened.
+    pub fn linear_columns(&self, x: ArrayView2<f32>, c0: usize, c1: usize) -> Array2<f32> {
+        let (rows, cols) = self.dim();
+        if c0 == 0 && c1 == cols {
+            return self.linear(x);
+        }
+        let width = c1 - c0;
+        match self {
+            Self::F32(m) => crate::math::gemm::linear(x, m.slice(s![.., c0..c1])),
             Self::Half { bits, kind, .. } => {
                 let m = x.nrows();
-                let mut out = Array2::<f32>::zeros((m, cols));
+                let mut out = Array2::<f32>::zeros((m, width));
                 if m <= STREAMED_ROWS {
                     for (i, w) in bits.chunks_exact(cols).enumerate() {
                         for (&xi, mut y) in x.column(i).iter().zip(out.rows_mut()) {
                             let Some(y) = y.as_slice_mut() else { continue };
-                            kind.add_scaled(xi, w, y);
+                            kind.add_scaled(xi, &w[c0..c1], y);
                         }
                     }
                     return out;
@@ -168,7 +186,12 @@ impl Stored {
                 let mut start = 0;
                 while start < rows {
                     let end = (start + BLOCK_ROWS).min(rows);
-                    let block = self.block(start, end);
+                    let mut block = Array2::<f32>::zeros((end - start, width));
+                    for (r, mut row) in (start..end).zip(block.rows_mut()) {
+                        if let Some(row) = row.as_slice_mut() {
+                            kind.widen(&bits[r * cols + c0..r * cols + c1], row);
+                        }
+                    }
                     let beta = if start == 0 { 0.0 } else { 1.0 };
                     matmul_nn(
                         1.0,
@@ -180,6 +203,45 @@ impl Stored {
                     start = end;
                 }
                 out
+            }
+        }
+    }
+
+    /// Adds x · rows `r0..r0 + x.ncols()` of self into `out` [m, cols] (an MLP's output from a
+    /// slice of its hidden units). For a half matrix, slices that start at multiples of
+    /// [`BLOCK_ROWS`], taken in order into a zeroed `out`, give its [`Stored::linear`] exactly.
+    pub fn add_rows_product(&self, x: ArrayView2<f32>, r0: usize, out: &mut Array2<f32>) {
+        let r1 = r0 + x.ncols();
+        match self {
+            // Each slice's product is its own sum: an f32 matrix's slices round apart from one
+            // product of the whole (within f32's rounding of the sum).
+            Self::F32(m) => *out += &crate::math::gemm::linear(x, m.slice(s![r0..r1, ..])),
+            Self::Half {
+                bits, cols, kind, ..
+            } => {
+                if x.nrows() <= STREAMED_ROWS {
+                    for (i, w) in bits[r0 * cols..r1 * cols].chunks_exact(*cols).enumerate() {
+                        for (&xi, mut y) in x.column(i).iter().zip(out.rows_mut()) {
+                            let Some(y) = y.as_slice_mut() else { continue };
+                            kind.add_scaled(xi, w, y);
+                        }
+                    }
+                    return;
+                }
+                let mut start = r0;
+                while start < r1 {
+                    let end = (start + BLOCK_ROWS).min(r1);
+                    let block = self.block(start, end);
+                    let beta = if start == 0 { 0.0 } else { 1.0 };
+                    matmul_nn(
+                        1.0,
+                        x.slice(s![.., start - r0..end - r0]),
+                        block.view(),
+                        beta,
+                        &mut out.view_mut(),
+                    );
+                    start = end;
+                }
             }
         }
     }

@@ -92,6 +92,17 @@ pub enum ConfigError {
     /// A head knocked out that its layer does not have (counted from 1).
     #[error("ablate: head {value} is outside the layer's heads (1 to {max})")]
     AblateHead { value: usize, max: usize },
+    /// A traced pass of a model too long for the page's memory beside the model
+    /// (`Model::page_window`).
+    #[error(
+        "sentence: a traced pass over {tokens} tokens of this model needs about {needed_mb} MB beside the model, and the page's memory has room for {room_mb} MB: at most {max} tokens here (the command line reads the model's whole context)"
+    )]
+    PassTooLarge {
+        tokens: usize,
+        max: usize,
+        needed_mb: usize,
+        room_mb: usize,
+    },
     /// Every head knocked out.
     #[error(
         "ablate: all {count} heads knocked out: no attention would be left to study; keep at least one"
@@ -116,6 +127,7 @@ impl ConfigError {
             Self::BadTemperature { .. } => "temperature",
             Self::CausalNeedsSquare { .. } | Self::ValidLenTooLong { .. } => "mask",
             Self::TraceTooLarge { .. } => "trace",
+            Self::PassTooLarge { .. } => "sentence",
             Self::RopeNeedsEvenDk { .. } => "position",
             Self::BadRopeBase { .. } => "position.base",
             Self::BadSoftcap { .. } => "softcap",

@@ -41,6 +41,10 @@ impl Pending {
     /// opened first when it is not open.
     pub(super) fn gpu_block(self, scope: &DedicatedWorkerGlobalScope) {
         let mut pending = self;
+        // The rest of a block's MLP, whose attention the GPU computed: here, a piece a turn.
+        if pending.work.mid_block() {
+            return cpu_block(scope, pending);
+        }
         let gpu = GPU.replace(Gpu::Computing);
         let mut backend = match gpu {
             Gpu::Ready(backend) => backend,
@@ -69,7 +73,7 @@ impl Pending {
         };
         let config = with_model(|model| {
             model
-                .next_attention(&pending.work)
+                .next_attention(&mut pending.work)
                 .map_err(|e| e.to_string())
         });
         let config = match config {
