@@ -606,10 +606,11 @@ fn a_forward_pass_put_together_from_a_workers_numbers_is_the_forward_pass() {
 
 /// In the page (4 GB of WebAssembly memory) a folder's model reads at most the tokens whose
 /// traced pass fits beside it. Measured in headless Chromium (benches/README.md): GPT-2 small's
-/// shape (f32, 498 MB) passed at 479 tokens and broke the page at 959; a billion-parameter bf16
-/// model (2.2 GB) passed at 195 and broke it at 385. The window sits under each break and over
-/// what passed at GPT-2's size; a model too long is refused with its numbers; natively the
-/// window is the model's context; the small fixtures read their whole context in the page.
+/// shape (f32, 498 MB) reached 1.6 GB at 479 tokens, broke the page at 959, and with a head
+/// knocked out (a second pass kept) reached 3.7 GB at 567; a billion-parameter bf16 model
+/// (2.2 GB) reached 3.8 GB at 195 and broke the page at 385. The window sits under those; a
+/// model too long is refused with its numbers; natively the window is the model's context; the
+/// small fixtures read their whole context in the page.
 #[test]
 fn a_folders_model_reads_what_the_pages_memory_holds() {
     use attention_core::models::model::PassShape;
@@ -620,7 +621,7 @@ fn a_folders_model_reads_what_the_pages_memory_holds() {
         hidden: 3072,
     };
     let window = gpt2.window(498_000_000, 1024);
-    assert!((479..959).contains(&window), "GPT-2 small: {window}");
+    assert!((400..567).contains(&window), "GPT-2 small: {window}");
     let billion = PassShape {
         layers: 12,
         heads: 32,
@@ -628,7 +629,11 @@ fn a_folders_model_reads_what_the_pages_memory_holds() {
         hidden: 8192,
     };
     let window = billion.window(2_200_000_000, 131_072);
-    assert!((100..385).contains(&window), "1 B: {window}");
+    assert!((100..195).contains(&window), "1 B: {window}");
+    eprintln!(
+        "windows: GPT-2 small {}, 1 B {window}",
+        gpt2.window(498_000_000, 1024)
+    );
     // Each window's pass fits, one more token's does not.
     let room = attention_core::io::hf_folder::PAGE_MEMORY - 2_200_000_000;
     assert!(billion.traced_bytes(window) <= room && billion.traced_bytes(window + 1) > room);
@@ -689,10 +694,10 @@ fn widened(model: &Model, hidden: usize, half: bool, seed: u64) -> Model {
 
 /// The model's worker runs a large block's MLP a slice of its hidden units at a time
 /// (`Model::work_piece`), reading its messages between slices. Cut into slices of 256 units (a
-/// 700-unit MLP: 256, 256 and 188), every layout's pass is the whole pass: to the bit for a
-/// bf16 MLP (its slices sum as its whole product does), within f32's rounding of a sum for an
-/// f32 one; the work it keeps is the same, and a pass finished at once or put on a GPU's
-/// attention (`work_layer_with`) finishes the open block first.
+/// 700-unit MLP: 256, 256 and 188), every layout's pass is the whole pass, to the bit, in bf16
+/// and in f32 (the slices sum their inner dimension in the blocks the whole product does),
+/// natively and in the page's kernels; the work it keeps is the same, and a pass finished at once
+/// or put on a GPU's attention (`work_layer_with`) finishes the open block first.
 #[test]
 fn a_large_mlp_a_slice_at_a_time_is_the_block_computed_whole() {
     use attention_core::models::stored::BLOCK_ROWS;
@@ -733,17 +738,11 @@ fn a_large_mlp_a_slice_at_a_time_is_the_block_computed_whole() {
                 "{name}: the attention and 3 slices a block"
             );
             let (pieced, pieced_work) = model.finish_work(work).unwrap();
-            if half {
-                assert_eq!(pieced, whole, "{name}: bf16, a slice at a time");
-                assert_eq!(pieced_work, whole_work, "{name}: bf16, the same work");
-            } else {
-                for (a, b) in pieced.layers.iter().zip(&whole.layers) {
-                    let most = (&a.residual_out - &b.residual_out)
-                        .iter()
-                        .fold(0.0f32, |m, d| m.max(d.abs()));
-                    assert!(most <= 1e-5, "{name}: f32, residual {most}");
-                }
-            }
+            assert_eq!(pieced, whole, "{name}: half {half}, a slice at a time");
+            assert_eq!(
+                pieced_work, whole_work,
+                "{name}: half {half}, the same work"
+            );
             // Finished at once mid-block, and the next attention asked for mid-block: the open
             // block's MLP is run first, so the next block reads the right input.
             let mut work = model
@@ -766,9 +765,10 @@ fn a_large_mlp_a_slice_at_a_time_is_the_block_computed_whole() {
                 "{name}: a GPU's attention leaves its MLP in slices"
             );
             let (given, _) = model.finish_work(work).unwrap();
-            if half {
-                assert_eq!(given, whole, "{name}: with the attention given");
-            }
+            assert_eq!(
+                given, whole,
+                "{name}: half {half}, with the attention given"
+            );
         }
     }
 }

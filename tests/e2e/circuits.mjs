@@ -105,7 +105,7 @@ test('a head knocked out changes the predictions, says how, and is kept in the l
   await page.waitForFunction(() => document.querySelector('[data-testid=ablation-change]')?.textContent.includes('→'));
   assert.equal(await knock.getAttribute('aria-pressed'), 'true');
   assert.equal(await knock.getAttribute('aria-label'), 'Knock out layer 1 head 1', 'the name keeps the visible text');
-  assert.match(await text(page, 'ablation-change'), /^With L1·H1 off: the next character “.” \d+\.\d% → “.” \d+\.\d%; mean loss on the sentence \d\.\d{3} → \d\.\d{3} nats\.$/);
+  assert.match(await text(page, 'ablation-change'), /^With L1·H1 off: the next token “.” \d+\.\d% → “.” \d+\.\d%; mean loss on the sentence \d\.\d{3} → \d\.\d{3} nats\.$/);
   const s = await page.evaluate(() => window.attentionLab.state());
   assert.deepEqual(s.ablate, [{ layer: 1, head: 1, how: 'zero' }]);
   assert.notDeepEqual(s.predictions, before, 'the predictions are the ablated model\'s');

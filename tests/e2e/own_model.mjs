@@ -516,6 +516,23 @@ test('a model with many heads asks before working out how they compose, and the 
   // The page copied the caller's buffer before handing its own to the worker.
   assert.ok(result.kept > 4_000_000, `the caller's buffer: ${result.kept} bytes`);
   await settled();
+  // Its 64 heads a layer wrap in the grid: thumbnails stay wide enough to read and click, the
+  // Knock out buttons do not overlap, and each layer starts a row of its own.
+  await page.waitForSelector('[data-testid=model-head-3-63]');
+  const grid = await page.evaluate(() => {
+    const box = (selector) => document.querySelector(selector).getBoundingClientRect();
+    const cell = (l, h) => document.querySelector(`[data-testid=model-head-${l}-${h}]`).closest('.small-multiple-cell').getBoundingClientRect();
+    return {
+      width: cell(0, 0).width,
+      left: box('.model-grid').left,
+      layer1: cell(1, 0).left,
+      below: cell(1, 0).top >= cell(0, 63).bottom,
+      knocks: [box('[data-testid=knock-0-0]'), box('[data-testid=knock-0-1]')].map((r) => [r.left, r.right]),
+    };
+  });
+  assert.ok(grid.width >= 70, `a thumbnail ${grid.width}px wide`);
+  assert.ok(Math.abs(grid.layer1 - grid.left) < 1 && grid.below, `layer 2 starts a row: ${JSON.stringify(grid)}`);
+  assert.ok(grid.knocks[0][1] <= grid.knocks[1][0], `the buttons side by side: ${JSON.stringify(grid.knocks)}`);
   const costly = page.locator('[data-testid=circuit-costly]');
   await costly.waitFor();
   await page.evaluate(() => window.attentionLab.set({ lang: 'en' }));

@@ -63,18 +63,25 @@ fn kv_heads_are_offered_only_as_divisors() {
 fn the_controls_button_tucks_away_while_the_page_scrolls_down() {
     use attention_lab::ui::logic::fab::FabScroll;
     let far = 5000.0;
-    let start = FabScroll::default();
-    assert!(!start.tucked);
-    // Down, a step at a time as scroll events come: tucked once it has gone MOVE px.
-    let mut fab = start;
-    let mut y = 200.0;
-    fab = fab.scrolled(y, far);
-    for _ in 0..3 {
+    assert!(!FabScroll::default().tucked);
+    // Near the top it shows, however the page moves there.
+    let mut fab = FabScroll::default();
+    for y in [20.0, 60.0, FabScroll::EDGE] {
+        fab = fab.scrolled(y, far);
+        assert!(!fab.tucked, "at {y} px");
+    }
+    // Down past the top by less than MOVE from where it last turned: still shown.
+    let mut y = FabScroll::EDGE;
+    for _ in 0..2 {
         y += 10.0;
         fab = fab.scrolled(y, far);
+        assert!(!fab.tucked, "down by {} px", y - FabScroll::EDGE);
     }
+    // A third step takes it past MOVE: tucked.
+    y += 10.0;
+    fab = fab.scrolled(y, far);
     assert!(fab.tucked, "down by 30 px");
-    // Further down, then a jitter back up smaller than MOVE: still tucked.
+    // Further down, then back up by less than MOVE: jitter, still tucked.
     y += 300.0;
     fab = fab.scrolled(y, far);
     fab = fab.scrolled(y - 10.0, far);
@@ -82,18 +89,48 @@ fn the_controls_button_tucks_away_while_the_page_scrolls_down() {
     // Up by MOVE from where it went furthest: back.
     fab = fab.scrolled(y - FabScroll::MOVE, far);
     assert!(!fab.tucked, "up by MOVE");
-    // A jitter down is not a scroll down.
-    let jitter = fab.scrolled(y - FabScroll::MOVE + 10.0, far);
-    assert!(!jitter.tucked);
-    // Near the top and near the end it shows, however the page got there.
-    let tucked = FabScroll::default()
-        .scrolled(400.0, far)
-        .scrolled(800.0, far);
+    // A jitter down from there is not a scroll down.
+    assert!(!fab.scrolled(y - FabScroll::MOVE + 10.0, far).tucked);
+    // At the page's end it shows, and where the sheet closed.
+    let tucked = fab.scrolled(y + 400.0, far);
     assert!(tucked.tucked);
     assert!(
-        !tucked.scrolled(900.0, FabScroll::EDGE - 1.0).tucked,
+        !tucked.scrolled(y + 500.0, FabScroll::EDGE - 1.0).tucked,
         "at the page's end"
     );
-    assert!(!tucked.scrolled(FabScroll::EDGE, far).tucked, "at the top");
+    let closed = tucked.shown();
+    assert!(!closed.tucked, "the sheet closed");
+    assert!(
+        !closed.scrolled(y + 410.0, far).tucked,
+        "10 px on from there"
+    );
+    assert!(closed.scrolled(y + 440.0, far).tucked, "MOVE on from there");
     assert!(!tucked.scrolled(f64::NAN, far).tucked, "no number: shown");
+}
+
+/// The note over a folder's model's views says in tokens how much of the text it reads, and
+/// why: its context, or the page's memory (where the command line reads more).
+#[test]
+fn a_folders_reading_window_says_why_in_both_languages() {
+    let en = (Lang::En.text().model.folder_window)(567, 959, 392, true);
+    assert!(
+        en.contains("567 tokens") && en.contains("959") && en.contains("token 392"),
+        "{en}"
+    );
+    assert!(en.contains("memory") && en.contains("command line"), "{en}");
+    let context = (Lang::En.text().model.folder_window)(128, 300, 172, false);
+    assert!(
+        context.contains("its context window") && !context.contains("memory"),
+        "{context}"
+    );
+    let zh = (Lang::Zh.text().model.folder_window)(567, 959, 392, true);
+    assert!(
+        zh.contains("567 个词元") && zh.contains("内存") && zh.contains("命令行"),
+        "{zh}"
+    );
+    let zh_context = (Lang::Zh.text().model.folder_window)(128, 300, 172, false);
+    assert!(
+        zh_context.contains("上下文窗口") && !zh_context.contains("内存"),
+        "{zh_context}"
+    );
 }

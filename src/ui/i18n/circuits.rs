@@ -156,11 +156,11 @@ pub const EN: CircuitsTexts = CircuitsTexts {
     knock_out: "Knock out",
     knock_label: |l, h| format!("Knock out layer {l} head {h}"),
     mean_ablation: "Replace by its mean instead of zero",
-    mean_help: "Zero removes everything the head writes. Its mean over this sentence (later characters included) keeps what it adds on average, and removes what changes from one position to the next.",
+    mean_help: "Zero removes everything the head writes. Its mean over this sentence (later tokens included) keeps what it adds on average, and removes what changes from one position to the next.",
     restore_all: "Switch all heads back on",
     changed: |heads, next, before, after| {
         format!(
-            "With {heads} off: the next character {next}; mean loss on the sentence {before} → {after} nats."
+            "With {heads} off: the next token {next}; mean loss on the sentence {before} → {after} nats."
         )
     },
     no_change: "All heads are on.",
@@ -286,10 +286,10 @@ pub const ZH: CircuitsTexts = CircuitsTexts {
     knock_out: "关掉",
     knock_label: |l, h| format!("关掉第 {l} 层第 {h} 个头"),
     mean_ablation: "用它的平均输出代替，而不是 0",
-    mean_help: "置零会去掉这个头写下的一切。换成它在这句话上的平均输出（后面的字符也算在内），则保留它平均加上的东西，去掉随位置变化的部分。",
+    mean_help: "置零会去掉这个头写下的一切。换成它在这句话上的平均输出（后面的词元也算在内），则保留它平均加上的东西，去掉随位置变化的部分。",
     restore_all: "把所有头重新打开",
     changed: |heads, next, before, after| {
-        format!("关掉 {heads} 之后：下一个字符 {next}；整句的平均损失 {before} → {after} nats。")
+        format!("关掉 {heads} 之后：下一个词元 {next}；整句的平均损失 {before} → {after} nats。")
     },
     no_change: "所有头都开着。",
     random_knocked: |heads| {

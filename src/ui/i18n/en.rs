@@ -27,7 +27,7 @@ fn config_error(error: &ConfigError) -> String {
             needed_mb,
             room_mb,
         } => format!(
-            "This model's pass over {tokens} tokens, with every head's weights traced, needs about {needed_mb} MB beside the model, and the page's memory has room for {room_mb} MB: the page reads at most {max} tokens of it (the command line reads the model's whole context)."
+            "This model's pass over {tokens} tokens, with every head's weights traced, needs about {needed_mb} MB beside the model, and the page's memory has room for {room_mb} MB: so the page reads at most {max} tokens of a text (the command line reads the model's whole context)."
         ),
         ConfigError::TooLarge { field, value, max } => {
             format!("{field} must be at most {max} (it is {value}).")

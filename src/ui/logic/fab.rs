@@ -20,6 +20,15 @@ impl FabScroll {
     /// Within this of the page's top or end the button shows, px.
     pub const EDGE: f64 = 96.0;
 
+    /// Shown where it is (the controls' sheet just closed: the button that opens it again is in
+    /// reach until the page next scrolls down).
+    pub fn shown(self) -> Self {
+        Self {
+            tucked: false,
+            ..self
+        }
+    }
+
     /// After a scroll to `y` px from the page's top, with `left` px of page below the screen.
     pub fn scrolled(self, y: f64, left: f64) -> Self {
         if !y.is_finite() || y <= Self::EDGE || left <= Self::EDGE {

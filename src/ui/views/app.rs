@@ -248,7 +248,10 @@ fn FullLab() -> impl IntoView {
                     <Message />
                     <div class="controls-sheet" id="controls" tabindex="-1" data-testid="controls-sheet">
                         <button type="button" class="button sheet-close" data-testid="controls-close"
-                            on:click=move |_| controls_open.set(false)>
+                            on:click=move |_| {
+                                controls_open.set(false);
+                                fab.update(|f| *f = f.shown());
+                            }>
                             {move || text().share.hide_controls}
                         </button>
                         <Controls />
@@ -268,7 +271,10 @@ fn FullLab() -> impl IntoView {
             <button type="button" class="button controls-fab" data-testid="controls-open"
                 class:tucked=move || fab.with(|f| f.tucked) && !controls_open.get()
                 aria-controls="controls" aria-expanded=move || controls_open.get().to_string()
-                on:click=move |_| controls_open.update(|open| *open = !*open)>
+                on:click=move |_| {
+                    controls_open.update(|open| *open = !*open);
+                    fab.update(|f| *f = f.shown());
+                }>
                 {move || text().share.show_controls}
             </button>
             <Tooltip />

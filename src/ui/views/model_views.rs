@@ -54,6 +54,18 @@ fn ContextWindow() -> impl IntoView {
     }
 }
 
+/// The grid's columns: a layer's heads on one row while each thumbnail keeps 4.5rem; more heads
+/// (a Llama 3.2 model's 32 beside the controls) wrap, each layer starting a row of its own
+/// (`.layer-start`), rather than squeezing thumbnails, titles and buttons over each other. (Half a
+/// pixel under the exact share, so that rounding never leaves a layer one column short.)
+fn grid_columns(heads: usize) -> String {
+    let heads = heads.max(1);
+    let gaps = 0.6 * (heads - 1) as f64;
+    format!(
+        "grid-template-columns: repeat(auto-fill, minmax(max(4.5rem, calc((100% - {gaps:.1}rem) / {heads} - 0.5px)), 1fr))"
+    )
+}
+
 /// Every layer × head as a small heatmap of its weights, with its role on this sentence.
 #[component]
 pub fn ModelOverview() -> impl IntoView {
@@ -89,7 +101,7 @@ pub fn ModelOverview() -> impl IntoView {
                 }}
             </p>
             <super::circuit_views::AblationControls />
-            <div class="model-grid" style=move || format!("grid-template-columns: repeat({}, minmax(0, 1fr))", shape.get().1.max(1))>
+            <div class="model-grid" style=move || grid_columns(shape.get().1)>
                 {move || {
                     let (layers, heads) = shape.get();
                     (0..layers).flat_map(|l| (0..heads).map(move |h| (l, h))).map(|(l, h)| {
@@ -114,7 +126,7 @@ pub fn ModelOverview() -> impl IntoView {
                         };
                         let active = move || lab.layer.get() == l && lab.selected_head() == h;
                         view! {
-                            <div class="small-multiple-cell" class:knocked=move || ablated.with(|a| a.iter().any(|a| a.layer == l + 1 && a.head == h + 1))>
+                            <div class="small-multiple-cell" class:layer-start=h == 0 class:knocked=move || ablated.with(|a| a.iter().any(|a| a.layer == l + 1 && a.head == h + 1))>
                             <button type="button" class="small-multiple" data-testid=format!("model-head-{l}-{h}")
                                 class:active=active
                                 title=move || if linear() { lab.lang.get().text().linear.no_roles.to_string() } else { roles.with(|r| r.as_ref().map(|r| label(&r[l][h], lab.lang.get())).unwrap_or_default()) }

@@ -48,18 +48,19 @@ pub struct PassShape {
 }
 
 impl PassShape {
-    /// The bytes a traced forward pass of `tokens` tokens takes in a page's WebAssembly memory
-    /// beside the model, on the safe side: ten [tokens, tokens] matrices a head (the scores and
-    /// weights the worker computed, their copy put together, the trace's steps) and sixteen rows
-    /// of d_model + d_ff a token (the residual stream, the MLP's hidden units, the allocator's
-    /// blocks of them) in every layer, as f32. In headless Chromium a page holding GPT-2 small's
-    /// shape reached 1.6 GB at 479 tokens and broke its 4 GB at 959; one holding a
-    /// billion-parameter model reached 3.8 GB at 195 tokens and broke at 385
-    /// (benches/README.md).
+    /// The bytes traced forward passes of `tokens` tokens take in a page's WebAssembly memory
+    /// beside the model, on the safe side: eighteen [tokens, tokens] matrices a head (the scores
+    /// and weights the worker computed, their copy put together, the trace's steps, and the same
+    /// of the all-heads pass kept beside it while heads are knocked out) and sixteen rows of
+    /// d_model + d_ff a token (the residual stream, the MLP's hidden units, the allocator's blocks
+    /// of them) in every layer, as f32. Measured in headless Chromium (benches/README.md): a page
+    /// holding GPT-2 small's shape reached 1.6 GB at 479 tokens and broke its 4 GB at 959, and
+    /// with a head knocked out 3.7 GB at 567; one holding a billion-parameter model reached
+    /// 3.8 GB at 195 tokens and broke at 385.
     pub fn traced_bytes(&self, tokens: usize) -> u64 {
         let n = tokens as u64;
         let per_layer =
-            10 * self.heads as u64 * n * n + 16 * n * (self.d_model + self.hidden) as u64;
+            18 * self.heads as u64 * n * n + 16 * n * (self.d_model + self.hidden) as u64;
         4 * self.layers as u64 * per_layer
     }
 
@@ -832,8 +833,7 @@ impl Model {
     /// block's attention, with its MLP when that is small, or else the next slice of its MLP's
     /// hidden units (a block of a billion-parameter model, 700 ms in the page's worker, becomes
     /// pieces of tens of milliseconds, between which the worker reads its messages). The pass
-    /// it gives equals [`Model::work_layer`]'s: a half-precision MLP's to the bit. `true` once
-    /// every block has run.
+    /// it gives equals [`Model::work_layer`]'s, to the bit. `true` once every block has run.
     pub fn work_piece(&self, work: &mut LayeredWork) -> Result<bool, ConfigError> {
         match work.open.take() {
             Some(open) => self.mlp_piece(work, open),

@@ -208,14 +208,30 @@ impl Stored {
     }
 
     /// Adds x · rows `r0..r0 + x.ncols()` of self into `out` [m, cols] (an MLP's output from a
-    /// slice of its hidden units). For a half matrix, slices that start at multiples of
-    /// [`BLOCK_ROWS`], taken in order into a zeroed `out`, give its [`Stored::linear`] exactly.
+    /// slice of its hidden units); the slice at row 0 writes `out` rather than adding (as
+    /// [`Stored::linear`]'s first block does), so `out` need only be zeroed for one or two rows
+    /// of x. Slices that start at multiples of [`BLOCK_ROWS`], taken in order, give
+    /// [`Stored::linear`] exactly for a half matrix; for an f32 one, exactly where the product
+    /// sums its inner dimension in blocks that the slices' bounds fall between (the page's
+    /// kernel: 256), and within f32's rounding of the sum otherwise.
     pub fn add_rows_product(&self, x: ArrayView2<f32>, r0: usize, out: &mut Array2<f32>) {
         let r1 = r0 + x.ncols();
         match self {
-            // Each slice's product is its own sum: an f32 matrix's slices round apart from one
-            // product of the whole (within f32's rounding of the sum).
-            Self::F32(m) => *out += &crate::math::gemm::linear(x, m.slice(s![r0..r1, ..])),
+            Self::F32(m) if x.nrows() > STREAMED_ROWS => {
+                let beta = if r0 == 0 { 0.0 } else { 1.0 };
+                matmul_nn(1.0, x, m.slice(s![r0..r1, ..]), beta, &mut out.view_mut());
+            }
+            Self::F32(m) => {
+                // As `gemm::linear` streams one or two rows: each row of the matrix in order.
+                for (x_row, mut y) in x.rows().into_iter().zip(out.rows_mut()) {
+                    let Some(y) = y.as_slice_mut() else { continue };
+                    for (&xi, w_row) in x_row.iter().zip(m.slice(s![r0..r1, ..]).rows()) {
+                        for (y, &w) in y.iter_mut().zip(w_row) {
+                            *y += xi * w;
+                        }
+                    }
+                }
+            }
             Self::Half {
                 bits, cols, kind, ..
             } => {

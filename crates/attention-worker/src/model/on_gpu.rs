@@ -110,10 +110,11 @@ impl Pending {
                         }
                         // What the shaders do not compute (a hybrid's linear layer): here, as the
                         // command line does, the layer's trace naming the CPU.
-                        Err(GpuError::Unsupported(_)) => model.work_layer(&mut pending.work),
+                        // (A piece at a time, as on the CPU: a large MLP in slices.)
+                        Err(GpuError::Unsupported(_)) => model.work_piece(&mut pending.work),
                         Err(error) => {
                             pending.fallback.get_or_insert(error);
-                            model.work_layer(&mut pending.work)
+                            model.work_piece(&mut pending.work)
                         }
                     }
                     .map_err(|e| e.to_string())
