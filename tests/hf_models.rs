@@ -344,6 +344,17 @@ fn a_bad_folder_is_refused_naming_the_file() {
     assert!(e.contains("rope_scaling"), "{e}");
     let e = refused(&config_with(&llama, "hidden_act", "gelu".into()));
     assert!(e.contains("hidden_act"), "{e}");
+    // More heads a layer than the lab draws: refused when opened, not at every pass.
+    let wide = config_with(
+        &config_with(&llama, "head_dim", 8.into()),
+        "num_attention_heads",
+        96.into(),
+    );
+    let e = refused(&wide);
+    assert!(
+        e.contains("num_attention_heads 96") && e.contains("at most 64"),
+        "{e}"
+    );
     // Gemma: what its config asks for that the lab does not run, by the field.
     let gemma3 = files("gemma3");
     let e = refused(&config_with(&gemma3, "model_type", "gemma3".into()));

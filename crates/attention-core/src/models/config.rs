@@ -147,6 +147,12 @@ impl ModelConfig {
                 vocab.len()
             )));
         }
+        if n_heads > crate::pipeline::config::MAX_HEADS {
+            return Err(ModelError::Config(format!(
+                "num_attention_heads {n_heads} (GPT-2's n_head): the lab draws at most {} heads a layer",
+                crate::pipeline::config::MAX_HEADS
+            )));
+        }
         if n_heads == 0 || self.head_dim == 0 {
             return Err(ModelError::Config(format!(
                 "{n_heads} heads of width {}: a model needs heads",
